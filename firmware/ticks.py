@@ -35,3 +35,10 @@ def wrapping(period):
         return (t + d) & mask
 
     return diff, add
+
+
+try:
+    from time import sleep_ms  # MicroPython
+except ImportError:  # CPython
+    def sleep_ms(ms):
+        _time.sleep(ms / 1000)

@@ -1,0 +1,177 @@
+# A stand-in for MicroPython's `machine` module, for hosts without the hardware.
+#
+# It runs under CPython and under the MicroPython unix port (put this folder
+# first on sys.path / MICROPYPATH and `import machine` finds it).  It emulates
+# the hardware's own behaviour, not our application's:
+#
+# * Pin: an input with an optional pull-up reads the level the outside world
+#   drives onto it (`drive(level)`, used by tests and the simulator: a switch to
+#   GND pulls it to 0).  An IRQ handler registered with `irq()` is called on the
+#   matching edge, synchronously, exactly as a hard IRQ would interrupt the
+#   main loop at that moment.
+# * I2C: `writeto(addr, buf)` hands the bytes to the device attached at that
+#   address (`attach(addr, device)`); an absent address raises OSError(ENODEV)
+#   as the real bus does (errno 19 on rp2/esp32: no ACK).
+# * ADC / PWM: the few calls the clock uses, with readable state.
+#
+# Nothing here knows about the clock.
+
+IRQ_FALLING = 4
+IRQ_RISING = 8
+
+# One simulated world at a time: every bus created with the same id shares its
+# devices, as a real board's peripherals do.
+_buses = {}
+_pins = {}
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = IRQ_FALLING
+    IRQ_RISING = IRQ_RISING
+
+    def __init__(self, id, mode=-1, pull=-1, value=None):
+        self.id = id
+        self._handler = None
+        self._trigger = 0
+        self._driven = None  # level forced from outside (a switch), or None
+        self._out = 0
+        self.mode = Pin.IN
+        self.pull = None
+        _pins[id] = self
+        self.init(mode, pull, value)
+
+    def init(self, mode=-1, pull=-1, value=None):
+        if mode != -1:
+            self.mode = mode
+        if pull != -1:
+            self.pull = pull
+        if value is not None:
+            self._out = 1 if value else 0
+
+    def value(self, v=None):
+        if v is None:
+            if self.mode == Pin.OUT:
+                return self._out
+            if self._driven is not None:
+                return self._driven
+            return 1 if self.pull == Pin.PULL_UP else 0
+        self._out = 1 if v else 0
+        return None
+
+    def on(self):
+        self._out = 1
+
+    def off(self):
+        self._out = 0
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        self._handler = handler
+        self._trigger = trigger
+        return self
+
+    # -- the outside world --------------------------------------------------
+    def drive(self, level):
+        """Force the input level (None releases it to its pull).  Fires the
+        IRQ handler on a matching edge, like the real pin would."""
+        before = self.value()
+        self._driven = level
+        after = self.value()
+        if self._handler is None or before == after:
+            return
+        if after == 0 and self._trigger & IRQ_FALLING:
+            self._handler(self)
+        elif after == 1 and self._trigger & IRQ_RISING:
+            self._handler(self)
+
+
+def pin(id):
+    """The Pin object the firmware created for `id` (for tests and the sim)."""
+    return _pins[id]
+
+
+class I2C:
+    def __init__(self, id=0, scl=None, sda=None, freq=400000):
+        self.id = id
+        self.freq = freq
+        self.devices = _buses.setdefault(id, {})
+
+    def attach(self, addr, device):
+        self.devices[addr] = device
+
+    def scan(self):
+        return sorted(self.devices)
+
+    def writeto(self, addr, buf, stop=True):
+        dev = self.devices.get(addr)
+        if dev is None:
+            raise OSError(19)  # ENODEV: no ACK from that address
+        dev.writeto(buf)
+        return len(buf)
+
+    def readfrom(self, addr, n, stop=True):
+        dev = self.devices.get(addr)
+        if dev is None:
+            raise OSError(19)
+        return dev.readfrom(n)
+
+
+def bus(id=0):
+    """The device table of I2C bus `id` (attach emulated devices here)."""
+    return _buses.setdefault(id, {})
+
+
+class ADC:
+    def __init__(self, pin, atten=None):
+        self.pin = pin
+        self.level_u16 = 0xFFFF
+
+    def read_u16(self):
+        return self.level_u16
+
+    def atten(self, a):
+        pass
+
+
+class PWM:
+    def __init__(self, pin, freq=0, duty_u16=0):
+        self.pin = pin
+        self._freq = freq
+        self._duty = duty_u16
+        self.history = []  # (freq, duty_u16) each time the output changes
+
+    def freq(self, f=None):
+        if f is None:
+            return self._freq
+        self._freq = f
+        self.history.append((self._freq, self._duty))
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self._duty
+        self._duty = d
+        self.history.append((self._freq, self._duty))
+
+    def deinit(self):
+        self._duty = 0
+
+
+def reset_world():
+    """Forget every pin and bus (a fresh board, between tests)."""
+    _buses.clear()
+    _pins.clear()
+
+
+def idle():
+    pass
+
+
+def unique_id():
+    return b"\x00\x00\x00\x00\x00\x00\x00\x01"
