@@ -1,0 +1,152 @@
+# Rule profiles: data, not code paths.
+#
+# A profile is a dict of the SPEC §3 settings.  `make_rules(name, overrides)`
+# turns one into a Rules object for the timing core.  Adding a profile is
+# adding a dict entry here; nothing else changes.
+#
+#   base      base time per side, ms (base_left / base_right override one side)
+#   zero      ZERO_OVERTIME: the clock counts overtime up after 00:00
+#             ZERO_FLAG: the side is out at 00:00, the other plays on
+#   penalty   points deducted per started minute of overtime (0 = none)
+#   forfeit   last overtime that may still be shown, in whole seconds; the game
+#             is lost when shown overtime exceeds it (-1 = no forfeit)
+#   window    challenge window after a turn-ending press, ms (0 = none)
+
+ZERO_OVERTIME = 0
+ZERO_FLAG = 1
+
+MAX_BASE_MS = (99 * 60 + 59) * 1000  # what mm:ss can show
+MIN_BASE_MS = 1000
+
+PROFILES = {
+    # Scrabble Deutschland e.V., TSO 2017: § 1.1 b (30 min, 25 allowed),
+    # § 5.2 a-c (overtime shown, 10 points per started minute, lost beyond
+    # 5 minutes), § 3.1.2/3.1.3 (20 s to challenge after the clock is pressed).
+    "sdev": {"base": 30 * 60000, "zero": ZERO_OVERTIME, "penalty": 10,
+             "forfeit": 300, "window": 20000},
+    # Polska Federacja Scrabble: § 1.2 (time set per tournament, 15 min minimum
+    # for rated games; 20 min usual), § 6.2.1 (at 00:00 the player loses the
+    # right to move, the opponent plays on), challenges in dead time (§ 4.9).
+    "pfs": {"base": 20 * 60000, "zero": ZERO_FLAG, "penalty": 0,
+            "forfeit": -1, "window": 0},
+    # Anything an organizer sets; the defaults are a plain 20-minute clock that
+    # counts overtime without penalties.
+    "custom": {"base": 20 * 60000, "zero": ZERO_OVERTIME, "penalty": 0,
+               "forfeit": -1, "window": 0},
+}
+
+NAMES = ("sdev", "pfs", "custom")
+
+OVERRIDE_KEYS = ("base", "base_left", "base_right", "window", "penalty",
+                 "forfeit", "zero")
+
+
+class Rules:
+    """The settled numbers of one game (a profile plus its overrides)."""
+
+    def __init__(self, name, base_left, base_right, zero, penalty, forfeit,
+                 window):
+        self.name = name
+        self.base = [base_left, base_right]
+        self.zero = zero
+        self.penalty = penalty
+        self.forfeit = forfeit  # seconds, -1 = none
+        self.window = window    # ms, 0 = none
+
+    def as_ints(self):
+        return [self.base[0], self.base[1], self.zero, self.penalty,
+                self.forfeit, self.window]
+
+    def overrides(self):
+        """The `set` items that rebuild these rules from the named profile
+        (used for the game log header)."""
+        p = PROFILES[self.name]
+        out = []
+        if self.base[0] == self.base[1]:
+            if self.base[0] != p["base"]:
+                out.append("base=" + fmt_mmss(self.base[0]))
+        else:
+            out.append("base_left=" + fmt_mmss(self.base[0]))
+            out.append("base_right=" + fmt_mmss(self.base[1]))
+        if self.window != p["window"]:
+            out.append("window=%d" % (self.window // 1000))
+        if self.penalty != p["penalty"]:
+            out.append("penalty=%d" % self.penalty)
+        if self.forfeit != p["forfeit"]:
+            out.append("forfeit=" + ("none" if self.forfeit < 0
+                                     else fmt_mmss(self.forfeit * 1000)))
+        if self.zero != p["zero"]:
+            out.append("zero=" + ("flag" if self.zero == ZERO_FLAG
+                                  else "overtime"))
+        return out
+
+
+def parse_mmss(text):
+    """'25:00' -> 1500000 ms.  Raises ValueError with a readable message."""
+    parts = text.split(":")
+    if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        raise ValueError("expected mm:ss, got %r" % text)
+    m = int(parts[0])
+    s = int(parts[1])
+    if s > 59:
+        raise ValueError("seconds must be 00-59 in %r" % text)
+    return (m * 60 + s) * 1000
+
+
+def fmt_mmss(ms):
+    s = ms // 1000
+    return "%02d:%02d" % (s // 60, s % 60)
+
+
+def _base(text):
+    ms = parse_mmss(text)
+    if ms < MIN_BASE_MS or ms > MAX_BASE_MS:
+        raise ValueError("base time must be 00:01-99:59, got %r" % text)
+    return ms
+
+
+def _uint(text, what):
+    if not text.isdigit():
+        raise ValueError("%s must be a whole number, got %r" % (what, text))
+    return int(text)
+
+
+def make_rules(name, overrides=None):
+    """Rules for profile `name` with `overrides`: (key, text) pairs in the
+    order given (the replay file's `set` items), or a dict.  Raises ValueError on anything unknown or
+    malformed, with a message fit for one line."""
+    if name not in PROFILES:
+        raise ValueError("unknown profile %r (known: %s)" % (name, ", ".join(NAMES)))
+    p = PROFILES[name]
+    base_l = base_r = p["base"]
+    zero = p["zero"]
+    penalty = p["penalty"]
+    forfeit = p["forfeit"]
+    window = p["window"]
+    if overrides:
+        if isinstance(overrides, dict):
+            overrides = overrides.items()
+        for key, val in overrides:
+            if key == "base":
+                base_l = base_r = _base(val)
+            elif key == "base_left":
+                base_l = _base(val)
+            elif key == "base_right":
+                base_r = _base(val)
+            elif key == "window":
+                window = _uint(val, "window") * 1000
+            elif key == "penalty":
+                penalty = _uint(val, "penalty")
+            elif key == "forfeit":
+                forfeit = -1 if val == "none" else parse_mmss(val) // 1000
+            elif key == "zero":
+                if val == "overtime":
+                    zero = ZERO_OVERTIME
+                elif val == "flag":
+                    zero = ZERO_FLAG
+                else:
+                    raise ValueError("zero must be overtime or flag, got %r" % val)
+            else:
+                raise ValueError("unknown setting %r (known: %s)"
+                                 % (key, ", ".join(OVERRIDE_KEYS)))
+    return Rules(name, base_l, base_r, zero, penalty, forfeit, window)

@@ -1,0 +1,63 @@
+"""python -m host_sim COMMAND ...  (see --help)."""
+import argparse
+import json
+import sys
+
+import host_sim  # noqa: F401
+
+
+def cmd_replay(args):
+    from host_sim import replay
+
+    def warn(line, msg):
+        print("%s:%d: %s" % (args.file, line, msg), file=sys.stderr)
+
+    try:
+        game = replay.load(args.file)
+    except OSError as e:
+        print("%s:1: cannot read: %s" % (args.file, e.strerror or e), file=sys.stderr)
+        return 2
+    except replay.ReplayError as e:
+        print("%s:%d: %s" % (args.file, e.line, e.message), file=sys.stderr)
+        return 2
+    cols, rows = args.lcd
+    clock, at = replay.run(game, args.at, warn)
+    rep = replay.report(clock, at, cols, rows)
+    if args.json:
+        print(json.dumps(rep, ensure_ascii=False))
+    else:
+        print(replay.summary(rep))
+    return 0
+
+
+def _ms(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError("expected whole milliseconds, got %r" % text)
+    return int(text)
+
+
+def _geometry(text):
+    if text not in ("16x2", "20x4"):
+        raise argparse.ArgumentTypeError("expected 16x2 or 20x4")
+    c, r = text.split("x")
+    return int(c), int(r)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m host_sim",
+                                description="Scrabble clock: simulator and tools")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("replay", help="replay a game log / replay file and print the state")
+    r.add_argument("file")
+    r.add_argument("--at", type=_ms, default=None, metavar="MS",
+                   help="apply events up to MS and let time run to MS")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+    r.add_argument("--lcd", type=_geometry, default=(16, 2), metavar="16x2|20x4",
+                   help="display geometry for the lcd rows (default 16x2)")
+    r.set_defaults(func=cmd_replay)
+    args = p.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

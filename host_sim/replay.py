@@ -1,0 +1,248 @@
+"""Replay files (SPEC §5): parse, apply to the real timing core, report.
+
+A replay file is the clock's game-log format:
+
+    profile sdev
+    set base=25:00 window=20
+    0 left
+    1500 right
+    900000 adjust left -60000
+    1800000 end
+
+`load()` parses it (ReplayError carries the line number and a one-line
+message), `run()` applies the events to clockcore.Clock at their own
+timestamps, `report()` builds the JSON state report.
+"""
+import host_sim  # noqa: F401  (puts firmware/ on sys.path)
+
+import clockcore
+import profiles
+import view as viewmod
+
+EVENTS = ("left", "right", "pause", "end", "adjust")
+
+
+class ReplayError(Exception):
+    def __init__(self, line, message):
+        Exception.__init__(self, message)
+        self.line = line
+        self.message = message
+
+
+class Event:
+    __slots__ = ("t", "kind", "side", "delta", "line")
+
+    def __init__(self, t, kind, side=-1, delta=0, line=0):
+        self.t = t
+        self.kind = kind
+        self.side = side
+        self.delta = delta
+        self.line = line
+
+
+class Game:
+    """A parsed replay file."""
+
+    def __init__(self, rules, events, overrides):
+        self.rules = rules
+        self.events = events
+        self.overrides = overrides  # (key, text) pairs as written
+
+
+def _int(text, line, what):
+    t = text[1:] if text[:1] in "+-" else text
+    if not t.isdigit():
+        raise ReplayError(line, "bad number for %s: %r" % (what, text))
+    return int(text)
+
+
+def parse(lines):
+    """Parse an iterable of text lines; raises ReplayError."""
+    name = None
+    overrides = []
+    events = []
+    last_t = 0
+    profile_line = 0
+    for lineno, raw in enumerate(lines, 1):
+        text = raw.split("#", 1)[0].strip()
+        if not text:
+            continue
+        words = text.split()
+        if name is None:
+            if words[0] != "profile" or len(words) != 2:
+                raise ReplayError(lineno, "the first item must be `profile NAME`, got %r" % text)
+            name = words[1]
+            if name not in profiles.PROFILES:
+                raise ReplayError(lineno, "unknown profile %r (known: %s)"
+                                  % (name, ", ".join(profiles.NAMES)))
+            profile_line = lineno
+            continue
+        if words[0] == "profile":
+            raise ReplayError(lineno, "a second `profile` line")
+        if words[0] == "set":
+            if events:
+                raise ReplayError(lineno, "`set` must come before the first event")
+            if len(words) < 2:
+                raise ReplayError(lineno, "`set` needs key=value items")
+            for item in words[1:]:
+                key, eq, val = item.partition("=")
+                if not eq or not val:
+                    raise ReplayError(lineno, "expected key=value, got %r" % item)
+                if key not in profiles.OVERRIDE_KEYS:
+                    raise ReplayError(lineno, "unknown setting %r (known: %s)"
+                                      % (key, ", ".join(profiles.OVERRIDE_KEYS)))
+                overrides.append((key, val))
+                try:  # check each value where it is written
+                    profiles.make_rules(name, overrides)
+                except ValueError as e:
+                    raise ReplayError(lineno, str(e))
+            continue
+        if not words[0].isdigit():
+            raise ReplayError(lineno, "expected `<ms> <event>`, got %r" % text)
+        t = int(words[0])
+        if t < last_t:
+            raise ReplayError(lineno, "time goes backwards (%d after %d)" % (t, last_t))
+        last_t = t
+        if len(words) < 2:
+            raise ReplayError(lineno, "missing event after the time")
+        kind = words[1]
+        if kind not in EVENTS:
+            raise ReplayError(lineno, "unknown event %r (known: %s)" % (kind, ", ".join(EVENTS)))
+        if kind == "adjust":
+            if len(words) != 4:
+                raise ReplayError(lineno, "adjust needs `adjust <left|right> <+-ms>`")
+            if words[2] not in clockcore.SIDE_NAMES:
+                raise ReplayError(lineno, "unknown side %r (left or right)" % words[2])
+            events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]),
+                                _int(words[3], lineno, "adjust"), lineno))
+        else:
+            if len(words) != 2:
+                raise ReplayError(lineno, "unexpected text after %r: %r" % (kind, " ".join(words[2:])))
+            events.append(Event(t, kind, line=lineno))
+    if name is None:
+        raise ReplayError(max(profile_line, 1), "empty file: no `profile` line")
+    return Game(profiles.make_rules(name, overrides), events, overrides)
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return parse(f.read().splitlines())
+    except UnicodeDecodeError:
+        raise ReplayError(1, "not a text file (UTF-8)")
+
+
+def _plain_diff(a, b):
+    return a - b
+
+
+def _plain_add(t, d):
+    return t + d
+
+
+def new_clock(rules, hook=None):
+    """A core on plain integer ms (replay times are ms since power-up)."""
+    return clockcore.Clock(rules, 0, _plain_diff, _plain_add, hook)
+
+
+def apply(clock, ev):
+    """Apply one event; returns False if the core refused it."""
+    k = ev.kind
+    if k == "left":
+        return clock.press(clockcore.LEFT, ev.t)
+    if k == "right":
+        return clock.press(clockcore.RIGHT, ev.t)
+    if k == "pause":
+        return clock.pause(ev.t)
+    if k == "end":
+        return clock.end(ev.t)
+    return clock.adjust(ev.side, ev.delta, ev.t)
+
+
+def run(game, at=None, warn=None):
+    """Apply every event at or before `at` and let time run to `at` (default:
+    the last event's time).  Returns (clock, at)."""
+    if at is None:
+        at = game.events[-1].t if game.events else 0
+    clock = new_clock(game.rules)
+    for ev in game.events:
+        if ev.t > at:
+            break
+        ok = apply(clock, ev)
+        if not ok and ev.kind == "adjust" and warn is not None:
+            warn(ev.line, "adjust ignored: referee adjustments apply only "
+                          "when the clock is ready or paused")
+    clock.update(at)
+    return clock, at
+
+
+def lcd_rows(clock, cols=16, rows=2):
+    v = viewmod.View(cols, rows)
+    if rows >= 4:
+        v.set_header(("%s %s" % (clock.rules.name, profiles.fmt_mmss(clock.rules.base[0]))).encode())
+    return [viewmod.to_text(b) for b in v.render(clock)]
+
+
+def side_report(clock, s):
+    return {
+        "remaining_ms": clock.remaining(s),
+        "overtime_ms": clock.overtime(s),
+        "penalty": clock.penalty(s),
+        "flag": clock.flag(s),
+        "forfeit": bool(clock.forfeited[s]),
+    }
+
+
+def report(clock, at, cols=16, rows=2):
+    run_side = clock.running()
+    return {
+        "profile": clock.rules.name,
+        "t_ms": at,
+        "running": clockcore.SIDE_NAMES[run_side] if run_side >= 0 else None,
+        "paused": clock.state == clockcore.PAUSED,
+        "over": clock.state == clockcore.OVER,
+        "challenge_ms": clock.win,
+        "left": side_report(clock, 0),
+        "right": side_report(clock, 1),
+        "lcd": lcd_rows(clock, cols, rows),
+    }
+
+
+def summary(rep):
+    """The human-readable form of a report."""
+    def side(name):
+        r = rep[name]
+        if r["overtime_ms"]:
+            t = "-" + profiles.fmt_mmss(r["overtime_ms"])
+        else:
+            t = profiles.fmt_mmss(r["remaining_ms"] + 999)
+        extra = []
+        if r["penalty"]:
+            extra.append("penalty %d points" % r["penalty"])
+        if r["flag"]:
+            extra.append("flag")
+        if r["forfeit"]:
+            extra.append("FORFEIT (game lost)")
+        return "%-5s %s  %s" % (name, t, ", ".join(extra))
+
+    if rep["over"]:
+        state = "game over"
+    elif rep["paused"]:
+        state = "paused"
+    elif rep["running"]:
+        state = "running: " + rep["running"]
+    else:
+        state = "ready"
+    lines = [
+        "profile %s at %d ms (%s): %s" % (rep["profile"], rep["t_ms"], profiles.fmt_mmss(rep["t_ms"]), state),
+        side("left"),
+        side("right"),
+    ]
+    if rep["challenge_ms"]:
+        lines.append("challenge window: %d ms left" % rep["challenge_ms"])
+    width = len(rep["lcd"][0])
+    lines.append("+" + "-" * width + "+")
+    for row in rep["lcd"]:
+        lines.append("|" + row + "|")
+    lines.append("+" + "-" * width + "+")
+    return "\n".join(lines)
