@@ -1,0 +1,124 @@
+# The timing core and the view under the real MicroPython interpreter.
+#
+# Real game scenarios with asserted results (the same rules as
+# tests/test_core.py), played on a tick counter that wraps at 2**30 like the
+# boards', plus heap-allocation measurements of the steady-state calls.
+import gc
+
+import clockcore as cc
+import profiles
+import ticks
+import view
+from mptest import eq
+
+MIN = 60000
+DIFF, ADD = ticks.wrapping(1 << 30)
+T0 = (1 << 30) - 45000  # the counter wraps 45 s into every game
+
+
+def clock(name, over=None, hook=None):
+    return cc.Clock(profiles.make_rules(name, over), T0, DIFF, ADD, hook)
+
+
+def at(ms):
+    return ADD(T0, ms)
+
+
+def rows(c, cols=16, nrows=2):
+    v = view.View(cols, nrows)
+    return [view.to_text(b) for b in v.render(c)]
+
+
+def test_sdev_game_overtime_penalty_and_forfeit_tso_5_2():
+    events = []
+    c = clock("sdev", {"base": "01:00"}, lambda code, s, t, a: events.append((code, s, DIFF(t, T0))))
+    c.press(cc.LEFT, at(0))                  # right runs (across the wrap)
+    c.press(cc.RIGHT, at(50000))             # left runs, window opens
+    eq(c.win, 20000, "window")
+    c.update(at(50000 + MIN + 61000))
+    eq(c.overtime(cc.LEFT), 61000, "overtime")
+    eq(c.penalty(cc.LEFT), 20, "penalty at 61 s over")
+    eq(rows(c)[0], "\u25c0-01:01\u2691  00:10 ", "row0")
+    eq(rows(c)[1], "P20             ", "row1")
+    c.update(at(50000 + MIN + 301000))
+    eq(c.state, cc.OVER, "forfeit ends the game")
+    eq(c.forfeited[cc.LEFT], True, "forfeit flag")
+    eq(events[-1], (cc.EV_FORFEIT, cc.LEFT, 50000 + MIN + 301000), "forfeit instant")
+    eq(rows(c)[1][:5], "LOST ", "row1 shows the loss")
+
+
+def test_end_rollback_tso_5_2_d():
+    c = clock("sdev", {"base": "01:00"})
+    c.press(cc.LEFT, at(0))
+    c.press(cc.RIGHT, at(20000))
+    c.update(at(200000))
+    c.end(at(200000))
+    eq(c.rem, [MIN, 40000], "left's unfinished turn not charged")
+
+
+def test_pfs_flag_then_other_plays_on_pfs_6_2_1():
+    c = clock("pfs", {"base": "01:00"})
+    c.press(cc.LEFT, at(0))
+    c.update(at(70000))
+    eq(c.state, cc.PAUSED, "flag pauses")
+    eq(c.flag(cc.RIGHT), True, "flag")
+    c.pause(at(71000))
+    eq(c.running(), cc.LEFT, "remaining player runs")
+    c.update(at(71000 + MIN))
+    eq(c.state, cc.OVER, "both out")
+
+
+def test_snapshot_restore_same_future():
+    a = clock("sdev")
+    a.press(cc.LEFT, at(0))
+    a.press(cc.RIGHT, at(12345))
+    b = clock("sdev")
+    b.restore(list(a.snapshot()))
+    for c in (a, b):
+        c.pause(at(20000))
+        c.pause(at(25000))
+        c.update(at(99999))
+    eq(a.rem, b.rem, "rem")
+    eq(a.win, b.win, "win")
+
+
+def _alloc(fn, n=200):
+    fn()  # warm up (first-call caches)
+    gc.collect()
+    before = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    return gc.mem_alloc() - before
+
+
+def test_steady_state_calls_allocate_nothing():
+    c = clock("sdev", {"base": "01:00"})
+    v = view.View(16, 2)
+    v4 = view.View(20, 4)
+    c.press(cc.LEFT, at(0))
+    c.press(cc.RIGHT, at(1000))
+    state = {"t": 1000}
+
+    def tick():  # per-loop update, 1 ms apart, no boundary
+        state["t"] += 1
+        c.update(at(state["t"]))
+
+    def query():
+        c.remaining(0)
+        c.overtime(1)
+        c.penalty(0)
+        c.running()
+        c.flag(1)
+        c.out(0)
+
+    def render():
+        v.render(c)
+        v4.render(c)
+
+    eq(_alloc(tick), 0, "update() bytes")
+    eq(_alloc(query), 0, "queries bytes")
+    eq(_alloc(render), 0, "view render bytes")
+    c.update(at(1000 + MIN + 70000))    # in overtime with penalties shown
+    eq(_alloc(render), 0, "view render in overtime bytes")
+    c.pause(at(1000 + MIN + 70000))
+    eq(_alloc(render), 0, "view render paused bytes")
