@@ -13,7 +13,7 @@
 #
 # Rules: SPEC §4; see docs/rules.md for the clause behind each branch.
 from ticks import ticks_diff, ticks_add
-from profiles import ZERO_FLAG
+from profiles import ZERO_FLAG, NAMES
 
 LEFT = 0
 RIGHT = 1
@@ -279,7 +279,7 @@ class Clock:
         b[14] = r.penalty
         b[15] = r.forfeit
         b[16] = r.window
-        b[17] = 0  # reserved
+        b[17] = _profile_index(r.name)
         return b
 
     def restore(self, snap, t=None):
@@ -296,6 +296,8 @@ class Clock:
         r.penalty = snap[14]
         r.forfeit = snap[15]
         r.window = snap[16]
+        if 0 <= snap[17] < len(NAMES):
+            r.name = NAMES[snap[17]]
         self.state = snap[1]
         self.side = snap[2]
         self.rem[0] = snap[3]
@@ -312,3 +314,10 @@ class Clock:
             self.pause_fresh = False
             if self.state == RUNNING:
                 self.state = PAUSED
+
+
+def _profile_index(name):
+    for i in range(len(NAMES)):
+        if NAMES[i] == name:
+            return i
+    return -1

@@ -81,10 +81,21 @@ class Rules:
         return out
 
 
+def _digits(text):
+    """True for a non-empty run of ASCII digits (str.isdigit() also takes
+    other scripts' digits and superscripts, which int() then rejects)."""
+    if not text:
+        return False
+    for ch in text:
+        if ch < "0" or ch > "9":
+            return False
+    return True
+
+
 def parse_mmss(text):
     """'25:00' -> 1500000 ms.  Raises ValueError with a readable message."""
     parts = text.split(":")
-    if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) != 2 or not _digits(parts[0]) or not _digits(parts[1]):
         raise ValueError("expected mm:ss, got %r" % text)
     m = int(parts[0])
     s = int(parts[1])
@@ -106,7 +117,7 @@ def _base(text):
 
 
 def _uint(text, what):
-    if not text.isdigit():
+    if not _digits(text):
         raise ValueError("%s must be a whole number, got %r" % (what, text))
     return int(text)
 

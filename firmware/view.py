@@ -46,6 +46,7 @@ class View:
         self.buf = [bytearray(b" " * cols) for _ in range(rows)]
         self.header = bytearray(b" " * cols)
         self.notice = None  # bytes shown in the center field instead of state
+        self.lowbat = False  # battery warning, shown when the center is free
         self.set_language(language)
 
     def set_language(self, language):
@@ -58,6 +59,7 @@ class View:
         self.w_pen = w["PEN"][0]
         self.w_lost = w["LOST"]
         self.w_flag = w["FLAG"]
+        self.w_lowbat = w["LOWBAT"]
         self.words = w
 
     def set_header(self, text_bytes):
@@ -125,7 +127,10 @@ class View:
             _word(row, pos, width, self.w_pause, 2)
         elif st == READY:
             _word(row, pos, width, self.w_ready, 2)
-        elif clock.win > 0:
+        elif clock.win <= 0:
+            if self.lowbat:
+                _word(row, pos, width, self.w_lowbat, 2)
+        else:
             # label + space + two digits, centered: "CHL 17"
             start = pos + (width - 6) // 2
             _word(row, start, 3, self.w_chal, 0)

@@ -24,14 +24,27 @@ def cmd_replay(args):
     clock, at = replay.run(game, args.at, warn)
     rep = replay.report(clock, at, cols, rows)
     if args.json:
-        print(json.dumps(rep, ensure_ascii=False))
+        _out(json.dumps(rep, ensure_ascii=False), lambda enc: json.dumps(rep))
     else:
-        print(replay.summary(rep))
+        text = replay.summary(rep)
+        _out(text, lambda enc: text.encode(enc, "replace").decode(enc))
     return 0
 
 
+def _out(text, fallback):
+    """Print text; if stdout cannot encode the LCD glyphs (a Windows console
+    or pipe in cp1252, PYTHONIOENCODING=ascii), print fallback() instead: the
+    JSON with \\u escapes (the same object), the summary with '?' for them."""
+    enc = sys.stdout.encoding or "utf-8"
+    try:
+        text.encode(enc)
+    except UnicodeEncodeError:
+        text = fallback(enc)
+    print(text)
+
+
 def _ms(text):
-    if not text.isdigit():
+    if not text or text.strip("0123456789"):
         raise argparse.ArgumentTypeError("expected whole milliseconds, got %r" % text)
     return int(text)
 

@@ -49,9 +49,20 @@ class Game:
         self.overrides = overrides  # (key, text) pairs as written
 
 
+def _digits(text):
+    """Plain ASCII digits only: str.isdigit() also accepts '²' or '١', which
+    int() then rejects (or reads) in ways a log file never means."""
+    if not text:
+        return False
+    for c in text:
+        if c not in "0123456789":
+            return False
+    return True
+
+
 def _int(text, line, what):
     t = text[1:] if text[:1] in "+-" else text
-    if not t.isdigit():
+    if not _digits(t):
         raise ReplayError(line, "bad number for %s: %r" % (what, text))
     return int(text)
 
@@ -97,7 +108,7 @@ def parse(lines):
                 except ValueError as e:
                     raise ReplayError(lineno, str(e))
             continue
-        if not words[0].isdigit():
+        if not _digits(words[0]):
             raise ReplayError(lineno, "expected `<ms> <event>`, got %r" % text)
         t = int(words[0])
         if t < last_t:
@@ -125,11 +136,18 @@ def parse(lines):
 
 
 def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
     try:
-        with open(path, encoding="utf-8") as f:
-            return parse(f.read().splitlines())
-    except UnicodeDecodeError:
-        raise ReplayError(1, "not a text file (UTF-8)")
+        # utf-8-sig: a byte-order mark (Windows editors) is not part of the text
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ReplayError(data.count(b"\n", 0, e.start) + 1,
+                          "not a text file (UTF-8): byte 0x%02x" % data[e.start])
+    # Lines end at "\n" only (as editors and grep -n count them); a "\r"
+    # before it is whitespace.  str.splitlines() would also break at form
+    # feeds, U+2028 and the like and throw the reported line numbers off.
+    return parse(text.split("\n"))
 
 
 def _plain_diff(a, b):

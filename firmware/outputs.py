@@ -1,0 +1,116 @@
+# The clock's optional outputs: piezo buzzer, two side LEDs, battery monitor.
+#
+# Each takes an initialised machine object (PWM, Pin, ADC) or None when the
+# board has none fitted, and only calls it.  update()/show() run every loop
+# iteration and allocate nothing: tone patterns are preallocated tuples and
+# state is ints.
+
+# Tone patterns: (frequency Hz, on ms, off ms) repeated `count` times.
+BEEP_WINDOW = 0   # challenge window closed: one short beep
+BEEP_FLAG = 1     # 00:00 reached: three quick beeps
+BEEP_FORFEIT = 2  # forfeit / game over by time: one long low tone
+BEEP_KEY = 3      # menu key click
+_PATTERNS = (
+    (2400, 80, 0, 1),
+    (3000, 90, 70, 3),
+    (1000, 900, 0, 1),
+    (3200, 15, 0, 1),
+)
+
+
+class Buzzer:
+    def __init__(self, pwm, ticks_diff, enabled=True):
+        self.pwm = pwm
+        self._diff = ticks_diff
+        self.enabled = enabled
+        self._pat = None
+        self._left = 0      # tones still to start
+        self._on = False
+        self._until = 0     # tick time of the next on/off switch
+        self.beeps = 0      # patterns started (for tests and the simulator)
+        self.last = -1      # the last pattern started
+        self.sounding = False
+
+    def beep(self, kind, now):
+        if not self.enabled:
+            return
+        self.beeps += 1
+        self.last = kind
+        self._pat = _PATTERNS[kind]
+        self._left = self._pat[3]
+        self._start_tone(now)
+
+    def _start_tone(self, now):
+        p = self._pat
+        self._left -= 1
+        self._on = True
+        self.sounding = True
+        self._until = now + p[1]
+        if self.pwm is not None:
+            self.pwm.freq(p[0])
+            self.pwm.duty_u16(32768)
+
+    def _silence(self):
+        self._on = False
+        self.sounding = False
+        if self.pwm is not None:
+            self.pwm.duty_u16(0)
+
+    def update(self, now):
+        if self._pat is None or self._diff(now, self._until) < 0:
+            return
+        if self._on:
+            self._silence()
+            if self._left > 0:
+                self._until = now + self._pat[2]
+                return
+            self._pat = None
+        elif self._left > 0:
+            self._start_tone(now)
+
+
+class Leds:
+    """One LED per side, lit while that side's clock runs."""
+
+    def __init__(self, left, right):
+        self.pins = (left, right)
+        self.lit = -2  # unknown: the first show() writes both
+
+    def show(self, side):
+        if side == self.lit:
+            return
+        self.lit = side
+        for s in (0, 1):
+            p = self.pins[s]
+            if p is not None:
+                p.value(1 if side == s else 0)
+
+
+class Battery:
+    """Battery voltage through a resistor divider on an ADC pin (integer mV).
+    Reads every `every_ms`; `low` turns on below low_mv and off again only
+    100 mV above it (hysteresis, so the warning doesn't flicker)."""
+
+    def __init__(self, adc, divider, low_mv, ticks_diff, every_ms=10000, vref_mv=3300):
+        self.adc = adc
+        self.num, self.den = divider
+        self.low_mv = low_mv
+        self._diff = ticks_diff
+        self.every = every_ms
+        self.vref = vref_mv
+        self.mv = 0
+        self.low = False
+        self._next = None
+
+    def update(self, now):
+        if self.adc is None:
+            return
+        if self._next is not None and self._diff(now, self._next) < 0:
+            return
+        self._next = now + self.every
+        raw = self.adc.read_u16()
+        self.mv = raw * self.vref * self.num // (65535 * self.den)
+        if self.mv < self.low_mv:
+            self.low = True
+        elif self.mv > self.low_mv + 100:
+            self.low = False

@@ -1,0 +1,954 @@
+"""The replay tool as a referee uses it: `python -m host_sim replay FILE ...`.
+
+Every test runs the real command in a subprocess (cwd = the project root) on a
+replay file written to a temporary folder, and checks what it prints against
+SPEC §5 (the file format, the JSON state report, the error line) and the
+rules of SPEC §4 / the regulations cited in each docstring.  The expected
+numbers are worked out by hand in the comments beside them.
+
+Abbreviations: TSO = Scrabble Deutschland Turnierspielordnung 2017, PFS =
+Polska Federacja Scrabble tournament rules.  1 min = 60 000 ms; sdev's base
+is 30:00 = 1 800 000 ms, pfs's 20:00 = 1 200 000 ms.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+EXAMPLES = os.path.join(ROOT, "examples")
+
+TOP_KEYS = {"profile", "t_ms", "running", "paused", "over", "challenge_ms",
+            "left", "right", "lcd"}
+SIDE_KEYS = {"remaining_ms", "overtime_ms", "penalty", "flag", "forfeit"}
+
+SDEV_BASE = 1800000  # 30:00 (TSO § 1.1 b)
+
+
+# -- running the tool -----------------------------------------------------------
+
+def run_cli(path, *args, env=None):
+    """The command exactly as a referee types it; returns the CompletedProcess
+    (stdout/stderr decoded as UTF-8)."""
+    e = dict(os.environ)
+    e["PYTHONIOENCODING"] = "utf-8"
+    if env:
+        e.update(env)
+    cmd = [sys.executable, "-m", "host_sim", "replay", str(path)]
+    cmd += [str(a) for a in args]
+    return subprocess.run(cmd, cwd=ROOT, env=e, capture_output=True,
+                          timeout=120)
+
+
+def out_text(proc, stream="stdout"):
+    return getattr(proc, stream).decode("utf-8")
+
+
+def write(tmp_path, content, name="game.replay"):
+    """A replay file from str (UTF-8) or bytes (as is)."""
+    p = tmp_path / name
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    p.write_bytes(content)
+    return p
+
+
+def one_json_object(text):
+    """SPEC §5: exactly one JSON object on stdout, nothing else."""
+    dec = json.JSONDecoder()
+    start = len(text) - len(text.lstrip())
+    obj, end = dec.raw_decode(text, start)
+    assert text[end:].strip() == "", "more than one JSON value on stdout: %r" % text
+    assert isinstance(obj, dict), "stdout is JSON but not an object: %r" % text
+    return obj
+
+
+def check_contract(rep, cols=16, rows=2):
+    """The shape and types of the SPEC §5 state report."""
+    assert set(rep) == TOP_KEYS, sorted(rep)
+    assert type(rep["profile"]) is str and rep["profile"]
+    for k in ("t_ms", "challenge_ms"):
+        assert type(rep[k]) is int and rep[k] >= 0, (k, rep[k])
+    for k in ("paused", "over"):
+        assert type(rep[k]) is bool, (k, rep[k])
+    assert rep["running"] in ("left", "right", None), rep["running"]
+    # paused only in paused(s): never together with running or over
+    if rep["paused"]:
+        assert rep["running"] is None and not rep["over"], rep
+    if rep["over"]:
+        assert rep["running"] is None and not rep["paused"], rep
+        assert rep["challenge_ms"] == 0, rep
+    for side in ("left", "right"):
+        s = rep[side]
+        assert isinstance(s, dict) and set(s) == SIDE_KEYS, (side, s)
+        for k in ("remaining_ms", "overtime_ms", "penalty"):
+            assert type(s[k]) is int and s[k] >= 0, (side, k, s[k])
+        for k in ("flag", "forfeit"):
+            assert type(s[k]) is bool, (side, k, s[k])
+        # a side cannot both have time left and be in overtime
+        assert s["remaining_ms"] == 0 or s["overtime_ms"] == 0, (side, s)
+        # flag: true once the side's time has reached zero (SPEC §5)
+        assert s["flag"] == (s["remaining_ms"] == 0), (side, s)
+        if s["forfeit"]:
+            assert rep["over"], rep
+    lcd = rep["lcd"]
+    assert isinstance(lcd, list) and len(lcd) == rows, lcd
+    for row in lcd:
+        assert type(row) is str and len(row) == cols, (row, cols)
+        assert all(ord(c) >= 0x20 for c in row), "raw LCD code in %r" % row
+
+
+def state(tmp_path, content, *args, cols=16, rows=2):
+    """Run with --json on a clean file: exit 0, no stderr, the contract holds."""
+    path = write(tmp_path, content)
+    proc = run_cli(path, "--json", *args)
+    err = out_text(proc, "stderr")
+    assert proc.returncode == 0, err
+    assert err == "", err
+    rep = one_json_object(out_text(proc))
+    check_contract(rep, cols, rows)
+    return rep
+
+
+def expect(rep, **want):
+    """want: top-level keys, or side fields as left_remaining_ms=...,
+    right_flag=..."""
+    for key, val in want.items():
+        side, _, field = key.partition("_")
+        if side in ("left", "right") and field in SIDE_KEYS:
+            got = rep[side][field]
+        else:
+            got = rep[key]
+        assert got == val and type(got) is type(val), \
+            "%s: got %r, want %r\n%s" % (key, got, val, json.dumps(rep))
+
+
+# -- 1. the JSON contract (SPEC §5) ------------------------------------------------
+
+CONTRACT_GAMES = {
+    # name: (file, --at or None, expected running/paused/over)
+    "ready": ("profile sdev\n", None, (None, False, False)),
+    "running": ("profile sdev\n0 left\n", 5000, ("right", False, False)),
+    "paused": ("profile sdev\n0 left\n1000 pause\n", None, (None, True, False)),
+    "over": ("profile sdev\n0 left\n1000 right\n2000 end\n", None, (None, False, True)),
+    "pfs_flag": ("profile pfs\nset base=00:05\n0 left\n", 9000, (None, True, False)),
+    "custom": ("profile custom\n0 right\n", 1000, ("left", False, False)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACT_GAMES))
+@pytest.mark.parametrize("geometry", [None, "16x2", "20x4"])
+def test_json_contract(tmp_path, name, geometry):
+    """SPEC §5: one JSON object with exactly the keys profile, t_ms, running,
+    paused, over, challenge_ms, left, right, lcd; each side exactly
+    remaining_ms, overtime_ms, penalty, flag, forfeit; ints, bools, null;
+    `running` is left/right/null; `paused` only in paused(s); lcd one string
+    per row (16x2 by default, 20x4 with --lcd 20x4)."""
+    content, at, (running, paused, over) = CONTRACT_GAMES[name]
+    args = [] if at is None else ["--at", at]
+    cols, rows = 16, 2
+    if geometry:
+        args += ["--lcd", geometry]
+        cols, rows = (int(x) for x in geometry.split("x"))
+    rep = state(tmp_path, content, *args, cols=cols, rows=rows)
+    expect(rep, running=running, paused=paused, over=over)
+    expect(rep, profile=content.split()[1])
+
+
+def test_json_is_the_only_stdout_line(tmp_path):
+    """SPEC §5: with --json, exactly one JSON object on stdout (no banner, no
+    summary before or after it)."""
+    path = write(tmp_path, "profile sdev\n0 left\n62000 right\n")
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 0
+    text = out_text(proc)
+    assert text.count("\n") == 1 and text.endswith("}\n"), text
+    assert json.loads(text)["t_ms"] == 62000
+
+
+def test_json_survives_a_console_without_the_glyphs(tmp_path):
+    """SPEC §5 (one JSON object on stdout) on a console that cannot encode the
+    LCD's arrow/flag glyphs (Windows cp1252): the same object, escaped,
+    instead of a UnicodeEncodeError traceback."""
+    path = write(tmp_path, "profile sdev\n0 left\n")  # right runs: LCD shows ▶
+    ref = one_json_object(out_text(run_cli(path, "--json")))
+    assert "\u25b6" in ref["lcd"][0]
+    proc = run_cli(path, "--json", env={"PYTHONIOENCODING": "cp1252"})
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    assert proc.stderr == b""
+    assert one_json_object(proc.stdout.decode("cp1252")) == ref
+
+
+# -- 2. semantics --------------------------------------------------------------------
+
+SMALL_SDEV = """\
+profile sdev
+0 left          # left starts the game: right's clock runs from 0
+45000 right     # right used 45 000 -> 1 755 000; left runs, window 20 s
+125000 left     # left used 80 000 -> 1 720 000; right runs, window 20 s
+130000 pause    # right used 5 000 -> 1 750 000; window 15 000 left, frozen
+190000 pause    # resume right: the 60 s of dead time are nobody's
+200000 right    # right used 10 000 -> 1 740 000; left runs, window 20 000
+"""
+
+
+def test_small_sdev_game(tmp_path):
+    """TSO § 1.1 b (30:00 each), SPEC §4 Timekeeping (each side is charged
+    exactly the ms between the events that start and stop it; the pause
+    key's dead time is nobody's), TSO § 3.1.2 (20 s challenge window)."""
+    rep = state(tmp_path, SMALL_SDEV)
+    # default --at: the last event, 200 000
+    expect(rep, profile="sdev", t_ms=200000, running="left", paused=False,
+           over=False, challenge_ms=20000,
+           left_remaining_ms=1720000, right_remaining_ms=1740000,
+           left_overtime_ms=0, right_overtime_ms=0, left_penalty=0,
+           right_penalty=0, left_flag=False, right_flag=False,
+           left_forfeit=False, right_forfeit=False)
+    # zero accumulated error (SPEC §6): charged 80 000 + 60 000 = 140 000 =
+    # the running time 0..130 000 plus 190 000..200 000
+    charged = (SDEV_BASE - rep["left"]["remaining_ms"]) + \
+        (SDEV_BASE - rep["right"]["remaining_ms"])
+    assert charged == 130000 + 10000
+    # the display: 28:40 and 29:00, the running arrow on the left, CHL 20
+    assert rep["lcd"][0] == "\u25c0 28:40   29:00 "
+    assert "CHL 20" in rep["lcd"][1]
+
+
+def test_small_sdev_game_time_runs_to_at(tmp_path):
+    """SPEC §5: `--at MS` lets virtual time run to MS after the last event;
+    TSO § 1.4.2 a i (count-down shown rounded up to the second)."""
+    # 12 000 ms after 200 000: left 1 720 000 - 12 000 = 1 708 000 (28:28),
+    # window 20 000 - 12 000 = 8 000
+    rep = state(tmp_path, SMALL_SDEV, "--at", "212000")
+    expect(rep, t_ms=212000, running="left", left_remaining_ms=1708000,
+           right_remaining_ms=1740000, challenge_ms=8000)
+    assert "28:28" in rep["lcd"][0] and "CHL 08" in rep["lcd"][1]
+    # 1 ms later: 1 707 999 ms is still shown as 28:28 (ceil), window 7 999
+    # shown as 08 (ceil)
+    rep = state(tmp_path, SMALL_SDEV, "--at", "212001")
+    expect(rep, left_remaining_ms=1707999, challenge_ms=7999)
+    assert "28:28" in rep["lcd"][0] and "CHL 08" in rep["lcd"][1]
+
+
+AT_GAME = """\
+profile sdev
+5000 left       # right runs from 5 000
+65000 right     # right used 60 000 -> 1 740 000; left runs, window 20 s
+"""
+
+
+@pytest.mark.parametrize("at, want", [
+    # before the first event: nothing applied, the clock is ready
+    (4999, dict(t_ms=4999, running=None, paused=False, over=False,
+                left_remaining_ms=SDEV_BASE, right_remaining_ms=SDEV_BASE)),
+    # an event at exactly MS is applied ("at or before MS")
+    (5000, dict(t_ms=5000, running="right", right_remaining_ms=SDEV_BASE)),
+    # between events: right has run 30 000 -> 1 770 000
+    (35000, dict(t_ms=35000, running="right", right_remaining_ms=1770000,
+                 left_remaining_ms=SDEV_BASE, challenge_ms=0)),
+    (64999, dict(running="right", right_remaining_ms=1740001)),
+    (65000, dict(running="left", right_remaining_ms=1740000,
+                 left_remaining_ms=SDEV_BASE, challenge_ms=20000)),
+    # after the last event: left has run 35 000 -> 1 765 000; the window
+    # closed at 85 000
+    (100000, dict(t_ms=100000, running="left", left_remaining_ms=1765000,
+                  right_remaining_ms=1740000, challenge_ms=0)),
+])
+def test_at_before_between_after_events(tmp_path, at, want):
+    """SPEC §5: `--at MS` applies every event at or before MS and lets
+    virtual time run to MS."""
+    expect(state(tmp_path, AT_GAME, "--at", at), **want)
+
+
+def test_at_before_first_event_shows_ready(tmp_path):
+    """SPEC §4 States: before any press the clock is `ready` (times set,
+    nothing runs); the display says so."""
+    rep = state(tmp_path, AT_GAME, "--at", "4999")
+    assert "READY" in rep["lcd"][1]
+    assert rep["lcd"][0] == "  30:00   30:00 "
+
+
+def test_default_at_is_last_event_time(tmp_path):
+    """SPEC §5: without --at, time runs to the last event's time (65 000),
+    not beyond; a file without events reports t_ms 0."""
+    rep = state(tmp_path, AT_GAME)
+    expect(rep, t_ms=65000, running="left", left_remaining_ms=SDEV_BASE,
+           right_remaining_ms=1740000, challenge_ms=20000)
+    rep = state(tmp_path, "profile sdev\nset base=25:00\n")
+    expect(rep, t_ms=0, running=None, left_remaining_ms=1500000)
+
+
+def test_events_at_the_same_time_apply_in_file_order(tmp_path):
+    """SPEC §5: events at the same time apply in file order."""
+    # right ends the turn (left runs), then the pause key: paused(left)
+    a = state(tmp_path, "profile sdev\n0 left\n1000 right\n1000 pause\n")
+    expect(a, running=None, paused=True, right_remaining_ms=1799000,
+           left_remaining_ms=SDEV_BASE, challenge_ms=20000)
+    # the pause key first (paused(right)), then right ends the turn from dead
+    # time (SPEC §4, PFS § 3.4.2): left runs
+    b = state(tmp_path, "profile sdev\n0 left\n1000 pause\n1000 right\n")
+    expect(b, running="left", paused=False, right_remaining_ms=1799000,
+           left_remaining_ms=SDEV_BASE, challenge_ms=20000)
+    # two presses of left at the same ms: the first starts right, the second
+    # is the wrong player's button (ignored)
+    c = state(tmp_path, "profile sdev\n0 left\n0 left\n", "--at", "1000")
+    expect(c, running="right", right_remaining_ms=1799000)
+    # ... and left then right at the same ms: right ends its (empty) turn
+    d = state(tmp_path, "profile sdev\n0 left\n0 right\n", "--at", "1000")
+    expect(d, running="left", left_remaining_ms=1799000,
+           right_remaining_ms=SDEV_BASE)
+
+
+ROLLBACK = """\
+profile sdev
+set base=01:00
+0 left          # right runs from 0
+20000 right     # right used 20 000 -> 40 000; left runs from 20 000 (60 000 left)
+95000 end       # left ran 75 000: -00:15 on the display, but the game ended
+                # with right's press at 20 000 (TSO 5.2 d): left back to 60 000
+"""
+
+
+def test_end_rolls_back_the_running_side(tmp_path):
+    """TSO § 5.2 d: no penalty for overtime that only shows because the
+    clock was pressed instead of stopped at the end: `end` while a side runs
+    does not charge that side's time since the press that started it."""
+    rep = state(tmp_path, ROLLBACK)
+    expect(rep, t_ms=95000, over=True, running=None, paused=False,
+           challenge_ms=0,
+           left_remaining_ms=60000, left_overtime_ms=0, left_penalty=0,
+           left_flag=False, right_remaining_ms=40000, right_overtime_ms=0)
+    assert "END" in rep["lcd"][1]
+    assert "01:00" in rep["lcd"][0] and "-00:15" not in rep["lcd"][0]
+
+
+def test_end_rollback_contrast_just_before_end(tmp_path):
+    """TSO § 5.2 a/b: 1 ms before the end, left is 14 999 ms over (60 000 left
+    at 20 000, 74 999 used): -00:14 shown, 10 points; the end then undoes it
+    (TSO § 5.2 d); after the end nothing runs any more."""
+    rep = state(tmp_path, ROLLBACK, "--at", "94999")
+    expect(rep, running="left", left_remaining_ms=0, left_overtime_ms=14999,
+           left_penalty=10, left_flag=True)
+    assert "-00:14" in rep["lcd"][0]
+    later = state(tmp_path, ROLLBACK, "--at", "500000")
+    expect(later, t_ms=500000, over=True, left_remaining_ms=60000,
+           left_overtime_ms=0, left_penalty=0, right_remaining_ms=40000)
+
+
+def test_end_from_pause_charges_the_paused_turn(tmp_path):
+    """SPEC §4 End of game: the rollback is for a *running* side; a side
+    that was stopped with the pause key (and the clock then ended later) has
+    used the time up to the pause."""
+    # left runs from 20 000 to the pause at 50 000: 60 000 - 30 000 = 30 000
+    rep = state(tmp_path, "profile sdev\nset base=01:00\n0 left\n20000 right\n"
+                          "50000 pause\n60000 end\n")
+    expect(rep, over=True, left_remaining_ms=30000, right_remaining_ms=40000)
+
+
+def test_end_at_the_pause_millisecond_is_the_long_press(tmp_path):
+    """TSO § 5.2 d, SPEC §4 End of game (a long press of the pause key): a
+    pause and an end at the same ms are one gesture from `running`, so the
+    running side's turn is rolled back as for a plain `end`."""
+    rep = state(tmp_path, "profile sdev\nset base=01:00\n0 left\n20000 right\n"
+                          "50000 pause\n50000 end\n")
+    expect(rep, over=True, left_remaining_ms=60000, right_remaining_ms=40000)
+
+
+PENALTY_GAME = """\
+profile sdev
+set base=00:01
+0 left          # right runs from 0 and reaches 00:00 at 1 000
+"""
+
+
+@pytest.mark.parametrize("over_ms, penalty, shown", [
+    (0, 0, " 00:00"),         # at 00:00: flag, no overtime yet
+    (999, 0, " 00:00"),       # s = 0: not yet over (TSO § 5.2 a: -00:01 needed)
+    (1000, 10, "-00:01"),     # s = 1: first started minute
+    (60000, 10, "-01:00"),    # s = 60: still the first minute
+    (61000, 20, "-01:01"),    # s = 61: second started minute
+    (120999, 20, "-02:00"),   # s = 120
+    (121000, 30, "-02:01"),   # s = 121
+    (300999, 50, "-05:00"),   # s = 300 = F: last overtime that may be shown
+])
+def test_sdev_penalty_boundaries(tmp_path, over_ms, penalty, shown):
+    """TSO § 5.2 a (over once -00:01 shows), § 5.2 b (10 points per started
+    minute: penalty = 10 * ceil(s / 60), s = overtime_ms // 1000), § 5.2 c
+    (lost only beyond 5:00): no forfeit up to 300 999 ms."""
+    rep = state(tmp_path, PENALTY_GAME, "--at", 1000 + over_ms)
+    expect(rep, running="right", over=False, right_remaining_ms=0,
+           right_overtime_ms=over_ms, right_penalty=penalty, right_flag=True,
+           right_forfeit=False, left_remaining_ms=1000, left_penalty=0)
+    assert rep["lcd"][0][8:15] == "\u2691" + shown
+
+
+@pytest.mark.parametrize("at", [1000 + 301000, 1000 + 400000])
+def test_sdev_forfeit_beyond_five_minutes(tmp_path, at):
+    """TSO § 5.2 c, § 5.3 c: when -05:01 shows (s = 301) the game is over and
+    lost for that side; the clock stops at that instant, so the overtime
+    stays 301 000 however long after it is read."""
+    rep = state(tmp_path, PENALTY_GAME, "--at", at)
+    expect(rep, t_ms=at, over=True, running=None, paused=False,
+           right_overtime_ms=301000, right_forfeit=True, right_flag=True,
+           left_forfeit=False, left_remaining_ms=1000)
+    assert "-05:01" in rep["lcd"][0] and "LOST" in rep["lcd"][1]
+
+
+PFS_FLAG = """\
+profile pfs
+set base=01:00
+0 right         # left runs from 0 and reaches 00:00 at 60 000
+"""
+
+
+def test_pfs_flag_pauses_the_clock(tmp_path):
+    """PFS § 6.2.1, § 6.2.2; SPEC §4 Flag profiles: at 00:00 the side is
+    flagged, its clock stops at 00:00 and the whole clock pauses (dead time);
+    no overtime, no penalty."""
+    before = state(tmp_path, PFS_FLAG, "--at", "59999")
+    expect(before, running="left", left_remaining_ms=1, left_flag=False)
+    assert "00:01" in before["lcd"][0]  # 1 ms shown as 00:01 (ceil)
+    for at in (60000, 90000, 5000000):
+        rep = state(tmp_path, PFS_FLAG, "--at", at)
+        # the right side is not charged during the dead time
+        expect(rep, t_ms=at, running=None, paused=True, over=False,
+               left_remaining_ms=0, left_overtime_ms=0, left_penalty=0,
+               left_flag=True, left_forfeit=False,
+               right_remaining_ms=60000, right_flag=False)
+        assert "00:00\u2691" in rep["lcd"][0]
+        assert "TIME" in rep["lcd"][1] and "PAUSE" in rep["lcd"][1]
+
+
+@pytest.mark.parametrize("key", ["left", "right", "pause"])
+def test_pfs_any_key_runs_the_remaining_player(tmp_path, key):
+    """PFS § 6.2.1 (the opponent plays on alone), SPEC §4: after a flag any
+    player button or the pause key runs the remaining player's clock."""
+    # right runs from 70 000: at 80 000, 60 000 - 10 000 = 50 000
+    rep = state(tmp_path, PFS_FLAG + "70000 %s\n" % key, "--at", "80000")
+    expect(rep, running="right", paused=False, over=False,
+           right_remaining_ms=50000, left_remaining_ms=0, left_flag=True,
+           left_overtime_ms=0)
+
+
+def test_pfs_flagged_side_never_runs_again(tmp_path):
+    """SPEC §4 Player button: a side that is out never starts running; a
+    press that would start it leaves the remaining player's clock running
+    (PFS § 6.2.1: the opponent plays on alone)."""
+    content = PFS_FLAG + (
+        "70000 pause    # right runs from 70 000\n"
+        "90000 right    # would start left, who is out: right runs on\n"
+        "95000 left     # the out player's button while right runs: ignored\n")
+    # right: 60 000 - (100 000 - 70 000) = 30 000
+    rep = state(tmp_path, content, "--at", "100000")
+    expect(rep, running="right", right_remaining_ms=30000, left_remaining_ms=0,
+           challenge_ms=0)
+
+
+def test_pfs_both_out_game_over(tmp_path):
+    """PFS § 5.1.1 c, § 6.2.1; SPEC §4: when both sides are flagged the game
+    is over."""
+    # right runs from 70 000 with 60 000: out at 130 000
+    content = PFS_FLAG + "70000 left\n"
+    rep = state(tmp_path, content, "--at", "129999")
+    expect(rep, running="right", right_remaining_ms=1, over=False)
+    for at in (130000, 400000):
+        rep = state(tmp_path, content, "--at", at)
+        expect(rep, over=True, running=None, paused=False,
+               left_remaining_ms=0, right_remaining_ms=0, left_flag=True,
+               right_flag=True, left_overtime_ms=0, right_overtime_ms=0,
+               left_penalty=0, right_penalty=0, left_forfeit=False,
+               right_forfeit=False)
+        assert "END" in rep["lcd"][1]
+
+
+WINDOW_GAME = """\
+profile sdev
+0 left          # the starting press: no window
+10000 right     # right ends a turn: window 20 000, left runs
+15000 pause     # window 15 000 left, frozen
+40000 pause     # resume left
+60000 left      # left ends a turn: window restarts at 20 000
+"""
+
+
+@pytest.mark.parametrize("at, window", [
+    (0, 0), (5000, 0),      # the starting press opens no window
+    (10000, 20000),         # opened by the turn-ending press
+    (15000, 15000),         # 5 000 later; the pause at 15 000 freezes it
+    (30000, 15000),         # frozen in pause
+    (40000, 15000),
+    (45000, 10000),         # runs again after the pause: 15 000 - 5 000
+    (54999, 1),
+    (55000, 0),             # closed at 0
+    (59999, 0),             # stays closed
+    (60000, 20000),         # the next turn-ending press opens a new one
+    (61500, 18500),
+])
+def test_challenge_window(tmp_path, at, window):
+    """TSO § 1.4.2 a iv, § 3.1.2, § 3.1.3: the challenge period is 20 s after
+    the clock is pressed at the end of a turn; SPEC §4 Challenge window: not
+    opened by the starting press, frozen by a pause, closed at 0, restarted
+    by the next turn-ending press; challenge_ms reports it (SPEC §5)."""
+    rep = state(tmp_path, WINDOW_GAME, "--at", at)
+    expect(rep, t_ms=at, challenge_ms=window)
+
+
+def test_challenge_window_on_the_display(tmp_path):
+    """TSO § 1.4.2 a iv: the clock shows the challenge period (its seconds,
+    rounded up: 18 500 ms -> 19); none once it has closed."""
+    rep = state(tmp_path, WINDOW_GAME, "--at", "61500")
+    assert "CHL 19" in rep["lcd"][1]
+    rep = state(tmp_path, WINDOW_GAME, "--at", "56000")
+    assert "CHL" not in rep["lcd"][1]
+
+
+def test_challenge_window_from_dead_time(tmp_path):
+    """SPEC §4 Player button in paused(s): x == s ends x's turn (PFS § 3.4.2
+    dead-time flow) and opens the window; x != s restarts the mover's clock
+    (TSO § 3.1.1) and opens none."""
+    # right paused at 10 000; right ends the turn at 12 000: window 20 000,
+    # 1 000 later 19 000, left running
+    rep = state(tmp_path, "profile sdev\n0 left\n10000 pause\n12000 right\n",
+                "--at", "13000")
+    expect(rep, running="left", challenge_ms=19000,
+           right_remaining_ms=1790000, left_remaining_ms=1799000)
+    # left presses in paused(right): right's clock runs again, no window;
+    # right: 1 800 000 - 10 000 - 1 000 = 1 789 000
+    rep = state(tmp_path, "profile sdev\n0 left\n10000 pause\n12000 left\n",
+                "--at", "13000")
+    expect(rep, running="right", challenge_ms=0, right_remaining_ms=1789000,
+           left_remaining_ms=SDEV_BASE)
+
+
+def test_pfs_has_no_challenge_window(tmp_path):
+    """SPEC §3: pfs has no challenge window (challenges happen in dead time,
+    PFS § 4.9)."""
+    rep = state(tmp_path, "profile pfs\n0 left\n10000 right\n", "--at", "11000")
+    expect(rep, running="left", challenge_ms=0, right_remaining_ms=1190000,
+           left_remaining_ms=1199000)
+
+
+# `set` overrides: each changes the outcome of the same events.
+SET_CASES = {
+    # name: (profile, set line, events, --at, want without set, want with set)
+    "base": (
+        "sdev", "set base=25:00", "", 0,
+        dict(left_remaining_ms=1800000, right_remaining_ms=1800000),
+        dict(left_remaining_ms=1500000, right_remaining_ms=1500000)),
+    "base_left_right": (
+        "sdev", "set base_left=10:00 base_right=12:30", "0 left\n", 30000,
+        # right ran 30 000: 1 770 000 / 750 000 - 30 000 = 720 000
+        dict(left_remaining_ms=1800000, right_remaining_ms=1770000),
+        dict(left_remaining_ms=600000, right_remaining_ms=720000)),
+    "base_then_base_right": (
+        # items apply in order: base sets both, base_right then one
+        "pfs", "set base=15:00 base_right=20:00", "", 0,
+        dict(left_remaining_ms=1200000, right_remaining_ms=1200000),
+        dict(left_remaining_ms=900000, right_remaining_ms=1200000)),
+    "window": (
+        # window opens at 10 000; 2 000 later: 18 000 vs 5 000 - 2 000
+        "sdev", "set window=5", "0 left\n10000 right\n", 12000,
+        dict(challenge_ms=18000), dict(challenge_ms=3000)),
+    "window_none": (
+        "sdev", "set window=0", "0 left\n10000 right\n", 12000,
+        dict(challenge_ms=18000), dict(challenge_ms=0)),
+    "window_on_pfs": (
+        "pfs", "set window=20", "0 left\n10000 right\n", 12000,
+        dict(challenge_ms=0), dict(challenge_ms=18000)),
+    "penalty": (
+        # base 00:01 first (set line), right runs from 0: at 62 000 it is
+        # 61 000 over, s = 61: 2 started minutes x 10 vs x 5
+        "sdev", "set base=00:01\nset penalty=5", "0 left\n", 62000,
+        None, dict(right_overtime_ms=61000, right_penalty=10)),
+    "penalty_none": (
+        "sdev", "set base=00:01\nset penalty=0", "0 left\n", 62000,
+        None, dict(right_overtime_ms=61000, right_penalty=0)),
+    "forfeit_none": (
+        # 400 000 over: s = 400, ceil(400/60) = 7 -> 70 points, no forfeit
+        "sdev", "set base=00:01\nset forfeit=none", "0 left\n", 401000,
+        None, dict(right_overtime_ms=400000, right_penalty=70,
+                   right_forfeit=False, over=False, running="right")),
+    "forfeit_1min": (
+        # F = 01:00: lost at s = 61 (61 000 over), the clock stops there
+        "sdev", "set base=00:01\nset forfeit=01:00", "0 left\n", 100000,
+        None, dict(right_overtime_ms=61000, right_forfeit=True, over=True,
+                   running=None)),
+    "zero_flag_on_sdev": (
+        # right out at 1 000: flag, the clock pauses, no overtime
+        "sdev", "set base=00:01\nset zero=flag", "0 left\n", 5000,
+        None, dict(right_overtime_ms=0, right_penalty=0, right_flag=True,
+                   paused=True, running=None)),
+    "zero_overtime_on_pfs": (
+        # left runs from 0, out at 1 000: 4 000 over at 5 000, pfs has no
+        # penalty and no forfeit
+        "pfs", "set base=00:01\nset zero=overtime", "0 right\n", 5000,
+        None, dict(left_overtime_ms=4000, left_penalty=0, left_flag=True,
+                   paused=False, running="left")),
+}
+# The "without" column of the cases that need base=00:01 to be readable: the
+# same file with only the base set.
+SET_BASELINES = {
+    "penalty": dict(right_overtime_ms=61000, right_penalty=20),
+    "penalty_none": dict(right_overtime_ms=61000, right_penalty=20),
+    "forfeit_none": dict(right_overtime_ms=301000, right_forfeit=True,
+                         over=True, running=None),
+    "forfeit_1min": dict(right_overtime_ms=99000, right_penalty=20,
+                         right_forfeit=False, over=False, running="right"),
+    "zero_flag_on_sdev": dict(right_overtime_ms=4000, right_penalty=10,
+                              right_flag=True, paused=False, running="right"),
+    "zero_overtime_on_pfs": dict(left_overtime_ms=0, left_flag=True,
+                                 paused=True, running=None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SET_CASES))
+def test_set_overrides(tmp_path, name):
+    """SPEC §3 (profiles are data; `custom` shows any value works), SPEC §5
+    `set` keys base, base_left, base_right (mm:ss; SPEC §3: each side may
+    have its own base), window (s), penalty (points per started minute,
+    TSO § 5.2 b), forfeit (mm:ss or none, TSO § 5.2 c), zero (overtime|flag,
+    PFS § 6.2.1): each changes the outcome of the same events."""
+    prof, setline, events, at, without, with_ = SET_CASES[name]
+    if without is None:
+        without = SET_BASELINES[name]
+        base_only = "profile %s\nset base=00:01\n%s" % (prof, events)
+    else:
+        base_only = "profile %s\n%s" % (prof, events)
+    expect(state(tmp_path, base_only, "--at", at), **without)
+    rep = state(tmp_path, "profile %s\n%s\n%s" % (prof, setline, events),
+                "--at", at)
+    expect(rep, **with_)
+    expect(rep, profile=prof)
+
+
+def test_adjust_in_paused_applies(tmp_path):
+    """TSO § 7.3.2.2 (a referee may deduct or credit time), SPEC §4 Referee
+    functions (allowed in paused): the adjustment changes the side's time and
+    the clock goes on from there."""
+    content = (
+        "profile sdev\n"
+        "0 left\n"
+        "10000 pause          # right used 10 000 -> 1 790 000\n"
+        "10500 adjust right -60000   # -> 1 730 000\n"
+        "11000 adjust left +30000    # -> 1 830 000 (credit above the base)\n"
+        "20000 pause          # right runs again\n")
+    rep = state(tmp_path, content, "--at", "25000")
+    # right: 1 730 000 - 5 000 = 1 725 000
+    expect(rep, running="right", right_remaining_ms=1725000,
+           left_remaining_ms=1830000)
+
+
+def test_adjust_in_ready_applies(tmp_path):
+    """SPEC §4 Referee functions (allowed in ready), TSO § 2.4 / PFS § 6.3.2
+    (late arrival: a referee sets the elapsed time before the game runs)."""
+    content = "profile sdev\n0 adjust left -300000\n1000 left\n"
+    # left 1 500 000; right runs from 1 000: at 2 000 1 799 000
+    rep = state(tmp_path, content, "--at", "2000")
+    expect(rep, running="right", left_remaining_ms=1500000,
+           right_remaining_ms=1799000)
+
+
+def test_adjust_into_overtime_counts_penalty(tmp_path):
+    """TSO § 7.3.2.2 with § 5.2 b: time deducted past 00:00 is overtime like
+    any other (100 000 over: s = 100, 2 started minutes, 20 points)."""
+    content = "profile sdev\n0 left\n1000 pause\n2000 adjust left -1900000\n"
+    rep = state(tmp_path, content)
+    expect(rep, paused=True, left_remaining_ms=0, left_overtime_ms=100000,
+           left_penalty=20, left_flag=True, over=False)
+
+
+def test_adjust_credits_a_flagged_pfs_side_back_into_play(tmp_path):
+    """TSO § 7.3.2.2 / PFS § 6.3 (a referee may credit time): a pfs side
+    credited after its flag has time again and runs when play resumes."""
+    content = PFS_FLAG + (
+        "65000 adjust left +30000   # left 0 -> 30 000, no longer out\n"
+        "70000 pause                # resume: left runs again\n")
+    rep = state(tmp_path, content, "--at", "80000")
+    expect(rep, running="left", left_remaining_ms=20000, left_flag=False,
+           right_remaining_ms=60000)
+
+
+@pytest.mark.parametrize("content, line, want", [
+    # while running: right 1 800 000 - 10 000 = 1 790 000, unchanged by the -60 s
+    ("profile sdev\n0 left\n10000 adjust right -60000\n", 3,
+     dict(running="right", right_remaining_ms=1790000)),
+    # after the end: left keeps its 1 800 000 (the end rolled right back too)
+    ("profile sdev\n0 left\n\n# the end\n10000 end\n20000 adjust left +1000\n", 6,
+     dict(over=True, left_remaining_ms=SDEV_BASE, right_remaining_ms=SDEV_BASE)),
+])
+def test_adjust_while_not_paused_is_ignored_with_a_warning(tmp_path, content,
+                                                          line, want):
+    """SPEC §4 Referee functions: allowed in ready and paused only.  The
+    replay ignores an adjust at any other time, says so on stderr in the
+    FILE:LINE: form, and still exits 0 with the state on stdout."""
+    path = write(tmp_path, content)
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 0
+    err = out_text(proc, "stderr").splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("%s:%d: " % (path, line)), err
+    assert "adjust" in err[0] and "Traceback" not in err[0]
+    rep = one_json_object(out_text(proc))
+    check_contract(rep)
+    expect(rep, **want)
+
+
+def test_example_sdev_overtime(tmp_path):
+    """examples/sdev_overtime.replay, by hand (TSO § 1.1 b 25:00 option,
+    § 5.2 b, § 5.2 d, § 7.3.2.2; base 25:00 = 1 500 000 each):
+         0 left    right runs from 0
+     62000 right   right 1 500 000 - 62 000 = 1 438 000; left runs, window
+     70000 pause   left 1 500 000 - 8 000 = 1 492 000
+     95000 pause   left runs again
+    600000 left    left 1 492 000 - 505 000 = 987 000; right runs
+   1500000 right   right 1 438 000 - 900 000 = 538 000; left runs
+   1500400 right   bounce (right is not running): ignored
+   2100000 pause   left 987 000 - 600 000 = 387 000
+   2100500 adjust  left 387 000 - 30 000 = 357 000
+   2130000 pause   left runs again
+   2400000 left    left 357 000 - 270 000 = 87 000 (01:27); right runs
+   3200000 right   right 538 000 - 800 000 = -262 000: 04:22 over,
+                   s = 262, ceil(262/60) = 5 -> 50 points; left runs
+   3215000 end     left's last 15 000 are not charged (TSO § 5.2 d): 87 000
+    """
+    rep = state(tmp_path, open(os.path.join(EXAMPLES, "sdev_overtime.replay"),
+                               "rb").read())
+    expect(rep, profile="sdev", t_ms=3215000, running=None, paused=False,
+           over=True, challenge_ms=0,
+           left_remaining_ms=87000, left_overtime_ms=0, left_penalty=0,
+           left_flag=False, left_forfeit=False,
+           right_remaining_ms=0, right_overtime_ms=262000, right_penalty=50,
+           right_flag=True, right_forfeit=False)
+    assert "01:27" in rep["lcd"][0] and "-04:22" in rep["lcd"][0]
+    assert "END" in rep["lcd"][1] and "P50" in rep["lcd"][1]
+
+
+def test_example_pfs_flag(tmp_path):
+    """examples/pfs_flag.replay, by hand (PFS § 6.2.1, § 3.2.1; base 15:00 =
+    900 000 each):
+          0 right   left runs from 0
+     500000 left    left 900 000 - 500 000 = 400 000; right runs
+     800000 pause   right 900 000 - 300 000 = 600 000 (dead time)
+     810000 right   right ends the turn from dead time: left runs
+                    (flag at 810 000 + 400 000 = 1 210 000: left 00:00,
+                    the clock pauses)
+    1300000 left    paused after the flag: right's clock runs
+    1400000 pause   right 600 000 - 100 000 = 500 000; paused(right)
+    2000000 right   right ends a turn: left is out, right's clock runs on
+                    with 500 000 (08:20)
+    """
+    path = os.path.join(EXAMPLES, "pfs_flag.replay")
+    rep = state(tmp_path, open(path, "rb").read())
+    expect(rep, profile="pfs", t_ms=2000000, running="right", paused=False,
+           over=False, challenge_ms=0,
+           left_remaining_ms=0, left_overtime_ms=0, left_penalty=0,
+           left_flag=True, left_forfeit=False,
+           right_remaining_ms=500000, right_overtime_ms=0, right_penalty=0,
+           right_flag=False, right_forfeit=False)
+    assert "00:00\u2691" in rep["lcd"][0] and "08:20\u25b6" in rep["lcd"][0]
+    assert "TIME" in rep["lcd"][1]
+    # between the flag (1 210 000) and the next key: paused, right untouched
+    rep = state(tmp_path, open(path, "rb").read(), "--at", "1250000")
+    expect(rep, running=None, paused=True, left_remaining_ms=0,
+           left_flag=True, right_remaining_ms=600000)
+    # right runs out at 2 000 000 + 500 000: both out, game over
+    rep = state(tmp_path, open(path, "rb").read(), "--at", "2500000")
+    expect(rep, over=True, right_remaining_ms=0, right_flag=True)
+
+
+def test_example_files_given_by_relative_path():
+    """SPEC §5: the referee's command line, `python -m host_sim replay
+    examples/... --json`, from the project root."""
+    for name in ("sdev_overtime.replay", "pfs_flag.replay"):
+        proc = run_cli(os.path.join("examples", name), "--json")
+        assert proc.returncode == 0 and proc.stderr == b""
+        check_contract(one_json_object(out_text(proc)))
+
+
+def test_byte_order_mark_and_crlf_are_text(tmp_path):
+    """SPEC §5 (a replay file is text): a file saved by a Windows editor,
+    with a UTF-8 byte-order mark and CRLF line ends, reads the same."""
+    unix = state(tmp_path, AT_GAME, "--at", "100000")
+    dos = state(tmp_path, b"\xef\xbb\xbf" + AT_GAME.replace("\n", "\r\n").encode(),
+                "--at", "100000")
+    assert dos == unix
+
+
+# -- 3. malformed input (SPEC §5: exit 2, one line FILE:LINE: ..., no traceback) ----
+
+MALFORMED = [
+    # id, content, line, a word the message must quote (or None)
+    ("unknown_profile", "profile wespa\n0 left\n", 1, "wespa"),
+    ("unknown_profile_after_comments", "# header\n\n   # more\nprofile scrabble\n", 4, "scrabble"),
+    ("profile_without_name", "profile\n0 left\n", 1, None),
+    ("profile_two_names", "profile sdev pfs\n", 1, None),
+    ("missing_profile_line", "0 left\n1000 right\n", 1, None),
+    ("set_before_profile", "# c\nset base=25:00\nprofile sdev\n", 2, None),
+    ("second_profile_line", "profile sdev\n0 left\nprofile pfs\n", 3, None),
+    ("empty_file", "", 1, None),
+    ("only_comments", "# nothing here\n\n", 1, None),
+    ("unknown_event", "profile sdev\n0 left\n1000 undo\n", 3, "undo"),
+    ("event_uppercase", "profile sdev\n0 LEFT\n", 2, "LEFT"),
+    ("missing_event", "profile sdev\n0 left\n1000\n", 3, None),
+    ("event_without_time", "profile sdev\nleft\n", 2, None),
+    ("time_decimal", "profile sdev\n1.5 left\n", 2, "1.5"),
+    ("time_negative", "profile sdev\n-5 left\n", 2, "-5"),
+    ("time_with_unit", "profile sdev\n0 left\n12s right\n", 3, "12s"),
+    ("time_mmss", "profile sdev\n0 left\n01:00 right\n", 3, "01:00"),
+    ("time_superscript_digit", "profile sdev\n0 left\n\u00b2000 right\n", 3, None),
+    ("time_arabic_indic_digits", "profile sdev\n0 left\n\u0661\u0662 right\n", 3, None),
+    ("adjust_decimal", "profile sdev\n0 pause\n100 adjust left 1.5\n", 3, "1.5"),
+    ("adjust_double_sign", "profile sdev\n100 adjust left ++5\n", 2, "++5"),
+    ("adjust_with_unit", "profile sdev\n100 adjust left -60s\n", 2, "-60s"),
+    ("adjust_sign_only", "profile sdev\n100 adjust left -\n", 2, None),
+    ("adjust_superscript_digit", "profile sdev\n100 adjust left \u00b2\n", 2, None),
+    ("adjust_missing_amount", "profile sdev\n100 adjust left\n", 2, None),
+    ("adjust_missing_side", "profile sdev\n100 adjust -5000\n", 2, None),
+    ("adjust_extra_word", "profile sdev\n100 adjust left -5 now\n", 2, None),
+    ("adjust_unknown_side", "profile sdev\n0 left\n\n100 adjust middle -1000\n", 4, "middle"),
+    ("time_backwards", "profile sdev\n0 left\n5000 right\n4999 pause\n", 4, "4999"),
+    ("time_backwards_after_comments",
+     "profile sdev\n0 left\n# c\n70000 pause\n\n# c\n69999 pause\n", 7, "69999"),
+    ("set_unknown_key", "profile sdev\nset bass=25:00\n", 2, "bass"),
+    ("set_unknown_key_second_item", "profile sdev\nset base=25:00 windw=5\n", 2, "windw"),
+    ("set_no_items", "profile sdev\nset\n", 2, None),
+    ("set_no_value", "profile sdev\nset base=\n", 2, None),
+    ("set_not_key_value", "profile sdev\nset base 25:00\n", 2, None),
+    ("mmss_no_colon", "profile sdev\nset base=25\n", 2, "25"),
+    ("mmss_seconds_60", "profile sdev\nset base=24:60\n", 2, "24:60"),
+    ("mmss_three_parts", "profile sdev\nset base=1:00:00\n", 2, "1:00:00"),
+    ("mmss_words", "profile sdev\nset base_left=ten\n", 2, "ten"),
+    ("mmss_base_zero", "profile sdev\nset base_right=00:00\n", 2, "00:00"),
+    ("mmss_superscript_digit", "profile sdev\nset base=\u00b25:00\n", 2, None),
+    ("mmss_forfeit_seconds", "profile sdev\n\nset forfeit=300\n", 3, "300"),
+    ("window_negative", "profile sdev\nset window=-5\n", 2, "-5"),
+    ("window_mmss", "profile sdev\nset window=00:20\n", 2, "00:20"),
+    ("penalty_word", "profile sdev\nset penalty=ten\n", 2, "ten"),
+    ("zero_unknown", "profile sdev\nset zero=sudden\n", 2, "sudden"),
+    ("set_after_event", "profile sdev\nset base=25:00\n0 left\nset window=5\n", 4, None),
+    ("extra_words_after_press", "profile sdev\n0 left now\n", 2, "now"),
+    ("extra_words_after_pause", "profile sdev\n0 left\n10 pause 5\n", 3, None),
+    ("extra_words_after_end", "profile sdev\n0 left\n10 end game\n", 3, None),
+    ("crlf_line_numbers", "profile sdev\r\n0 left\r\n1000 undo\r\n", 3, "undo"),
+    ("form_feed_is_not_a_line_end",
+     "profile sdev\n0 left\n# page\x0cbreak\n1000 undo\n", 4, "undo"),
+    ("binary_png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8", 1, None),
+    ("binary_zeros", b"\x00\x00\x00\x00", 1, None),
+    ("utf16_text", "profile sdev\n0 left\n".encode("utf-16"), 1, None),
+    ("latin1_byte_on_line_3", b"profile sdev\n0 left\n# caf\xe9\n", 3, None),
+]
+
+
+def assert_error_line(proc, path, line, needle=None):
+    """SPEC §5: exit status 2 and exactly one line `FILE:LINE: what is
+    wrong` on stderr, no traceback, nothing on stdout."""
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 2, (proc.returncode, err)
+    assert proc.stdout == b"", proc.stdout
+    assert "Traceback" not in err, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    m = re.match(r"^%s:(\d+): (\S.*)$" % re.escape(str(path)), lines[0])
+    assert m, lines[0]
+    assert int(m.group(1)) == line, lines[0]
+    if needle is not None:
+        assert needle in m.group(2), lines[0]
+    return m.group(2)
+
+
+@pytest.mark.parametrize("content, line, needle",
+                         [c[1:] for c in MALFORMED], ids=[c[0] for c in MALFORMED])
+@pytest.mark.parametrize("mode", ["--json", "text"])
+def test_malformed_file(tmp_path, content, line, needle, mode):
+    """SPEC §5: a malformed file (unknown profile or event, bad number, time
+    going backwards, bad `set` item, not text) exits with status 2 and one
+    line `FILE:LINE: what is wrong` on stderr, with the line of the fault;
+    no traceback, nothing on stdout (in both output modes)."""
+    path = write(tmp_path, content)
+    args = ["--json"] if mode == "--json" else []
+    assert_error_line(run_cli(path, *args), path, line, needle)
+
+
+def test_malformed_file_ignores_at(tmp_path):
+    """SPEC §5: the file is checked whole, so a fault after --at MS is
+    still reported (a referee must not read a state from a broken log)."""
+    path = write(tmp_path, "profile sdev\n0 left\n1000 right\n90000 undo\n")
+    assert_error_line(run_cli(path, "--at", "500", "--json"), path, 4, "undo")
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_unreadable_file(tmp_path, kind):
+    """SPEC §5 error form for a file that cannot be read at all: exit 2, one
+    `FILE:LINE: ...` line, no traceback, nothing on stdout."""
+    path = tmp_path / "no_such.replay"
+    if kind == "directory":
+        path.mkdir()
+    assert_error_line(run_cli(path, "--json"), path, 1)
+
+
+@pytest.mark.parametrize("at", ["-5", "1.5", "soon", "\u00b2"])
+def test_bad_at_argument(tmp_path, at):
+    """SPEC §5 `--at MS` takes whole ms: anything else is a usage error (exit
+    2 from the argument parser), not a traceback and not a state report."""
+    path = write(tmp_path, "profile sdev\n0 left\n")
+    proc = run_cli(path, "--at", at, "--json")
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 2 and proc.stdout == b"", err
+    assert "Traceback" not in err and "--at" in err, err
+
+
+# -- 4. the human-readable form ---------------------------------------------------
+
+HUMAN = [
+    ("ready", "profile sdev\n", [], "ready"),
+    ("running", "profile sdev\n0 left\n", ["--at", "5000"], "running: right"),
+    ("paused", "profile sdev\n0 left\n1000 pause\n", [], "paused"),
+    ("over", "profile sdev\n0 left\n1000 right\n2000 end\n", [], "game over"),
+    ("pfs_flag", PFS_FLAG, ["--at", "60000"], "paused"),
+    ("forfeit", PENALTY_GAME, ["--at", "302000"], "game over"),
+]
+
+
+@pytest.mark.parametrize("name, content, args, word",
+                         HUMAN, ids=[h[0] for h in HUMAN])
+@pytest.mark.parametrize("geometry", ["16x2", "20x4"])
+def test_human_readable(tmp_path, name, content, args, word, geometry):
+    """SPEC §5: without --json the tool prints the state at MS for a person:
+    the state word and what the LCD shows, row by row."""
+    path = write(tmp_path, content)
+    proc = run_cli(path, "--lcd", geometry, *args)
+    text = out_text(proc)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    rep = one_json_object(out_text(run_cli(path, "--json", "--lcd", geometry, *args)))
+    assert not text.lstrip().startswith("{"), text
+    for row in rep["lcd"]:
+        assert row in text, (row, text)
+    assert re.search(r"\b%s\b" % re.escape(word), text), (word, text)
+    # the other state words do not appear (so the word really reflects it)
+    for other in ("ready", "running:", "paused", "game over"):
+        if other != word and not word.startswith(other):
+            assert other not in text, (other, text)
+
+
+def test_human_readable_penalty_and_forfeit(tmp_path):
+    """TSO § 5.2 b/c, SPEC §4 (the final screen shows both sides' times,
+    overtime and penalty points): the summary names them."""
+    path = write(tmp_path, PENALTY_GAME)
+    text = out_text(run_cli(path, "--at", str(1000 + 61000)))
+    assert "-01:01" in text and "20" in text and "penalty" in text
+    text = out_text(run_cli(path, "--at", "302000"))
+    assert "-05:01" in text and "FORFEIT" in text
+
+
+def test_human_readable_on_a_console_without_the_glyphs(tmp_path):
+    """SPEC §5 human form on a cp1252 console (Windows): printed, with the
+    glyphs replaced, instead of a UnicodeEncodeError traceback."""
+    path = write(tmp_path, "profile sdev\n0 left\n")
+    proc = run_cli(path, env={"PYTHONIOENCODING": "cp1252"})
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    text = proc.stdout.decode("cp1252")
+    assert "running: right" in text and "30:00" in text
