@@ -27,3 +27,21 @@ test: $(STAMP)
 clean:
 	rm -rf build .pytest_cache .hypothesis
 	find . -name __pycache__ -prune -exec rm -rf {} +
+
+# -- boards: deploy / bundle (tools/deploy.py), wiring pictures (tools/wiring.py)
+#   make deploy BOARD=esp32 PORT=/dev/ttyUSB0   SOURCES=1 copies .py instead of .mpy
+#   make deploy BOARD=pico DRY_RUN=1            print the mpremote commands only
+#   make wiring                                 regenerate docs/wiring/*.svg + docs/build.md tables
+SOURCES ?=
+DRY_RUN ?=
+DEPLOY  := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/deploy.py
+
+deploy: $(STAMP)
+	@$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run)
+
+bundle: $(STAMP)
+	@$(DEPLOY) bundle --board $(BOARD) $(if $(SOURCES),--sources)
+
+.PHONY: wiring
+wiring: $(STAMP)
+	$(PY) tools/wiring.py --all

@@ -36,3 +36,26 @@ def run(names):
 
 if __name__ == "__main__":
     sys.exit(1 if run(sys.argv[1:]) else 0)
+
+
+def heap_bytes(fn, n=200):
+    """Bytes allocated by n calls of fn (after one warm-up call).
+
+    Counts with micropython.mem_total() where present: gc.mem_alloc() alone
+    misses the short-lived heap frames MicroPython makes for calls whose
+    locals + stack exceed VM_MAX_STATE_ON_STACK (freed on return), so the
+    larger of the two deltas is reported."""
+    import gc
+    try:
+        from micropython import mem_total
+    except ImportError:
+        mem_total = None
+    fn()
+    gc.collect()
+    a = gc.mem_alloc()
+    ta = mem_total() if mem_total else 0
+    for _ in range(n):
+        fn()
+    b = gc.mem_alloc()
+    tb = mem_total() if mem_total else 0
+    return max(b - a, tb - ta)

