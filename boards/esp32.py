@@ -15,7 +15,7 @@ BTN_PAUSE = 27
 I2C_ID = 0
 I2C_SDA = 21
 I2C_SCL = 22
-I2C_FREQ = 400000
+I2C_FREQ = 100000
 
 LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 16

@@ -14,7 +14,7 @@ BTN_PAUSE = 13
 I2C_ID = 0
 I2C_SDA = 4
 I2C_SCL = 5
-I2C_FREQ = 400000
+I2C_FREQ = 100000
 
 LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 20

@@ -211,6 +211,8 @@ class Clock:
                 self._emit(EV_FORFEIT, s, t, 0)
 
     def _advance(self, t):
+        # Kept small: MicroPython puts a frame with many locals on the heap,
+        # and this runs every loop iteration.
         d = self._diff(t, self.t)
         if d <= 0:
             if d < 0 and self.state != RUNNING:
@@ -218,20 +220,41 @@ class Clock:
                 # stamp loses nothing (the long-press end uses this).
                 self.t = t
             return
+        if self.state != RUNNING:
+            self.t = t
+            return
+        if d < self._boundary():
+            # The common case: no 00:00, forfeit or window end in between.
+            self.rem[self.side] -= d
+            if self.win > 0:
+                self.win -= d
+            self.t = t
+            return
+        self._cross(t, d)
+
+    def _boundary(self):
+        """ms until the next time-triggered transition of the running side."""
+        r = self.rem[self.side]
+        b = self.win if self.win > 0 else 0x3FFFFFFF
+        if r > 0:
+            if r < b:
+                b = r                                  # 00:00
+        else:
+            lim = self._limit()
+            if lim and r + lim < b:
+                b = r + lim                            # forfeit instant
+        return b
+
+    def _cross(self, t, d):
+        """Run time forward across transitions, each at its exact instant."""
         rem = self.rem
-        flagmode = self.rules.zero == ZERO_FLAG
-        lim = self._limit()
         while d > 0 and self.state == RUNNING:
             s = self.side
             r = rem[s]
-            step = d
+            step = self._boundary()
+            if step > d:
+                step = d
             w = self.win
-            if 0 < w < step:
-                step = w
-            if 0 < r < step:
-                step = r                     # 00:00
-            elif lim and r <= 0 and r + lim < step:
-                step = r + lim               # forfeit instant
             rem[s] = r - step
             d -= step
             self.t = self._add(self.t, step)
@@ -241,7 +264,7 @@ class Clock:
                     self._emit(EV_WINDOW, s, self.t, 0)
             if r > 0 and r == step:
                 self._emit(EV_FLAG, s, self.t, 0)
-                if flagmode:
+                if self.rules.zero == ZERO_FLAG:
                     # The flag pauses the whole clock (dead time).
                     self.state = PAUSED
                     self.pause_fresh = False
@@ -249,7 +272,7 @@ class Clock:
                         self.state = OVER
                         self.win = 0
                         self._emit(EV_OVER, s, self.t, 0)
-            elif lim and r <= 0 and -rem[s] == lim:
+            elif r <= 0 and self._limit() and -rem[s] == self._limit():
                 self.forfeited[s] = True
                 self.state = OVER
                 self.win = 0

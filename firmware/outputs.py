@@ -19,9 +19,10 @@ _PATTERNS = (
 
 
 class Buzzer:
-    def __init__(self, pwm, ticks_diff, enabled=True):
+    def __init__(self, pwm, ticks_diff, ticks_add, enabled=True):
         self.pwm = pwm
         self._diff = ticks_diff
+        self._add = ticks_add
         self.enabled = enabled
         self._pat = None
         self._left = 0      # tones still to start
@@ -45,7 +46,7 @@ class Buzzer:
         self._left -= 1
         self._on = True
         self.sounding = True
-        self._until = now + p[1]
+        self._until = self._add(now, p[1])
         if self.pwm is not None:
             self.pwm.freq(p[0])
             self.pwm.duty_u16(32768)
@@ -62,7 +63,7 @@ class Buzzer:
         if self._on:
             self._silence()
             if self._left > 0:
-                self._until = now + self._pat[2]
+                self._until = self._add(now, self._pat[2])
                 return
             self._pat = None
         elif self._left > 0:
@@ -89,13 +90,19 @@ class Leds:
 class Battery:
     """Battery voltage through a resistor divider on an ADC pin (integer mV).
     Reads every `every_ms`; `low` turns on below low_mv and off again only
-    100 mV above it (hysteresis, so the warning doesn't flicker)."""
+    100 mV above it (hysteresis, so the warning doesn't flicker).  Where the
+    port offers read_uv() (ESP32: calibrated, with the 11 dB attenuation the
+    app sets) it is used; otherwise read_u16() against a 3.3 V reference
+    (RP2040)."""
 
-    def __init__(self, adc, divider, low_mv, ticks_diff, every_ms=10000, vref_mv=3300):
+    def __init__(self, adc, divider, low_mv, ticks_diff, ticks_add,
+                 every_ms=10000, vref_mv=3300):
         self.adc = adc
         self.num, self.den = divider
         self.low_mv = low_mv
         self._diff = ticks_diff
+        self._add = ticks_add
+        self._uv = adc is not None and hasattr(adc, "read_uv")
         self.every = every_ms
         self.vref = vref_mv
         self.mv = 0
@@ -107,9 +114,12 @@ class Battery:
             return
         if self._next is not None and self._diff(now, self._next) < 0:
             return
-        self._next = now + self.every
-        raw = self.adc.read_u16()
-        self.mv = raw * self.vref * self.num // (65535 * self.den)
+        self._next = self._add(now, self.every)
+        if self._uv:
+            pin_mv = self.adc.read_uv() // 1000
+        else:
+            pin_mv = self.adc.read_u16() * self.vref // 65535
+        self.mv = pin_mv * self.num // self.den
         if self.mv < self.low_mv:
             self.low = True
         elif self.mv > self.low_mv + 100:

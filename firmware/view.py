@@ -46,6 +46,12 @@ class View:
         self.buf = [bytearray(b" " * cols) for _ in range(rows)]
         self.header = bytearray(b" " * cols)
         self.notice = None  # bytes shown in the center field instead of state
+        self._ipos = (0, cols - 5)  # info fields: penalty, LOST, TIME
+        self._ppos = (0, -(cols - 1))  # penalty: left-aligned / right-aligned
+        if rows >= 4:
+            self._cpos, self._cwidth = 0, cols
+        else:
+            self._cpos, self._cwidth = 5, cols - 10
         self.lowbat = False  # battery warning, shown when the center is free
         self.set_language(language)
 
@@ -68,74 +74,81 @@ class View:
 
     # -- rendering ------------------------------------------------------------
     def render(self, clock):
-        """Fill self.buf from the clock's state.  Allocates nothing."""
+        """Fill self.buf from the clock's state.  Allocates nothing (each
+        helper is kept small so MicroPython keeps its frame on the stack)."""
+        b = self.buf
+        if self.rows >= 4:
+            _copy(b[0], self.header)
+            _blank(b[2])
+            _blank(b[3])
+            self._times(b[1], clock)
+            self._infos(b[2], clock)
+            self._center(b[3], clock)
+        else:
+            _blank(b[1])
+            self._times(b[0], clock)
+            self._infos(b[1], clock)
+            self._center(b[1], clock)
+        return b
+
+    def _times(self, row, clock):
         c = self.cols
-        if self.rows >= 4:
-            times, info, center = self.buf[1], self.buf[2], self.buf[3]
-            top = self.buf[0]
-            for i in range(c):
-                top[i] = self.header[i]
-        else:
-            times, info, center = self.buf[0], self.buf[1], self.buf[1]
-        for r in range(2 if self.rows >= 4 else 1, self.rows):
-            row = self.buf[r]
-            for i in range(c):
-                row[i] = SP
         run = clock.running()
-        # times row
-        for i in range(c):
-            times[i] = SP
-        times[0] = G_RUN_L if run == 0 else SP
-        times[c - 1] = G_RUN_R if run == 1 else SP
-        _time(times, 1, clock.rem[0])
-        _time(times, c - 7, clock.rem[1])
-        times[7] = G_FLAG if clock.flag(0) else SP
-        times[c - 8] = G_FLAG if clock.flag(1) else SP
-        # info fields
-        self._info(info, 0, clock, 0)
-        self._info(info, c - 5, clock, 1)
-        # center field
-        if self.rows >= 4:
-            self._center(center, 0, c, clock)
-        else:
-            self._center(center, 5, c - 10, clock)
-        return self.buf
+        _blank(row)
+        row[0] = G_RUN_L if run == 0 else SP
+        row[c - 1] = G_RUN_R if run == 1 else SP
+        _time(row, 1, clock.rem[0])
+        _time(row, c - 7, clock.rem[1])
+        row[7] = G_FLAG if clock.flag(0) else SP
+        row[c - 8] = G_FLAG if clock.flag(1) else SP
 
-    def _info(self, row, pos, clock, s):
-        if clock.forfeited[s]:
-            _word(row, pos, 5, self.w_lost, s)
-        elif clock.out(s):
-            _word(row, pos, 5, self.w_flag, s)
-        else:
-            p = clock.penalty(s)
-            if p > 0:
-                n = _ndigits(p)
-                if n > 4:
-                    n = 4
-                    p = 9999
-                start = pos if s == 0 else pos + 4 - n
-                row[start] = self.w_pen
-                _uint(row, start + 1, n, p)
+    def _infos(self, row, clock):
+        self._info(row, clock, 0)
+        self._info(row, clock, 1)
 
-    def _center(self, row, pos, width, clock):
+    # The helpers below take few arguments and keep few locals on purpose:
+    # MicroPython moves a call's frame to the heap when locals plus stack
+    # exceed 11 words, and these run every main-loop iteration.
+    def _info(self, row, clock, s):
+        w = self.w_lost if clock.forfeited[s] else self.w_flag if clock.out(s) else None
+        if w is not None:
+            _word(row, self._ipos[s], 5, w, s)
+        elif clock.penalty(s) > 0:
+            self._pen(row, clock, s)
+
+    def _pen(self, row, clock, s):
+        p = clock.penalty(s)
+        _points(row, self._ppos[s], self.w_pen, p)
+
+    def _center(self, row, clock):
         st = clock.state
-        if self.notice is not None:
-            _word(row, pos, width, self.notice, 2)
-        elif st == OVER:
-            _word(row, pos, width, self.w_end, 2)
-        elif st == PAUSED:
-            _word(row, pos, width, self.w_pause, 2)
-        elif st == READY:
-            _word(row, pos, width, self.w_ready, 2)
-        elif clock.win <= 0:
-            if self.lowbat:
-                _word(row, pos, width, self.w_lowbat, 2)
-        else:
-            # label + space + two digits, centered: "CHL 17"
-            start = pos + (width - 6) // 2
-            _word(row, start, 3, self.w_chal, 0)
-            row[start + 3] = SP
-            _uint(row, start + 4, 2, (clock.win + 999) // 1000)
+        w = self.notice
+        if w is None:
+            w = self.w_end if st == OVER else self.w_pause if st == PAUSED \
+                else self.w_ready if st == READY else None
+        if w is not None:
+            _word(row, self._cpos, self._cwidth, w, 2)
+        elif clock.win > 0:
+            self._window(row, clock.win)
+        elif self.lowbat:
+            _word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
+
+    def _window(self, row, win):
+        # label + space + two digits, centered: "CHL 17"
+        start = self._cpos + (self._cwidth - 6) // 2
+        _word(row, start, 3, self.w_chal, 0)
+        row[start + 3] = SP
+        _uint(row, start + 4, 2, (win + 999) // 1000)
+
+
+def _blank(row):
+    for i in range(len(row)):
+        row[i] = SP
+
+
+def _copy(dst, src):
+    for i in range(len(dst)):
+        dst[i] = src[i]
 
 
 def _time(buf, pos, rem):
@@ -167,6 +180,18 @@ def _uint(buf, pos, n, v):
         i -= 1
 
 
+def _points(row, pos, prefix, p):
+    """prefix + p (at most 4 digits), left-aligned at pos, or right-aligned
+    ending at -pos when pos is negative."""
+    if p > 9999:
+        p = 9999
+    n = _ndigits(p)
+    if pos < 0:
+        pos = -pos - n
+    row[pos] = prefix
+    _uint(row, pos + 1, n, p)
+
+
 def _ndigits(v):
     n = 1
     while v >= 10:
@@ -176,20 +201,28 @@ def _ndigits(v):
 
 
 def _word(buf, pos, width, word, align):
-    """word into buf[pos:pos+width]; align 0 left, 1 right, 2 center."""
+    """word into buf[pos:pos+width]; align 0 left, 1 right, 2 center.
+    (Split in three so each frame stays small enough for MicroPython to keep
+    it off the heap.)"""
+    _fill(buf, pos, width)
     n = len(word)
     if n > width:
         n = width
-    if align == 0:
-        start = pos
-    elif align == 1:
-        start = pos + width - n
-    else:
-        start = pos + (width - n) // 2
+    if align == 1:
+        pos += width - n
+    elif align == 2:
+        pos += (width - n) // 2
+    _put(buf, pos, word, n)
+
+
+def _fill(buf, pos, width):
     for i in range(pos, pos + width):
         buf[i] = SP
+
+
+def _put(buf, pos, word, n):
     for i in range(n):
-        buf[start + i] = word[i]
+        buf[pos + i] = word[i]
 
 
 def to_text(codes):

@@ -3,13 +3,11 @@
 # Real game scenarios with asserted results (the same rules as
 # tests/test_core.py), played on a tick counter that wraps at 2**30 like the
 # boards', plus heap-allocation measurements of the steady-state calls.
-import gc
-
 import clockcore as cc
 import profiles
 import ticks
 import view
-from mptest import eq
+from mptest import eq, heap_bytes as _alloc
 
 MIN = 60000
 DIFF, ADD = ticks.wrapping(1 << 30)
@@ -80,15 +78,6 @@ def test_snapshot_restore_same_future():
         c.update(at(99999))
     eq(a.rem, b.rem, "rem")
     eq(a.win, b.win, "win")
-
-
-def _alloc(fn, n=200):
-    fn()  # warm up (first-call caches)
-    gc.collect()
-    before = gc.mem_alloc()
-    for _ in range(n):
-        fn()
-    return gc.mem_alloc() - before
 
 
 def test_steady_state_calls_allocate_nothing():
