@@ -2,20 +2,37 @@
 #
 # The HD44780 A00 ROM has no Polish letters and only some German ones (ä ö ü ß
 # at 0xE1 0xEF 0xF5 0xE2), so every word here is written with ROM characters
-# only: German umlauts use those ROM codes, Polish words use the letters
-# without diacritics (PAUZA, KONIEC), which Polish players read naturally on
-# such displays.  The terms follow the regulations: Anfechtung (TSO § 3.1.4),
-# Zeitüberschreitung (TSO § 5.2), pauza / sprawdzenie / przekroczenie czasu
-# (PFS).  Each entry is at most the width noted beside it, so a 16x2 layout
-# never truncates a word.
+# only: German umlauts use those ROM codes, Polish words are written with their
+# diacritics here and shown without them (PAUZA, Sędzia -> Sedzia), which
+# Polish players read naturally on such displays.
 #
-# Keys: READY PAUSE END CHAL(3) PEN(1) LOST(5) FLAG(5) RESTORED(6)
-#       plus the menu and notice words used by menu.py and app.py.
+# The terms follow the regulations:
+#   German (TSO 2017): Bedenkzeit (§ 1.1, § 2.4), Zeitüberschreitung shown
+#     "im Count-Up-Modus" = Hochzählen (§ 1.4.2 a ii, § 5.2),
+#     Strafpunkte/Zeitstrafen (§ 5.2 b), Anfechtperiode (§ 1.4.2 a iv),
+#     Schiedsrichter, Verspätung (§ 2.4), Reset der Uhr (§ 1.4.1 a), verloren
+#     (§ 5.2 c), Ton.
+#   Polish (PFS): czas na partię (§ 1.2), przekroczenie czasu / chorągiewka
+#     (§ 6.2.1), kara, sprawdzenie (§ 4.7), sędzia, spóźnienie (§ 6.3),
+#     walkower (§ 6.3.4, § 7.2), koniec gry, dźwięk.
+#
+# Every key exists in every language, and every word fits the field it is
+# drawn in (WIDTH, in LCD columns after encoding; tests/test_lang.py checks
+# both), so a 16x2 layout never truncates a word.
+#
+#   view.py (game screen): READY PAUSE END CHAL PEN LOST FLAG RESTORED LOWBAT
+#   menu.py, row 0 labels (16): T_*
+#   menu.py, row 1 values between the arrows (12): V_*
+#   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
+#   app/settings notice (16): SETRESET
+# Language-independent names (language and profile names) are in _SAME and
+# appear in every table.
 
 LANGS = ("en", "de", "pl")
 
 _TEXT = {
     "en": {
+        # -- game screen (view.py) --
         "READY": "READY",      # center field, 6 columns
         "PAUSE": "PAUSE",
         "END": "END",
@@ -23,8 +40,42 @@ _TEXT = {
         "PEN": "P",            # penalty points prefix, 1 column
         "LOST": "LOST",        # forfeit, 5 columns
         "FLAG": "TIME",        # out of time (flag profiles), 5 columns
-        "RESTORED": "RESTOR",  # game restored after power loss, 6 columns
+        "RESTORED": "GAME RESTORED",  # after a power cut: the status row, 16 columns
         "LOWBAT": "BATT",
+        # -- setup menu labels --
+        "T_PROFILE": "Rules",
+        "T_BASE": "Time per player",
+        "T_BASE_L": "Time: left",
+        "T_BASE_R": "Time: right",
+        "T_ZERO": "At 00:00",
+        "T_PENALTY": "Penalty/minute",
+        "T_FORFEIT": "Forfeit after",
+        "T_WINDOW": "Challenge time",
+        "T_LANG": "Language",
+        "T_SOUND": "Sound",
+        # -- referee menu labels --
+        "T_ADJ_L_S": "Left +/- 1 s",
+        "T_ADJ_L_M": "Left +/- 1 min",
+        "T_ADJ_R_S": "Right +/- 1 s",
+        "T_ADJ_R_M": "Right +/- 1 min",
+        "T_LATE_L": "Late arrival L",
+        "T_LATE_R": "Late arrival R",
+        "T_RESET": "Reset game",
+        "T_EXIT": "Exit",
+        # -- values --
+        "V_CUSTOM": "Custom",
+        "V_OVERTIME": "Overtime",
+        "V_FLAG": "Flag",
+        "V_NONE": "none",
+        "V_NEVER": "never",
+        "V_ON": "on",
+        "V_OFF": "off",
+        "V_CONFIRM": "Reset? R=yes",
+        # -- 20x4 extras, notices --
+        "TITLE_SETUP": "Setup",
+        "TITLE_REF": "Referee",
+        "HINT": "Pause=next hold=OK",
+        "SETRESET": "Settings reset",
     },
     "de": {
         "READY": "BEREIT",
@@ -34,8 +85,38 @@ _TEXT = {
         "PEN": "S",            # Strafpunkte
         "LOST": "VERL.",       # verloren (TSO § 5.2 c)
         "FLAG": "ZEIT",
-        "RESTORED": "WIEDER",
+        "RESTORED": "SPIEL FORTGES.",
         "LOWBAT": "AKKU",
+        "T_PROFILE": "Regelwerk",
+        "T_BASE": "Bedenkzeit",
+        "T_BASE_L": "Bedenkz. links",
+        "T_BASE_R": "Bedenkz. rechts",
+        "T_ZERO": "Bei 00:00",
+        "T_PENALTY": "Strafpunkte/Min.",
+        "T_FORFEIT": "Verloren nach",
+        "T_WINDOW": "Anfechtperiode",
+        "T_LANG": "Sprache",
+        "T_SOUND": "Ton",
+        "T_ADJ_L_S": "Links +/- 1 s",
+        "T_ADJ_L_M": "Links +/- 1 min",
+        "T_ADJ_R_S": "Rechts +/- 1 s",
+        "T_ADJ_R_M": "Rechts +/- 1 min",
+        "T_LATE_L": "Verspätung L",
+        "T_LATE_R": "Verspätung R",
+        "T_RESET": "Reset der Uhr",
+        "T_EXIT": "Zurück",
+        "V_CUSTOM": "Eigene",
+        "V_OVERTIME": "Hochzählen",   # Count-Up-Modus, TSO § 1.4.2 a ii
+        "V_FLAG": "Fallblatt",
+        "V_NONE": "keine",
+        "V_NEVER": "nie",
+        "V_ON": "an",
+        "V_OFF": "aus",
+        "V_CONFIRM": "Reset? R=ja",
+        "TITLE_SETUP": "Einstellungen",
+        "TITLE_REF": "Schiedsrichter",
+        "HINT": "Pause=weiter lang=OK",
+        "SETRESET": "Standardwerte",
     },
     "pl": {
         "READY": "GOTOWY",
@@ -45,24 +126,102 @@ _TEXT = {
         "PEN": "K",            # kara
         "LOST": "PRZEG",       # przegrana
         "FLAG": "CZAS",        # koniec czasu
-        "RESTORED": "PRZYWR",
+        "RESTORED": "GRA PRZYWROCONA",
         "LOWBAT": "BAT",
+        "T_PROFILE": "Regulamin",
+        "T_BASE": "Czas na partię",
+        "T_BASE_L": "Czas lewy",
+        "T_BASE_R": "Czas prawy",
+        "T_ZERO": "Przy 00:00",
+        "T_PENALTY": "Kara za minutę",
+        "T_FORFEIT": "Walkower po",
+        "T_WINDOW": "Czas sprawdzenia",
+        "T_LANG": "Język",
+        "T_SOUND": "Dźwięk",
+        "T_ADJ_L_S": "Lewy +/- 1 s",     # L = lewy, P = prawy
+        "T_ADJ_L_M": "Lewy +/- 1 min",
+        "T_ADJ_R_S": "Prawy +/- 1 s",
+        "T_ADJ_R_M": "Prawy +/- 1 min",
+        "T_LATE_L": "Spóźnienie L",
+        "T_LATE_R": "Spóźnienie P",
+        "T_RESET": "Reset zegara",
+        "T_EXIT": "Wyjście",
+        "V_CUSTOM": "Własny",
+        "V_OVERTIME": "Liczy dalej",
+        "V_FLAG": "Chorągiewka",      # PFS § 6.2.1
+        "V_NONE": "brak",
+        "V_NEVER": "nigdy",
+        "V_ON": "włączony",
+        "V_OFF": "wyłączony",
+        "V_CONFIRM": "Reset? P=tak",
+        "TITLE_SETUP": "Ustawienia",
+        "TITLE_REF": "Sędzia",
+        "HINT": "Pauza=dalej długo=OK",
+        "SETRESET": "Ustaw. domyślne",
     },
 }
+
+# Names that read the same in every language.
+_SAME = {
+    "L_EN": "English",
+    "L_DE": "Deutsch",
+    "L_PL": "Polski",
+    "P_SDEV": "SDeV (TSO)",
+    "P_PFS": "PFS",
+}
+
+# Widest field (LCD columns) each word is drawn in.
+LABEL = 16   # menu row 0 on a 16x2 display
+VALUE = 12   # menu value between "< " and " >" on 16 columns
+WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
+         "FLAG": 5, "RESTORED": 16, "LOWBAT": 6,
+         "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16}
+
+
+def width(key):
+    """The field width (columns) the word `key` must fit."""
+    w = WIDTH.get(key)
+    if w is not None:
+        return w
+    if key[:2] == "T_":
+        return LABEL
+    return VALUE  # V_*, L_*, P_*
+
 
 _cache = {}
 
 
 def table(lang):
-    """The words of `lang` as bytes (LCD codes), built once per language."""
+    """The words of `lang` as bytes (LCD codes), built once per language.
+    An unknown language gives the English table."""
     t = _cache.get(lang)
     if t is None:
         src = _TEXT.get(lang) or _TEXT["en"]
         t = {}
         for k in src:
             t[k] = encode(src[k])
+        for k in _SAME:
+            t[k] = encode(_SAME[k])
         _cache[lang] = t
     return t
+
+
+def word(lang, key):
+    """One word of `lang` as LCD codes (bytes)."""
+    return table(lang)[key]
+
+
+def text(lang, key):
+    """One word of `lang` as the Unicode text it was written in."""
+    src = _TEXT.get(lang) or _TEXT["en"]
+    if key in src:
+        return src[key]
+    return _SAME[key]
+
+
+def keys(lang="en"):
+    """Every key of a language's table."""
+    return list(_TEXT[lang]) + list(_SAME)
 
 
 # Unicode letters the A00 ROM has outside ASCII.

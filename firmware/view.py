@@ -127,7 +127,10 @@ class View:
             w = self.w_end if st == OVER else self.w_pause if st == PAUSED \
                 else self.w_ready if st == READY else None
         if w is not None:
-            _word(row, self._cpos, self._cwidth, w, 2)
+            if len(w) > self._cwidth:  # a long notice takes the whole row
+                _word(row, 0, self.cols, w, 2)
+            else:
+                _word(row, self._cpos, self._cwidth, w, 2)
         elif clock.win > 0:
             self._window(row, clock.win)
         elif self.lowbat:

@@ -1,0 +1,308 @@
+# The device app: buttons -> timing core -> view -> LCD, plus buzzer, LEDs,
+# battery, settings, menus, power-loss store and game log.
+#
+# Hardware stays at the edge: App takes the board description (board.py) and
+# a `machine` module, builds the Pin/I2C/PWM/ADC objects once, and hands them
+# to the drivers.  The simulator and the tests pass the fake machine from
+# host_sim/fakehw and an injected tick source; the device passes the real ones.
+#
+# step() is one main-loop iteration.  In a running game with no key pressed it
+# allocates nothing (measured by tests/mp/test_app_mp.py and `make bench`):
+# every press is timestamped by the pin IRQ, so a slow LCD write never changes
+# the time charged to anyone.
+import ticks
+import clockcore as cc
+import view as viewmod
+import lcd as lcdmod
+import buttons as btn
+import outputs
+import settings as setmod
+import menu as menumod
+import persist
+import gamelog
+
+VERSION = "1.0.0"
+
+MODE_SPLASH = 0
+MODE_GAME = 1
+MODE_SETUP = 2
+MODE_REFEREE = 3
+
+SPLASH_MS = 1500
+NOTICE_MS = 4000
+CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
+LCD_ADDRS = (0x27, 0x3F)
+
+_BEEPS = {cc.EV_WINDOW: outputs.BEEP_WINDOW, cc.EV_FLAG: outputs.BEEP_FLAG,
+          cc.EV_FORFEIT: outputs.BEEP_FORFEIT, cc.EV_OVER: outputs.BEEP_FORFEIT}
+
+
+class App:
+    def __init__(self, board, machine, fs=None, ticks_ms=None, diff=None,
+                 add=None, root=""):
+        self.ticks_ms = ticks_ms or ticks.ticks_ms
+        self.diff = diff or ticks.ticks_diff
+        self.add = add or ticks.ticks_add
+        self.board = board
+        now = self.ticks_ms()
+        Pin = machine.Pin
+
+        # -- inputs
+        def button(n):
+            return Pin(n, Pin.IN, Pin.PULL_UP)
+
+        self.buttons = btn.Buttons(
+            (button(board.BTN_LEFT), button(board.BTN_RIGHT), button(board.BTN_PAUSE)),
+            self.ticks_ms, self.diff)
+        self.gestures = btn.Gestures(self.buttons, self.diff)
+
+        # -- display: the board's address, or whichever backpack answers
+        i2c = machine.I2C(board.I2C_ID, scl=Pin(board.I2C_SCL),
+                          sda=Pin(board.I2C_SDA), freq=board.I2C_FREQ)
+        addr = board.LCD_ADDR
+        found = i2c.scan()
+        if addr not in found:
+            for a in LCD_ADDRS:
+                if a in found:
+                    addr = a
+        self.lcd = lcdmod.Lcd(i2c, addr, board.LCD_COLS, board.LCD_ROWS)
+        for code in viewmod.GLYPHS:
+            self.lcd.glyph(code, viewmod.GLYPHS[code])
+        self.nrows = board.LCD_ROWS
+
+        # -- outputs
+        pwm = None
+        if board.BUZZER is not None:
+            pwm = machine.PWM(Pin(board.BUZZER), freq=2000, duty_u16=0)
+        self.settings = setmod.Settings.load(root + "settings.json", fs)
+        self.buzzer = outputs.Buzzer(pwm, self.diff, self.add, self.settings.sound)
+
+        def led(n):
+            return None if n is None else Pin(n, Pin.OUT, value=0)
+
+        self.leds = outputs.Leds(led(board.LED_LEFT), led(board.LED_RIGHT))
+        adc = None
+        if board.BATTERY_ADC is not None:
+            adc = machine.ADC(Pin(board.BATTERY_ADC))
+            if hasattr(machine.ADC, "ATTN_11DB"):
+                adc.atten(machine.ADC.ATTN_11DB)  # ESP32: full 0-3.3 V range
+        self.battery = outputs.Battery(adc, board.BATTERY_DIVIDER,
+                                       board.BATTERY_LOW_MV, self.diff, self.add)
+
+        # -- the game
+        self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,
+                              self._on_event)
+        self.view = viewmod.View(board.LCD_COLS, board.LCD_ROWS, self.settings.lang)
+        self._set_header()
+        self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
+        self.store = persist.StateStore(fs, root + "clock.state")
+        self.log = gamelog.GameLog(fs, root + "games")
+        self.log_on = False       # a game file is open for this game
+        self.log_offset = 0       # log ms at log_anchor
+        self.log_anchor = now
+        self.last_save = now
+        self.pause_acted = False  # the pause key's edge paused a running clock
+        self.menu = None
+        self.notice_until = None
+        self.mode = MODE_SPLASH
+        self.splash_until = self.add(now, SPLASH_MS)
+        self._splash()
+        self._restore(now)
+        if self.settings.notice:
+            self.view.notice = self.view.words["SETRESET"]
+            self.notice_until = self.add(now, NOTICE_MS)
+
+    # -- boot -------------------------------------------------------------------
+    def _splash(self):
+        c = self.board.LCD_COLS
+        top = b"Scrabble clock"
+        line = ("v" + VERSION + " " + self.clock.rules.name).encode()
+        r0 = bytearray(b" " * c)
+        r1 = bytearray(b" " * c)
+        viewmod._word(r0, 0, c, top, 2)
+        viewmod._word(r1, 0, c, line, 2)
+        self.lcd.show(0, r0)
+        self.lcd.show(1, r1)
+
+    def _set_header(self):
+        if self.board.LCD_ROWS >= 4:
+            r = self.clock.rules
+            from profiles import fmt_mmss
+            self.view.set_header(("%s %s" % (r.name, fmt_mmss(r.base[0]))).encode())
+
+    def _restore(self, now):
+        """Resume a game cut off by a power failure (TSO § 4.1 f): paused, as
+        of the last checkpoint, with a notice on the screen."""
+        got = self.store.load()
+        if got is None:
+            if self.store.message:
+                self._notice_text(self.store.message, now)
+            return
+        ints, log_ms = got
+        was_running = ints[1] == cc.RUNNING
+        try:
+            self.clock.restore(ints, now)
+        except ValueError:
+            self.clock.rules = self.settings.rules()
+            self.clock.reset(now)
+            self._notice_text("state unreadable", now)
+            return
+        if self.clock.state == cc.READY:
+            return
+        self.log_offset = log_ms
+        self.log_anchor = now
+        self.log_on = self.log.restored(log_ms, was_running)
+        # The notice stays until the next key press resumes play.
+        self.view.notice = self.view.words["RESTORED"]
+        self._save(now)
+
+    def _notice_text(self, text, now):
+        self.view.notice = text[:self.board.LCD_COLS].encode()
+        self.notice_until = self.add(now, NOTICE_MS)
+
+    # -- the core's events: log, persist, beep ----------------------------------
+    def _log_ms(self, t):
+        return self.log_offset + self.diff(t, self.log_anchor)
+
+    def _on_event(self, code, side, t, arg):
+        c = self.clock
+        if not self.log_on:
+            self.log.begin(c.rules)
+            self.log_on = True
+            self.log_offset = 0
+            self.log_anchor = t
+        self.log.event(self._log_ms(t), code, side, arg, c.rem[0], c.rem[1])
+        if code <= cc.EV_ADJUST:
+            self.view.notice = None  # a key press dismisses any notice
+            self.notice_until = None
+        b = _BEEPS.get(code)
+        if b is not None:
+            self.buzzer.beep(b, t)
+        self._save(t)
+
+    def _save(self, now):
+        self.last_save = now
+        self.store.save(self.clock.snapshot(), self._log_ms(now))
+
+    # -- the main loop ------------------------------------------------------------
+    def step(self):
+        now = self.ticks_ms()
+        self.buttons.poll(now)
+        g = self.gestures
+        a = g.next(now)
+        while a != btn.NONE:
+            self._action(a, g.t, now)
+            a = g.next(now)
+        mode = self.mode
+        if mode == MODE_GAME:
+            c = self.clock
+            c.update(now)
+            if c.state == cc.RUNNING and self.diff(now, self.last_save) >= CHECKPOINT_MS:
+                self._save(now)
+            if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
+                self.notice_until = None
+                self.view.notice = None
+            self.view.lowbat = self.battery.low
+            rows = self.view.render(c)
+            self.leds.show(c.running())
+        elif mode == MODE_SPLASH:
+            if self.diff(now, self.splash_until) >= 0:
+                self.mode = MODE_GAME
+            rows = None
+        else:
+            self.menu.render(self.rows)
+            rows = self.rows
+            self.leds.show(-1)
+        if rows is not None:
+            for r in range(self.nrows):
+                self.lcd.show(r, rows[r])
+        self.buzzer.update(now)
+        self.battery.update(now)
+
+    def run(self, sleep_ms=ticks.sleep_ms):
+        while True:
+            self.step()
+            sleep_ms(2)
+
+    # -- actions ------------------------------------------------------------------
+    def _action(self, a, t, now):
+        mode = self.mode
+        if mode == MODE_SPLASH:
+            return  # keys during the 1.5 s boot screen do nothing
+        if mode == MODE_GAME:
+            self._game_action(a, t, now)
+        elif a == btn.REFEREE or a == btn.PAUSE_DOWN:
+            return
+        else:
+            m = menumod.A_LEFT if a == btn.LEFT else menumod.A_RIGHT if a == btn.RIGHT \
+                else menumod.A_NEXT if a == btn.PAUSE_SHORT else menumod.A_DONE
+            self.buzzer.beep(outputs.BEEP_KEY, now)
+            if mode == MODE_SETUP:
+                if self.menu.handle(m) == "save":
+                    self._leave_setup(now)
+            else:
+                r = self.menu.handle(m, t)
+                if r == "reset" or self.menu.rules_changed:
+                    # The referee reset the game or changed the base time
+                    # before the start: a new game, with the referee's rules.
+                    self.menu.rules_changed = False
+                    self._forget_game()
+                if r is not None:
+                    self._set_header()
+                    self.mode = MODE_GAME
+
+    def _game_action(self, a, t, now):
+        c = self.clock
+        st = c.state
+        if a == btn.LEFT or a == btn.RIGHT:
+            c.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
+        elif a == btn.PAUSE_DOWN:
+            # A running clock stops on the key's leading edge (TSO § 4.1).
+            self.pause_acted = st == cc.RUNNING
+            if self.pause_acted:
+                c.pause(t)
+        elif a == btn.PAUSE_SHORT:
+            # A paused clock resumes when the key is released, so that a
+            # long press can still mean "end of game" instead.
+            if not self.pause_acted and st == cc.PAUSED:
+                c.pause(t)
+            self.pause_acted = False
+        elif a == btn.PAUSE_LONG:
+            self.pause_acted = False
+            if st == cc.READY:
+                self.menu = menumod.SetupMenu(self.settings, self.board.LCD_COLS,
+                                              self.board.LCD_ROWS)
+                self.mode = MODE_SETUP
+            elif st == cc.OVER:
+                self._new_game(now)
+            else:
+                # End of game at the key's leading edge (TSO § 5.2 d).
+                c.end(t)
+        elif a == btn.REFEREE:
+            if st == cc.READY or st == cc.PAUSED:
+                self.menu = menumod.RefereeMenu(c, self.board.LCD_COLS,
+                                                self.board.LCD_ROWS,
+                                                self.settings.lang)
+                self.mode = MODE_REFEREE
+
+    def _leave_setup(self, now):
+        s = self.settings
+        s.save()
+        self.buzzer.enabled = s.sound
+        self.view.set_language(s.lang)
+        self.clock.rules = s.rules()
+        self.clock.reset(now)
+        self._set_header()
+        self.mode = MODE_GAME
+
+    def _new_game(self, now):
+        self.clock.rules = self.settings.rules()
+        self.clock.reset(now)
+        self._forget_game()
+        self._set_header()
+
+    def _forget_game(self):
+        """The clock was reset: nothing to restore, next event opens a new log."""
+        self.store.clear()
+        self.log_on = False
+        self.view.notice = None

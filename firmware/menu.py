@@ -1,0 +1,481 @@
+# The setup menu and the referee menu: small state machines on the clock's
+# three keys, drawn into the app's LCD rows.
+#
+# The app turns key presses into action codes and calls handle():
+#   A_LEFT  (left player button)   decrease / previous value
+#   A_RIGHT (right player button)  increase / next value / confirm
+#   A_NEXT  (short pause press)    next item (wraps round)
+#   A_DONE  (long pause press)     leave the menu
+# and calls render(rows) with its row bytearrays (16x2 or 20x4; one
+# bytearray(cols) per row) whenever it redraws.  render() allocates nothing.
+#
+# Layout, 16x2:                      20x4:
+#   row 0  item label                  row 0  title           n/N
+#   row 1  "<    value     >"          row 1  item label
+#                                      row 2  "<      value       >"
+#                                      row 3  hint (setup) / both times (referee)
+# An arrow is drawn only where that button changes something.
+#
+# Words come from lang.py in the chosen language; every label fits 16 columns
+# and every value 12 (tests/test_lang.py), so nothing is ever cut.
+import lang
+import profiles
+import settings as st
+from clockcore import READY, PAUSED
+from view import _time  # 6 columns: sign + mm:ss, the game screen's rounding
+
+A_LEFT = 1
+A_RIGHT = 2
+A_NEXT = 3
+A_DONE = 4
+
+SP = 0x20
+LT = 0x3C  # '<'
+GT = 0x3E  # '>'
+_DIGITS = b"0123456789"
+
+
+# -- small drawing helpers (no allocation) --------------------------------------
+def _clear(row):
+    for i in range(len(row)):
+        row[i] = SP
+
+
+def _put(row, pos, word):
+    n = len(word)
+    if pos + n > len(row):
+        n = len(row) - pos
+    for i in range(n):
+        row[pos + i] = word[i]
+
+
+def _center(row, word):
+    """word centered between the arrow columns (cols 2..cols-3)."""
+    w = len(row) - 4
+    n = len(word)
+    if n > w:
+        n = w
+    _put(row, 2 + (w - n) // 2, word)
+
+
+def _ndigits(v):
+    n = 1
+    while v >= 10:
+        v //= 10
+        n += 1
+    return n
+
+
+def _num(row, pos, v):
+    """Non-negative v in decimal at pos; returns the column after it."""
+    n = _ndigits(v)
+    i = pos + n - 1
+    while i >= pos:
+        row[i] = _DIGITS[v % 10]
+        v //= 10
+        i -= 1
+    return pos + n
+
+
+def _center_num(row, v, unit):
+    """v plus an optional one-letter unit (' s'), centered."""
+    n = _ndigits(v) + (2 if unit else 0)
+    pos = 2 + (len(row) - 4 - n) // 2
+    pos = _num(row, pos, v)
+    if unit:
+        row[pos + 1] = unit
+
+
+def _center_mmss(row, ms):
+    """A positive duration as mm:ss (5 columns), centered."""
+    _time(row, 2 + (len(row) - 4 - 5) // 2 - 1, ms)
+
+
+def _lim(can_dec, can_inc):
+    return (1 if can_dec else 0) | (2 if can_inc else 0)
+
+
+def _arrows(row, can_dec, can_inc):
+    row[0] = LT if can_dec else SP
+    row[len(row) - 1] = GT if can_inc else SP
+
+
+def _position(row, idx, n):
+    """'idx/n' right-aligned (20x4 title row)."""
+    w = _ndigits(n) * 2 + 1
+    pos = len(row) - w
+    for i in range(pos, len(row)):
+        row[i] = SP
+    end = _num(row, pos + _ndigits(n) - _ndigits(idx), idx)
+    row[end] = 0x2F  # '/'
+    _num(row, end + 1, n)
+
+
+def _step(v, step, up, lo, hi):
+    """v moved one step on the grid of `step` (snapping an off-grid value to
+    the grid first), clamped to lo..hi."""
+    if up:
+        v = (v // step + 1) * step
+    else:
+        v = ((v + step - 1) // step - 1) * step
+    if v < lo:
+        return lo
+    if v > hi:
+        return hi
+    return v
+
+
+# -- setup menu -------------------------------------------------------------------
+# Items (the label key in lang.py is the comment).
+S_PROFILE = 0   # T_PROFILE  sdev / pfs / custom (cycles)
+S_BASE = 1      # T_BASE     both sides, 1-min steps, BASE_MIN..BASE_MAX
+S_BASE_L = 2    # T_BASE_L   custom only: left side alone
+S_BASE_R = 3    # T_BASE_R   custom only: right side alone
+S_ZERO = 4      # T_ZERO     custom only: overtime / flag (cycles)
+S_PENALTY = 5   # T_PENALTY  custom + overtime only: 0..50 points, step 5
+S_FORFEIT = 6   # T_FORFEIT  custom + overtime only: none, 1:00..10:00
+S_WINDOW = 7    # T_WINDOW   custom only: 0..60 s, step 5 (0 = none)
+S_LANG = 8      # T_LANG     en / de / pl (cycles)
+S_SOUND = 9     # T_SOUND    on / off (cycles)
+
+_S_LABEL = ("T_PROFILE", "T_BASE", "T_BASE_L", "T_BASE_R", "T_ZERO",
+            "T_PENALTY", "T_FORFEIT", "T_WINDOW", "T_LANG", "T_SOUND")
+_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND)
+_S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
+                      S_PENALTY, S_FORFEIT, S_WINDOW, S_LANG, S_SOUND)
+# With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
+_S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
+                  S_LANG, S_SOUND)
+_PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
+_LANG_KEY = {"en": "L_EN", "de": "L_DE", "pl": "L_PL"}
+
+
+def _cycle(seq, cur, up):
+    n = len(seq)
+    for i in range(n):
+        if seq[i] == cur:
+            return seq[(i + (1 if up else n - 1)) % n]
+    return seq[0]
+
+
+class SetupMenu:
+    """Before a game (SPEC §4 Setup): profile, base times, language, sound,
+    and the custom profile's rules.  Edits `settings` in place; handle()
+    returns "save" on A_DONE (the app saves and goes back to ready)."""
+
+    def __init__(self, settings, cols=16, rows=2):
+        self.settings = settings
+        self.cols = cols
+        self.rows = rows
+        self.item = S_PROFILE
+
+    def items(self):
+        """The items shown for the current settings (a constant tuple)."""
+        s = self.settings
+        if s.profile != "custom":
+            return _S_STD
+        if s.zero == profiles.ZERO_FLAG:
+            return _S_CUSTOM_FLAG
+        return _S_CUSTOM_OVERTIME
+
+    def handle(self, action):
+        if action == A_DONE:
+            return "save"
+        if action == A_NEXT:
+            items = self.items()
+            self.item = _cycle(items, self.item, True)
+        elif action == A_LEFT or action == A_RIGHT:
+            self._change(action == A_RIGHT)
+        return None
+
+    def _change(self, up):
+        s = self.settings
+        it = self.item
+        if it == S_PROFILE:
+            s.set_profile(_cycle(profiles.NAMES, s.profile, up))
+        elif it == S_BASE:
+            if _can_shift(s.base_left, s.base_right, up):
+                s.base_left = _base_step(s.base_left, up)
+                s.base_right = _base_step(s.base_right, up)
+        elif it == S_BASE_L:
+            s.base_left = _step(s.base_left, st.BASE_STEP, up, st.BASE_MIN,
+                                st.BASE_MAX)
+        elif it == S_BASE_R:
+            s.base_right = _step(s.base_right, st.BASE_STEP, up, st.BASE_MIN,
+                                 st.BASE_MAX)
+        elif it == S_ZERO:
+            s.zero = profiles.ZERO_FLAG if s.zero == profiles.ZERO_OVERTIME \
+                else profiles.ZERO_OVERTIME
+        elif it == S_PENALTY:
+            s.penalty = _step(s.penalty, st.PENALTY_STEP, up, 0,
+                              st.PENALTY_MAX)
+        elif it == S_FORFEIT:
+            f = s.forfeit
+            if f < 0:
+                if up:
+                    s.forfeit = st.FORFEIT_MIN
+            elif not up and f <= st.FORFEIT_MIN:
+                s.forfeit = -1
+            else:
+                s.forfeit = _step(f, st.FORFEIT_STEP, up, st.FORFEIT_MIN,
+                                  st.FORFEIT_MAX)
+        elif it == S_WINDOW:
+            s.window = _step(s.window, st.WINDOW_STEP, up, 0, st.WINDOW_MAX)
+        elif it == S_LANG:
+            s.lang = _cycle(st.LANGS, s.lang, up)
+        elif it == S_SOUND:
+            s.sound = not s.sound
+
+    def _limits(self):
+        """Whether the current item can decrease (bit 0) / increase (bit 1)."""
+        s = self.settings
+        it = self.item
+        if it == S_BASE:
+            return _lim(_can_shift(s.base_left, s.base_right, False),
+                        _can_shift(s.base_left, s.base_right, True))
+        if it == S_BASE_L or it == S_BASE_R:
+            v = s.base_left if it == S_BASE_L else s.base_right
+            return _lim(v > st.BASE_MIN, v < st.BASE_MAX)
+        if it == S_PENALTY:
+            return _lim(s.penalty > 0, s.penalty < st.PENALTY_MAX)
+        if it == S_FORFEIT:
+            return _lim(s.forfeit >= 0, s.forfeit < st.FORFEIT_MAX)
+        if it == S_WINDOW:
+            return _lim(s.window > 0, s.window < st.WINDOW_MAX)
+        return 3  # choices cycle
+
+    def render(self, rows):
+        s = self.settings
+        w = lang.table(s.lang)
+        for r in rows:
+            _clear(r)
+        if len(rows) >= 4:
+            items = self.items()
+            _put(rows[0], 0, w["TITLE_SETUP"])
+            _position(rows[0], _index(items, self.item) + 1, len(items))
+            label, value = rows[1], rows[2]
+            _put(rows[3], 0, w["HINT"])
+        else:
+            label, value = rows[0], rows[1]
+        it = self.item
+        _put(label, 0, w[_S_LABEL[it]])
+        lim = self._limits()
+        _arrows(value, lim & 1, lim & 2)
+        if it == S_PROFILE:
+            _center(value, w[_PROFILE_KEY[s.profile]])
+        elif it == S_BASE:
+            _both_mmss(value, s.base_left, s.base_right)
+        elif it == S_BASE_L:
+            _center_mmss(value, s.base_left)
+        elif it == S_BASE_R:
+            _center_mmss(value, s.base_right)
+        elif it == S_ZERO:
+            _center(value, w["V_FLAG" if s.zero == profiles.ZERO_FLAG
+                             else "V_OVERTIME"])
+        elif it == S_PENALTY:
+            if s.penalty:
+                _center_num(value, s.penalty, 0)
+            else:
+                _center(value, w["V_NONE"])
+        elif it == S_FORFEIT:
+            if s.forfeit >= 0:
+                _center_mmss(value, s.forfeit * 1000)
+            else:
+                _center(value, w["V_NEVER"])
+        elif it == S_WINDOW:
+            if s.window:
+                _center_num(value, s.window // 1000, 0x73)  # "20 s"
+            else:
+                _center(value, w["V_NONE"])
+        elif it == S_LANG:
+            _center(value, w[_LANG_KEY[s.lang]])
+        elif it == S_SOUND:
+            _center(value, w["V_ON" if s.sound else "V_OFF"])
+        return rows
+
+
+def _base_step(v, up):
+    return _step(v, st.BASE_STEP, up, st.BASE_MIN, st.BASE_MAX)
+
+
+def _can_shift(a, b, up):
+    """Both base times move together, keeping a handicap difference; at a
+    bound neither moves."""
+    if up:
+        return a < st.BASE_MAX and b < st.BASE_MAX
+    return a > st.BASE_MIN and b > st.BASE_MIN
+
+
+def _index(items, it):
+    for i in range(len(items)):
+        if items[i] == it:
+            return i
+    return 0
+
+
+def _both_mmss(row, a, b):
+    """One mm:ss centered if a == b, else 'mm:ss  mm:ss' (left, right)."""
+    if a == b:
+        _center_mmss(row, a)
+    else:
+        mid = len(row) // 2
+        _time(row, mid - 7, a)  # mm:ss at mid-6 .. mid-2
+        _time(row, mid, b)      # mm:ss at mid+1 .. mid+5
+
+
+# -- referee menu -----------------------------------------------------------------
+# Items (label key in the comment).  Every time change is one clock.adjust()
+# call at the moment of the press, so the core's hook puts each one into the
+# game log (EV_ADJUST with its delta).
+R_L_SEC = 0    # T_ADJ_L_S  left  -/+ 1 s      (TSO § 7.3.2.2 Zeitabzug/Gutschrift)
+R_L_MIN = 1    # T_ADJ_L_M  left  -/+ 1 min
+R_R_SEC = 2    # T_ADJ_R_S  right -/+ 1 s
+R_R_MIN = 3    # T_ADJ_R_M  right -/+ 1 min
+R_LATE_L = 4   # T_LATE_L   elapsed time of a late left player, 1-min steps
+R_LATE_R = 5   # T_LATE_R   (TSO § 2.4, PFS § 6.3.2-6.3.3)
+R_BASE = 6     # T_BASE     base time, both sides; ready only; resets the clock
+R_RESET = 7    # T_RESET    reset the game, with confirmation (TSO § 1.4.1 a)
+R_EXIT = 8     # T_EXIT
+
+_R_LABEL = ("T_ADJ_L_S", "T_ADJ_L_M", "T_ADJ_R_S", "T_ADJ_R_M", "T_LATE_L",
+            "T_LATE_R", "T_BASE", "T_RESET", "T_EXIT")
+_R_READY = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L, R_LATE_R, R_BASE,
+            R_RESET, R_EXIT)
+_R_PAUSED = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L, R_LATE_R,
+             R_RESET, R_EXIT)
+
+
+def _takeable(c, side, step):
+    """How much of `step` a deduction can take from `side`: all of it, except
+    in a flag profile, where a side's time stops at 00:00 (PFS § 6.2.1), so
+    the logged delta is the change actually made."""
+    if c.rules.zero != profiles.ZERO_FLAG:
+        return step
+    r = c.rem[side]
+    if r <= 0:
+        return 0
+    return step if r >= step else r
+
+
+class RefereeMenu:
+    """Referee functions (SPEC §4), entered only in ready or paused (the app
+    checks).  handle(action, t) returns None, "exit" (leave the menu) or
+    "reset" (the clock has been reset to ready: the app starts a new game
+    log and leaves the menu).  `rules_changed` is True once the base time
+    was changed (the clock was reset with new rules: the app rewrites its
+    log header)."""
+
+    def __init__(self, clock, cols=16, rows=2, language="en"):
+        self.clock = clock
+        self.cols = cols
+        self.rows = rows
+        self.language = language
+        self.item = R_L_SEC
+        self.confirm = False   # reset asked, waiting for the second A_RIGHT
+        self.rules_changed = False
+
+    def items(self):
+        return _R_READY if self.clock.state == READY else _R_PAUSED
+
+    def handle(self, action, t):
+        if self.confirm:
+            # Only a second A_RIGHT resets; any other key cancels and does
+            # nothing else (TSO § 1.4.1 a: no reset by accident).
+            self.confirm = False
+            if action == A_RIGHT and self.item == R_RESET:
+                self.clock.reset(t)
+                return "reset"
+            return None
+        if action == A_DONE:
+            return "exit"
+        if action == A_NEXT:
+            items = self.items()
+            self.item = _cycle(items, self.item, True)
+            return None
+        if action != A_LEFT and action != A_RIGHT:
+            return None
+        up = action == A_RIGHT
+        it = self.item
+        c = self.clock
+        if it <= R_R_MIN:
+            side = 0 if it <= R_L_MIN else 1
+            step = 1000 if it == R_L_SEC or it == R_R_SEC else 60000
+            if up:
+                c.adjust(side, step, t)
+            else:
+                d = _takeable(c, side, step)
+                if d > 0:
+                    c.adjust(side, -d, t)
+        elif it == R_LATE_L or it == R_LATE_R:
+            self._late(0 if it == R_LATE_L else 1, up, t)
+        elif it == R_BASE:
+            b = c.rules.base
+            if c.state == READY and _can_shift(b[0], b[1], up):
+                b[0] = _base_step(b[0], up)
+                b[1] = _base_step(b[1], up)
+                c.reset(t)
+                self.rules_changed = True
+        elif it == R_RESET:
+            if up:
+                self.confirm = True
+        elif it == R_EXIT:
+            return "exit"
+        return None
+
+    def _late(self, side, up, t):
+        """Late arrival: the elapsed time (base - remaining) goes up or down
+        by a minute, as an adjustment of -/+60000 ms.  It stays within
+        0..base: the last step up stops at 00:00 remaining, the last step
+        down at the full base time."""
+        c = self.clock
+        rem = c.rem[side]
+        if up:
+            d = 60000 if rem >= 60000 else rem
+            if d > 0:
+                c.adjust(side, -d, t)
+        else:
+            el = c.rules.base[side] - rem
+            d = 60000 if el >= 60000 else el
+            if d > 0:
+                c.adjust(side, d, t)
+
+    def render(self, rows):
+        c = self.clock
+        w = lang.table(self.language)
+        for r in rows:
+            _clear(r)
+        if len(rows) >= 4:
+            items = self.items()
+            _put(rows[0], 0, w["TITLE_REF"])
+            _position(rows[0], _index(items, self.item) + 1, len(items))
+            label, value = rows[1], rows[2]
+            both = rows[3]
+            _time(both, 1, c.rem[0])
+            _time(both, len(both) - 7, c.rem[1])
+        else:
+            label, value = rows[0], rows[1]
+        it = self.item
+        _put(label, 0, w[_R_LABEL[it]])
+        n = len(value)
+        if it <= R_R_MIN:
+            s = 0 if it <= R_L_MIN else 1
+            _arrows(value, _takeable(c, s, 1000) > 0, True)
+            _time(value, (n - 6) // 2, c.rem[s])
+        elif it == R_LATE_L or it == R_LATE_R:
+            s = 0 if it == R_LATE_L else 1
+            el = c.rules.base[s] - c.rem[s]
+            _arrows(value, el > 0, c.rem[s] > 0)
+            _time(value, (n - 6) // 2, el)
+        elif it == R_BASE:
+            b = c.rules.base
+            _arrows(value, _can_shift(b[0], b[1], False),
+                    _can_shift(b[0], b[1], True))
+            _both_mmss(value, b[0], b[1])
+        elif it == R_RESET:
+            if self.confirm:
+                _center(value, w["V_CONFIRM"])
+            else:
+                _arrows(value, False, True)
+        else:  # R_EXIT
+            _arrows(value, True, True)
+        return rows
