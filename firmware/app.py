@@ -10,6 +10,8 @@
 # allocates nothing (measured by tests/mp/test_app_mp.py and `make bench`):
 # every press is timestamped by the pin IRQ, so a slow LCD write never changes
 # the time charged to anyone.
+import sys
+
 import ticks
 import clockcore as cc
 import view as viewmod
@@ -51,9 +53,13 @@ class App:
         def button(n):
             return Pin(n, Pin.IN, Pin.PULL_UP)
 
+        # rp2 has hard pin IRQs: the edge is stamped the moment it happens,
+        # even in the middle of an I2C transfer.  ESP32 pin IRQs are soft
+        # (run between bytecodes), so there a press landing during an LCD
+        # write is stamped when that write returns (docs/architecture.md).
         self.buttons = btn.Buttons(
             (button(board.BTN_LEFT), button(board.BTN_RIGHT), button(board.BTN_PAUSE)),
-            self.ticks_ms, self.diff)
+            self.ticks_ms, self.diff, hard=sys.platform == "rp2")
         self.gestures = btn.Gestures(self.buttons, self.diff)
 
         # -- display: the board's address, or whichever backpack answers

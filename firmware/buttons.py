@@ -1,0 +1,495 @@
+# Buttons: edge capture, debounce and the gestures the app acts on.
+#
+# Two layers, both free of `machine` (they take initialised Pin objects:
+# pull-up inputs, active low, pressed = 0) and of the clock source (ticks_ms /
+# ticks_diff are injected, so the boards' 2**30 ms wrap is exercised in tests):
+#
+#   Buttons   the pins' edge IRQs -> debounced presses and releases, each
+#             carrying the time of its own edge.
+#   Gestures  presses and releases -> the app's actions (LEFT, RIGHT,
+#             PAUSE_DOWN, PAUSE_SHORT, PAUSE_LONG, REFEREE).
+#
+# Debounce (SPEC §4 "Buttons": leading edge, no added latency, no repeat).
+#   A press is taken on its first edge and dated at that edge.  A release is
+#   accepted only once the line has stayed high for debounce_ms with no edge
+#   (so bounce and contact chatter of a held button are never a release), and
+#   is dated at the first edge of the burst that ended high (for a tap so
+#   short that press and release are one burst: at its last edge).  Edges closer
+#   than debounce_ms to the previous edge of the same pin belong to the same
+#   burst ("train"): a bounce train on press or on release yields one press or
+#   one release.  A press that starts debounce_ms or more after the end of the
+#   release burst is a new press (a quick double tap is seen); a re-press less
+#   than debounce_ms after the release burst is taken as bounce (no human can
+#   lift and press again that fast).  Held buttons do not repeat.  There is no
+#   glitch filter: a noise pulse on a released line reads as a tap.
+#
+# Concurrency.  The IRQ handler (hard or soft) can interrupt the main loop
+# anywhere but is never interrupted by it, so each piece of state has exactly
+# one writer:
+#   * the handler only records: the time and level of the latest edge per pin,
+#     an edge counter, and - for the first edge of each train - one entry in a
+#     preallocated ring (time, previous edge time, level before the train).
+#     Bounces only overwrite the per-pin slots, so a train costs one entry.
+#   * poll(now), in the main loop, makes every decision from those records and
+#     the live pin levels (re-read under an edge-counter check, so a level and
+#     its edge time are always consistent).  No edge can leave a button stuck:
+#     a release whose last edge came in a burst is resolved by poll once the
+#     line has been quiet for debounce_ms.
+# Nothing allocates in the handler (ints in arrays only) nor in poll/get/next
+# in steady state.  That includes call frames: MicroPython puts the frame of
+# a function needing more than 11 slots (arguments + locals + operand stack)
+# on the heap - freed on return, so gc.mem_alloc() does not show it, yet it
+# counts towards the next collection.  Hence the many small methods below;
+# tests/mp/test_buttons_mp.py checks that no collection is provoked.
+#
+# Ordering.  Presses come out in the order of their first edges, each with
+# its own edge time (two player buttons pressed 1 ms apart: in that order).
+# A release is known only debounce_ms after its first edge, so a release can
+# come out after a later press of another button - except for the pins in
+# `ordered` (default: the pause key), whose releases are put in edge order:
+# before a burst on another pin is taken, an earlier release of an ordered
+# pin is brought out first (from its live level, or from the record of its
+# next burst if that is already queued), and while one may be under way (an
+# edge within debounce_ms) the burst waits, at most HOLD_DEBOUNCES *
+# debounce_ms.  So "pause released, then a player button 10 ms later" comes
+# out in that order.  The wait costs no time: its events keep their edge
+# times, and it only happens while the pause key is held, when no clock runs.
+# (Gestures copes with a player button's release coming out late.)
+#
+# Timestamps are taken in the handler.  With hard=True (rp2) that is the
+# edge itself; with soft IRQs (the default, and the only kind on esp32) it is
+# when MicroPython runs the scheduled handler - normally within microseconds,
+# at worst after a long C call such as an I2C transfer.
+#
+# Gestures (SPEC §4 "Pause key", "End of game", "Referee functions").
+#   LEFT/RIGHT on a player button's press edge, unless the pause key is held
+#   (then the press is part of a gesture, not a game action).  PAUSE_DOWN on
+#   the pause key's press edge.  A pause hold is "alone" when no player button
+#   is down at any moment of it - pressed during it, or already held when it
+#   began (a release confirmed late but dated before the pause edge does not
+#   count).  An alone hold gives PAUSE_SHORT on release before long_ms
+#   (t = release) or PAUSE_LONG once it reaches long_ms (t = its press edge),
+#   once, nothing on release.  REFEREE: all three down together referee_ms
+#   (from the moment the last went down), once per pause hold, t = detection;
+#   any release restarts the count.  Timed actions wait while a held button
+#   may be in the middle of a release, so a 1999 ms press never reads as long.
+#   Accidents cannot make REFEREE: it needs both player buttons, on opposite
+#   sides, and the pause key held together for 3 s; mashing, bounce, holding
+#   one button or the pause key alone never do.  The referee presses the
+#   pause key first: player presses before it are game actions.
+#
+# Ring overflow (the main loop stalled for more than RING-1 bursts): the IRQ
+# cannot touch the reader's index, so it drops the *newest* bursts and counts
+# them in `dropped`; the oldest - the press that ended a turn first - is kept.
+# poll() then re-syncs each button with its live level, so nothing stays stuck.
+
+from array import array
+
+PRESS = 1
+RELEASE = 0
+
+BTN_LEFT = 0
+BTN_RIGHT = 1
+BTN_PAUSE = 2
+
+# Gestures.next() action codes
+NONE = 0
+LEFT = 1          # left player's button pressed (t = edge)
+RIGHT = 2         # right player's button pressed (t = edge)
+PAUSE_DOWN = 3    # pause key pressed (t = edge)
+PAUSE_SHORT = 4   # pause key released before long_ms, alone (t = release)
+PAUSE_LONG = 5    # pause key held long_ms, alone (t = its press edge)
+REFEREE = 6       # pause + both player buttons held referee_ms (t = detection)
+ACTION_NAMES = ("none", "left", "right", "pause_down", "pause_short",
+                "pause_long", "referee")
+
+RING = 16          # IRQ -> main entries (one per burst); a power of two
+EVENTS = 16        # debounced events waiting for get(); a power of two
+HOLD_DEBOUNCES = 4
+_MASK30 = 0x3FFFFFFF
+
+
+def array_i(n):
+    return array("i", [0] * n)
+
+
+class Buttons:
+    def __init__(self, pins, ticks_ms, ticks_diff, debounce_ms=25, hard=False,
+                 ordered=(BTN_PAUSE,)):
+        n = len(pins)
+        self.pins = pins
+        self._n = n
+        self._ticks_ms = ticks_ms
+        self._diff = ticks_diff
+        self.debounce_ms = debounce_ms
+        self._hold_ms = debounce_ms * HOLD_DEBOUNCES
+        self._order = 0             # pins whose releases come out in edge order
+        for k in ordered:
+            self._order |= 1 << k
+        # -- written by the IRQ handler only --
+        self._lt = array_i(n)       # time of the latest edge
+        self._ll = bytearray(n)     # level read at the latest edge
+        self._ec = array_i(n)       # edges seen (mod 2**30)
+        self._seen = bytearray(n)   # any edge yet
+        self._tq = array_i(n)       # bursts queued (mod 2**30)
+        self._rt = array_i(RING)    # ring: first edge of a burst
+        self._rp = array_i(RING)    # ring: latest edge before the burst
+        self._rf = bytearray(RING)  # ring: pin | level-before << 2
+        self._head = 0
+        self.dropped = 0            # bursts lost to a full ring
+        # -- written by the main loop only --
+        self._tail = 0
+        self._td = array_i(n)       # bursts taken
+        self._st = bytearray(n)     # debounced state, 1 = pressed
+        self._tt = array_i(n)       # start of the pin's latest burst
+        self._tp = bytearray(n)     # ... and it is the press's own burst
+        self._xt = array_i(n)       # time of the latest accepted transition
+        self._qt = array_i(EVENTS)  # event queue: time
+        self._qc = bytearray(EVENTS)  # event queue: pin << 1 | kind
+        self._qh = 0
+        self._qn = 0
+        self._slv = 1               # snapshot of a pin: level ...
+        self._slt = 0               # ... and latest edge time
+        self._now = ticks_ms()
+        self.t = 0                  # time of the event get() returned
+        self.i = 0                  # ... its button
+        self.kind = 0               # ... PRESS or RELEASE
+        for i in range(n):
+            lv = pins[i].value()
+            self._st[i] = 1 if lv == 0 else 0   # held at start: no event
+            self._ll[i] = lv
+            self._lt[i] = self._now
+            self._xt[i] = self._now
+        handlers = (self._irq0, self._irq1, self._irq2, self._irq3)
+        for i in range(n):
+            p = pins[i]
+            trig = p.IRQ_FALLING | p.IRQ_RISING
+            if hard:
+                p.irq(handlers[i], trig, hard=True)
+            else:
+                p.irq(handlers[i], trig)
+
+    # -- IRQ side: record only, no allocation --------------------------------
+    def _irq0(self, pin):
+        self._edge(0, pin)
+
+    def _irq1(self, pin):
+        self._edge(1, pin)
+
+    def _irq2(self, pin):
+        self._edge(2, pin)
+
+    def _irq3(self, pin):
+        self._edge(3, pin)
+
+    def _edge(self, i, pin):
+        t = self._ticks_ms()
+        d = self._diff(t, self._lt[i])
+        # A new burst after debounce_ms of quiet (or after an idle period so
+        # long that the difference wrapped negative).
+        if d >= self.debounce_ms or d < 0 or not self._seen[i]:
+            self._enqueue(i, t)
+        self._lt[i] = t
+        self._ll[i] = pin.value()
+        self._ec[i] = (self._ec[i] + 1) & _MASK30
+
+    def _enqueue(self, i, t):
+        self._seen[i] = 1
+        h = self._head
+        if ((h + 1) & (RING - 1)) == self._tail:
+            self.dropped += 1
+            return
+        self._rt[h] = t
+        self._rp[h] = self._lt[i]
+        self._rf[h] = i | (self._ll[i] << 2)
+        self._tq[i] = (self._tq[i] + 1) & _MASK30
+        self._head = (h + 1) & (RING - 1)
+
+    # -- main loop side -------------------------------------------------------
+    def poll(self, now):
+        """Turn recorded edges into events (call every main-loop iteration)."""
+        self._now = now
+        while self._tail != self._head and self._qn < EVENTS - self._n:
+            if not self._take(self._tail, now):
+                break
+        i = 0
+        while i < self._n:
+            if self._qn < EVENTS:
+                self._settle(i, now, None)
+            i += 1
+
+    def _take(self, j, now):
+        # The oldest recorded burst, ring slot j.
+        i = self._rf[j] & 3
+        if not self._others_before(i, self._rt[j], now):
+            return False
+        self._burst(i, j)
+        self._td[i] = (self._td[i] + 1) & _MASK30
+        self._tail = (j + 1) & (RING - 1)
+        return True
+
+    def _burst(self, i, j):
+        # A burst of edges started at t on pin i; the level before it is
+        # where the line rested, for >= debounce_ms.
+        t = self._rt[j]
+        if self._st[i]:
+            if not self._rf[j] >> 2:
+                # held, then chatter or a release starting
+                self._tt[i] = t
+                self._tp[i] = 0
+                return
+            # It had rested high: the previous burst was a release.
+            if self._tp[i]:
+                d = self._rp[j]
+            else:
+                d = self._tt[i]
+            self._push(i, RELEASE, d)
+        self._push(i, PRESS, t)     # a released button's first edge: a press
+        self._tt[i] = t
+        self._tp[i] = 1
+
+    def _others_before(self, i, t, now):
+        # Edge order: bring out the earlier releases of the other ordered
+        # pins before a burst at t on pin i; False = wait.
+        k = 0
+        while k < self._n:
+            if k != i and self._st[k] and (self._order >> k) & 1:
+                if not self._ordered_before(k, t, now):
+                    return False
+            k += 1
+        return True
+
+    def _ordered_before(self, k, t, now):
+        if self._td[k] != self._tq[k]:
+            self._queued_release(k, t)
+            return True
+        if self._settle(k, now, t):
+            # k may be in the middle of being released: wait (bounded)
+            return self._diff(now, t) >= self._hold_ms
+        return True
+
+    def _queued_release(self, k, t):
+        # k's next burst is queued behind: its record tells how k's line
+        # rested before it.
+        j = self._next_of(k)
+        if self._rf[j] >> 2:
+            if self._tp[k]:
+                d = self._rp[j]
+            else:
+                d = self._tt[k]
+            if self._diff(d, t) <= 0:
+                self._push(k, RELEASE, d)
+
+    def _next_of(self, k):
+        j = (self._tail + 1) & (RING - 1)
+        while (self._rf[j] & 3) != k:
+            j = (j + 1) & (RING - 1)
+        return j
+
+    def _settle(self, i, now, limit):
+        # Decide button i from its live level (none of its bursts queued).
+        # With a limit, only a release dated at or before it is taken.
+        # Returns True when i is held and may be in the middle of a release.
+        if not self._snap(i):
+            return True
+        if self._st[i]:
+            return self._settle_held(i, now, limit)
+        if not self._slv and limit is None:
+            self._lost_press(i, now)
+        return False
+
+    def _snap(self, i):
+        # Level and latest edge time of pin i, consistent with each other
+        # (no edge in between) and with no burst of i still queued.
+        e = self._ec[i]
+        if self._td[i] != self._tq[i]:
+            return False
+        self._slv = self.pins[i].value()
+        self._slt = self._lt[i]
+        return self._ec[i] == e
+
+    def _settle_held(self, i, now, limit):
+        if self._diff(now, self._slt) < self.debounce_ms:
+            # Not quiet yet: high may become a release; low may still end
+            # high if this burst is a release burst (not the press's own).
+            return self._slv or not self._tp[i]
+        if not self._slv:
+            return False            # resting low: held
+        if self._tp[i]:
+            d = self._slt           # press and release in one burst
+        else:
+            d = self._tt[i]
+        if limit is None or self._diff(d, limit) <= 0:
+            self._push(i, RELEASE, d)
+        return False
+
+    def _lost_press(self, i, now):
+        # Low, released, nothing queued: its edges were lost (full ring).
+        if self._diff(self._slt, self._xt[i]) > 0:
+            d = self._slt
+        else:
+            d = now
+        self._push(i, PRESS, d)
+        self._tt[i] = d
+        self._tp[i] = 1
+
+    def _push(self, i, kind, t):
+        self._st[i] = kind
+        self._xt[i] = t
+        j = (self._qh + self._qn) & (EVENTS - 1)
+        self._qt[j] = t
+        self._qc[j] = (i << 1) | kind
+        self._qn += 1
+
+    def get(self):
+        """The next event as (button << 1 | kind), or -1 if none; its time in
+        .t, its button in .i, PRESS/RELEASE in .kind."""
+        if self._qn == 0:
+            return -1
+        j = self._qh
+        c = self._qc[j]
+        self.t = self._qt[j]
+        self.i = c >> 1
+        self.kind = c & 1
+        self._qh = (j + 1) & (EVENTS - 1)
+        self._qn -= 1
+        return c
+
+    def pressed(self, i):
+        """Debounced state of button i (as of the last poll)."""
+        return self._st[i] == 1
+
+    def pending(self):
+        """Anything not yet settled: events or recorded bursts waiting, or a
+        held button that had an edge in the last debounce_ms (it may be in
+        the middle of being released)."""
+        if self._qn or self._tail != self._head:
+            return True
+        k = 0
+        while k < self._n:
+            if self._st[k] and self._diff(self._now, self._lt[k]) < self.debounce_ms:
+                return True
+            k += 1
+        return False
+
+
+class Gestures:
+    """Raw presses/releases -> the app's actions.  Call next(now) each loop
+    until it returns NONE; the action's time is in .t."""
+
+    def __init__(self, buttons, ticks_diff, long_ms=2000, referee_ms=3000):
+        self.b = buttons
+        self._diff = ticks_diff
+        self.long_ms = long_ms
+        self.referee_ms = referee_ms
+        self.t = 0
+        self._now = 0
+        self._down = bytearray(3)
+        for i in range(3):
+            self._down[i] = 1 if buttons.pressed(i) else 0
+        self._pt = 0          # the pause key's press edge (this hold)
+        self._pre = 0         # player buttons down when the pause key went down
+        self._touched = True  # a player button pressed during this pause hold
+        self._done = True     # this hold already gave PAUSE_SHORT/LONG (or never will)
+        self._all = False     # all three down ...
+        self._all_t = 0       # ... since
+        self._ref = False     # REFEREE emitted for this pause hold
+        # A pause key already held at start (no press edge seen) gives no
+        # PAUSE_SHORT/LONG for that hold.
+
+    def held(self, i):
+        """Is button i down now (as the actions so far have seen it)."""
+        return self._down[i] == 1
+
+    def next(self, now):
+        """The next action (NONE when there is none now); its time in .t."""
+        self._now = now
+        self.b.poll(now)
+        while True:
+            c = self.b.get()
+            if c < 0:
+                return self._timed(now)
+            if c & 1:
+                a = self._press(c >> 1, self.b.t)
+            else:
+                a = self._release(c >> 1, self.b.t)
+            if a:
+                return a
+
+    def _timed(self, now):
+        # Holds that reached their time; only once nothing is unsettled (a
+        # release that happened before now may still be on its way).
+        if not self._down[2] or self.b.pending():
+            return NONE
+        if self._all and not self._ref and self._diff(now, self._all_t) >= self.referee_ms:
+            self._ref = True
+            self.t = now
+            return REFEREE
+        if not self._done and self._alone() and self._diff(now, self._pt) >= self.long_ms:
+            self._done = True
+            self.t = self._pt
+            return PAUSE_LONG
+        return NONE
+
+    def _press(self, i, t):
+        d = self._down
+        d[i] = 1
+        if i == BTN_PAUSE:
+            self._pt = t
+            self._pre = d[0] | (d[1] << 1)
+            self._touched = False
+            self._done = False
+            self._ref = False
+            self._all_check(t)
+            self.t = t
+            return PAUSE_DOWN
+        if d[2]:
+            # Pause key held: not a game action (part of the referee
+            # gesture); the pause hold is no longer alone.
+            self._touched = True
+            self._all_check(t)
+            return NONE
+        self.t = t
+        if i == BTN_LEFT:
+            return LEFT
+        return RIGHT
+
+    def _release(self, i, t):
+        d = self._down
+        if not d[i]:
+            return NONE
+        d[i] = 0
+        if i != BTN_PAUSE and d[2] and self._diff(t, self._pt) <= 0:
+            # A player button released before the pause key went down, known
+            # only now (a release is confirmed debounce_ms after its edge):
+            # it was not down during the pause hold after all.
+            self._pre &= ~(1 << i)
+        if self._all:
+            self._all = False
+            if not self._ref and self._diff(t, self._all_t) >= self.referee_ms:
+                # held long enough, seen only now (the release was settling)
+                self._ref = True
+                self.t = self._now
+                return REFEREE
+        if i == BTN_PAUSE and not self._done:
+            self._done = True
+            if self._alone():
+                return self._pause_up(t)
+        return NONE
+
+    def _pause_up(self, t):
+        if self._diff(t, self._pt) >= self.long_ms:
+            self.t = self._pt   # reached long_ms before the release
+            return PAUSE_LONG
+        self.t = t
+        return PAUSE_SHORT
+
+    def _alone(self):
+        # The pause hold so far had no player button down.
+        return self._pre == 0 and not self._touched
+
+    def _all_check(self, t):
+        d = self._down
+        if d[0] and d[1] and d[2] and not self._all:
+            self._all = True
+            self._all_t = t

@@ -1,0 +1,436 @@
+# Buttons and Gestures under the real MicroPython interpreter (run by
+# tests/test_micropython.py through tests/mp/mptest.py).
+#
+# The key scenarios of tests/test_buttons.py, plus what only MicroPython can
+# tell: the IRQ path allocates nothing (heap locked, as in a hard IRQ), and
+# Gestures.next() allocates nothing in steady state, idle or with events
+# flowing (gc.mem_alloc() before/after).
+import gc
+import random
+
+import machine
+import micropython
+import ticks
+import buttons as B
+from mptest import eq
+
+PERIOD = 1 << 30
+DIFF, ADD = ticks.wrapping(PERIOD)
+START_MS = PERIOD - 1500          # every scenario crosses the wrap 1.5 s in
+L = B.BTN_LEFT
+R = B.BTN_RIGHT
+P = B.BTN_PAUSE
+
+
+class Rig:
+    def __init__(self, start_ms=START_MS, hard=False):
+        machine.reset_world()
+        self.us = 0
+        self.start = start_ms
+        self.pins = (machine.Pin(14, machine.Pin.IN, machine.Pin.PULL_UP),
+                     machine.Pin(15, machine.Pin.IN, machine.Pin.PULL_UP),
+                     machine.Pin(16, machine.Pin.IN, machine.Pin.PULL_UP))
+        self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, 25, hard)
+        self.g = B.Gestures(self.b, DIFF, 2000, 3000)
+        self.actions = []
+
+    def ticks_ms(self):
+        return ADD(self.start, self.us // 1000)
+
+    def rel(self, t):
+        return DIFF(t, self.start)
+
+    def at(self, ms):
+        self.us = int(ms * 1000 + 0.5)
+
+    def press(self, i, ms):
+        self.at(ms)
+        self.pins[i].drive(0)
+
+    def release(self, i, ms):
+        self.at(ms)
+        self.pins[i].drive(None)
+
+    def bounce(self, i, ms, final, gaps):
+        lv = final if len(gaps) % 2 == 0 else 1 - final
+        self.at(ms)
+        self.pins[i].drive(None if lv else 0)
+        for g in gaps:
+            ms += g
+            lv = 1 - lv
+            self.at(ms)
+            self.pins[i].drive(None if lv else 0)
+        return ms
+
+    def drain(self):
+        now = self.ticks_ms()
+        while True:
+            a = self.g.next(now)
+            if a == B.NONE:
+                return
+            self.actions.append((B.ACTION_NAMES[a], self.rel(self.g.t)))
+
+    def loop(self, until_ms, every_ms=1):
+        t = self.us // 1000
+        while True:
+            self.drain()
+            if t >= until_ms:
+                return
+            t = min(t + every_ms, until_ms)
+            self.at(t)
+
+    def events(self, until_ms, every_ms=1):
+        out = []
+        t = self.us // 1000
+        while True:
+            self.b.poll(self.ticks_ms())
+            while True:
+                c = self.b.get()
+                if c < 0:
+                    break
+                out.append((self.b.i, self.b.kind, self.rel(self.b.t)))
+            if t >= until_ms:
+                return out
+            t = min(t + every_ms, until_ms)
+            self.at(t)
+
+
+def test_first_edge_is_the_press_time_despite_bounce():
+    r = Rig()
+    r.loop(100)
+    r.bounce(L, 100.3, 0, [0.1, 0.3, 0.1, 1.2, 0.5, 2.0])
+    r.loop(130)
+    eq(r.actions, [("left", 100)], "press dated at its first edge")
+
+
+def test_press_time_is_the_edge_even_if_the_loop_is_late():
+    r = Rig()
+    r.press(R, 250)
+    r.at(700)
+    r.drain()
+    eq(r.actions, [("right", 250)], "late loop")
+
+
+def test_bounce_trains_give_one_press_one_release():
+    random.seed(7)
+    r = Rig()
+    t = 50.0
+    want = []
+    got = []
+    for _ in range(20):
+        gaps = [random.uniform(0.1, 5.0) for _ in range(2 * random.randint(1, 10))]
+        end = r.bounce(L, t, 0, gaps)
+        want.append((L, B.PRESS, int(t)))
+        hold = end + random.uniform(26, 300)
+        got += r.events(int(hold), 3)
+        gaps = [random.uniform(0.1, 5.0) for _ in range(2 * random.randint(1, 10))]
+        want.append((L, B.RELEASE, int(hold)))
+        end = r.bounce(L, hold, 1, gaps)
+        t = end + 26 + random.uniform(0, 200)
+        got += r.events(int(t), 3)
+    got += r.events(int(t) + 100)
+    eq(got, want, "one press and one release per burst")
+
+
+def test_quick_double_press_is_two_presses():
+    r = Rig()
+    r.press(L, 100)
+    r.release(L, 160)
+    r.press(L, 186)
+    r.release(L, 240)
+    eq(r.events(400), [(L, 1, 100), (L, 0, 160), (L, 1, 186), (L, 0, 240)], "double tap")
+
+
+def test_held_button_does_not_repeat():
+    r = Rig()
+    r.press(R, 10)
+    r.loop(3000, 7)
+    r.bounce(R, 3000, 0, [0.5, 0.5])        # chatter while held
+    r.loop(15000, 13)
+    eq(r.actions, [("right", 10)], "one press")
+    assert r.g.held(R)
+
+
+def test_both_player_buttons_within_1ms_in_edge_order():
+    r = Rig()
+    r.loop(100)
+    r.bounce(R, 100.2, 0, [0.1, 0.4])
+    r.bounce(L, 101.1, 0, [0.3, 0.2])
+    r.loop(400)
+    eq(r.actions, [("right", 100), ("left", 101)], "edge order")
+
+
+def test_pause_short_and_long():
+    r = Rig()
+    r.press(P, 500)
+    r.loop(800)
+    r.release(P, 800)
+    r.loop(2000)
+    eq(r.actions, [("pause_down", 500), ("pause_short", 800)], "short")
+    r.press(P, 3000)
+    r.loop(4999)
+    eq(len(r.actions), 3, "not long yet")
+    r.loop(5000)
+    eq(r.actions[3], ("pause_long", 3000), "long")
+    r.loop(20000, 10)
+    r.release(P, 20000)
+    r.loop(21000)
+    eq(len(r.actions), 4, "nothing more on release, never referee")
+
+
+def test_referee_needs_3s_of_all_three():
+    r = Rig()
+    r.press(P, 100)
+    r.press(L, 400)
+    r.press(R, 600)
+    r.loop(3599)
+    eq(r.actions, [("pause_down", 100)], "no game actions, no long")
+    r.loop(3600)
+    eq(r.actions, [("pause_down", 100), ("referee", 3600)], "referee")
+    r.release(R, 5000)
+    r.release(L, 5100)
+    r.release(P, 5200)
+    r.loop(6000)
+    eq(len(r.actions), 2, "once, nothing on release")
+
+
+def test_pause_with_one_player_button_is_nothing():
+    r = Rig()
+    r.press(P, 100)
+    r.press(L, 150)
+    r.loop(12000, 5)
+    eq(r.actions, [("pause_down", 100)], "no referee, no long")
+
+
+def test_across_the_wrap():
+    r = Rig(start_ms=PERIOD - 2000)
+    r.press(P, 0)
+    r.loop(1500)
+    r.press(L, 1500)
+    r.press(R, 1600)                        # tick 2**30 - 400
+    r.loop(4599)
+    eq(r.actions, [("pause_down", 0)], "before")
+    r.loop(4600)                            # tick 2600
+    eq(r.actions, [("pause_down", 0), ("referee", 4600)], "referee across the wrap")
+    r2 = Rig()
+    r2.press(P, 1000)                       # long hold from 2**30 - 500
+    r2.loop(2999)
+    eq(len(r2.actions), 1, "not yet")
+    r2.loop(3000)
+    eq(r2.actions, [("pause_down", 1000), ("pause_long", 1000)], "long across the wrap")
+
+
+def test_ring_overflow_keeps_the_oldest():
+    r = Rig()
+    t = 100
+    for k in range(40):
+        r.press(k % 2, t)
+        r.release(k % 2, t + 40)
+        t += 100
+    assert r.b.dropped > 0
+    evs = r.events(t + 200)
+    kept = (B.RING - 1) // 2
+    eq([e for e in evs if e[1] == B.PRESS][:kept], [(k % 2, 1, 100 + 100 * k) for k in range(kept)], "oldest kept")
+    assert not r.b.pressed(0) and not r.b.pressed(1)
+
+
+def test_mashing_ten_minutes_never_referee():
+    random.seed(11)
+    r = Rig()
+    edges = []
+    pauses = []
+    starts = ([], [])
+    free = [0.0, 0.0, 0.0]
+    t = 10.0
+    end = 10 * 60 * 1000
+    while t < end:
+        i = random.choice((0, 1, 0, 1, 2))
+        t0 = max(t, free[i] + 26)
+        dur = random.uniform(30, 1900) if i == 2 else random.uniform(30, 2500)
+        edges.append((t0, i, 0))
+        if i == 2:
+            pauses.append((t0, 0))
+            pauses.append((t0 + 2.0 + dur, 1))
+        else:
+            starts[i].append(t0)
+        edges.append((t0 + 1.5, i, 1))
+        edges.append((t0 + 2.0, i, 0))      # a bounce
+        edges.append((t0 + 2.0 + dur, i, 1))
+        free[i] = t0 + 2.0 + dur
+        t = t0 + random.uniform(20, 500)
+    edges.sort()
+    k = 0
+    loop_at = 0
+    while k < len(edges):
+        if edges[k][0] <= loop_at:
+            ms, i, lv = edges[k]
+            r.at(ms)
+            r.pins[i].drive(None if lv else 0)
+            k += 1
+            continue
+        r.at(loop_at)
+        r.drain()
+        loop_at += random.choice((1, 5, 10, 30))
+    r.loop(end + 5000, 10)
+    names = [n for n, _ in r.actions]
+    assert "referee" not in names
+    assert "pause_long" not in names
+    assert names.count("pause_down") == sum(1 for e in edges if e[1] == 2 and e[2] == 0) // 2
+    # every player press whose first edge found the pause key up is a game
+    # action at that edge's tick
+    holds = [(a[0], b[0]) for a, b in zip(pauses[0::2], pauses[1::2])]
+    for i, n in ((0, "left"), (1, "right")):
+        want = [int(s * 1000 + 0.5) // 1000 for s in starts[i]
+                if not any(p < s < q for p, q in holds)]
+        eq([t for k, t in r.actions if k == n], want, n)
+    assert names.count("left") + names.count("right") > 300
+
+
+# -- allocation ---------------------------------------------------------------
+
+def test_irq_path_allocates_nothing():
+    for hard in (False, True):
+        r = Rig(hard=hard)
+        r.loop(10)
+        r.press(L, 10)                      # warm up
+        r.release(L, 60)
+        r.loop(200)
+        micropython.heap_lock()
+        try:
+            r.pins[L].drive(0)              # the handler runs with the heap locked
+            r.pins[L].drive(None)
+            r.pins[L].drive(0)
+            r.pins[P].drive(0)
+        finally:
+            micropython.heap_unlock()
+        r.loop(300)
+        eq(r.actions, [("left", 10), ("left", 200), ("pause_down", 200)], "recorded under heap lock")
+
+
+def _alloc(fn, n=300):
+    """Bytes left allocated by n calls (after a warm-up)."""
+    for _ in range(5):
+        fn()
+    gc.collect()
+    a = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    return gc.mem_alloc() - a
+
+
+def _provokes_gc(fn, n=300):
+    """Did n calls allocate at all, even memory freed again at once (call
+    frames too big for the C stack are heap-allocated and freed on return,
+    invisible to mem_alloc)?  With a low gc threshold any allocation soon
+    triggers a collection, which frees a piece of garbage left on purpose."""
+    for _ in range(5):
+        fn()
+    gc.collect()
+    gc.threshold(512)
+    junk = bytearray(3000)
+    junk = None
+    a = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    freed = a - gc.mem_alloc()
+    gc.threshold(-1)
+    return freed > 0
+
+
+# Module-level state for the measured loops (a closure's cells would count).
+S = {}
+
+
+def _idle():                                # empty queue
+    r = S["r"]
+    r.us += 1000
+    S["g"].next(r.ticks_ms())
+
+
+def _drain_into(seen):
+    r = S["r"]
+    g = S["g"]
+    now = r.ticks_ms()
+    while True:
+        a = g.next(now)
+        if a == 0:
+            return
+        seen[a] = 1
+
+
+def _flow():                                # bounce, presses, releases, gestures
+    r = S["r"]
+    pins = r.pins
+    seen = S["seen"]
+    r.us += 1000
+    pins[0].drive(0)
+    pins[0].drive(None)
+    pins[0].drive(0)                        # LEFT, with bounce
+    _drain_into(seen)
+    r.us += 60000
+    pins[0].drive(None)
+    pins[2].drive(0)                        # PAUSE_DOWN ...
+    pins[1].drive(0)                        # ... with a player press (no game action)
+    _drain_into(seen)
+    r.us += 40000
+    pins[1].drive(None)
+    pins[2].drive(None)
+    _drain_into(seen)
+    r.us += 40000
+    pins[2].drive(0)                        # PAUSE_DOWN, PAUSE_SHORT
+    _drain_into(seen)
+    r.us += 30000
+    pins[2].drive(None)
+    _drain_into(seen)
+    r.us += 30000
+    _drain_into(seen)
+
+
+def _stalled():                             # bursts queued behind each other
+    r = S["r"]
+    pins = r.pins
+    r.us += 1000
+    pins[2].drive(0)
+    r.us += 300000
+    pins[2].drive(None)                     # pause up ...
+    r.us += 5000
+    pins[1].drive(0)                        # ... a player press behind it ...
+    r.us += 30000
+    pins[2].drive(0)                        # ... and the pause again, all queued
+    r.us += 300000
+    pins[2].drive(None)
+    pins[1].drive(None)
+    r.us += 100000
+    _drain_into(S["seen"])
+
+
+def _big(a, b, c, d, e):                    # a frame too big for the C stack
+    f = a + b
+    g = c + d
+    h = e + f
+    i = g + h
+    j = i + a
+    k = j + b
+    m = k + c
+    n = m + d
+    return n + e
+
+
+def _calls_big():
+    _big(1, 2, 3, 4, 5)
+
+
+def test_next_allocates_nothing_idle_or_with_events_flowing():
+    # the detector works: a big frame is caught, a plain call is not
+    assert _provokes_gc(_calls_big, 2000)
+    S["r"] = r = Rig()
+    S["g"] = r.g
+    S["seen"] = seen = bytearray(8)
+    assert not _provokes_gc(_idle, 2000)
+    eq(_alloc(_idle, 2000), 0, "next() idle: bytes")
+    eq(_alloc(_flow), 0, "next() with events flowing: bytes")
+    assert not _provokes_gc(_flow), "next() with events flowing allocates"
+    assert not _provokes_gc(_stalled), "queued bursts allocate"
+    assert seen[B.LEFT] and seen[B.RIGHT] and seen[B.PAUSE_DOWN] and seen[B.PAUSE_SHORT]
+    eq(r.b.dropped, 0, "dropped")
+    S.clear()
