@@ -34,6 +34,7 @@ SPLASH_MS = 1500
 NOTICE_MS = 4000
 CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
 LCD_ADDRS = (0x27, 0x3F)
+SIMULTANEOUS_MS = 150  # the other player's press this soon after is "together"
 
 _BEEPS = {cc.EV_WINDOW: outputs.BEEP_WINDOW, cc.EV_FLAG: outputs.BEEP_FLAG,
           cc.EV_FORFEIT: outputs.BEEP_FORFEIT, cc.EV_OVER: outputs.BEEP_FORFEIT}
@@ -108,6 +109,8 @@ class App:
         self.log_anchor = now
         self.last_save = now
         self.pause_acted = False  # the pause key's edge paused a running clock
+        self.last_side = -1       # the last player button taken, and when
+        self.last_t = now
         self.menu = None
         self.notice_until = None
         self.mode = MODE_SPLASH
@@ -141,8 +144,10 @@ class App:
         of the last checkpoint, with a notice on the screen."""
         got = self.store.load()
         if got is None:
-            if self.store.message:
-                self._notice_text(self.store.message, now)
+            if self.store.message and self.store.message != persist.NO_GAME:
+                # Corrupt or foreign state file: a clean `ready`, and say so.
+                self.view.notice = self.view.words["STATELOST"]
+                self.notice_until = self.add(now, NOTICE_MS)
             return
         ints, log_ms = got
         was_running = ints[1] == cc.RUNNING
@@ -151,7 +156,8 @@ class App:
         except ValueError:
             self.clock.rules = self.settings.rules()
             self.clock.reset(now)
-            self._notice_text("state unreadable", now)
+            self.view.notice = self.view.words["STATELOST"]
+            self.notice_until = self.add(now, NOTICE_MS)
             return
         if self.clock.state == cc.READY:
             return
@@ -161,10 +167,6 @@ class App:
         # The notice stays until the next key press resumes play.
         self.view.notice = self.view.words["RESTORED"]
         self._save(now)
-
-    def _notice_text(self, text, now):
-        self.view.notice = text[:self.board.LCD_COLS].encode()
-        self.notice_until = self.add(now, NOTICE_MS)
 
     # -- the core's events: log, persist, beep ----------------------------------
     def _log_ms(self, t):
@@ -192,38 +194,48 @@ class App:
 
     # -- the main loop ------------------------------------------------------------
     def step(self):
+        """One main-loop iteration.  Split into small methods: MicroPython
+        puts a call frame with more than 11 words of locals and stack on the
+        heap, and this must not allocate."""
         now = self.ticks_ms()
-        self.buttons.poll(now)
+        self._inputs(now)
+        mode = self.mode
+        if mode == MODE_GAME:
+            self._draw(self._game_tick(now))
+        elif mode == MODE_SPLASH:
+            if self.diff(now, self.splash_until) >= 0:
+                self.mode = MODE_GAME
+        else:
+            self.menu.render(self.rows)
+            self._draw(self.rows)
+            self.leds.show(-1)
+        self.buzzer.update(now)
+        self.battery.update(now)
+
+    def _inputs(self, now):
+        """Every action the buttons produced, each at its own edge time."""
         g = self.gestures
         a = g.next(now)
         while a != btn.NONE:
             self._action(a, g.t, now)
             a = g.next(now)
-        mode = self.mode
-        if mode == MODE_GAME:
-            c = self.clock
-            c.update(now)
-            if c.state == cc.RUNNING and self.diff(now, self.last_save) >= CHECKPOINT_MS:
-                self._save(now)
-            if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
-                self.notice_until = None
-                self.view.notice = None
-            self.view.lowbat = self.battery.low
-            rows = self.view.render(c)
-            self.leds.show(c.running())
-        elif mode == MODE_SPLASH:
-            if self.diff(now, self.splash_until) >= 0:
-                self.mode = MODE_GAME
-            rows = None
-        else:
-            self.menu.render(self.rows)
-            rows = self.rows
-            self.leds.show(-1)
-        if rows is not None:
-            for r in range(self.nrows):
-                self.lcd.show(r, rows[r])
-        self.buzzer.update(now)
-        self.battery.update(now)
+
+    def _game_tick(self, now):
+        c = self.clock
+        c.update(now)
+        if c.state == cc.RUNNING and self.diff(now, self.last_save) >= CHECKPOINT_MS:
+            self._save(now)
+        if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
+            self.notice_until = None
+            self.view.notice = None
+        self.view.lowbat = self.battery.low
+        self.leds.show(c.running())
+        return self.view.render(c)
+
+    def _draw(self, rows):
+        lcd = self.lcd
+        for r in range(self.nrows):
+            lcd.show(r, rows[r])
 
     def run(self, sleep_ms=ticks.sleep_ms):
         while True:
@@ -261,7 +273,15 @@ class App:
         c = self.clock
         st = c.state
         if a == btn.LEFT or a == btn.RIGHT:
-            c.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
+            x = cc.LEFT if a == btn.LEFT else cc.RIGHT
+            if (self.last_side == 1 - x
+                    and self.diff(t, self.last_t) < SIMULTANEOUS_MS):
+                # Both player buttons hit together: the first edge won, the
+                # other one must not end the turn it has just started.
+                return
+            self.last_side = x
+            self.last_t = t
+            c.press(x, t)
         elif a == btn.PAUSE_DOWN:
             # A running clock stops on the key's leading edge (TSO § 4.1).
             self.pause_acted = st == cc.RUNNING

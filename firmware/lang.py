@@ -76,6 +76,7 @@ _TEXT = {
         "TITLE_REF": "Referee",
         "HINT": "Pause=next hold=OK",
         "SETRESET": "Settings reset",
+        "STATELOST": "SAVED GAME LOST",
     },
     "de": {
         "READY": "BEREIT",
@@ -117,6 +118,7 @@ _TEXT = {
         "TITLE_REF": "Schiedsrichter",
         "HINT": "Pause=weiter lang=OK",
         "SETRESET": "Standardwerte",
+        "STATELOST": "SPIELST. DEFEKT",
     },
     "pl": {
         "READY": "GOTOWY",
@@ -158,6 +160,7 @@ _TEXT = {
         "TITLE_REF": "Sędzia",
         "HINT": "Pauza=dalej długo=OK",
         "SETRESET": "Ustaw. domyślne",
+        "STATELOST": "ZAPIS USZKODZONY",
     },
 }
 
@@ -175,7 +178,8 @@ LABEL = 16   # menu row 0 on a 16x2 display
 VALUE = 12   # menu value between "< " and " >" on 16 columns
 WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
          "FLAG": 5, "RESTORED": 16, "LOWBAT": 6,
-         "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16}
+         "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
+         "STATELOST": 16}
 
 
 def width(key):

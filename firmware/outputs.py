@@ -81,10 +81,13 @@ class Leds:
         if side == self.lit:
             return
         self.lit = side
-        for s in (0, 1):
-            p = self.pins[s]
-            if p is not None:
-                p.value(1 if side == s else 0)
+        self._set(0, side)
+        self._set(1, side)
+
+    def _set(self, s, side):
+        p = self.pins[s]
+        if p is not None:
+            p.value(1 if side == s else 0)
 
 
 class Battery:

@@ -23,7 +23,8 @@ def run_micropython(args, timeout=600):
     exe = venv_tool("micropython")
     assert exe, "micropython not installed: run `make venv`"
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW, ".frozen"])
+    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW,
+                                          os.path.join(ROOT, "boards"), ".frozen"])
     return subprocess.run(
         [exe, "-X", "heapsize=4M"] + args,
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,

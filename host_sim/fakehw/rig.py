@@ -74,7 +74,7 @@ class Rig:
         self.down(b, bounce)
         self.run(hold)
         self.up(b)
-        self.run(self.step_ms)
+        self.run(40)  # past the 25 ms release debounce
 
     def screen(self):
         return self.lcd.text_rows()

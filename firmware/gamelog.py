@@ -1,0 +1,376 @@
+# The game log on the clock (SPEC §4 "Game log", §5 replay format).
+#
+# One text file per game, games/gNNNN.txt, in the replay format, so
+# `python -m host_sim replay games/g0012.txt` (or `python -m host_sim logs`)
+# reproduces the game:
+#
+#   profile sdev  # game 12
+#   set base=25:00
+#   0 left  # L 25:00 R 25:00
+#   41250 right  # L 24:59 R 24:19
+#   # 61250 window closed
+#   ...
+#   1800000 end  # L 00:00 R 06:52
+#
+# Events are lines `<ms> left|right|pause|end|adjust <side> <+-ms>` followed
+# by a comment with both times after the event (as the display shows them:
+# remaining rounded up, overtime rounded down with a minus).  Time-triggered
+# core events (flag, forfeit, challenge window closed, game over) are comment
+# lines: the replay recomputes them.
+#
+# Log times are what the app passes: ms since the game started (the first
+# event may be 0), never decreasing, continuing across power cuts.  After a
+# power cut the clock resumes as of its last checkpoint, so the app continues
+# from the checkpoint's log_ms (the outage and the running time lost after
+# the checkpoint are not in the log) and calls restored(), which appends a
+# `pause`: the replay then matches the live clock exactly.
+#
+# How the app wires it (the order matters for power loss):
+#   on an event (the core's hook):  log.event(log_ms, code, side, arg, rem_l, rem_r)
+#   then checkpoint:                store.save(clock.snapshot(), log_ms, log.pos, log.number)
+#   at power-up, with a record:     clock.restore(ints, t=now)
+#                                   log.restored(store.log_ms, was_running, store.game, store.log_pos)
+# The checkpoint carries the log's length: restored() cuts the file back to
+# it, which drops a torn last line and any event the restored state does not
+# have (its checkpoint never completed), so log and clock agree.
+#
+# Every line is written with one write() and flushed.  A power cut can tear
+# only the last line; host_sim/logs.py reads such files (and restored() repairs
+# them on the clock).  Storage stays within max_games files and max_bytes
+# (oldest games deleted first); a single runaway game stops logging at
+# max_bytes with a `# log full` line.
+import clockcore as cc
+from persist import OsFS
+
+_WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
+          cc.EV_END: "end"}
+_NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
+          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over"}
+_SIDES = ("left", "right")
+FULL_NOTE = "# log full: later events not recorded\n"
+_COPY = 512  # bytes per chunk when restored() rewrites a file
+
+
+def fmt_time(rem):
+    """The display's time: mm:ss rounded up; overtime -mm:ss rounded down."""
+    if rem > 0:
+        s = (rem + 999) // 1000
+        sign = ""
+    else:
+        s = (-rem) // 1000
+        sign = "-" if s > 0 else ""
+    return "%s%02d:%02d" % (sign, s // 60, s % 60)
+
+
+def game_number(name):
+    """gNNNN.txt -> NNNN; 0 for any other name."""
+    if len(name) < 6 or name[0] != "g" or name[-4:] != ".txt":
+        return 0
+    d = name[1:-4]
+    for c in d:
+        if c < "0" or c > "9":
+            return 0
+    return int(d)
+
+
+class GameLog:
+    def __init__(self, fs=None, folder="games", max_games=20, max_bytes=64 * 1024):
+        self.fs = fs if fs is not None else OsFS()
+        self.folder = folder
+        self.max_games = max_games if max_games > 1 else 1
+        self.max_bytes = max_bytes
+        self.number = 0        # the current game (0: none)
+        self.name = None       # its path, e.g. "games/g0012.txt"
+        self.pos = 0           # bytes in it (checkpointed with the state)
+        self.full = False
+        self.error = None      # last filesystem error (logging stops, the clock goes on)
+        self.writes = 0
+        self.bytes_written = 0
+        self._f = None
+        self._old = []         # [number, size] of the other games, oldest first
+        self._old_bytes = 0
+
+    # -- files ------------------------------------------------------------------
+    def _path(self, number):
+        return "%s/g%04d.txt" % (self.folder, number)
+
+    def _size(self, path):
+        try:
+            return self.fs.stat(path)[6]
+        except OSError:
+            return -1
+
+    def _scan(self):
+        """The games on flash, oldest first (creates the folder if missing;
+        removes a temp file a power cut left behind)."""
+        fs = self.fs
+        try:
+            names = fs.listdir(self.folder)
+        except OSError:
+            try:
+                fs.mkdir(self.folder)
+            except OSError:
+                pass
+            names = []
+        games = []
+        for name in names:
+            n = game_number(name)
+            if n:
+                games.append([n, self._size(self.folder + "/" + name)])
+            elif name.endswith(".tmp"):
+                try:
+                    fs.remove(self.folder + "/" + name)
+                except OSError:
+                    pass
+        games.sort()
+        return games
+
+    def _drop_oldest(self):
+        n, size = self._old.pop(0)
+        try:
+            self.fs.remove(self._path(n))
+        except OSError:
+            pass
+        self._old_bytes -= size if size > 0 else 0
+
+    def _set_old(self, games, current):
+        self._old = [g for g in games if g[0] != current]
+        self._old_bytes = 0
+        for g in self._old:
+            if g[1] > 0:
+                self._old_bytes += g[1]
+
+    def _prune(self, reserve):
+        while self._old and (len(self._old) > self.max_games - 1 or
+                             self._old_bytes + reserve > self.max_bytes):
+            self._drop_oldest()
+
+    def _close(self):
+        f = self._f
+        self._f = None
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def _fail(self, e):
+        self.error = "game log: error %s" % (e.args[0] if e.args else e)
+        self._close()
+        return False
+
+    def _write(self, text):
+        """Append one or more whole lines (one write, flushed)."""
+        f = self._f
+        if f is None:
+            return False
+        data = text.encode()
+        n = len(data)
+        # The folder stays within max_bytes: older games go first (begin()
+        # already made room for a game of the usual size, so this is rare).
+        while self._old and self._old_bytes + self.pos + n > self.max_bytes:
+            self._drop_oldest()
+        if self.pos + n > self.max_bytes - len(FULL_NOTE):
+            if self.full:
+                return False
+            self.full = True  # a runaway game: one note, then nothing
+            data = FULL_NOTE.encode()
+            n = len(data)
+        try:
+            f.write(data)
+            f.flush()
+        except OSError as e:
+            return self._fail(e)
+        self.pos += n
+        self.writes += 1
+        self.bytes_written += n
+        return not self.full
+
+    # -- a game -----------------------------------------------------------------
+    def begin(self, rules):
+        """Start a new game file with the replay header for `rules`.
+        Returns its number (0 if the filesystem refused)."""
+        self._close()
+        games = self._scan()
+        # A newest file without a single event (a game that never started,
+        # e.g. power failed before the first checkpoint) is reused.
+        if games and 0 <= games[-1][1] < 256 and not self._has_events(games[-1][0]):
+            n = games[-1][0]
+            games.pop()
+        else:
+            n = games[-1][0] + 1 if games else 1
+        self._set_old(games, n)
+        biggest = 4096
+        for g in self._old:
+            if g[1] > biggest:
+                biggest = g[1]
+        self._prune(min(biggest, self.max_bytes // 2))
+        head = "profile %s  # game %d\n" % (rules.name, n)
+        over = rules.overrides()
+        if over:
+            head += "set " + " ".join(over) + "\n"
+        path = self._path(n)
+        try:
+            self._f = self.fs.open(path, "wb")
+        except OSError as e:
+            self._fail(e)
+            return 0
+        self.number = n
+        self.name = path
+        self.pos = 0
+        self.full = False
+        self.error = None
+        if not self._write(head):
+            return 0 if self._f is None else n
+        return n
+
+    def _has_events(self, n):
+        try:
+            f = self.fs.open(self._path(n), "rb")
+            try:
+                data = f.read(256)
+            finally:
+                f.close()
+        except OSError:
+            return True  # unreadable: leave it alone
+        for line in data.split(b"\n"):
+            if line[:1] in (b"0", b"1", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9"):
+                return True
+        return False
+
+    def event(self, log_ms, kind, side, delta, rem_left, rem_right):
+        """One core event (its EV_* code as the hook gives it)."""
+        if self._f is None:
+            return False
+        w = _WORDS.get(kind)
+        if w is not None:
+            line = "%d %s" % (log_ms, w)
+        elif kind == cc.EV_ADJUST:
+            line = "%d adjust %s %s%d" % (log_ms, _SIDES[side],
+                                          "+" if delta >= 0 else "", delta)
+        else:
+            note = _NOTES.get(kind, "event %d" % kind)
+            if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT:
+                note += " " + _SIDES[side]
+            return self._write("# %d %s\n" % (log_ms, note))
+        return self._write("%s  # L %s R %s\n" % (line, fmt_time(rem_left),
+                                                  fmt_time(rem_right)))
+
+    def comment(self, text):
+        """A free comment line (e.g. a referee note)."""
+        return self._write("# " + text.replace("\n", " ") + "\n")
+
+    def close(self):
+        """The game is over (or reset): close its file."""
+        self._close()
+
+    # -- after a power cut --------------------------------------------------------
+    def restored(self, log_ms, running=True, game=0, pos=-1):
+        """Reopen game `game` (default: the newest) after a power cut.
+
+        pos: the file length saved with the restored checkpoint (log.pos at
+        the save).  The file is cut back to it: a torn last line and events
+        whose checkpoint never completed go (the restored clock does not have
+        them either).  Without a pos (<= 0, or not at a line end) only a torn
+        last line goes.  Then `<log_ms> pause  # power restored`
+        is appended if the game was running (the clock comes back paused as
+        of the checkpoint), else a comment.  Returns False if there is no such
+        game file (logging stays off: call begin())."""
+        self._close()
+        games = self._scan()
+        if not game:
+            game = games[-1][0] if games else 0
+        size = -1
+        for g in games:
+            if g[0] == game:
+                size = g[1]
+        if size < 0:
+            return False
+        path = self._path(game)
+        self._set_old(games, game)
+        try:
+            if 0 < pos <= size and self._line_end(path, pos):
+                keep = pos
+            else:  # no (usable) checkpoint position: drop a torn line only
+                keep = self._whole_lines(path, size)
+            if keep < size:
+                self._truncate(path, keep)
+            self._f = self.fs.open(path, "ab")
+        except OSError as e:
+            return self._fail(e)
+        self.number = game
+        self.name = path
+        self.pos = keep
+        self.full = False
+        self.error = None
+        if running:
+            return self._write("%d pause  # power restored\n" % log_ms)
+        return self._write("# %d power restored (the clock was paused)\n" % log_ms)
+
+    def _line_end(self, path, pos):
+        """True if a line ends at byte pos (a position this log wrote)."""
+        f = self.fs.open(path, "rb")
+        try:
+            f.seek(pos - 1)
+            return f.read(1) == b"\n"
+        finally:
+            f.close()
+
+    def _whole_lines(self, path, size):
+        """The length of the file up to its last newline."""
+        if size <= 0:
+            return 0
+        f = self.fs.open(path, "rb")
+        try:
+            start = size - _COPY if size > _COPY else 0
+            f.seek(start)
+            tail = f.read(_COPY)
+        finally:
+            f.close()
+        if tail[-1:] == b"\n":
+            return size
+        i = tail.rfind(b"\n")
+        return start + i + 1 if i >= 0 else start
+
+    def _truncate(self, path, keep):
+        """Cut a file to `keep` bytes: copy to a temp file, rename over (a
+        power cut on the way leaves the original)."""
+        fs = self.fs
+        tmp = path + ".tmp"
+        src = fs.open(path, "rb")
+        try:
+            dst = fs.open(tmp, "wb")
+            try:
+                left = keep
+                while left > 0:
+                    chunk = src.read(_COPY if left > _COPY else left)
+                    if not chunk:
+                        break
+                    dst.write(chunk)
+                    left -= len(chunk)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        fs.rename(tmp, path)
+
+    # -- for the host tool / REPL -------------------------------------------------
+    def list_games(self):
+        """The game files, oldest first: ["g0007.txt", ...]."""
+        try:
+            names = self.fs.listdir(self.folder)
+        except OSError:
+            return []
+        games = [(game_number(n), n) for n in names if game_number(n)]
+        games.sort()
+        return [g[1] for g in games]
+
+    def read(self, name):
+        """The text of one game file ("g0007.txt" or a number)."""
+        if not isinstance(name, str):
+            name = "g%04d.txt" % name
+        f = self.fs.open(self.folder + "/" + name, "rb")
+        try:
+            return f.read().decode()
+        finally:
+            f.close()

@@ -1,0 +1,367 @@
+# Power-loss-safe game state (SPEC §4 "Power loss"; TSO § 4.1 f: the clock
+# is stopped for a power failure).
+#
+# The app checkpoints the core's snapshot (clockcore.Clock.snapshot(), a list
+# of ints) after every event and every 5 s of running time; after a power cut
+# it loads the newest good record and resumes the game paused
+# (Clock.restore(ints, t=now)).
+#
+# One record, little-endian, fixed size for a given number n of ints
+# (n = clockcore.SNAPSHOT_LEN = 18 -> 100 bytes):
+#
+#   offset  size
+#    0      4    magic b"SClk"
+#    4      1    format version (1)
+#    5      1    n, the number of snapshot ints
+#    6      2    record length in bytes: 28 + 4n
+#    8      4    seq: +1 per save (unsigned; also picks the slot: seq & 1)
+#   12      4n   the snapshot ints, signed 32-bit
+#   12+4n   4    log_ms  (the game log's time of the snapshot, signed)
+#   16+4n   4    log_pos (bytes in the game log file at the snapshot)
+#   20+4n   4    game    (the game log's number, gNNNN)
+#   24+4n   4    CRC-32 (IEEE 802.3, the value zlib.crc32 gives) of bytes 0..23+4n
+#
+# Files (path = "clock.state"): two slots path+".a" (even seq) and path+".b"
+# (odd seq), and path+".tmp".  save() writes the record to the temp file,
+# closes it and renames it over the slot of its seq's parity, so the other
+# slot always keeps the previous good record.  On littlefs the rename is
+# atomic; if the slot is still torn (another filesystem, flash fault) the
+# CRC rejects it and load() falls back to the other slot.  A temp file that
+# was written completely but not yet renamed (power failed in between) holds
+# a genuine newer record: load() uses it and finishes the rename.
+#
+# Nothing here raises on bad file content or missing files.  save() allocates
+# only what the filesystem's open() and rename() allocate (the record buffer
+# and the file names are made once; encoding and CRC allocate nothing): the
+# CRC is integer-only with 16-bit halves, so no long ints on the boards'
+# 31-bit small ints.  Measured under MicroPython: tests/mp/test_persist_mp.py.
+import os
+
+MAGIC = b"SClk"
+VERSION = 1
+HEADER = 12
+TRAILER = 16          # log_ms, log_pos, game, CRC
+
+NO_GAME = "no saved game"
+CORRUPT_FALLBACK = "state file corrupt: using the last good record"
+CORRUPT_NONE = "state file corrupt: no saved game"
+OTHER_FORMAT = "saved game from another firmware version: not restored"
+
+
+def record_size(n):
+    return HEADER + 4 * n + TRAILER
+
+
+# -- the filesystem ------------------------------------------------------------
+
+_replace = getattr(os, "replace", None) or os.rename  # CPython on Windows: replace
+
+
+class OsFS:
+    """The real filesystem: os + builtin open.  Tests inject a fake with the
+    same methods (open(path, mode) for "rb"/"wb"/"ab" with read/write/flush/
+    seek/close, rename over an existing file, remove, listdir, stat, mkdir)."""
+
+    def open(self, path, mode):
+        return open(path, mode)
+
+    def rename(self, old, new):
+        _replace(old, new)
+
+    def remove(self, path):
+        os.remove(path)
+
+    def listdir(self, path):
+        return os.listdir(path)
+
+    def stat(self, path):
+        return os.stat(path)
+
+    def mkdir(self, path):
+        os.mkdir(path)
+
+
+# -- CRC-32 in 16-bit halves (no long ints on a 32-bit MicroPython port) --------
+
+_CRC_T = bytearray(1024)  # entry i: the 32-bit table value, little-endian
+
+
+def _crc_table():
+    t = _CRC_T
+    for n in range(256):
+        lo = n
+        hi = 0
+        for _ in range(8):
+            odd = lo & 1
+            lo = (lo >> 1) | ((hi & 1) << 15)
+            hi >>= 1
+            if odd:
+                lo ^= 0x8320
+                hi ^= 0xEDB8
+        i = n << 2
+        t[i] = lo & 0xFF
+        t[i + 1] = lo >> 8
+        t[i + 2] = hi & 0xFF
+        t[i + 3] = hi >> 8
+
+
+_crc_table()
+
+
+def _crc_into_py(data, n, out, at):
+    """CRC-32 of data[0:n], written little-endian into out[at:at+4]."""
+    t = _CRC_T
+    lo = 0xFFFF
+    hi = 0xFFFF
+    for i in range(n):
+        e = ((lo ^ data[i]) & 0xFF) << 2
+        lo = ((lo >> 8) | ((hi & 0xFF) << 8)) ^ (t[e] | (t[e + 1] << 8))
+        hi = (hi >> 8) ^ (t[e + 2] | (t[e + 3] << 8))
+    lo ^= 0xFFFF
+    hi ^= 0xFFFF
+    out[at] = lo & 0xFF
+    out[at + 1] = lo >> 8
+    out[at + 2] = hi & 0xFF
+    out[at + 3] = hi >> 8
+
+
+def _crc_into_c(data, n, out, at):
+    v = _c_crc32(memoryview(data)[:n])
+    out[at] = v & 0xFF
+    out[at + 1] = (v >> 8) & 0xFF
+    out[at + 2] = (v >> 16) & 0xFF
+    out[at + 3] = (v >> 24) & 0xFF
+
+
+# On CPython (the simulator, the tests) the C crc32 gives the same value much
+# faster.  On the boards binascii.crc32 is often not built in, and its result
+# would be a long int: the integer-only version above is used.
+try:
+    import sys
+    if sys.implementation.name != "cpython":
+        raise ImportError
+    from binascii import crc32 as _c_crc32
+    crc_into = _crc_into_c
+except ImportError:
+    crc_into = _crc_into_py
+
+
+def crc32(data):
+    """CRC-32 of a whole buffer as an int (tests, host tools)."""
+    b = bytearray(4)
+    crc_into(data, len(data), b, 0)
+    return b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)
+
+
+def _put(buf, i, v):
+    h = v >> 31
+    if h != 0 and h != -1:
+        raise ValueError("state value out of 32-bit range")
+    buf[i] = v & 0xFF
+    buf[i + 1] = (v >> 8) & 0xFF
+    buf[i + 2] = (v >> 16) & 0xFF
+    buf[i + 3] = (v >> 24) & 0xFF
+
+
+def _get(data, i):
+    top = data[i + 3]
+    if top >= 128:
+        top -= 256
+    return (top << 24) | (data[i + 2] << 16) | (data[i + 1] << 8) | data[i]
+
+
+def _get_u(data, i):
+    return ((data[i + 3] << 8 | data[i + 2]) << 16) | (data[i + 1] << 8) | data[i]
+
+
+class StateStore:
+    """Checkpoints of the running game.
+
+        store = StateStore()                    # or StateStore(fs=fake)
+        store.save(clock.snapshot(), log_ms, log.pos, log.number)
+        rec = store.load()                      # (ints, log_ms) or None
+        store.clear()                           # game over / reset
+
+    save() returns True, or False (with .message) if the filesystem refused
+    (full, failing): the clock keeps running on its in-memory state.
+    load() returns the newest valid record as (ints, log_ms), sets .log_pos,
+    .game and .seq from it, and .message to a one-line reason when it had to
+    fall back or found nothing (None when all was well).  `count`, if given,
+    is the snapshot length this firmware expects; records of another length
+    are not restored.
+    """
+
+    def __init__(self, fs=None, path="clock.state", count=0):
+        self.fs = fs if fs is not None else OsFS()
+        self.slots = (path + ".a", path + ".b")
+        self.tmp = path + ".tmp"
+        self.count = count
+        self.seq = -1          # newest seq on flash; -1 = not looked yet
+        self.message = None
+        self.log_ms = 0
+        self.log_pos = 0
+        self.game = 0
+        self.writes = 0        # records written (completed saves)
+        self.bytes_written = 0
+        self._buf = None
+        self._n = -1
+        self._scratch = bytearray(4)
+
+    # -- saving ---------------------------------------------------------------
+    def save(self, ints, log_ms=0, log_pos=0, game=0):
+        n = len(ints)
+        if n != self._n:
+            if n > 255:
+                raise ValueError("too many state values")
+            self._buf = bytearray(record_size(n))
+            self._n = n
+            b = self._buf
+            b[0:4] = MAGIC
+            b[4] = VERSION
+            b[5] = n
+            size = record_size(n)
+            b[6] = size & 0xFF
+            b[7] = size >> 8
+        if self.seq < 0:
+            self._find()
+        buf = self._buf
+        seq = self.seq + 1
+        _put(buf, 8, seq)
+        i = HEADER
+        for k in range(n):
+            _put(buf, i, ints[k])
+            i += 4
+        _put(buf, i, log_ms)
+        _put(buf, i + 4, log_pos)
+        _put(buf, i + 8, game)
+        crc_into(buf, i + 12, buf, i + 12)
+        fs = self.fs
+        f = None
+        try:
+            f = fs.open(self.tmp, "wb")
+            w = f.write(buf)
+            f.close()
+            f = None
+            if w is not None and w != len(buf):
+                self.message = "cannot save the game: short write"
+                return False
+            fs.rename(self.tmp, self.slots[seq & 1])
+        except OSError as e:
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            self.message = "cannot save the game: error %s" % (e.args[0] if e.args else e)
+            return False
+        self.seq = seq
+        self.writes += 1
+        self.bytes_written += len(buf)
+        return True
+
+    # -- loading --------------------------------------------------------------
+    def _read(self, name):
+        """(seq, ints, log_ms, log_pos, game) of a valid record in file
+        `name`; 0 if the file is missing; -1 if it is corrupt or foreign;
+        -2 if it is a valid record of another snapshot length."""
+        try:
+            f = self.fs.open(name, "rb")
+        except OSError:
+            return 0
+        try:
+            try:
+                data = f.read(record_size(255) + 1)
+            finally:
+                f.close()
+        except Exception:  # an unreadable file is a corrupt one
+            return -1
+        try:
+            if data is None or len(data) < HEADER + TRAILER:
+                return -1
+            if data[0:4] != MAGIC or data[4] != VERSION:
+                return -1
+            n = data[5]
+            size = record_size(n)
+            if len(data) != size or (data[6] | (data[7] << 8)) != size:
+                return -1
+            end = size - 4
+            s = self._scratch
+            crc_into(data, end, s, 0)
+            if s[0] != data[end] or s[1] != data[end + 1] or \
+                    s[2] != data[end + 2] or s[3] != data[end + 3]:
+                return -1
+            if self.count and n != self.count:
+                return -2
+            ints = [_get(data, HEADER + 4 * k) for k in range(n)]
+            i = HEADER + 4 * n
+            return (_get_u(data, 8), ints, _get(data, i), _get(data, i + 4),
+                    _get(data, i + 8))
+        except Exception:
+            return -1
+
+    def _find(self):
+        """Look at both slots and the temp file: (best record, where it came
+        from: 0/1 slot, 2 temp, -1 none, corrupt slot seen, other-format seen).
+        Sets self.seq to the newest valid seq (0 if none)."""
+        best = None
+        where = -1
+        corrupt = False
+        other = False
+        for k in (0, 1, 2):
+            r = self._read(self.tmp if k == 2 else self.slots[k])
+            if r == -1:
+                if k < 2:
+                    corrupt = True  # a torn temp file is just an unfinished save
+                continue
+            if r == -2:
+                other = True
+                continue
+            if r == 0:
+                continue
+            if best is None or r[0] > best[0]:
+                best = r
+                where = k
+        self.seq = best[0] if best is not None else 0
+        return best, where, corrupt, other
+
+    def load(self):
+        """The newest valid record as (ints, log_ms), or None.  Never raises."""
+        try:
+            best, where, corrupt, other = self._find()
+        except Exception:  # belt and braces: a broken fs object, MemoryError
+            self.seq = 0
+            self.message = CORRUPT_NONE
+            return None
+        if best is None:
+            self.message = OTHER_FORMAT if other else (CORRUPT_NONE if corrupt else NO_GAME)
+            return None
+        if where == 2:
+            # A complete save whose rename was cut off: finish it, so the next
+            # save (which rewrites the temp file) cannot lose it.
+            try:
+                self.fs.rename(self.tmp, self.slots[best[0] & 1])
+            except OSError:
+                pass
+        self.message = CORRUPT_FALLBACK if corrupt else None
+        self.log_ms = best[2]
+        self.log_pos = best[3]
+        self.game = best[4]
+        return best[1], best[2]
+
+    # -- forgetting -----------------------------------------------------------
+    def clear(self):
+        """Forget the saved game.  Removes the temp file, then the older slot,
+        then the newest: a power cut half-way leaves at most the newest
+        record (the state just before clear), never an older one."""
+        if self.seq < 0:
+            try:
+                self._find()
+            except Exception:
+                self.seq = 0
+        newest = self.seq & 1
+        for name in (self.tmp, self.slots[1 - newest], self.slots[newest]):
+            try:
+                self.fs.remove(name)
+            except OSError:
+                pass
+        self.message = None

@@ -1,0 +1,91 @@
+# The device scenarios (tests/mp/device_scenarios.py) under the real
+# MicroPython interpreter, and the main loop's heap allocation in a running
+# game (issue budget: 0 bytes per iteration in steady state).
+import os
+
+import device_scenarios as ds
+import sim as board          # boards/sim.py (boards/ is on MICROPYPATH)
+import clockcore as cc
+from mptest import eq, heap_bytes
+from rig import Rig, LEFT
+
+BASE = "/tmp/sclock_mp_device"
+
+
+def _root(name):
+    try:
+        os.mkdir(BASE)
+    except OSError:
+        pass
+    return ds.fresh_dir(BASE + "/" + name)
+
+
+def test_boot_setup_menu():
+    ds.scenario_boot_setup_menu(board, _root("boot_setup_menu"))
+
+
+def test_sdev_overtime_forfeit():
+    ds.scenario_sdev_overtime_forfeit(board, _root("sdev_overtime_forfeit"))
+
+
+def test_pfs_flag():
+    ds.scenario_pfs_flag(board, _root("pfs_flag"))
+
+
+def test_bounce_trains():
+    ds.scenario_bounce_trains(board, _root("bounce_trains"))
+
+
+def test_both_buttons_together():
+    ds.scenario_both_buttons_together(board, _root("both_buttons_together"))
+
+
+def test_long_pause_ends_game():
+    ds.scenario_long_pause_ends_game(board, _root("long_pause_ends_game"))
+
+
+def test_referee_gesture():
+    ds.scenario_referee_gesture(board, _root("referee_gesture"))
+
+
+def test_press_during_lcd_write():
+    ds.scenario_press_during_lcd_write(board, _root("press_during_lcd_write"))
+
+
+def test_20x4_layout():
+    import sim_2004
+    ds.scenario_20x4_layout(sim_2004, _root("20x4"))
+
+
+def test_main_loop_allocates_nothing_in_a_running_game():
+    root = _root("alloc")
+    ds.write_settings(root, "sdev", 600)
+    rig = Rig(board, root)
+    rig.run(1600)
+    rig.press(LEFT)                       # right runs
+    rig.run(4500)                          # past the first checkpoint
+    app = rig.app
+    # Align to just after a second boundary of right's remaining time.
+    rig.run(rig.clock.rem[1] % 1000 + 1)
+
+    def one_ms():
+        rig.now = rig.add(rig.now, 1)
+        app.step()
+
+    steady = heap_bytes(one_ms, 300)       # 300 loops, no boundary, no checkpoint
+    eq(rig.clock.state, cc.RUNNING, "still running")
+    eq(steady, 0, "heap bytes in 300 steady-state loop iterations")
+
+    def one_s():
+        rig.now = rig.add(rig.now, 1000)
+        app.step()
+
+    rig.run(rig.clock.rem[1] % 1000 + 1)
+    # Across second boundaries (the LCD changes each time); checkpoints every
+    # 4 s write the state file, so measure 3 boundaries between two of them.
+    rig.run(5)
+    app.last_save = rig.now                # no checkpoint write in the window
+    crossing = heap_bytes(one_s, 2)        # warm-up + 2 boundaries < 4 s
+    print("heap bytes: steady %d per loop, across a second boundary %d per loop"
+          % (steady // 300, crossing // 2))
+    eq(crossing, 0, "heap bytes across two second boundaries (LCD rewrites)")

@@ -1,0 +1,591 @@
+"""The game log on the clock (SPEC §4 "Game log", "Power loss"; §5 replay
+format; TSO § 4.1 f: the clock is stopped for a power failure).
+
+A Device below wires the real core, StateStore and GameLog the way the app
+does.  Games played on it (with power cuts at random flash steps, and inside
+log lines) are replayed from their log with host_sim.replay and must end in
+exactly the live clock's state.  Storage stays bounded over 1000 games.
+`python -m host_sim logs` is run against a fake mpremote.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import clockcore as cc
+import gamelog
+import persist
+import profiles
+import ticks
+from host_sim import logs, replay
+from test_power_loss import FakeFlash, PowerCut
+
+from conftest import ROOT
+
+DIFF, ADD = ticks.wrapping(1 << 30)
+LOOP_MS = 100
+CHECKPOINT_MS = 5000
+
+
+# -- the app's wiring, as a test harness ----------------------------------------------
+
+class Device:
+    """Clock + StateStore + GameLog on one flash, wired as the app does:
+    log line first, then the checkpoint (which records the log's length);
+    at power-up: load, restore paused, GameLog.restored()."""
+
+    def __init__(self, flash, profile, over, boot_tick, **log_args):
+        self.flash = flash
+        self.rules = profiles.make_rules(profile, over)
+        self.store = persist.StateStore(fs=flash, count=cc.SNAPSHOT_LEN)
+        self.log = gamelog.GameLog(fs=flash, **log_args)
+        self.clock = cc.Clock(self.rules, boot_tick, DIFF, ADD, self._hook)
+        self.L0 = 0
+        self.T0 = boot_tick
+        self.started = False
+        self.dirty = False
+        self.last_charged = 0
+        self.restored = None
+        rec = self.store.load()
+        if rec is not None:
+            ints, log_ms = rec
+            self.restored = ints
+            self.clock.restore(ints, t=boot_tick)
+            self.L0, self.T0 = log_ms, boot_tick
+            self.started = True
+            if ints[1] != cc.OVER:
+                assert self.log.restored(log_ms, ints[1] == cc.RUNNING,
+                                         self.store.game, self.store.log_pos)
+            self.last_charged = self._charged()
+
+    def log_ms(self, t):
+        return self.L0 + DIFF(t, self.T0)
+
+    def _charged(self):
+        c = self.clock
+        return (c.rules.base[0] - c.rem[0]) + (c.rules.base[1] - c.rem[1])
+
+    def _hook(self, code, side, t, arg):
+        if not self.started:
+            self.started = True
+            self.L0, self.T0 = 0, t
+            self.log.begin(self.rules)
+        self.log.event(self.log_ms(t), code, side, arg, self.clock.rem[0], self.clock.rem[1])
+        self.dirty = True
+
+    def _checkpoint(self):
+        c = self.clock
+        assert self.store.save(c.snapshot(), self.log_ms(c.t), self.log.pos, self.log.number)
+        self.dirty = False
+        self.last_charged = self._charged()
+        if c.state == cc.OVER:
+            self.log.close()
+
+    def after(self):
+        if self.dirty or (self.clock.state == cc.RUNNING and
+                          abs(self._charged() - self.last_charged) >= CHECKPOINT_MS - LOOP_MS):
+            self._checkpoint()
+
+    # the inputs (each: the core, then the checkpoint)
+    def loop(self, t):
+        self.clock.update(t)
+        self.after()
+
+    def act(self, what, t):
+        c = self.clock
+        if what == "L":
+            c.press(cc.LEFT, t)
+        elif what == "R":
+            c.press(cc.RIGHT, t)
+        elif what == "P":
+            c.pause(t)
+        elif what == "E":
+            c.pause(t)   # the long press: pause at the edge, end at the same ms
+            c.end(t)
+        elif what.startswith("A"):
+            c.adjust(int(what[1]), int(what[2:]), t)
+        self.after()
+
+
+def script(rng, minutes):
+    """(world ms, action) pairs: moves, pauses, referee adjustments."""
+    out = []
+    w = rng.randrange(1000, 5000)
+    side = rng.randrange(2)
+    end = minutes * 60000
+    while w < end:
+        r = rng.random()
+        if r < 0.08:
+            out.append((w, "P"))
+            if rng.random() < 0.5:
+                out.append((w + rng.randrange(500, 3000), "A%d%+d" % (rng.randrange(2),
+                            rng.choice((-60000, -1000, 1000, 30000)))))
+            w += rng.randrange(4000, 15000)
+            out.append((w, "P"))
+        elif r < 0.1:
+            out.append((w, "LR"[rng.randrange(2)]))  # maybe the wrong player
+        else:
+            out.append((w, "LR"[side]))
+            side = 1 - side
+        w += rng.randrange(1000, 40000)
+    out.append((w, "E" if rng.random() < 0.5 else "P"))
+    if out[-1][1] == "P":
+        out.append((w, "E"))
+    return out
+
+
+def play(seed, profile, over, cut_units=(), minutes=30, flash=None, **log_args):
+    """Play a scripted game; cut the power at each flash step count in
+    `cut_units` (counted from the previous boot), reboot after 1-600 s with
+    the tick counter anywhere, and go on.  Returns (device, flash, cuts)."""
+    rng = random.Random(seed)
+    acts = script(rng, minutes)
+    flash = flash or FakeFlash(journal=False)
+    cuts = list(cut_units)
+    boots = []
+
+    def boot():
+        tick = rng.randrange(1 << 30)
+        flash.budget = cuts.pop(0) if cuts else None
+        try:
+            d = Device(flash, profile, over, tick, **log_args)
+        except PowerCut:
+            return None, tick
+        boots.append(d)
+        return d, tick
+
+    dev, tick = boot()
+    world = 0
+    base_w = 0
+    i = 0
+    while i < len(acts):
+        if dev is None:
+            flash.budget = None
+            dev, tick = boot()
+            base_w = world
+            continue
+        w, what = acts[i]
+        try:
+            while world + LOOP_MS < w:
+                world += LOOP_MS
+                dev.loop(ADD(tick, world - base_w))
+            world = max(world, w)   # inputs due during an outage come after it
+            t = ADD(tick, world - base_w)
+            dev.loop(t)
+            dev.act(what, t)
+            i += 1
+        except PowerCut:
+            i += 1   # that input was lost with the power
+            world += rng.randrange(1000, 600000)
+            dev = None
+            continue
+        if dev.clock.state == cc.OVER:
+            break
+    if dev is None:
+        flash.budget = None
+        dev, tick = boot()
+    flash.budget = None
+    return dev, flash, boots
+
+
+def replay_log(flash, number, folder="games"):
+    """The game file as the host gets it, through host_sim's reader."""
+    path = "%s/g%04d.txt" % (folder, number)
+    return flash.files[path].decode()
+
+
+def replayed(text, tmp_path, name="g.txt", at=None):
+    """Parse a log as host_sim does and run it to `at` (default: its last event)."""
+    p = tmp_path / name
+    p.write_text(text)
+    log = logs.read_log(str(p))
+    clock, at = replay.run(log.game, at)
+    return log, clock, at
+
+
+STATE_FIELDS = (1, 2, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16)
+
+
+def assert_same(live, rep):
+    a = live.snapshot()
+    b = rep.snapshot()
+    assert [a[k] for k in STATE_FIELDS] == [b[k] for k in STATE_FIELDS], (
+        "live %r\nreplay %r" % (list(a), list(b)))
+    assert replay.report(live, 0) == replay.report(rep, 0)
+
+
+# -- the round trip ---------------------------------------------------------------
+
+@pytest.mark.parametrize("seed,profile,over", [
+    (1, "sdev", None),
+    (2, "sdev", {"base": "08:00"}),                  # overtime, penalties, forfeit
+    (3, "pfs", {"base": "06:00"}),                   # flags pause the clock
+    (4, "custom", {"base_left": "10:00", "base_right": "07:30", "window": "15",
+                   "penalty": "5", "forfeit": "02:00"}),
+])
+def test_a_logged_game_replays_to_the_live_clock_state(seed, profile, over, tmp_path):
+    dev, flash, boots = play(seed, profile, over, minutes=40)
+    assert dev.log.number == 1 and len(boots) == 1
+    text = replay_log(flash, 1)
+    log, clock, at = replayed(text, tmp_path, at=dev.log_ms(dev.clock.t))
+    assert log.torn is None and log.restored == 0
+    assert log.game.rules.as_ints() == dev.rules.as_ints()
+    assert len(log.game.events) > 20 and log.game.events[-1].t <= at
+    assert_same(dev.clock, clock)
+    # the header is the replay format's: profile, then the overrides
+    first = text.split("\n")[0]
+    assert first.startswith("profile %s" % profile)
+    if over:
+        assert text.split("\n")[1] == "set " + " ".join(dev.rules.overrides())
+
+
+def test_line_format():
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    assert lg.begin(profiles.make_rules("sdev", {"base": "25:00"})) == 1
+    lg.event(0, cc.EV_LEFT, 0, 0, 1500000, 1500000)
+    lg.event(1500, cc.EV_RIGHT, 1, 0, 1500000, 1498500)
+    lg.event(21500, cc.EV_WINDOW, 0, 0, 1480000, 1498500)
+    lg.event(61000, cc.EV_PAUSE, 0, 0, 1440500, 1498500)
+    lg.event(62000, cc.EV_ADJUST, 1, -60000, 1440500, 1438500)
+    lg.event(63000, cc.EV_ADJUST, 0, 5000, 1445500, 1438500)
+    lg.event(64000, cc.EV_PAUSE, 0, 0, 1445500, 1438500)
+    lg.event(1500000, cc.EV_FLAG, 0, 0, 0, 1438500)
+    lg.event(1560999, cc.EV_FORFEIT, 0, 0, -3999, 1438500)
+    lg.event(1561000, cc.EV_OVER, 0, 0, -301000, 1438500)
+    lg.event(1562000, cc.EV_END, 0, 0, -301000, 1438500)
+    assert ff.files["games/g0001.txt"].decode() == textwrap.dedent("""\
+        profile sdev  # game 1
+        set base=25:00
+        0 left  # L 25:00 R 25:00
+        1500 right  # L 25:00 R 24:59
+        # 21500 window closed
+        61000 pause  # L 24:01 R 24:59
+        62000 adjust right -60000  # L 24:01 R 23:59
+        63000 adjust left +5000  # L 24:06 R 23:59
+        64000 pause  # L 24:06 R 23:59
+        # 1500000 flag left
+        # 1560999 forfeit left
+        # 1561000 over
+        1562000 end  # L -05:01 R 23:59
+        """)
+
+
+def test_display_times_in_the_comment_round_like_the_lcd():
+    f = gamelog.fmt_time
+    assert [f(1), f(1000), f(1001), f(0), f(-999), f(-1000), f(-61000), f(-301000)] == \
+        ["00:01", "00:01", "00:02", "00:00", "00:00", "-00:01", "-01:01", "-05:01"]
+    assert f(5999000) == "99:59"
+
+
+def test_a_torn_last_line_is_read(tmp_path):
+    """A power cut may tear the last line only: the reader drops it, or keeps
+    it when its event is complete (the comment was being written)."""
+    dev, flash, boots = play(5, "sdev", None, minutes=12)
+    text = replay_log(flash, 1)
+    lines = text.split("\n")[:-1]
+    full = "\n".join(lines) + "\n"
+    last = lines[-1]
+    assert last.split()[1] == "end"
+    before = "\n".join(lines[:-1]) + "\n"
+    _, want_before, at_before = replayed(before, tmp_path, "b.txt")
+    _, want_after, _ = replayed(full, tmp_path, "a.txt")
+    assert want_before.state != cc.OVER and want_after.state == cc.OVER
+    for cut in range(len(last) + 1):
+        log, clock, at = replayed(before + last[:cut], tmp_path)
+        complete = "#" in last[:cut]
+        assert (log.torn is None) == (complete or cut == 0)
+        assert_same(clock, want_after if complete else want_before)
+    # the plain replay tool reads the clean part too
+    p = tmp_path / "clean.txt"
+    p.write_text(before)
+    proc = subprocess.run([sys.executable, "-m", "host_sim", "replay", str(p), "--json"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == replay.report(want_before, at_before)
+
+
+def test_restored_after_a_power_cut_replays_to_the_live_clock(tmp_path):
+    """Power cut mid-game at many random flash steps; the clock comes back
+    paused as of its last checkpoint, the log is cut back to that checkpoint
+    and gets a `pause`: its replay ends exactly where the live clock does."""
+    rng = random.Random(6)
+    restored_games = 0
+    for k in range(50):
+        seed = 100 + k
+        profile, over = rng.choice([("sdev", {"base": "12:00"}), ("pfs", {"base": "08:00"}),
+                                    ("custom", {"base": "09:00", "window": "10"})])
+        n = rng.randrange(1, 4)
+        cuts = [rng.randrange(1, 60000) for _ in range(n)]
+        dev, flash, boots = play(seed, profile, over, cuts, minutes=20)
+        text = replay_log(flash, dev.log.number)
+        log, clock, at = replayed(text, tmp_path, at=dev.log_ms(dev.clock.t))
+        assert log.torn is None
+        assert_same(dev.clock, clock)
+        if log.restored:
+            restored_games += 1
+            assert "pause  # power restored" in text or "power restored (the clock was paused)" in text
+        # log times never go back, and the last event is the live clock's time
+        times = [e.t for e in log.game.events]
+        assert times == sorted(times) and times[-1] <= at
+    assert restored_games >= 20
+
+
+def test_power_cut_inside_every_log_line_of_a_game(tmp_path):
+    """A cut at a byte inside each log write of a game (so a torn line is on
+    flash at power-up): the device repairs the log and the replay matches."""
+    ff = FakeFlash(journal=True)
+    play(7, "sdev", {"base": "06:00"}, minutes=8, flash=ff)
+    # flash steps (as FakeFlash counts them) at which each log line is written
+    steps = []
+    unit = 0
+    for op, path, data, before in ff.journal:
+        if op == "write":
+            if path.startswith("games/"):
+                steps.append((unit, len(data)))
+            unit += len(data)
+        else:
+            unit += 1
+    assert len(steps) > 20
+    rng = random.Random(7)
+    for start, n in steps:
+        cut = start + 1 + rng.randrange(n - 1)   # 1 to n-1 bytes of the line
+        dev, flash, boots = play(7, "sdev", {"base": "06:00"}, [cut], minutes=8)
+        text = replay_log(flash, dev.log.number)
+        assert not text.endswith(" ") and text.endswith("\n")
+        log, clock, at = replayed(text, tmp_path, at=dev.log_ms(dev.clock.t))
+        assert_same(dev.clock, clock)
+
+
+def test_restored_when_paused_only_comments_and_cuts_back_to_the_checkpoint():
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    lg.begin(profiles.make_rules("pfs"))
+    lg.event(0, cc.EV_RIGHT, 1, 0, 1200000, 1200000)
+    pos = lg.pos
+    lg.event(5000, cc.EV_PAUSE, 0, 0, 1195000, 1200000)
+    ff.files["games/g0001.txt"] += b"9000 le"   # torn
+    lg2 = gamelog.GameLog(fs=ff)
+    assert lg2.restored(5000, running=False, game=1, pos=-1)
+    text = ff.files["games/g0001.txt"].decode()
+    assert text.endswith("5000 pause  # L 19:55 R 20:00\n# 5000 power restored (the clock was paused)\n")
+    lg3 = gamelog.GameLog(fs=ff)
+    assert lg3.restored(4000, running=True, game=1, pos=pos)
+    assert ff.files["games/g0001.txt"].decode().endswith(
+        "0 right  # L 20:00 R 20:00\n4000 pause  # power restored\n")
+    assert lg3.pos == len(ff.files["games/g0001.txt"])
+    assert not [p for p in ff.files if p.endswith(".tmp")]
+    assert gamelog.GameLog(fs=ff).restored(1, game=7) is False
+    # a position that is no line end (another file's, a foreign record) or 0
+    # (an app that does not pass it) cuts nothing but a torn line
+    before = ff.files["games/g0001.txt"]
+    for bad in (0, 5, len(before) - 3):
+        ff.files["games/g0001.txt"] = before + b"77 ri"
+        assert gamelog.GameLog(fs=ff).restored(4500, running=False, game=1, pos=bad)
+        assert ff.files["games/g0001.txt"] == before + b"# 4500 power restored (the clock was paused)\n"
+
+
+# -- storage bounds -------------------------------------------------------------------
+
+def test_storage_stays_bounded_over_1000_games():
+    """SPEC §4 Game log: kept for the last games, bounded.  1000 games of
+    random length (some runaway ones), reboots in between: never more than
+    max_games files or max_bytes in games/, never more than the three state
+    files of one record each."""
+    rng = random.Random(8)
+    ff = FakeFlash(journal=False)
+    max_games, max_bytes = 20, 64 * 1024
+    rules = [profiles.make_rules("sdev"), profiles.make_rules("pfs", {"base": "15:00"})]
+    lg = st = None
+    numbers = []
+    for g in range(1000):
+        if g % 37 == 0:   # a reboot
+            lg = gamelog.GameLog(fs=ff, max_games=max_games, max_bytes=max_bytes)
+            st = persist.StateStore(fs=ff, count=cc.SNAPSHOT_LEN)
+            st.load()
+        numbers.append(lg.begin(rng.choice(rules)))
+        n = rng.choice((rng.randrange(1, 150), rng.randrange(1, 150), 3000 if g % 97 == 5 else 40))
+        t = 0
+        for k in range(n):
+            t += rng.randrange(100, 30000)
+            kind = rng.choice((cc.EV_LEFT, cc.EV_RIGHT, cc.EV_PAUSE, cc.EV_WINDOW)) if k else cc.EV_LEFT
+            lg.event(t, kind,
+                     k & 1, 0, rng.randrange(-300000, 1800000), rng.randrange(1800000))
+            if k % 10 == 0:
+                st.save([rng.randrange(-1 << 31, 1 << 31) for _ in range(cc.SNAPSHOT_LEN)],
+                        t, lg.pos, lg.number)
+            names = ff.listdir("games")
+            assert len(names) <= max_games
+        assert ff.dir_bytes("games") <= max_bytes
+        lg.close()
+        if rng.random() < 0.5:
+            st.clear()
+        state = [p for p in ff.files if p.startswith("clock.state")]
+        assert len(state) <= 3 and sum(len(ff.files[p]) for p in state) <= 3 * 100
+    assert numbers == list(range(1, 1001))
+    assert len(ff.listdir("games")) <= max_games
+    assert ff.dir_bytes("games") <= max_bytes
+    assert sorted(lg.list_games())[-1] == "g1000.txt"
+    assert lg.read("g1000.txt").startswith("profile ")
+    runaway = [n for n in lg.list_games() if "# log full" in lg.read(n)]
+    assert all(len(ff.files["games/" + n]) <= max_bytes for n in runaway)
+
+
+def test_a_game_without_events_is_reused():
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    assert lg.begin(profiles.make_rules("sdev")) == 1
+    assert gamelog.GameLog(fs=ff).begin(profiles.make_rules("pfs")) == 1
+    assert ff.files["games/g0001.txt"].startswith(b"profile pfs")
+    lg = gamelog.GameLog(fs=ff)
+    lg.begin(profiles.make_rules("pfs"))
+    lg.event(0, cc.EV_LEFT, 0, 0, 1, 1)
+    assert gamelog.GameLog(fs=ff).begin(profiles.make_rules("pfs")) == 2
+    assert gamelog.GameLog(fs=ff).list_games() == ["g0001.txt", "g0002.txt"]
+
+
+def test_a_failing_filesystem_stops_logging_not_the_clock():
+    class Full(FakeFlash):
+        def _write(self, path, data):
+            raise OSError(28, "no space")
+
+    ff = Full(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    assert lg.begin(profiles.make_rules("sdev")) == 0 and "28" in lg.error
+    assert lg.event(0, cc.EV_LEFT, 0, 0, 1, 1) is False
+
+
+# -- python -m host_sim logs -----------------------------------------------------------
+
+FAKE_MPREMOTE = r'''#!%(python)s
+# A stand-in for mpremote: serves $FAKE_CLOCK as the board's filesystem.
+import os, shutil, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_MPREMOTE_CALLS"], "a") as f:
+    f.write(" ".join(args) + "\n")
+clock = os.environ.get("FAKE_CLOCK", "")
+if args[:1] != ["connect"] or args[1] == "/dev/nothing" or not os.path.isdir(clock):
+    msg = "no device found" if args[1] == "auto" else \
+        "failed to access %%s (it may be in use by another program)" %% args[1]
+    print("mpremote: " + msg, file=sys.stderr)
+    sys.exit(1)
+assert args[2:6] == ["fs", "cp", "-r", ":games"], args
+src = os.path.join(clock, "games")
+if not os.path.isdir(src):
+    print("cp :games %%s" %% args[6])
+    print("mpremote: cp: No such file or directory.", file=sys.stderr)
+    sys.exit(1)
+dest = args[6]
+if os.path.exists(dest):
+    dest = os.path.join(dest, "games")
+os.makedirs(dest)
+for name in sorted(os.listdir(src)):
+    print("cp :games/%%s %%s" %% (name, dest))
+    shutil.copy(os.path.join(src, name), os.path.join(dest, name))
+assert args[7:] in ([], ["+", "reset"]), args
+'''
+
+
+@pytest.fixture
+def fake_board(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "mpremote"
+    exe.write_text(FAKE_MPREMOTE % {"python": sys.executable})
+    exe.chmod(0o755)
+    clock = tmp_path / "board"
+    clock.mkdir()
+    env = dict(os.environ)
+    env["PATH"] = str(bindir) + os.pathsep + env.get("PATH", "")
+    env["FAKE_CLOCK"] = str(clock)
+    env["FAKE_MPREMOTE_CALLS"] = str(tmp_path / "calls.txt")
+    return clock, env, tmp_path
+
+
+def run_logs(env, *args):
+    return subprocess.run([sys.executable, "-m", "host_sim", "logs"] + list(args),
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_logs_copies_the_games_and_lists_their_final_state(fake_board):
+    clock, env, tmp = fake_board
+    # a clock with three games: a finished one, one restored after a power
+    # cut, and one whose last line a power cut tore
+    ff = FakeFlash(journal=False)
+    play(11, "sdev", {"base": "05:00"}, minutes=15, flash=ff)
+    persist.StateStore(fs=ff).clear()   # the organizer resets the clock for the next game
+    dev, _, boots = play(12, "pfs", {"base": "04:00"}, [8000], minutes=10, flash=ff)
+    assert len(boots) >= 2
+    gl = gamelog.GameLog(fs=ff)
+    gl.begin(profiles.make_rules("custom"))
+    gl.event(0, cc.EV_LEFT, 0, 0, 1200000, 1200000)
+    gl.event(4000, cc.EV_RIGHT, 1, 0, 1200000, 1196000)
+    ff.files["games/g0003.txt"] += b"9000 le"
+    (clock / "games").mkdir()
+    for path, data in ff.files.items():
+        if path.startswith("games/"):
+            (clock / path).write_bytes(data)
+    (clock / "games" / "g0002.txt.tmp").write_bytes(b"junk")
+    dest = tmp / "out"
+    proc = run_logs(env, "--dest", str(dest))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == "3 game logs copied to %s" % dest
+    assert out[1].startswith("g0001.txt") and " over " in out[1]
+    assert out[2].startswith("g0002.txt") and "power restored x1" in out[2]
+    assert out[3].startswith("g0003.txt") and "running left" in out[3] and "torn last line" in out[3]
+    assert sorted(os.listdir(dest)) == ["g0001.txt", "g0002.txt", "g0003.txt"]
+    for name in os.listdir(dest):
+        assert (dest / name).read_bytes() == ff.files["games/" + name]
+    assert (tmp / "calls.txt").read_text() == "connect auto fs cp -r :games %s + reset\n" % (
+        os.path.join(str(dest), ".incoming"))
+    # the listed state is the live clock's at its end, flags after the last
+    # press included (they are notes in the log)
+    log = logs.read_log(str(dest / "g0002.txt"))
+    rep = logs.final_state(log)
+    assert rep["over"] == (dev.clock.state == cc.OVER)
+    assert rep == replay.report(dev.clock, rep["t_ms"])
+    assert out[2].split()[2] == ("over" if rep["over"] else "paused")
+
+
+def test_logs_without_a_board_is_one_line_and_status_2(fake_board):
+    clock, env, tmp = fake_board
+    env["FAKE_CLOCK"] = str(tmp / "unplugged")
+    for args, word in ((["--port", "/dev/nothing"], "/dev/nothing"), ([], "any USB serial port")):
+        proc = run_logs(env, "--dest", str(tmp / "out"), *args)
+        assert proc.returncode == 2
+        assert proc.stdout == ""
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("logs: no MicroPython board found on " + word)
+        assert "Traceback" not in proc.stderr
+
+
+def test_logs_on_a_clock_without_games(fake_board):
+    clock, env, tmp = fake_board
+    proc = run_logs(env, "--dest", str(tmp / "out"), "--port", "/dev/ttyACM0")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "logs: the clock on /dev/ttyACM0 has no games/ folder: no game logged yet"
+    (clock / "games").mkdir()
+    proc = run_logs(env, "--dest", str(tmp / "out"))
+    assert proc.returncode == 0 and proc.stdout.strip() == "no game logs on the clock"
+
+
+def test_logs_dry_run_prints_the_mpremote_command(fake_board):
+    clock, env, tmp = fake_board
+    proc = run_logs(env, "--dry-run", "--port", "COM3", "--dest", "my games", "--no-reset")
+    assert proc.returncode == 0
+    assert proc.stdout == "mpremote connect COM3 fs cp -r :games 'my games/.incoming'\n"
+    assert not (tmp / "calls.txt").exists()
+
+
+def test_logs_without_mpremote(tmp_path):
+    env = dict(os.environ, PATH=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c",
+                           "import sys; sys.executable = '/nonexistent/python';"
+                           "from host_sim import __main__ as m; sys.exit(m.main(['logs']))"],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("logs: mpremote not found")
