@@ -163,7 +163,10 @@ class App:
             return
         self.log_offset = log_ms
         self.log_anchor = now
-        self.log_on = self.log.restored(log_ms, was_running)
+        st = self.store
+        # The log is cut back to where this checkpoint was taken, so the log
+        # and the restored clock agree, then "<ms> pause  # power restored".
+        self.log_on = self.log.restored(log_ms, was_running, st.game, st.log_pos)
         # The notice stays until the next key press resumes play.
         self.view.notice = self.view.words["RESTORED"]
         self._save(now)
@@ -179,6 +182,8 @@ class App:
             self.log_on = True
             self.log_offset = 0
             self.log_anchor = t
+        # The log line first, then the checkpoint that records how far the
+        # log got (a power cut between the two loses neither).
         self.log.event(self._log_ms(t), code, side, arg, c.rem[0], c.rem[1])
         if code <= cc.EV_ADJUST:
             self.view.notice = None  # a key press dismisses any notice
@@ -186,11 +191,15 @@ class App:
         b = _BEEPS.get(code)
         if b is not None:
             self.buzzer.beep(b, t)
-        self._save(t)
+        if code != cc.EV_WINDOW:  # the window's end is only shown, not kept
+            self._save(t)
+        if c.state == cc.OVER:
+            self.log.close()  # the final record stays, for the final screen
 
     def _save(self, now):
         self.last_save = now
-        self.store.save(self.clock.snapshot(), self._log_ms(now))
+        lg = self.log
+        self.store.save(self.clock.snapshot(), self._log_ms(now), lg.pos, lg.number)
 
     # -- the main loop ------------------------------------------------------------
     def step(self):

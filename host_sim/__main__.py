@@ -31,6 +31,17 @@ def cmd_replay(args):
     return 0
 
 
+def cmd_sim(args):
+    from host_sim import sim
+    return sim.run(args)
+
+
+def cmd_logs(args):
+    from host_sim import logs
+    return logs.main(port=args.port, dest=args.dest, dry_run=args.dry_run,
+                     reset=not args.no_reset)
+
+
 def _out(text, fallback):
     """Print text; if stdout cannot encode the LCD glyphs (a Windows console
     or pipe in cp1252, PYTHONIOENCODING=ascii), print fallback() instead: the
@@ -68,6 +79,21 @@ def main(argv=None):
     r.add_argument("--lcd", type=_geometry, default=(16, 2), metavar="16x2|20x4",
                    help="display geometry for the lcd rows (default 16x2)")
     r.set_defaults(func=cmd_replay)
+    g = sub.add_parser("logs", help="copy the game logs off a clock (mpremote) and list them")
+    g.add_argument("--port", default=None, help="serial port (default: the first board found)")
+    g.add_argument("--dest", default="clock-games", help="folder for the logs (default clock-games)")
+    g.add_argument("--dry-run", action="store_true", help="print the mpremote command only")
+    g.add_argument("--no-reset", action="store_true",
+                   help="leave the board at the REPL afterwards (default: reset it, "
+                        "which restarts the clock)")
+    g.set_defaults(func=cmd_logs)
+    from host_sim import sim
+    s = sub.add_parser("sim", help="the clock in the terminal: the device app on emulated hardware",
+                       description="The clock in a terminal (curses): keys a/l = the players' "
+                       "buttons, space = pause key, e = end-of-game long press, r = referee "
+                       "gesture, q = quit.")
+    sim.add_arguments(s)
+    s.set_defaults(func=cmd_sim)
     args = p.parse_args(argv)
     return args.func(args)
 

@@ -31,3 +31,22 @@ def test_device_scenario(tmp_path, scenario):
 
 def test_device_20x4(tmp_path):
     ds.scenario_20x4_layout(load_board("sim_2004"), ds.fresh_dir(str(tmp_path / "clock")))
+
+
+def test_power_cut_log_replays_to_the_live_clock(tmp_path):
+    """SPEC §4 Game log: the log the clock wrote through a power cut replays
+    (python -m host_sim replay) to exactly the live clock's final state."""
+    from host_sim import replay
+
+    root = ds.fresh_dir(str(tmp_path / "clock"))
+    rig = ds.scenario_power_cut(load_board("sim"), root)
+    games = sorted(os.listdir(root + "games"))
+    assert len(games) == 1, games
+    text = open(root + "games/" + games[0]).read()
+    assert "# power restored" in text
+    game = replay.parse(text.split("\n"))
+    clock, _ = replay.run(game)
+    live = rig.clock
+    assert clock.state == live.state == 3
+    assert clock.rem == live.rem
+    assert clock.rules.name == "sdev"

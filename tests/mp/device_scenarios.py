@@ -253,6 +253,37 @@ def scenario_20x4_layout(board4, root):
     return rig
 
 
+def scenario_power_cut(board, root):
+    """Pulling the plug mid-game (TSO § 4.1 f, SPEC §4 Power loss): on power-up
+    the game is back, paused, marked restored, with at most 5 s of the
+    running side's time uncharged and no transition lost."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    rig.press(LEFT)                             # right runs
+    rig.run(20000)
+    rig.press(RIGHT)                            # left runs
+    rig.run(33333)
+    truth = [rig.clock.rem[0], rig.clock.rem[1]]
+    # The plug is pulled: a new boot on the same flash, ticks start anew.
+    rig2 = Rig(board, root, t0=12345)
+    rig2.run(1600)
+    c = rig2.clock
+    expect(c.state == cc.PAUSED and c.side == LEFT, "restored paused, left's turn", rig2)
+    expect(c.rem[RIGHT] == truth[RIGHT], "right's finished turn kept exactly", rig2)
+    lost = c.rem[LEFT] - truth[LEFT]
+    expect(0 <= lost <= 5000, "at most 5 s of left's time uncharged (%d ms)" % lost, rig2)
+    expect("RESTORED" in rig2.screen()[1], "the screen says restored", rig2)
+    rig2.press(PAUSE)                           # the players resume
+    expect(c.running() == LEFT, "left runs again", rig2)
+    expect("RESTORED" not in rig2.screen()[1], "notice gone after the key", rig2)
+    rig2.run(5000)
+    rig2.press(LEFT)
+    rig2.run(3000)
+    rig2.press(PAUSE, hold=2100)                # end of game
+    expect(c.state == cc.OVER, "game over", rig2)
+    return rig2
+
+
 SCENARIOS = (
     scenario_boot_setup_menu,
     scenario_sdev_overtime_forfeit,
@@ -262,4 +293,5 @@ SCENARIOS = (
     scenario_long_pause_ends_game,
     scenario_referee_gesture,
     scenario_press_during_lcd_write,
+    scenario_power_cut,
 )

@@ -52,6 +52,10 @@ def test_press_during_lcd_write():
     ds.scenario_press_during_lcd_write(board, _root("press_during_lcd_write"))
 
 
+def test_power_cut():
+    ds.scenario_power_cut(board, _root("power_cut"))
+
+
 def test_20x4_layout():
     import sim_2004
     ds.scenario_20x4_layout(sim_2004, _root("20x4"))

@@ -1,0 +1,399 @@
+"""The terminal simulator end to end, in a real terminal: `python -m host_sim
+sim` runs inside tmux (80x24), keys go in with `tmux send-keys`, and the
+assertions read what a person sees on the pane (`tmux capture-pane`): the
+LCD rows inside the display frame, the LEDs, the key states, the status and
+help lines.
+
+(The last two tests drive host_sim.sim.Sim headless and need no tmux.)
+
+Each test gets its own tmux server (-S socket in tmp_path, no user config) and its own
+state dir; the server is killed in a finally.  Time runs fast (--speed) so
+a test takes a few seconds; every check polls the pane until the expected
+picture appears (or fails with the last screen in the message).
+"""
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from conftest import ROOT
+
+import lang
+import view
+
+TMUX = shutil.which("tmux")
+NO_TMUX = ("tmux is not installed (apt-get install tmux): "
+           "the simulator's end-to-end terminal tests need it")
+
+PY = sys.executable
+ENV = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+ENV.pop("TMUX", None)  # not nested inside a developer's tmux session
+HELP = "a left  l right  space pause  e end/long press  r referee  q quit"
+LCD_ROW = re.compile("\u2503(.*)\u2503")
+RUN_L, RUN_R, FLAG = "\u25c0", "\u25b6", "\u2691"
+LIT, OFF = "\u25cf", "\u25cb"
+TIMEOUT = 15.0
+
+
+class Term:
+    """One tmux server with one 80x24 pane running the simulator; after the
+    simulator exits, the pane's shell prints EXIT=<status> and `stty -a`."""
+
+    def __init__(self, args, state_dir, sock, width=80, height=24):
+        self.sock = sock
+        cmd = [PY, "-m", "host_sim", "sim", "--state-dir", str(state_dir)] + list(args)
+        shell = "cd %s && %s; echo EXIT=$?; stty -a; sleep 600" % (
+            shlex.quote(ROOT), shlex.join(cmd))
+        self.tmux("new-session", "-d", "-s", "sim", "-x", str(width),
+                  "-y", str(height), shell, check=True)
+        self.last = ""
+
+    def tmux(self, *args, check=False):
+        return subprocess.run([TMUX, "-S", self.sock, "-f", "/dev/null"] + list(args),
+                              env=ENV, capture_output=True, text=True, check=check,
+                              timeout=20)
+
+    def close(self):
+        self.tmux("kill-server")
+
+    def screen(self):
+        self.last = self.tmux("capture-pane", "-p", "-t", "sim").stdout
+        return self.last
+
+    def send(self, *keys):
+        for k in keys:
+            self.tmux("send-keys", "-t", "sim", k, check=True)
+
+    def wait(self, pred, what, timeout=TIMEOUT):
+        """Poll the pane until pred(screen) is true; returns that screen."""
+        end = time.monotonic() + timeout
+        while True:
+            s = self.screen()
+            try:
+                if pred(s):
+                    return s
+            except (IndexError, ValueError):
+                pass  # a half-drawn frame: look again
+            if time.monotonic() > end:
+                raise AssertionError("timed out waiting for %s; the pane shows:\n%s"
+                                     % (what, s))
+            time.sleep(0.03)
+
+    def wait_lcd(self, pred, what, timeout=TIMEOUT):
+        return lcd(self.wait(lambda s: pred(lcd(s)), what, timeout))
+
+
+@pytest.fixture
+def term(tmp_path):
+    if TMUX is None:
+        pytest.skip(NO_TMUX)
+    made = []
+    dirs = []
+
+    def start(*args, **kw):
+        n = len(made)
+        # A private server on a socket in tmp_path (tmux leaves the file
+        # behind after kill-server; pytest cleans tmp_path up).
+        d = tempfile.mkdtemp(prefix="scrsim-", dir=str(tmp_path))
+        if len(d) > 90:  # sun_path holds ~104 bytes (macOS temp dirs are long)
+            d = tempfile.mkdtemp(prefix="scrsim-", dir="/tmp")
+            dirs.append(d)
+        sock = os.path.join(d, "s")
+        t = Term(args, tmp_path / ("state%d" % n), sock, **kw)
+        made.append(t)
+        return t
+    try:
+        yield start
+    finally:
+        for t in made:
+            t.close()
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def word(key, language="en"):
+    """A screen word as the display shows it (lang.py is the source)."""
+    return view.to_text(lang.table(language)[key])
+
+
+# -- reading the pane ---------------------------------------------------------------
+def lcd(screen):
+    return LCD_ROW.findall(screen)
+
+
+def secs(field):
+    """' 00:27' -> 27, '-01:05' -> -65."""
+    f = field.strip()
+    neg = f.startswith("-")
+    m, s = f.lstrip("-").split(":")
+    v = int(m) * 60 + int(s)
+    return -v if neg else v
+
+
+def times(rows):
+    """(left, right) seconds from a 16x2 game screen."""
+    r = rows[0]
+    assert len(r) == 16, rows
+    return secs(r[1:7]), secs(r[9:15])
+
+
+def leds(screen):
+    """(left lit, right lit) from the face's LED line."""
+    for line in screen.splitlines():
+        if "LED" in line:
+            marks = [c for c in line if c in (LIT, OFF)]
+            if len(marks) == 2:
+                return marks[0] == LIT, marks[1] == LIT
+    raise ValueError("no LED line")
+
+
+def keys(screen):
+    """The three key states (left, pause, right) under the key labels."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        if "[space] pause key" in line:
+            return tuple(lines[i + 1].replace("\u2502", " ").split())
+    raise ValueError("no key line")
+
+
+def status(screen):
+    for line in screen.splitlines():
+        if " x " in line and " t " in line:
+            return line
+    raise ValueError("no status line")
+
+
+def vtime(screen):
+    """Virtual seconds from the status line ('t 0:01:23.4')."""
+    m = re.search(r"t (\d+):(\d\d):(\d\d)\.(\d)", status(screen))
+    h, mi, s, d = (int(x) for x in m.groups())
+    return h * 3600 + mi * 60 + s + d / 10
+
+
+def running_right(rows):
+    return rows[0][15] == RUN_R and rows[0][0] != RUN_L
+
+
+def running_left(rows):
+    return rows[0][0] == RUN_L and rows[0][15] != RUN_R
+
+
+# -- the tests ------------------------------------------------------------------------
+def test_counts_down_switches_sides_and_pauses(term):
+    t = term("--profile", "sdev", "--base", "01:00", "--speed", "20")
+    s = t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    assert HELP in s, "the help line is always visible"
+    assert "sdev" in status(s) and "x 20" in status(s)
+    assert times(lcd(s)) == (60, 60)
+    assert leds(s) == (False, False)
+    assert keys(s) == ("up", "up", "up")
+
+    # The left player presses: the game starts on the right's clock.
+    t.send("a")
+    rows = t.wait_lcd(lambda r: running_right(r) and times(r)[1] < 60, "right running")
+    r1 = times(rows)[1]
+    s = t.wait(lambda s: times(lcd(s))[1] < r1, "right counting down")
+    assert times(lcd(s))[0] == 60, "the left clock stands still"
+    assert leds(s) == (False, True)
+
+    # The right player ends the turn: the left clock runs, the right stops.
+    t.send("l")
+    rows = t.wait_lcd(lambda r: running_left(r) and times(r)[0] < 60, "left running")
+    right_at = times(rows)[1]
+    assert word("CHAL") in rows[1], "the challenge window opened (sdev, 20 s)"
+    s = t.wait(lambda s: times(lcd(s))[0] < times(rows)[0], "left counting down")
+    assert times(lcd(s))[1] == right_at
+    assert leds(s) == (True, False)
+
+    # The pause key stops everything ...
+    t.send("Space")
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "PAUSE")
+    assert RUN_L not in rows[0] and RUN_R not in rows[0]
+    frozen = times(rows)
+    time.sleep(0.5)  # 10 s of virtual time
+    s = t.screen()
+    assert times(lcd(s)) == frozen
+    assert leds(s) == (False, False)
+
+    # ... and resumes the same side.
+    t.send("Space")
+    rows = t.wait_lcd(lambda r: word("PAUSE") not in r[1] and running_left(r)
+                      and times(r)[0] < frozen[0], "left running again")
+    assert times(rows)[1] == frozen[1]
+
+
+def test_virtual_time_follows_the_wall_clock_times_speed(term):
+    t = term("--speed", "20")
+    s0 = t.wait(lambda s: vtime(s) > 0, "the status line")
+    w0 = time.monotonic()
+    v0 = vtime(s0)
+    time.sleep(1.5)
+    s1 = t.screen()
+    w1 = time.monotonic()
+    rate = (vtime(s1) - v0) / (w1 - w0)
+    assert 17 < rate < 23, rate
+
+
+def test_sdev_overtime_penalty_then_end_gesture(term):
+    t = term("--profile", "sdev", "--base", "00:02", "--speed", "20")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("a")  # the right player's clock runs into overtime
+    rows = t.wait_lcd(lambda r: r[0][9] == "-" and times(r)[1] <= -3, "right overtime -00:03")
+    assert rows[0][8] == FLAG
+    assert rows[1].endswith(word("PEN") + "10"), "10 points for the first started minute"
+    t.send("l")  # right ends the turn; left runs
+    t.wait_lcd(running_left, "left running")
+    t.send("e")  # the long press of the pause key: end of game
+    rows = t.wait_lcd(lambda r: word("END") in r[1], "END")
+    assert RUN_L not in rows[0] and RUN_R not in rows[0]
+    left, right = times(rows)
+    assert left == 2, "the running side's last turn is not charged (TSO 5.2 d)"
+    assert right <= -3 and rows[1].endswith(word("PEN") + "10")
+    time.sleep(0.3)
+    assert lcd(t.screen()) == rows, "the final screen stays"
+
+
+def test_sdev_forfeit_after_five_minutes_over(term):
+    t = term("--profile", "sdev", "--base", "00:01", "--speed", "400")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("a")
+    rows = t.wait_lcd(lambda r: word("END") in r[1], "END by forfeit")
+    assert rows[0][9:15] == "-05:01"
+    assert rows[1].rstrip().endswith(word("LOST"))
+
+
+def test_pfs_flag_pauses_beeps_and_the_other_plays_on(term):
+    t = term("--profile", "pfs", "--base", "00:05", "--speed", "5")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("a")
+    s = t.wait(lambda s: "BEEP" in s, "the flag's beep")
+    assert "flag" in s
+    rows = t.wait_lcd(lambda r: word("FLAG") in r[1], "the right side's flag")
+    assert rows[0][8] == FLAG and times(rows)[1] == 0
+    assert word("PAUSE") in rows[1], "the flag stops the clock (dead time)"
+    t.send("Space")  # any key runs the remaining player's clock
+    rows = t.wait_lcd(lambda r: running_left(r) and times(r)[0] < 5, "left plays on")
+    assert times(rows)[1] == 0
+
+
+def test_e_holds_the_pause_key_and_opens_setup_in_ready(term):
+    t = term("--speed", "5")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("e")
+    s = t.wait(lambda s: keys(s)[1] == "held", "pause key held")
+    assert keys(s)[0] == keys(s)[2] == "up"
+    s = t.wait(lambda s: "setup menu" in status(s), "the setup menu", timeout=6)
+    assert lcd(s)[0].strip() == word("T_PROFILE")
+    t.wait(lambda s: keys(s)[1] == "up", "pause key up")
+    t.send("e")  # long press again: save and leave
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY again", timeout=6)
+
+
+def test_referee_gesture_adjusts_a_paused_game(term):
+    t = term("--profile", "sdev", "--base", "01:00", "--speed", "20")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("a")
+    t.wait_lcd(running_right, "right running")
+    t.send("Space")
+    t.wait_lcd(lambda r: word("PAUSE") in r[1], "PAUSE")
+    t.send("r")
+    s = t.wait(lambda s: "referee menu" in status(s), "the referee menu")
+    assert lcd(s)[0].strip() == word("T_ADJ_L_S")
+    assert "01:00" in lcd(s)[1]
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released")
+    t.send("l")  # increase: left + 1 s
+    t.wait_lcd(lambda r: "01:01" in r[1], "left 01:01")
+    t.send("e")  # long press: leave the menu
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game")
+    assert times(rows)[0] == 61
+
+
+def test_20x4_board_in_german(term):
+    t = term("--board", "sim_2004", "--lang", "de", "--profile", "pfs", "--speed", "20")
+    ready = word("READY", "de")
+    assert ready == "BEREIT"
+    rows = t.wait_lcd(lambda r: len(r) == 4 and ready in r[3], ready)
+    assert all(len(r) == 20 for r in rows)
+    assert rows[0].startswith("pfs 20:00")
+    assert rows[1][1:7] == " 20:00" and rows[1][13:19] == " 20:00"
+
+
+def test_quit_restores_the_terminal(term):
+    t = term("--speed", "20")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("q")
+    s = t.wait(lambda s: "EXIT=0" in s, "the simulator's exit")
+    assert not lcd(s), "the clock face is gone (alternate screen left)"
+    assert HELP not in s
+    words = s.split()
+    assert "icanon" in words and "echo" in words, "cooked mode restored:\n" + s
+    assert "-icanon" not in words and "-echo" not in words
+
+
+def test_too_small_a_terminal_gets_a_message_not_a_crash(term):
+    t = term("--speed", "20", width=40, height=10)
+    s = t.wait(lambda s: "Too small" in s, "the size message")
+    assert "Traceback" not in s
+    t.tmux("resize-window", "-t", "sim", "-x", "80", "-y", "24")
+    t.wait(lambda s: word("READY") in "".join(lcd(s)), "the clock after resizing")
+    t.send("q")
+    t.wait(lambda s: "EXIT=0" in s, "a clean exit")
+
+
+@pytest.mark.parametrize("board,geometry", [("sim", "16x2"), ("sim_2004", "20x4")])
+def test_replay_ends_on_the_replay_tools_lcd(term, board, geometry):
+    f = os.path.join("examples", "sdev_overtime.replay")
+    out = subprocess.run([PY, "-m", "host_sim", "replay", f, "--json", "--lcd", geometry],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, check=True)
+    want = json.loads(out.stdout)["lcd"]
+    t = term("--replay", f, "--speed", "1000", "--board", board)
+    s = t.wait(lambda s: "replay 1" in status(s) or "replay 2" in status(s)
+               or "replay end" in status(s), "the replay playing")
+    s = t.wait(lambda s: "replay end" in status(s), "the replay's end", timeout=30)
+    assert lcd(s) == want
+    assert "0:53:35.0" in status(s), "virtual time stopped at the last event (3215000 ms)"
+    time.sleep(0.3)
+    assert lcd(t.screen()) == want
+
+
+# -- headless: the Sim under the TUI ---------------------------------------------------
+EXAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".replay"))
+
+
+@pytest.mark.parametrize("board,cols,rows", [("sim", 16, 2), ("sim_2004", 20, 4)])
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_sim_replay_stops_on_the_replay_report(tmp_path, example, board, cols, rows):
+    from host_sim import replay, sim
+    game = replay.load(os.path.join(ROOT, "examples", example))
+    root = str(tmp_path) + os.sep
+    extra = sim.write_settings(root, game.rules.name, game.rules.base[0], game.rules.base[1])
+    s = sim.Sim(sim.load_board(board), root, speed=1000, game=game, base=extra)
+    s.advance(10 ** 9)
+    clock, at = replay.run(game)
+    assert s.now() == at == game.events[-1].t
+    assert s.lcd_rows() == replay.report(clock, at, cols, rows)["lcd"]
+
+
+def test_sim_time_lands_exactly_on_each_target(tmp_path):
+    from host_sim import sim
+    root = str(tmp_path) + os.sep
+    sim.write_settings(root, "sdev", 60000, 60000)
+    s = sim.Sim(sim.load_board("sim"), root, speed=20)
+    for target in (1, 999, 1500, 4321, 4321, 10007):
+        s.advance(target)
+        assert s.now() == target
+    s.key(sim.LEFT)
+    assert s.held(sim.LEFT)
+    s.advance(10007 + sim.KEY_HOLD_MS - 1)
+    assert s.held(sim.LEFT)
+    s.advance(10007 + sim.KEY_HOLD_MS)
+    assert not s.held(sim.LEFT)
+    s.advance(12007)
+    assert s.lcd_rows()[0] == "  01:00   00:58\u25b6"
