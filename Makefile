@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 BOARD  ?= pico
 PORT   ?=
 
-.PHONY: venv test bench sim deploy bundle replay clean
+.PHONY: venv tools-os test bench sim deploy bundle replay clean
 
 venv: $(STAMP)
 
@@ -21,8 +21,25 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-test: $(STAMP)
+# tmux drives the simulator's end-to-end test in a real terminal; install it
+# where we may (root with apt-get), otherwise that test says what is missing.
+tools-os:
+	@command -v tmux >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && (apt-get update -qq && apt-get install -y -qq tmux >/dev/null) \
+	  || echo "note: tmux is not installed; the simulator's terminal test will be skipped"; }
+
+test: $(STAMP) tools-os
 	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m bench.run
+
+# The clock in the terminal (keys: a / l players, space pause, e end, r referee, q quit):
+#   make sim ARGS="--profile pfs --base 15:00 --speed 10 --lang pl --board sim_2004"
+#   make sim ARGS="--replay examples/sdev_overtime.replay --speed 100"
+ARGS ?=
+sim: $(STAMP)
+	$(PY) -m host_sim sim $(ARGS)
 
 clean:
 	rm -rf build .pytest_cache .hypothesis
@@ -45,3 +62,9 @@ bundle: $(STAMP)
 .PHONY: wiring
 wiring: $(STAMP)
 	$(PY) tools/wiring.py --all
+
+# -- docs: pictures of the real screens for the quick-reference cards
+#   make screens                                regenerate docs/screens/*.svg (tools/screens.py)
+.PHONY: screens
+screens: $(STAMP)
+	$(PY) tools/screens.py

@@ -1,0 +1,647 @@
+"""`python -m host_sim sim`: the clock in a terminal (stdlib curses only).
+
+What runs is the real device app (firmware/app.py) on the fake `machine`,
+through host_sim/fakehw/rig.py: the keys drive the button pins (so debounce,
+gestures and the edge timestamps are the device's own), and the screen is
+read back from the HD44780 emulator on the fake I2C bus -- the characters a
+real display would show, with the app's CGRAM glyphs rendered through
+view.GLYPH_CHARS.  The LEDs are read from their pins, the beep from the app's
+Buzzer.
+
+Time.  Virtual time is a pure function of the monotonic clock:
+    virtual_ms = v0 + (monotonic_ns() - m0) * speed / 1e6
+computed afresh every frame (never by adding up frame sleeps), so the
+displayed seconds tick exactly, at any --speed, however late a frame is.
+The rig runs the app's main loop every few virtual ms up to that instant.
+
+Keys.  A terminal reports key presses, not releases, so a key means "button
+down now, up after KEY_HOLD_MS of virtual time" (terminal auto-repeat, while a
+key is held, just extends the hold: one press, as on the device).  `e` and `r`
+perform the long holds of the end-of-game and referee gestures.
+
+Replay.  --replay FILE applies the file's events to the app's timing core at
+their own virtual times (ms since power-up, as in the game log), while the
+LCD shows the game live; when the last event is applied, virtual time stops
+there -- the screen then shows exactly what `python -m host_sim replay FILE`
+reports -- and any game key resumes live play from that state.
+"""
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import time
+from fractions import Fraction
+
+import host_sim
+
+KEY_HOLD_MS = 120        # a tap: down, then up this much later (virtual ms)
+END_HOLD_MS = 2100       # `e`: the pause key held past the 2 s long press
+REFEREE_HOLD_MS = 3100   # `r`: pause + both player buttons held past 3 s
+REFEREE_STAGGER_MS = 40  # ... pressed pause first, as a hand would
+FRAME_S = 0.05           # redraw ~20x per second
+POLL_MS = 10             # key wait per loop iteration
+BEEP_SHOW_S = 0.4        # a beep stays visible at least this long (real s)
+
+BOARDS = ("sim", "sim_2004")
+LANGS = ("en", "de", "pl")
+LEFT, RIGHT, PAUSE = 0, 1, 2
+
+FACE_W = 58              # the clock face's outer width (fits in 80 columns)
+HELP = "a left  l right  space pause  e end/long press  r referee  q quit"
+
+# Drawing characters: Unicode, and an ASCII set for terminals without UTF-8.
+UNI = {"tl": "\u256d", "tr": "\u256e", "bl": "\u2570", "br": "\u256f",
+       "h": "\u2500", "v": "\u2502",
+       "ltl": "\u250f", "ltr": "\u2513", "lbl": "\u2517", "lbr": "\u251b",
+       "lh": "\u2501", "lv": "\u2503",
+       "on": "\u25cf", "off": "\u25cb", "beep": "\u266a", "dot": "\u00b7"}
+ASCII = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|",
+         "ltl": "#", "ltr": "#", "lbl": "#", "lbr": "#", "lh": "=", "lv": "#",
+         "on": "*", "off": "o", "beep": "!", "dot": "-"}
+_ASCII_LCD = {"\u25c0": "<", "\u25b6": ">", "\u2691": "F", "\u00e4": "a",
+              "\u00f6": "o", "\u00fc": "u", "\u00df": "B", "\u2192": ">",
+              "\u2190": "<", "\u00a5": "Y"}
+
+BEEP_NAMES = ("window", "flag", "time over", "key")
+
+
+# -- set-up (no curses) ---------------------------------------------------------
+def load_board(name):
+    """boards/<name>.py as a module."""
+    if name not in BOARDS:
+        raise ValueError("unknown simulator board %r (%s)" % (name, ", ".join(BOARDS)))
+    path = os.path.join(host_sim.ROOT, "boards", name + ".py")
+    spec = importlib.util.spec_from_file_location("board_" + name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def parse_speed(text):
+    """'20', '0.5', '1/4' -> a positive Fraction (exact, so time stays exact)."""
+    try:
+        s = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError("expected a positive number, got %r" % text)
+    if s <= 0 or s > 100000:
+        raise ValueError("speed must be > 0 and at most 100000, got %r" % text)
+    return s
+
+
+def parse_base(text):
+    """'25:00' -> ms, within what the clock can show (00:01-99:59)."""
+    import profiles
+    return profiles.make_rules("custom", [("base", text)]).base[0]
+
+
+def write_settings(root, profile=None, base_left=None, base_right=None,
+                   lang=None):
+    """Put the options into the settings file under `root`, so the app boots
+    with them exactly as the device would (None leaves a field as saved; a
+    profile resets the base times to its default first, as the setup menu
+    does).  A base time the file cannot hold (the menu's range is whole
+    minutes 01:00-99:00; a quick trial may want 00:30) is left out of the
+    file: the returned (base_left, base_right) are the ones still to apply
+    in memory (None = nothing to do)."""
+    import settings as setmod
+    s = setmod.Settings.load(root + "settings.json", None)
+    if profile is not None:
+        s.set_profile(profile)
+    if lang is not None:
+        s.lang = lang
+    extra = [None, None]
+    for i, v in enumerate((base_left, base_right)):
+        if v is None:
+            continue
+        if v % 1000 == 0 and setmod.BASE_MIN <= v <= setmod.BASE_MAX:
+            if i == 0:
+                s.base_left = v
+            else:
+                s.base_right = v
+        else:
+            extra[i] = v
+    if not s.save():
+        raise OSError(s.problem or "cannot save the settings")
+    return tuple(extra)
+
+
+def step_for(speed):
+    """The rig's main-loop period in virtual ms: 5 ms (about the device's
+    loop) up to x20, then speed/4 (at most 250 ms), so a frame (50 ms of
+    real time) costs at most ~200 loop iterations.  Button edges carry
+    their own timestamps and the core's flag, window and forfeit instants
+    are exact whatever the step; only the display's refresh is coarser."""
+    s = int(speed / 4)
+    return 5 if s < 5 else 250 if s > 250 else s
+
+
+class Sim:
+    """The clock on the bench plus the simulator's key and replay schedule.
+    No curses here: tests drive it directly."""
+
+    def __init__(self, board, root, speed=1, game=None, base=(None, None)):
+        import rig as rigmod
+        import view as viewmod
+        import machine
+        self.board = board
+        self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
+        for code, ch in viewmod.GLYPH_CHARS.items():
+            self.rig.lcd.glyph_char[code] = ch
+        self.leds = tuple(None if n is None else machine.pin(n)
+                          for n in (board.LED_LEFT, board.LED_RIGHT))
+        self.release_at = [None, None, None]  # virtual ms each key goes up
+        self.downs = []                       # [(t, button, release_at)]
+        self.game = game
+        self.next_ev = 0
+        self.stop_at = None   # virtual time stops here (end of a replay)
+        if base[0] is not None or base[1] is not None:
+            self._set_base(base)
+        if game is not None:
+            self._start_replay(game)
+
+    def _set_base(self, base):
+        """Base times outside the settings file's range: into the app's
+        settings in memory (so a new game keeps them) and the fresh clock."""
+        app = self.rig.app
+        st = app.settings
+        if base[0] is not None:
+            st.base_left = base[0]
+        if base[1] is not None:
+            st.base_right = base[1]
+        app.clock.rules = st.rules()
+        app.clock.reset(self.rig.now)
+        app._set_header()
+
+    @property
+    def app(self):
+        return self.rig.app
+
+    def now(self):
+        """Virtual ms since power-up."""
+        return self.rig.ms()
+
+    # -- replay --------------------------------------------------------------
+    def _start_replay(self, game):
+        # A fresh game with the file's rules (not a game a --state-dir may
+        # have restored), the game screen from the first loop on (no boot
+        # screen or boot notice to hide a replay ending early).
+        app = self.rig.app
+        now = self.rig.now
+        app._new_game(now)
+        app.clock.rules = game.rules
+        app.clock.reset(now)
+        app._set_header()
+        app.splash_until = now
+        app.notice_until = None
+        app.view.notice = None
+        self.stop_at = game.events[-1].t if game.events else 0
+
+    def replaying(self):
+        return self.game is not None and self.next_ev < len(self.game.events)
+
+    def _apply(self, ev):
+        from host_sim import replay
+        # The file's ms since power-up is the rig's; the core takes ticks.
+        replay.apply(self.rig.app.clock,
+                     replay.Event(self.rig.now, ev.kind, ev.side, ev.delta, ev.line))
+
+    # -- keys ------------------------------------------------------------------
+    def held(self, b):
+        return self.release_at[b] is not None
+
+    def key(self, b, hold=KEY_HOLD_MS):
+        """Button b down now (if it isn't) and up `hold` ms from now; a key
+        already held is held longer (terminal auto-repeat)."""
+        end = self.now() + hold
+        if self.release_at[b] is None:
+            self.rig.down(b)
+            self.release_at[b] = end
+        elif end > self.release_at[b]:
+            self.release_at[b] = end
+
+    def end_gesture(self):
+        """`e`: the pause key held 2.1 s (end of game; setup menu in READY)."""
+        self.key(PAUSE, END_HOLD_MS)
+
+    def referee_gesture(self):
+        """`r`: pause, then both player buttons, all held 3.1 s."""
+        now = self.now()
+        up = now + 2 * REFEREE_STAGGER_MS + REFEREE_HOLD_MS
+        self.key(PAUSE, up - now)
+        self.downs.append((now + REFEREE_STAGGER_MS, LEFT, up))
+        self.downs.append((now + 2 * REFEREE_STAGGER_MS, RIGHT, up))
+        self.downs.sort()
+
+    def resume_live(self):
+        """After a replay: let virtual time run on from where it stopped."""
+        self.stop_at = None
+
+    # -- time --------------------------------------------------------------------
+    def _next_due(self):
+        """(time, kind, arg) of the next scheduled thing, or None."""
+        best = None
+        for b in (LEFT, RIGHT, PAUSE):
+            t = self.release_at[b]
+            if t is not None and (best is None or t < best[0]):
+                best = (t, "up", b)
+        if self.downs and (best is None or self.downs[0][0] < best[0]):
+            best = (self.downs[0][0], "down", 0)
+        if self.replaying():
+            t = self.game.events[self.next_ev].t
+            if best is None or t < best[0]:
+                best = (t, "event", 0)
+        return best
+
+    def advance(self, target):
+        """Run virtual time to `target` ms since power-up (never backwards;
+        not past the end of a replay), doing every key release, delayed
+        press and replay event at its own ms on the way."""
+        if self.stop_at is not None and target > self.stop_at:
+            target = self.stop_at
+        rig = self.rig
+        while True:
+            due = self._next_due()
+            if due is None or due[0] > target:
+                break
+            t, kind, b = due
+            if t > rig.ms():
+                rig.run(t - rig.ms())
+            if kind == "up":
+                rig.up(b)
+                self.release_at[b] = None
+            elif kind == "down":
+                _, b, up = self.downs.pop(0)
+                if self.release_at[b] is None:
+                    rig.down(b)
+                    self.release_at[b] = up
+                elif up > self.release_at[b]:
+                    self.release_at[b] = up
+            else:
+                self._apply(self.game.events[self.next_ev])
+                self.next_ev += 1
+                rig.app.step()  # the display catches up at this very ms
+        if target > rig.ms():
+            rig.run(target - rig.ms())
+
+    # -- what a person sees --------------------------------------------------------
+    def lcd_rows(self):
+        return self.rig.lcd.text_rows()
+
+    def led(self, side):
+        p = self.leds[side]
+        return p is not None and p.value() == 1
+
+
+# -- the terminal ----------------------------------------------------------------
+def fmt_vtime(ms):
+    s, ms = divmod(ms, 1000)
+    m, s = divmod(s, 60)
+    h, m = divmod(m, 60)
+    return "%d:%02d:%02d.%d" % (h, m, s, ms // 100)
+
+
+def fmt_speed(speed):
+    if speed.denominator == 1:
+        return "%d" % speed.numerator
+    return ("%.3f" % float(speed)).rstrip("0")
+
+
+class Tui:
+    """Draws the clock face from the Sim and turns keys into button presses."""
+
+    def __init__(self, scr, sim, speed, label):
+        import curses
+        enc = (getattr(scr, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+        utf8 = enc == "utf8"
+        self.curses = curses
+        self.scr = scr
+        self.sim = sim
+        self.speed = speed
+        self.label = label if utf8 else label.replace(UNI["dot"], ASCII["dot"])
+        self.g = UNI if utf8 else ASCII
+        self.utf8 = utf8
+        self.seen_beeps = sim.app.buzzer.beeps
+        self.beep_until = 0.0
+        self.note = ""
+        self.note_until = 0.0
+        self.attr_lcd = curses.A_BOLD
+        self.attr_led = curses.A_BOLD
+        self.attr_beep = curses.A_REVERSE | curses.A_BOLD
+        if curses.has_colors():
+            try:
+                curses.start_color()
+                curses.use_default_colors()
+                curses.init_pair(1, curses.COLOR_BLACK, curses.COLOR_GREEN)
+                curses.init_pair(2, curses.COLOR_RED, -1)
+                curses.init_pair(3, curses.COLOR_YELLOW, -1)
+                self.attr_lcd = curses.color_pair(1)
+                self.attr_led = curses.color_pair(2) | curses.A_BOLD
+                self.attr_beep = curses.color_pair(3) | curses.A_BOLD | curses.A_REVERSE
+            except curses.error:
+                pass
+
+    # -- the loop ------------------------------------------------------------------
+    def run(self):
+        curses = self.curses
+        scr = self.scr
+        try:
+            curses.curs_set(0)
+        except curses.error:
+            pass
+        scr.keypad(True)
+        scr.timeout(POLL_MS)
+        sim = self.sim
+        num, den = self.speed.numerator, self.speed.denominator * 1000000
+        m0 = time.monotonic_ns()
+        v0 = sim.now()
+        last_draw = -1.0
+        while True:
+            ch = scr.getch()
+            # Virtual time from the monotonic clock, afresh each time.
+            sim.advance(v0 + (time.monotonic_ns() - m0) * num // den)
+            if ch == curses.KEY_RESIZE:
+                scr.clear()
+                last_draw = -1.0
+            elif ch != -1:
+                if ch in (ord("q"), ord("Q")):
+                    return
+                act = self.key_action(ch)
+                if act is not None:
+                    if sim.replaying():
+                        self.flash("replaying: keys take over when it ends")
+                    else:
+                        if sim.stop_at is not None:
+                            # The replay is over: live play from here on.
+                            sim.resume_live()
+                            m0 = time.monotonic_ns()
+                            v0 = sim.now()
+                        act()
+                        last_draw = -1.0
+            b = sim.app.buzzer.beeps
+            t = time.monotonic()
+            if b != self.seen_beeps:
+                self.seen_beeps = b
+                self.beep_until = t + BEEP_SHOW_S
+            if t - last_draw >= FRAME_S:
+                last_draw = t
+                self.draw()
+
+    def key_action(self, ch):
+        sim = self.sim
+        if ch in (ord("a"), ord("A")):
+            return lambda: sim.key(LEFT)
+        if ch in (ord("l"), ord("L")):
+            return lambda: sim.key(RIGHT)
+        if ch == ord(" "):
+            return lambda: sim.key(PAUSE)
+        if ch in (ord("e"), ord("E")):
+            return sim.end_gesture
+        if ch in (ord("r"), ord("R")):
+            return sim.referee_gesture
+        return None
+
+    def flash(self, text):
+        self.note = text
+        self.note_until = time.monotonic() + 2.0
+
+    # -- drawing -------------------------------------------------------------------
+    def put(self, y, x, text, attr=0):
+        h, w = self.scr.getmaxyx()
+        if y < 0 or y >= h or x >= w:
+            return
+        text = text[:max(0, w - x)]
+        try:
+            self.scr.addstr(y, x, text, attr)
+        except self.curses.error:
+            pass  # the bottom-right cell: curses writes it, then complains
+
+    def lcd_text(self, row):
+        if self.utf8:
+            return row
+        return "".join(_ASCII_LCD.get(c, c if c < "\x7f" else "?") for c in row)
+
+    def size_needed(self):
+        return FACE_W, self.block_h() + 1
+
+    def block_h(self):
+        # title, the face (display rows + 11), status, note
+        return self.sim.board.LCD_ROWS + 14
+
+    def draw(self):
+        scr = self.scr
+        scr.erase()
+        h, w = scr.getmaxyx()
+        need_w, need_h = self.size_needed()
+        if w < need_w or h < need_h:
+            for msg in ("Terminal too small for the clock: need %dx%d, have %dx%d (q quits)",
+                        "Too small: need %dx%d, have %dx%d", "Too small: need %dx%d",
+                        "Too small"):
+                msg = msg % (need_w, need_h, w, h)[:msg.count("%d")]
+                if len(msg) < w:
+                    break
+            self.put(0, 0, msg[:w - 1] if w > 1 else "")
+            scr.refresh()
+            return
+        g = self.g
+        sim = self.sim
+        app = sim.app
+        board = sim.board
+        cols, nrows = board.LCD_COLS, board.LCD_ROWS
+        x0 = (w - FACE_W) // 2
+        inner = FACE_W - 2
+        y = max(0, (h - 1 - self.block_h()) // 2)
+        self.put(y, x0, ("Scrabble clock simulator %s %s" % (g["dot"], self.label)).center(FACE_W))
+        y += 1
+        # the case
+        self.put(y, x0, g["tl"] + g["h"] * inner + g["tr"])
+        face_top = y
+        y += 2
+        # the display
+        lx = x0 + (FACE_W - cols - 2) // 2
+        self.put(y, lx, g["ltl"] + g["lh"] * cols + g["ltr"])
+        y += 1
+        for row in sim.lcd_rows():
+            self.put(y, lx, g["lv"])
+            self.put(y, lx + 1, self.lcd_text(row), self.attr_lcd)
+            self.put(y, lx + 1 + cols, g["lv"])
+            y += 1
+        self.put(y, lx, g["lbl"] + g["lh"] * cols + g["lbr"])
+        y += 2
+        # LEDs under their side, the beeper in the middle
+        third = inner // 3
+        lcx = x0 + 1 + third // 2
+        ccx = x0 + 1 + inner // 2
+        rcx = x0 + 1 + inner - third // 2
+        for side, cx in ((LEFT, lcx), (RIGHT, rcx)):
+            lit = sim.led(side)
+            s = (g["on"] if lit else g["off"]) + " LED"
+            self.put(y, cx - len(s) // 2, s, self.attr_led if lit else 0)
+        if app.buzzer.sounding or time.monotonic() < self.beep_until:
+            last = app.buzzer.last
+            name = BEEP_NAMES[last] if 0 <= last < len(BEEP_NAMES) else ""
+            s = " %s BEEP %s " % (g["beep"], name)
+            self.put(y, ccx - len(s) // 2, s, self.attr_beep)
+        y += 2
+        # the three keys and their state
+        keys = ((LEFT, lcx, "[a] left", "down"), (PAUSE, ccx, "[space] pause key", "held"),
+                (RIGHT, rcx, "[l] right", "down"))
+        for b, cx, name, down in keys:
+            self.put(y, cx - len(name) // 2, name)
+            st = down if sim.held(b) else "up"
+            self.put(y + 1, cx - len(st) // 2, st,
+                     self.curses.A_REVERSE if sim.held(b) else 0)
+        y += 3
+        self.put(y, x0, g["bl"] + g["h"] * inner + g["br"])
+        for yy in range(face_top + 1, y):
+            self.put(yy, x0, g["v"])
+            self.put(yy, x0 + FACE_W - 1, g["v"])
+        y += 1
+        # status and help
+        st = self.status()
+        sx = x0 if x0 + len(st) < w else max(0, w - 1 - len(st))
+        self.put(y, sx, st[:w - 1])
+        if self.note and time.monotonic() < self.note_until:
+            self.put(y + 1, x0, self.note[:w - x0 - 1], self.curses.A_BOLD)
+        self.put(h - 1, max(0, (w - len(HELP)) // 2), HELP[:w - 1], self.curses.A_REVERSE)
+        scr.refresh()
+
+    def status(self):
+        import app as appmod
+        sim = self.sim
+        app = sim.app
+        parts = [app.clock.rules.name, "t " + fmt_vtime(sim.now()),
+                 "x " + fmt_speed(self.speed)]
+        if app.mode == appmod.MODE_SETUP:
+            parts.append("setup menu")
+        elif app.mode == appmod.MODE_REFEREE:
+            parts.append("referee menu")
+        if sim.game is not None:
+            n = len(sim.game.events)
+            if sim.replaying():
+                parts.append("replay %d/%d" % (sim.next_ev, n))
+            elif sim.stop_at is not None:
+                parts.append("replay end: time stopped (a key plays on)")
+            else:
+                parts.append("replay done, live")
+        return ("  %s  " % self.g["dot"]).join(parts)
+
+
+def _set_locale():
+    # curses draws wide characters only under the user's locale.
+    import locale
+    try:
+        locale.setlocale(locale.LC_ALL, "")
+    except locale.Error:
+        pass
+
+
+def _exit_on_hangup():
+    """A closed terminal or a kill: leave like `q` does (curses.wrapper
+    restores the terminal, the temporary state dir is removed)."""
+    import signal
+
+    def bye(sig, frame):
+        raise SystemExit(128 + sig)
+    for name in ("SIGHUP", "SIGTERM"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, bye)
+
+
+# -- the command -------------------------------------------------------------------
+def add_arguments(p):
+    import profiles
+    p.add_argument("--profile", choices=profiles.NAMES,
+                   help="rule profile (default: the saved setting, sdev on a fresh state dir)")
+    p.add_argument("--base", type=_arg(parse_base), metavar="MM:SS",
+                   help="base time for both sides (below the setup menu's 01:00 it "
+                        "is used for this run but not saved)")
+    p.add_argument("--base-left", type=_arg(parse_base), metavar="MM:SS",
+                   help="the left side's base time (handicap, late arrival)")
+    p.add_argument("--base-right", type=_arg(parse_base), metavar="MM:SS")
+    p.add_argument("--lang", choices=LANGS, help="display language")
+    p.add_argument("--board", choices=BOARDS, default="sim",
+                   help="sim: 16x2 LCD (default); sim_2004: 20x4")
+    p.add_argument("--speed", type=_arg(parse_speed), default=Fraction(1), metavar="N",
+                   help="virtual time runs N times faster than real time (default 1)")
+    p.add_argument("--replay", metavar="FILE",
+                   help="play a game log / replay file back on the clock")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="where settings, game state and logs live "
+                        "(default: a fresh temporary directory, removed at exit)")
+
+
+def _arg(fn):
+    import argparse
+
+    def conv(text):
+        try:
+            return fn(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    conv.__name__ = fn.__name__
+    return conv
+
+
+def run(args):
+    """The `sim` subcommand.  Returns the exit status."""
+    try:
+        import curses
+    except ImportError:
+        print("the simulator needs the curses module "
+              "(on Windows: pip install windows-curses)", file=sys.stderr)
+        return 1
+    game = None
+    if args.replay is not None:
+        from host_sim import replay
+        if args.profile or args.base or args.base_left or args.base_right:
+            print("--replay takes the profile and base times from the file; "
+                  "drop --profile/--base*", file=sys.stderr)
+            return 2
+        try:
+            game = replay.load(args.replay)
+        except OSError as e:
+            print("%s:1: cannot read: %s" % (args.replay, e.strerror or e), file=sys.stderr)
+            return 2
+        except replay.ReplayError as e:
+            print("%s:%d: %s" % (args.replay, e.line, e.message), file=sys.stderr)
+            return 2
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("the simulator needs a terminal (stdin and stdout)", file=sys.stderr)
+        return 1
+    board = load_board(args.board)
+    temp = None
+    if args.state_dir is None:
+        temp = tempfile.mkdtemp(prefix="scrabble-clock-sim-")
+        state_dir = temp
+    else:
+        state_dir = args.state_dir
+        os.makedirs(state_dir, exist_ok=True)
+    root = os.path.join(os.path.abspath(state_dir), "")
+    try:
+        try:
+            if game is not None:
+                r = game.rules
+                extra = write_settings(root, r.name, r.base[0], r.base[1], args.lang)
+            else:
+                bl = args.base_left if args.base_left is not None else args.base
+                br = args.base_right if args.base_right is not None else args.base
+                extra = write_settings(root, args.profile, bl, br, args.lang)
+        except OSError as e:
+            print("state dir %s: %s" % (state_dir, e), file=sys.stderr)
+            return 1
+        sim = Sim(board, root, args.speed, game, extra)
+        label = "%dx%d" % (board.LCD_COLS, board.LCD_ROWS)
+        if game is not None:
+            label += " " + UNI["dot"] + " replay " + os.path.basename(args.replay)
+        _set_locale()
+        _exit_on_hangup()
+        try:
+            curses.wrapper(lambda scr: Tui(scr, sim, args.speed, label).run())
+        except KeyboardInterrupt:
+            pass
+    finally:
+        if temp is not None:
+            shutil.rmtree(temp, ignore_errors=True)
+    return 0
