@@ -34,7 +34,7 @@ SPLASH_MS = 1500
 NOTICE_MS = 4000
 CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
 LCD_ADDRS = (0x27, 0x3F)
-SIMULTANEOUS_MS = 150  # the other player's press this soon after is "together"
+SIMULTANEOUS_MS = 100  # the other player's press this soon after is "together"
 
 _BEEPS = {cc.EV_WINDOW: outputs.BEEP_WINDOW, cc.EV_FLAG: outputs.BEEP_FLAG,
           cc.EV_FORFEIT: outputs.BEEP_FORFEIT, cc.EV_OVER: outputs.BEEP_FORFEIT}

@@ -50,3 +50,72 @@ def test_power_cut_log_replays_to_the_live_clock(tmp_path):
     assert clock.state == live.state == 3
     assert clock.rem == live.rem
     assert clock.rules.name == "sdev"
+
+
+def _rig(tmp_path, profile="sdev", base_s=600, sound=True):
+    from rig import Rig
+    root = ds.fresh_dir(str(tmp_path / "clock"))
+    with open(root + "settings.json", "w") as f:
+        f.write('{"v": 1, "profile": "%s", "base_left": %d, "base_right": %d, '
+                '"lang": "en", "sound": %s}' % (profile, base_s * 1000, base_s * 1000,
+                                                "true" if sound else "false"))
+    rig = Rig(load_board("sim"), root)
+    rig.run(1600)
+    return rig
+
+
+def test_side_leds_show_the_running_side(tmp_path):
+    """Issue: two side LEDs show which side runs (visible across the room)."""
+    import machine
+    board = load_board("sim")
+    rig = _rig(tmp_path)
+    led_l, led_r = machine.pin(board.LED_LEFT), machine.pin(board.LED_RIGHT)
+    assert (led_l.value(), led_r.value()) == (0, 0)       # ready: dark
+    rig.press(ds.LEFT)                                    # right runs
+    assert (led_l.value(), led_r.value()) == (0, 1)
+    rig.run(3000)
+    rig.press(ds.RIGHT)                                   # left runs
+    assert (led_l.value(), led_r.value()) == (1, 0)
+    rig.press(ds.PAUSE)                                   # paused: dark
+    assert (led_l.value(), led_r.value()) == (0, 0)
+
+
+def test_low_battery_warning_on_the_display(tmp_path):
+    """Issue: a battery voltage input with a low-battery warning; the divider
+    (2:1) and the 3400 mV threshold come from the board file."""
+    rig = _rig(tmp_path)
+    rig.press(ds.LEFT)
+    rig.run(11000)
+    assert "BATT" not in rig.screen()[1]                  # full battery
+    rig.app.battery.adc.level_u16 = 30000                 # 1510 mV at the pin: 3020 mV
+    rig.run(10100)
+    assert rig.app.battery.mv == 30000 * 3300 // 65535 * 2
+    assert rig.app.battery.low
+    assert "BATT" in rig.screen()[1]                      # shown while the center is free
+    rig.app.battery.adc.level_u16 = 40000                 # 4028 mV: recovered
+    rig.run(10100)
+    assert "BATT" not in rig.screen()[1]
+
+
+def test_beeps_at_window_close_flag_and_forfeit_and_sound_off(tmp_path):
+    """Issue: a short beep when the challenge window closes, a distinct one at
+    00:00 and at forfeit; switchable off in the setup."""
+    import machine
+    import outputs
+    board = load_board("sim")
+    rig = _rig(tmp_path, base_s=60)
+    pwm_pin = board.BUZZER
+    rig.press(ds.LEFT)
+    rig.run(3000)
+    rig.press(ds.RIGHT)                                   # window opens
+    rig.run(20100)
+    assert rig.app.buzzer.last == outputs.BEEP_WINDOW
+    rig.run(40000)                                        # left reaches 00:00
+    assert rig.app.buzzer.last == outputs.BEEP_FLAG
+    rig.run(301000)
+    assert rig.app.buzzer.last == outputs.BEEP_FORFEIT
+    (tmp_path / "q").mkdir()
+    quiet = _rig(tmp_path / "q", base_s=60, sound=False)
+    quiet.press(ds.LEFT)
+    quiet.run(70000)
+    assert quiet.app.buzzer.beeps == 0 and quiet.clock.flag(ds.RIGHT)
