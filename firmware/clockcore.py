@@ -170,6 +170,10 @@ class Clock:
         r = self.rem[s] + delta
         if self.rules.zero == ZERO_FLAG and r < 0:
             r = 0
+        if s == self.side:
+            # The referee's change is not part of the turn: an end-of-game
+            # rollback (TSO § 5.2 d) must keep it.
+            self.turn_rem += r - self.rem[s]
         self.rem[s] = r  # a credited flag side is back in the game
         self.pause_fresh = False
         self._emit(EV_ADJUST, s, t, delta)

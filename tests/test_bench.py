@@ -1,0 +1,116 @@
+"""Smoke test of `make bench` (bench/run.py, bench/mp_bench.py).
+
+Every measurement runs once on tiny inputs and must come back as a sane
+number with the published line format.  No timing is asserted here: the
+figures are published by `make bench`, not enforced by `make test`.
+"""
+import os
+import re
+
+import pytest
+
+from bench import run as bench
+
+LINE = re.compile(r"^[a-z][a-z_]*: -?[0-9][0-9.e+-]* [^ ]+ \(baseline: -?[0-9][0-9.e+-]*\)$")
+
+
+def sane(fig, name, unit):
+    assert fig.name == name
+    assert fig.unit == unit
+    for v in (fig.value, fig.baseline):
+        assert isinstance(v, (int, float)) and not isinstance(v, bool)
+        assert v >= 0
+    assert LINE.match(fig.line()), fig.line()
+    assert fig.what and fig.baseline_what
+    return fig
+
+
+def test_accounting_error_small():
+    f = sane(bench.accounting_error(games=20), "accounting_error_ms", "ms")
+    assert isinstance(f.value, int)
+    assert f.baseline > 0  # whole-second ticks are off on ms-resolution presses
+
+
+def test_accounting_reference_sees_a_wrong_charge(monkeypatch):
+    # The independent reference must notice a core that charges a press late.
+    import clockcore as cc
+    press = cc.Clock.press
+    monkeypatch.setattr(cc.Clock, "press", lambda self, x, t: press(self, x, cc.ticks_add(t, 3)))
+    assert bench.accounting_error(games=20).value > 0
+
+
+def test_tick_accountant_baseline():
+    t = bench.TickAccountant(phase=500)
+    t.run(0, 0, True)
+    t.stop(1499)        # one tick (at 500) while left ran
+    t.run(1, 1499, True)
+    t.stop(1501)        # the tick at 1500
+    assert t.charged == [1000, 1000]
+    t.rollback(1)
+    assert t.charged == [1000, 0]
+
+
+def test_replay_throughput_small():
+    f = sane(bench.replay_throughput(files=4, subprocess_files=1),
+             "replay_games_per_second", "games/s")
+    assert f.value > 0 and f.baseline > 0
+
+
+def test_mpy_total():
+    f = sane(bench.mpy_total(), "mpy_total_bytes", "bytes")
+    assert 0 < f.value < f.baseline
+
+
+def test_lcd_bytes_per_minute():
+    f = sane(bench.lcd_bytes_per_minute(), "lcd_bytes_per_minute", "bytes")
+    assert f.value > 0
+    assert f.baseline == 16 * 2 * 8 * 60
+
+
+def test_press_to_charge_small():
+    f = sane(bench.press_to_charge(presses=3), "press_to_charge_error_ms", "ms")
+    assert f.baseline > 0  # the loop reads the button after the transfer
+
+
+def test_flash_small():
+    figs = bench.flash_per_hour(hours=0.05)
+    sane(figs[0], "flash_bytes_per_hour", "bytes")
+    sane(figs[1], "flash_writes_per_hour", "writes")
+    assert figs[0].value > 0 and figs[1].value > 0
+
+
+def test_micropython_figures():
+    figs = {f.name: f for f in bench.mp_figures()}
+    sane(figs["heap_bytes_per_loop"], "heap_bytes_per_loop", "bytes")
+    sane(figs["heap_bytes_per_loop_second"], "heap_bytes_per_loop_second", "bytes")
+    boot = sane(figs["heap_after_boot_bytes"], "heap_after_boot_bytes", "bytes")
+    assert boot.value > 0
+
+
+def test_failure_is_loud(monkeypatch, tmp_path, capsys):
+    def broken():
+        raise bench.BenchError("no such thing")
+
+    out = tmp_path / "benchmarks.md"
+    monkeypatch.setattr(bench, "MEASURES", ((("accounting_error_ms",), broken),))
+    assert bench.main(["--out", str(out)]) == 1
+    assert not out.exists()
+    assert "cannot measure: no such thing" in capsys.readouterr().err
+
+
+def test_document(monkeypatch, tmp_path, capsys):
+    small = lambda: bench.accounting_error(games=5)  # noqa: E731
+    monkeypatch.setattr(bench, "MEASURES", ((("accounting_error_ms",), small),))
+    out = tmp_path / "benchmarks.md"
+    assert bench.main(["--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and LINE.match(lines[0])
+    text = out.read_text()
+    assert "| `accounting_error_ms` |" in text
+    assert re.search(r"date: \d{4}-\d\d-\d\d", text)
+
+
+@pytest.mark.parametrize("value", [float("nan"), None, True])
+def test_not_a_number_is_a_failure(value):
+    with pytest.raises(bench.BenchError):
+        bench.fmt(value)
