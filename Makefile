@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 BOARD  ?= pico
 PORT   ?=
 
-.PHONY: venv tools-os test bench sim deploy bundle replay clean
+.PHONY: venv tools-os test bench sim deploy bundle clean
 
 venv: $(STAMP)
 

@@ -7,7 +7,7 @@
 # host_sim/fakehw and an injected tick source; the device passes the real ones.
 #
 # step() is one main-loop iteration.  In a running game with no key pressed it
-# allocates nothing (measured by tests/mp/test_app_mp.py and `make bench`):
+# allocates nothing (measured by tests/mp/test_device_mp.py and `make bench`):
 # every press is timestamped by the pin IRQ, so a slow LCD write never changes
 # the time charged to anyone.
 import sys
@@ -286,7 +286,12 @@ class App:
             if (self.last_side == 1 - x
                     and self.diff(t, self.last_t) < SIMULTANEOUS_MS):
                 # Both player buttons hit together: the first edge won, the
-                # other one must not end the turn it has just started.
+                # other one must not end the turn it has just started.  It
+                # is logged (a comment: a replay must not apply it).
+                if self.log_on:
+                    self.log.comment("%d %s ignored: pressed together with %s"
+                                     % (self._log_ms(t), cc.SIDE_NAMES[x],
+                                        cc.SIDE_NAMES[1 - x]))
                 return
             self.last_side = x
             self.last_t = t

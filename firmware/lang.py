@@ -122,7 +122,7 @@ _TEXT = {
     },
     "pl": {
         "READY": "GOTOWY",
-        "PAUSE": "PAUZA",
+        "PAUSE": "STOP",        # not PAUZA: in PFS § 3.4 "pauza" is a pass
         "END": "KONIEC",
         "CHAL": "SPR",         # sprawdzenie
         "PEN": "K",            # kara

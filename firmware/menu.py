@@ -22,7 +22,7 @@ import lang
 import profiles
 import settings as st
 from clockcore import READY, PAUSED
-from view import _time  # 6 columns: sign + mm:ss, the game screen's rounding
+from view import _time, _ndigits  # mm:ss with the game screen's rounding
 
 A_LEFT = 1
 A_RIGHT = 2
@@ -56,14 +56,6 @@ def _center(row, word):
     if n > w:
         n = w
     _put(row, 2 + (w - n) // 2, word)
-
-
-def _ndigits(v):
-    n = 1
-    while v >= 10:
-        v //= 10
-        n += 1
-    return n
 
 
 def _num(row, pos, v):

@@ -122,6 +122,8 @@ class View:
 
     def _center(self, row, clock):
         st = clock.state
+        if st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
+            return  # LOST under the time says it all; END would touch it
         w = self.notice
         if w is None:
             w = self.w_end if st == OVER else self.w_pause if st == PAUSED \

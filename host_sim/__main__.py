@@ -12,13 +12,8 @@ def cmd_replay(args):
     def warn(line, msg):
         print("%s:%d: %s" % (args.file, line, msg), file=sys.stderr)
 
-    try:
-        game = replay.load(args.file)
-    except OSError as e:
-        print("%s:1: cannot read: %s" % (args.file, e.strerror or e), file=sys.stderr)
-        return 2
-    except replay.ReplayError as e:
-        print("%s:%d: %s" % (args.file, e.line, e.message), file=sys.stderr)
+    game = replay.load_or_report(args.file, sys.stderr)
+    if game is None:
         return 2
     cols, rows = args.lcd
     clock, at = replay.run(game, args.at, warn)

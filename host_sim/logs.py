@@ -116,14 +116,7 @@ def describe(path):
     except replay.ReplayError as e:
         return "%s  unreadable: line %d: %s" % (name, e.line, e.message)
     rep = final_state(log)
-    if rep["over"]:
-        state = "over"
-    elif rep["paused"]:
-        state = "paused"
-    elif rep["running"]:
-        state = "running " + rep["running"]
-    else:
-        state = "ready"
+    state = replay.state_word(rep)
     notes = []
     if log.restored:
         notes.append("power restored x%d" % log.restored)

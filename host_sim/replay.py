@@ -226,6 +226,29 @@ def report(clock, at, cols=16, rows=2):
     }
 
 
+def state_word(rep):
+    """The clock's state in a report, in words."""
+    if rep["over"]:
+        return "game over"
+    if rep["paused"]:
+        return "paused"
+    if rep["running"]:
+        return "running: " + rep["running"]
+    return "ready"
+
+
+def load_or_report(path, err):
+    """load(path), or None after one `FILE:LINE: message` line on `err` (the
+    command-line tools then exit with status 2, SPEC §5)."""
+    try:
+        return load(path)
+    except OSError as e:
+        print("%s:1: cannot read: %s" % (path, e.strerror or e), file=err)
+    except ReplayError as e:
+        print("%s:%d: %s" % (path, e.line, e.message), file=err)
+    return None
+
+
 def summary(rep):
     """The human-readable form of a report."""
     def side(name):
@@ -243,14 +266,7 @@ def summary(rep):
             extra.append("FORFEIT (game lost)")
         return "%-5s %s  %s" % (name, t, ", ".join(extra))
 
-    if rep["over"]:
-        state = "game over"
-    elif rep["paused"]:
-        state = "paused"
-    elif rep["running"]:
-        state = "running: " + rep["running"]
-    else:
-        state = "ready"
+    state = state_word(rep)
     lines = [
         "profile %s at %d ms (%s): %s" % (rep["profile"], rep["t_ms"], profiles.fmt_mmss(rep["t_ms"]), state),
         side("left"),

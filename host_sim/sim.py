@@ -599,13 +599,8 @@ def run(args):
             print("--replay takes the profile and base times from the file; "
                   "drop --profile/--base*", file=sys.stderr)
             return 2
-        try:
-            game = replay.load(args.replay)
-        except OSError as e:
-            print("%s:1: cannot read: %s" % (args.replay, e.strerror or e), file=sys.stderr)
-            return 2
-        except replay.ReplayError as e:
-            print("%s:%d: %s" % (args.replay, e.line, e.message), file=sys.stderr)
+        game = replay.load_or_report(args.replay, sys.stderr)
+        if game is None:
             return 2
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("the simulator needs a terminal (stdin and stdout)", file=sys.stderr)

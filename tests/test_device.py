@@ -119,3 +119,21 @@ def test_beeps_at_window_close_flag_and_forfeit_and_sound_off(tmp_path):
     quiet.press(ds.LEFT)
     quiet.run(70000)
     assert quiet.app.buzzer.beeps == 0 and quiet.clock.flag(ds.RIGHT)
+
+
+def test_press_together_is_logged_but_not_applied(tmp_path):
+    """SPEC §4: a press that is ignored is logged, with no effect; the one
+    dropped as "pressed together" is a comment, so the log still replays to
+    the live clock."""
+    from host_sim import replay
+
+    root = ds.fresh_dir(str(tmp_path / "clock"))
+    rig = ds.scenario_both_buttons_together(load_board("sim"), root)
+    name = sorted(os.listdir(root + "games"))[-1]
+    text = open(root + "games/" + name).read()
+    assert "left ignored: pressed together with right" in text
+    clock, _ = replay.run(replay.parse(text.split("\n")))
+    live = rig.clock
+    live.update(live.t)
+    assert clock.running() == live.running() == ds.LEFT
+    assert clock.rem[1] == live.rem[1]

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""Pictures of the clock's real screens, for the quick-reference cards.
+
+    python tools/screens.py                  # writes docs/screens/*.svg
+    python tools/screens.py --out DIR        # somewhere else (the docs test)
+    python tools/screens.py --list           # the scenes and their files
+
+Nothing here draws a screen from a description.  Each scene boots the real
+device app (firmware/app.py) on the bench of host_sim/fakehw/rig.py - fake
+pins, the HD44780 + PCF8574 emulator on the fake I2C bus, a virtual
+millisecond clock - presses the buttons the way players do (the pause key's
+leading edge, a 2 s hold, the three-key referee hold, a power cut = a new
+rig on the same flash) and then reads back what the emulated display shows:
+its character codes (row_codes) and, for the app's own glyphs (the running
+arrows and the flag), the 5x8 dot patterns the app loaded into CGRAM.  So a
+picture changes exactly when what the clock shows changes, and the scene
+checks the clock's state before it takes the picture (a behaviour change
+stops `make screens` instead of drawing a misleading card).
+
+Output is deterministic (virtual time, no dates, fixed number formatting):
+tests/test_docs.py regenerates into a temporary folder and compares the
+bytes with docs/screens/.
+"""
+import argparse
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIRMWARE = os.path.join(ROOT, "firmware")
+FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
+for _p in (FAKEHW, FIRMWARE):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import clockcore as cc  # noqa: E402
+import settings as setmod  # noqa: E402
+import app as appmod  # noqa: E402
+import rig as rigmod  # noqa: E402
+from hd44780_emu import a00_char  # noqa: E402
+
+OUT_DIR = os.path.join(ROOT, "docs", "screens")
+LANGS = ("en", "de", "pl")
+MIN = 60000
+
+LEFT, RIGHT, PAUSE = rigmod.LEFT, rigmod.RIGHT, rigmod.PAUSE
+TAP_MS = 150          # a player's button press
+LONG_MS = 2300        # the pause key held past the 2 s long press
+REFEREE_MS = 3300     # pause + both player buttons held past 3 s
+FINE_STEP = 5         # the main loop every 5 ms (about the device's loop)
+COARSE_STEP = 500     # long waits: the core charges exactly at any step
+
+
+def load_board(name):
+    path = os.path.join(ROOT, "boards", name + ".py")
+    spec = importlib.util.spec_from_file_location("board_" + name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# -- the bench -------------------------------------------------------------------
+
+class Bench:
+    """One clock on the bench, with its own flash folder (settings, saved
+    game, game log) and the gestures the cards describe."""
+
+    def __init__(self, profile, lang, board="sim"):
+        self.board = load_board(board)
+        self.dir = tempfile.mkdtemp(prefix="clock-screens-")
+        self.root = os.path.join(self.dir, "")
+        s = setmod.Settings.load(self.root + "settings.json", None)
+        s.set_profile(profile)
+        s.lang = lang
+        if not s.save():
+            raise OSError(s.problem)
+        self.power_on()
+        # the splash (1.5 s) and any boot notice (4 s) are gone after 6 s
+        self.wait(6000)
+
+    def power_on(self):
+        self.rig = rigmod.Rig(self.board, self.root, step_ms=FINE_STEP)
+
+    def power_cut(self):
+        """Power fails and comes back: a new app on the same flash."""
+        self.align()
+        self.power_on()
+        self.wait(2000)
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    @property
+    def clock(self):
+        return self.rig.app.clock
+
+    def wait(self, ms):
+        r = self.rig
+        r.step_ms = COARSE_STEP if ms > 10000 else FINE_STEP
+        r.run(ms)
+        r.step_ms = FINE_STEP
+
+    def align(self):
+        """Let the running clock reach the middle of a displayed second.
+        Every time starts on a whole second, so a clock stopped (or a
+        picture taken) half-way between two changes of the display shows
+        the same digits even if the app's timing moves by a few ms."""
+        c = self.clock
+        if c.state != cc.RUNNING:
+            return
+        r = c.rem[c.side]
+        ms = (r - 500) % 1000 if r > 0 else (500 + r) % 1000
+        if ms:
+            self.wait(ms)
+
+    def tap(self, b, hold=TAP_MS):
+        self.align()
+        self.rig.press(b, hold)
+        self.wait(50)
+
+    def long_pause(self):
+        """The pause key held 2 s: end of game / setup menu / new game."""
+        self.tap(PAUSE, LONG_MS)
+
+    def referee(self):
+        """Pause + both player buttons held 3 s."""
+        self.align()
+        r = self.rig
+        r.down(PAUSE)
+        r.run(40)
+        r.down(LEFT)
+        r.run(40)
+        r.down(RIGHT)
+        r.run(REFEREE_MS)
+        for b in (RIGHT, LEFT, PAUSE):
+            r.up(b)
+            r.run(40)
+        self.wait(100)
+
+
+def expect(ok, what):
+    if not ok:
+        raise SystemExit("screens: the clock did not reach the state for %s" % what)
+
+
+# -- the scenes ------------------------------------------------------------------
+# Each scene plays a short game in one language and calls shot(name) at the
+# moments the cards show.  The names are the files: <lang>_<name>.svg.
+
+def scene_sdev(lang, shot):
+    """A TSO game (sdev, 30:00): start, challenge window, pause, overtime
+    with penalty points, and the end of the game."""
+    b = Bench("sdev", lang)
+    try:
+        c = b.clock
+        expect(c.state == cc.READY, "ready")
+        shot("ready", b)
+        b.tap(LEFT)                     # left starts the game: right's clock runs
+        b.wait(102000)                  # right thinks 1:42
+        b.tap(RIGHT)                    # right ends the turn: left runs, window opens
+        b.wait(2700)
+        expect(c.running() == cc.LEFT and 0 < c.win < 20000, "running")
+        shot("running", b)
+        b.tap(PAUSE)                    # challenge: left stops the clock
+        b.wait(1000)
+        expect(c.state == cc.PAUSED, "paused")
+        shot("paused", b)
+        b.tap(PAUSE)                    # resumed when the key is released
+        b.wait(14 * MIN)                # left plays on
+        b.tap(LEFT)                     # right runs: 28:18 left
+        b.wait(29 * MIN + 40000)        # ... into overtime: -01:23
+        expect(c.running() == cc.RIGHT and c.penalty(cc.RIGHT) == 20, "overtime")
+        shot("overtime", b)
+        b.tap(RIGHT)                    # right's last move; left runs
+        b.wait(4000)
+        b.tap(LEFT)                     # left's last move: right runs
+        b.wait(2500)
+        b.tap(PAUSE)                    # right stops the clock (TSO § 5.1 b i)
+        b.wait(3000)
+        b.long_pause()                  # held 2 s: end of game
+        expect(c.state == cc.OVER and not c.forfeited[cc.RIGHT], "game over")
+        shot("over", b)
+    finally:
+        b.close()
+
+
+def scene_forfeit(lang, shot):
+    """sdev: more than 5 minutes over (TSO § 5.2 c)."""
+    b = Bench("sdev", lang)
+    try:
+        c = b.clock
+        b.tap(RIGHT)                    # right starts: left runs
+        b.wait(11 * MIN + 7000)
+        b.tap(LEFT)                     # right runs
+        b.wait(30 * MIN + 5 * MIN + 1000 + 2000)
+        expect(c.state == cc.OVER and c.forfeited[cc.RIGHT], "forfeit")
+        shot("forfeit", b)
+    finally:
+        b.close()
+
+
+def scene_pfs(lang, shot):
+    """A PFS game (20:00): the flag falls, the other player plays on."""
+    b = Bench("pfs", lang)
+    try:
+        c = b.clock
+        b.tap(RIGHT)                    # right starts: left runs
+        b.wait(9 * MIN)
+        b.tap(LEFT)                     # right runs
+        b.wait(7 * MIN + 30000)
+        b.tap(PAUSE)                    # dead time: right records the move
+        b.wait(8000)
+        b.tap(RIGHT)                    # right ends the turn: left runs
+        b.wait(11 * MIN + 3000)         # left's 20:00 are gone
+        expect(c.state == cc.PAUSED and c.out(cc.LEFT), "flag")
+        shot("flag", b)
+        b.tap(LEFT)                     # any key: the remaining player runs
+        b.wait(42000)
+        expect(c.running() == cc.RIGHT and c.out(cc.LEFT), "playing on")
+        shot("flag_on", b)
+    finally:
+        b.close()
+
+
+def scene_menus(lang, shot):
+    """The setup menu (ready) and the referee menu (paused)."""
+    b = Bench("sdev", lang)
+    try:
+        b.long_pause()                  # in ready: the setup menu
+        expect(b.rig.app.mode == appmod.MODE_SETUP, "setup")
+        shot("setup", b)
+        b.long_pause()                  # held again: saved, back to ready
+        b.tap(LEFT)
+        b.wait(95000)
+        b.tap(PAUSE)
+        b.wait(1000)
+        b.referee()                     # paused: the referee menu
+        expect(b.rig.app.mode == appmod.MODE_REFEREE, "referee")
+        shot("referee", b)
+    finally:
+        b.close()
+
+
+def scene_power(lang, shot):
+    """A power cut during a game: restored, paused."""
+    b = Bench("sdev", lang)
+    try:
+        b.tap(LEFT)
+        b.wait(3 * MIN + 12000)
+        b.tap(RIGHT)
+        b.wait(47000)
+        b.power_cut()
+        c = b.clock
+        expect(c.state == cc.PAUSED and c.side == cc.LEFT, "restored")
+        shot("restored", b)
+    finally:
+        b.close()
+
+
+def scene_2004(lang, shot):
+    """The 20x4 build: the same game screen spread over four rows."""
+    b = Bench("sdev", lang, board="sim_2004")
+    try:
+        b.tap(LEFT)
+        b.wait(102000)
+        b.tap(RIGHT)
+        b.wait(2700)
+        expect(b.clock.running() == cc.LEFT, "20x4 running")
+        shot("2004_running", b)
+    finally:
+        b.close()
+
+
+SCENES = (scene_sdev, scene_forfeit, scene_pfs, scene_power, scene_menus,
+          scene_2004)
+
+
+# -- the picture ---------------------------------------------------------------------
+
+DOT = 2           # one LCD dot, px
+CELL_W = 6 * DOT  # 5 dots + a one-dot gap
+CELL_H = 9 * DOT  # 8 dots + a one-dot gap
+PAD = 6           # glass around the characters
+BEZEL = 5
+BG = "#1b1f23"       # module frame
+GLASS = "#9fc131"    # yellow-green backlight
+CELL = "#93b52c"     # the faint unlit dots of each character cell
+INK = "#17230b"
+FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+
+
+def _esc(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;")
+            .replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def svg(lcd, caption):
+    """The emulator's screen as an SVG: character cells, ROM characters as
+    text, CGRAM glyphs as their 5x8 dots."""
+    cols, rows = lcd.cols, lcd.rows
+    gw = cols * CELL_W - DOT + 2 * PAD
+    gh = rows * CELL_H - DOT + 2 * PAD
+    w = gw + 2 * BEZEL
+    h = gh + 2 * BEZEL
+    text = lcd.text_rows()
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" role="img">' % (w, h, w, h),
+           "<title>%s</title>" % _esc(caption),
+           "<desc>%s</desc>" % _esc(" | ".join(text)),
+           '<rect width="%d" height="%d" rx="6" fill="%s"/>' % (w, h, BG),
+           '<rect x="%d" y="%d" width="%d" height="%d" rx="2" fill="%s"/>'
+           % (BEZEL, BEZEL, gw, gh, GLASS)]
+    x0 = BEZEL + PAD
+    y0 = BEZEL + PAD
+    cells = []
+    ink = []
+    for r in range(rows):
+        codes = lcd.row_codes(r)
+        for c in range(cols):
+            x = x0 + c * CELL_W
+            y = y0 + r * CELL_H
+            cells.append('<rect x="%d" y="%d" width="%d" height="%d"/>'
+                         % (x, y, 5 * DOT, 8 * DOT))
+            code = codes[c]
+            if code < 16:
+                for i, bits in enumerate(lcd.cgram_pattern(code)):
+                    for j in range(5):
+                        if bits & (0x10 >> j):
+                            ink.append('<rect x="%d" y="%d" width="%d" height="%d"/>'
+                                       % (x + j * DOT, y + i * DOT, DOT, DOT))
+            else:
+                ch = a00_char(code)
+                if ch != " ":
+                    ink.append('<text x="%d" y="%d">%s</text>'
+                               % (x + 5 * DOT // 2, y + 7 * DOT, _esc(ch)))
+    out.append('<g fill="%s">' % CELL)
+    out.extend(cells)
+    out.append("</g>")
+    out.append('<g fill="%s" font-family="%s" font-size="%d" font-weight="bold" '
+               'text-anchor="middle">' % (INK, FONT, 8 * DOT))
+    out.extend(ink)
+    out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# -- main ----------------------------------------------------------------------------------
+
+def generate(out_dir, langs=LANGS, log=None):
+    """Play every scene in every language and write the pictures; returns
+    the file names written."""
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for lang in langs:
+        for scene in SCENES:
+            def shot(name, bench, lang=lang):
+                bench.align()
+                fname = "%s_%s.svg" % (lang, name)
+                caption = "%s (%s, %dx%d)" % (name, lang, bench.board.LCD_COLS,
+                                              bench.board.LCD_ROWS)
+                data = svg(bench.rig.lcd, caption)
+                with open(os.path.join(out_dir, fname), "w", encoding="utf-8",
+                          newline="\n") as f:
+                    f.write(data)
+                written.append(fname)
+                if log:
+                    log("%-22s %s" % (fname, " | ".join(bench.rig.lcd.text_rows())))
+            scene(lang, shot)
+    return written
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default=OUT_DIR, help="folder for the SVG files "
+                   "(default docs/screens)")
+    p.add_argument("--list", action="store_true",
+                   help="print each picture's file name and screen text")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+    out = os.path.abspath(args.out)
+    log = print if args.list or not args.quiet else None
+    if out == os.path.abspath(OUT_DIR):
+        # regenerate from scratch: no stale pictures of removed scenes
+        for name in os.listdir(out) if os.path.isdir(out) else ():
+            if name.endswith(".svg"):
+                os.remove(os.path.join(out, name))
+    names = generate(out, log=log if args.list else None)
+    if not args.quiet and not args.list:
+        print("wrote %d pictures to %s" % (len(names), os.path.relpath(out, ROOT)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
