@@ -286,3 +286,12 @@ def test_build_md_mentions_no_stale_pins():
     assert "sda=Pin(%d), scl=Pin(%d)" % (esp.I2C_SDA, esp.I2C_SCL) in build_md()
     pico = load("pico")
     assert "sda=Pin(%d), scl=Pin(%d)" % (pico.I2C_SDA, pico.I2C_SCL) in build_md()
+
+
+def test_readme_pico_table_is_the_generated_one():
+    """Issue (device firmware): a newcomer wires a Pico from the README's
+    table, so that table is generated from boards/pico.py like build.md's."""
+    with open(wiring.README_MD, encoding="utf-8") as f:
+        table = wiring.table_in_doc(f.read(), "pico")
+    assert table is not None, "README.md lacks the pico table markers"
+    assert table == wiring.markdown_table("pico"), "stale table: run `make wiring`"

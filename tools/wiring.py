@@ -20,6 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOARDS = os.path.join(ROOT, "boards")
 WIRING_DIR = os.path.join(ROOT, "docs", "wiring")
 BUILD_MD = os.path.join(ROOT, "docs", "build.md")
+README_MD = os.path.join(ROOT, "README.md")
+README_BOARDS = ("pico",)  # the README shows the reference board's table
 
 
 # -- the boards' headers -----------------------------------------------------
@@ -489,6 +491,9 @@ def main(argv=None):
         if args.all and not args.table and os.path.exists(BUILD_MD):
             for b in update_doc(boards):
                 print("wiring.py: docs/build.md has no table markers for %s" % b,
+                      file=sys.stderr)
+            for b in update_doc(README_BOARDS, README_MD):
+                print("wiring.py: README.md has no table markers for %s" % b,
                       file=sys.stderr)
     except (OSError, ValueError, KeyError) as e:
         print("wiring.py: %s" % e, file=sys.stderr)
