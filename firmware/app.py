@@ -169,6 +169,7 @@ class App:
         self.log_on = self.log.restored(log_ms, was_running, st.game, st.log_pos)
         # The notice stays until the next key press resumes play.
         self.view.notice = self.view.words["RESTORED"]
+        self._set_header()  # the restored game's rules, not the settings'
         self._save(now)
 
     # -- the core's events: log, persist, beep ----------------------------------
