@@ -11,7 +11,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(ROOT, "firmware")
 FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
-for p in (FIRMWARE, FAKEHW, ROOT):
+MP_TESTS = os.path.join(ROOT, "tests", "mp")  # benches shared with the MicroPython suites
+for p in (MP_TESTS, FIRMWARE, FAKEHW, ROOT):
     if p not in sys.path:
         sys.path.insert(0, p)
 

@@ -6,14 +6,11 @@ code also runs under the real MicroPython interpreter
 """
 import importlib.util
 import os
-import sys
 
 import pytest
 
 from conftest import ROOT
-
-sys.path.insert(0, os.path.join(ROOT, "tests", "mp"))
-import device_scenarios as ds  # noqa: E402
+import device_scenarios as ds  # tests/mp/ is on sys.path (conftest.py)
 
 
 def load_board(name):

@@ -10,89 +10,9 @@ import random
 
 import machine
 import micropython
-import ticks
 import buttons as B
 from mptest import eq
-
-PERIOD = 1 << 30
-DIFF, ADD = ticks.wrapping(PERIOD)
-START_MS = PERIOD - 1500          # every scenario crosses the wrap 1.5 s in
-L = B.BTN_LEFT
-R = B.BTN_RIGHT
-P = B.BTN_PAUSE
-
-
-class Rig:
-    def __init__(self, start_ms=START_MS, hard=False):
-        machine.reset_world()
-        self.us = 0
-        self.start = start_ms
-        self.pins = (machine.Pin(14, machine.Pin.IN, machine.Pin.PULL_UP),
-                     machine.Pin(15, machine.Pin.IN, machine.Pin.PULL_UP),
-                     machine.Pin(16, machine.Pin.IN, machine.Pin.PULL_UP))
-        self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, 25, hard)
-        self.g = B.Gestures(self.b, DIFF, 2000, 3000)
-        self.actions = []
-
-    def ticks_ms(self):
-        return ADD(self.start, self.us // 1000)
-
-    def rel(self, t):
-        return DIFF(t, self.start)
-
-    def at(self, ms):
-        self.us = int(ms * 1000 + 0.5)
-
-    def press(self, i, ms):
-        self.at(ms)
-        self.pins[i].drive(0)
-
-    def release(self, i, ms):
-        self.at(ms)
-        self.pins[i].drive(None)
-
-    def bounce(self, i, ms, final, gaps):
-        lv = final if len(gaps) % 2 == 0 else 1 - final
-        self.at(ms)
-        self.pins[i].drive(None if lv else 0)
-        for g in gaps:
-            ms += g
-            lv = 1 - lv
-            self.at(ms)
-            self.pins[i].drive(None if lv else 0)
-        return ms
-
-    def drain(self):
-        now = self.ticks_ms()
-        while True:
-            a = self.g.next(now)
-            if a == B.NONE:
-                return
-            self.actions.append((B.ACTION_NAMES[a], self.rel(self.g.t)))
-
-    def loop(self, until_ms, every_ms=1):
-        t = self.us // 1000
-        while True:
-            self.drain()
-            if t >= until_ms:
-                return
-            t = min(t + every_ms, until_ms)
-            self.at(t)
-
-    def events(self, until_ms, every_ms=1):
-        out = []
-        t = self.us // 1000
-        while True:
-            self.b.poll(self.ticks_ms())
-            while True:
-                c = self.b.get()
-                if c < 0:
-                    break
-                out.append((self.b.i, self.b.kind, self.rel(self.b.t)))
-            if t >= until_ms:
-                return out
-            t = min(t + every_ms, until_ms)
-            self.at(t)
+from buttons_rig import Rig, PERIOD, DIFF, ADD, START_MS, L, R, P
 
 
 def test_first_edge_is_the_press_time_despite_bounce():
@@ -100,7 +20,7 @@ def test_first_edge_is_the_press_time_despite_bounce():
     r.loop(100)
     r.bounce(L, 100.3, 0, [0.1, 0.3, 0.1, 1.2, 0.5, 2.0])
     r.loop(130)
-    eq(r.actions, [("left", 100)], "press dated at its first edge")
+    eq(r.names(), [("left", 100)], "press dated at its first edge")
 
 
 def test_press_time_is_the_edge_even_if_the_loop_is_late():
@@ -108,7 +28,7 @@ def test_press_time_is_the_edge_even_if_the_loop_is_late():
     r.press(R, 250)
     r.at(700)
     r.drain()
-    eq(r.actions, [("right", 250)], "late loop")
+    eq(r.names(), [("right", 250)], "late loop")
 
 
 def test_bounce_trains_give_one_press_one_release():
@@ -122,13 +42,13 @@ def test_bounce_trains_give_one_press_one_release():
         end = r.bounce(L, t, 0, gaps)
         want.append((L, B.PRESS, int(t)))
         hold = end + random.uniform(26, 300)
-        got += r.events(int(hold), 3)
+        got += r.raw_loop(int(hold), 3)
         gaps = [random.uniform(0.1, 5.0) for _ in range(2 * random.randint(1, 10))]
         want.append((L, B.RELEASE, int(hold)))
         end = r.bounce(L, hold, 1, gaps)
         t = end + 26 + random.uniform(0, 200)
-        got += r.events(int(t), 3)
-    got += r.events(int(t) + 100)
+        got += r.raw_loop(int(t), 3)
+    got += r.raw_loop(int(t) + 100)
     eq(got, want, "one press and one release per burst")
 
 
@@ -138,7 +58,7 @@ def test_quick_double_press_is_two_presses():
     r.release(L, 160)
     r.press(L, 186)
     r.release(L, 240)
-    eq(r.events(400), [(L, 1, 100), (L, 0, 160), (L, 1, 186), (L, 0, 240)], "double tap")
+    eq(r.raw_loop(400), [(L, 1, 100), (L, 0, 160), (L, 1, 186), (L, 0, 240)], "double tap")
 
 
 def test_held_button_does_not_repeat():
@@ -147,7 +67,7 @@ def test_held_button_does_not_repeat():
     r.loop(3000, 7)
     r.bounce(R, 3000, 0, [0.5, 0.5])        # chatter while held
     r.loop(15000, 13)
-    eq(r.actions, [("right", 10)], "one press")
+    eq(r.names(), [("right", 10)], "one press")
     assert r.g.held(R)
 
 
@@ -157,7 +77,7 @@ def test_both_player_buttons_within_1ms_in_edge_order():
     r.bounce(R, 100.2, 0, [0.1, 0.4])
     r.bounce(L, 101.1, 0, [0.3, 0.2])
     r.loop(400)
-    eq(r.actions, [("right", 100), ("left", 101)], "edge order")
+    eq(r.names(), [("right", 100), ("left", 101)], "edge order")
 
 
 def test_pause_short_and_long():
@@ -166,16 +86,16 @@ def test_pause_short_and_long():
     r.loop(800)
     r.release(P, 800)
     r.loop(2000)
-    eq(r.actions, [("pause_down", 500), ("pause_short", 800)], "short")
+    eq(r.names(), [("pause_down", 500), ("pause_short", 800)], "short")
     r.press(P, 3000)
     r.loop(4999)
-    eq(len(r.actions), 3, "not long yet")
+    eq(len(r.names()), 3, "not long yet")
     r.loop(5000)
-    eq(r.actions[3], ("pause_long", 3000), "long")
+    eq(r.names()[3], ("pause_long", 3000), "long")
     r.loop(20000, 10)
     r.release(P, 20000)
     r.loop(21000)
-    eq(len(r.actions), 4, "nothing more on release, never referee")
+    eq(len(r.names()), 4, "nothing more on release, never referee")
 
 
 def test_referee_needs_3s_of_all_three():
@@ -184,14 +104,14 @@ def test_referee_needs_3s_of_all_three():
     r.press(L, 400)
     r.press(R, 600)
     r.loop(3599)
-    eq(r.actions, [("pause_down", 100)], "no game actions, no long")
+    eq(r.names(), [("pause_down", 100)], "no game actions, no long")
     r.loop(3600)
-    eq(r.actions, [("pause_down", 100), ("referee", 3600)], "referee")
+    eq(r.names(), [("pause_down", 100), ("referee", 3600)], "referee")
     r.release(R, 5000)
     r.release(L, 5100)
     r.release(P, 5200)
     r.loop(6000)
-    eq(len(r.actions), 2, "once, nothing on release")
+    eq(len(r.names()), 2, "once, nothing on release")
 
 
 def test_pause_with_one_player_button_is_nothing():
@@ -199,7 +119,7 @@ def test_pause_with_one_player_button_is_nothing():
     r.press(P, 100)
     r.press(L, 150)
     r.loop(12000, 5)
-    eq(r.actions, [("pause_down", 100)], "no referee, no long")
+    eq(r.names(), [("pause_down", 100)], "no referee, no long")
 
 
 def test_across_the_wrap():
@@ -209,15 +129,15 @@ def test_across_the_wrap():
     r.press(L, 1500)
     r.press(R, 1600)                        # tick 2**30 - 400
     r.loop(4599)
-    eq(r.actions, [("pause_down", 0)], "before")
+    eq(r.names(), [("pause_down", 0)], "before")
     r.loop(4600)                            # tick 2600
-    eq(r.actions, [("pause_down", 0), ("referee", 4600)], "referee across the wrap")
+    eq(r.names(), [("pause_down", 0), ("referee", 4600)], "referee across the wrap")
     r2 = Rig()
     r2.press(P, 1000)                       # long hold from 2**30 - 500
     r2.loop(2999)
-    eq(len(r2.actions), 1, "not yet")
+    eq(len(r2.names()), 1, "not yet")
     r2.loop(3000)
-    eq(r2.actions, [("pause_down", 1000), ("pause_long", 1000)], "long across the wrap")
+    eq(r2.names(), [("pause_down", 1000), ("pause_long", 1000)], "long across the wrap")
 
 
 def test_ring_overflow_keeps_the_oldest():
@@ -228,7 +148,7 @@ def test_ring_overflow_keeps_the_oldest():
         r.release(k % 2, t + 40)
         t += 100
     assert r.b.dropped > 0
-    evs = r.events(t + 200)
+    evs = r.raw_loop(t + 200)
     kept = (B.RING - 1) // 2
     eq([e for e in evs if e[1] == B.PRESS][:kept], [(k % 2, 1, 100 + 100 * k) for k in range(kept)], "oldest kept")
     assert not r.b.pressed(0) and not r.b.pressed(1)
@@ -272,7 +192,7 @@ def test_mashing_ten_minutes_never_referee():
         r.drain()
         loop_at += random.choice((1, 5, 10, 30))
     r.loop(end + 5000, 10)
-    names = [n for n, _ in r.actions]
+    names = [n for n, _ in r.names()]
     assert "referee" not in names
     assert "pause_long" not in names
     assert names.count("pause_down") == sum(1 for e in edges if e[1] == 2 and e[2] == 0) // 2
@@ -282,7 +202,7 @@ def test_mashing_ten_minutes_never_referee():
     for i, n in ((0, "left"), (1, "right")):
         want = [int(s * 1000 + 0.5) // 1000 for s in starts[i]
                 if not any(p < s < q for p, q in holds)]
-        eq([t for k, t in r.actions if k == n], want, n)
+        eq([t for k, t in r.names() if k == n], want, n)
     assert names.count("left") + names.count("right") > 300
 
 
@@ -304,7 +224,7 @@ def test_irq_path_allocates_nothing():
         finally:
             micropython.heap_unlock()
         r.loop(300)
-        eq(r.actions, [("left", 10), ("left", 200), ("pause_down", 200)], "recorded under heap lock")
+        eq(r.names(), [("left", 10), ("left", 200), ("pause_down", 200)], "recorded under heap lock")
 
 
 def _alloc(fn, n=300):
