@@ -29,11 +29,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
-FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
-for _p in (FAKEHW, FIRMWARE):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+import host_sim  # noqa: E402,F401  (puts firmware/ and host_sim/fakehw/ on sys.path)
 
 import clockcore as cc  # noqa: E402
 import settings as setmod  # noqa: E402
