@@ -42,10 +42,11 @@ def test_action_codes_are_the_apps():
 
 
 def test_setup_walk_default_profile_items_and_wrap():
-    """sdev/pfs show profile, time, language, sound; A_NEXT wraps round."""
+    """sdev/pfs show profile, time, language, sound and the last games'
+    results (SPEC v2 §4); A_NEXT wraps round."""
     m = menu.SetupMenu(settings.Settings(), 16, 2)
     seen = []
-    for _ in range(5):
+    for _ in range(6):
         seen.append(shown(m))
         assert m.handle(A_NEXT) is None
     assert seen == [
@@ -53,8 +54,11 @@ def test_setup_walk_default_profile_items_and_wrap():
         ["Time per player ", "<    30:00     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
+        ["Last games      ", "               >"],
         ["Rules           ", "<  SDeV (TSO)  >"],
     ]
+    goto(m, "Last games")
+    assert m.handle(A_RIGHT) == "results" and m.handle(A_LEFT) == "results"
 
 
 def test_setup_profile_change_jumps_base_to_profile_default():
@@ -64,7 +68,8 @@ def test_setup_profile_change_jumps_base_to_profile_default():
     m.handle(A_NEXT)
     press(m, A_LEFT, A_LEFT, A_LEFT, A_LEFT, A_LEFT)       # 25:00 (TSO option)
     assert (s.base_left, s.base_right) == (25 * MIN, 25 * MIN)
-    m.handle(A_NEXT), m.handle(A_NEXT), m.handle(A_NEXT)   # back to profile
+    for _ in range(4):
+        m.handle(A_NEXT)                                   # back to profile
     assert m.handle(A_RIGHT) is None
     assert s.profile == "pfs" and (s.base_left, s.base_right) == (20 * MIN, 20 * MIN)
     assert shown(m) == ["Rules           ", "<     PFS      >"]
@@ -98,7 +103,7 @@ def test_setup_custom_walkthrough_every_item():
     m = menu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
     seen = []
-    for _ in range(11):
+    for _ in range(12):
         seen.append(shown(m))
         m.handle(A_NEXT)
     assert seen == [
@@ -112,6 +117,7 @@ def test_setup_custom_walkthrough_every_item():
         ["Challenge time  ", "      none     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
+        ["Last games      ", "               >"],
         ["Rules           ", "<    Custom    >"],
     ]
 
@@ -212,10 +218,10 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
     labels = []
-    for _ in range(8):
+    for _ in range(9):
         m.handle(A_NEXT)
         labels.append(shown(m)[0].rstrip())
-    assert labels == ["Challenge time", "Language", "Sound", "Rules",
+    assert labels == ["Challenge time", "Language", "Sound", "Last games", "Rules",
                       "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
@@ -307,13 +313,13 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
     m = menu.SetupMenu(s, 20, 4)
-    assert shown(m, 20, 4) == ["Setup            1/4",
+    assert shown(m, 20, 4) == ["Setup            1/5",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
                                "Pause=next hold=OK  "]
     s.set_profile("custom")
     m.handle(A_NEXT)
-    assert shown(m, 20, 4)[:3] == ["Setup           2/10",
+    assert shown(m, 20, 4)[:3] == ["Setup           2/11",
                                    "Time per player     ",
                                    "<      20:00       >"]
 
