@@ -115,6 +115,12 @@ class App:
         self.notice_until = None
         self.mode = MODE_SPLASH
         self.splash_until = self.add(now, SPLASH_MS)
+        # The tournament hall (firmware/net.py): only on a board with Wi-Fi
+        # and a net.json; the hall simulator attaches its own.
+        self.net = None
+        if getattr(board, "WIFI", False):
+            import net
+            self.net = net.start(self, root)
         self._splash()
         self._restore(now)
         if self.settings.notice:
@@ -196,6 +202,8 @@ class App:
             self._save(t)
         if c.state == cc.OVER:
             self.log.close()  # the final record stays, for the final screen
+        if self.net is not None:
+            self.net.event(code, side, t, arg)
 
     def _save(self, now):
         self.last_save = now
@@ -221,6 +229,8 @@ class App:
             self.leds.show(-1)
         self.buzzer.update(now)
         self.battery.update(now)
+        if self.net is not None:
+            self.net.poll(now)
 
     def _inputs(self, now):
         """Every action the buttons produced, each at its own edge time."""
