@@ -175,6 +175,7 @@ class Net:
         self.sock = None
         self.poller = None
         self._rd = None
+        self._ready = None
         self.addr = None
         self.out = b""            # the packet being written ...
         self.mv = memoryview(self.out)
@@ -293,9 +294,10 @@ class Net:
             if ev[0][1] & (select.POLLERR | select.POLLHUP):
                 self._fail(now, "broker not listening")
                 return
-            self.poller = None
             s = self.sock
             self._rd = getattr(s, "readinto", None) or s.recv_into
+            self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
+            self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
             self._start(connect_packet("clock-" + self.clock_id, self.user,
                                        self.password, self.prefix + "status",
                                        "offline"))
@@ -372,36 +374,51 @@ class Net:
             self.ping_at = self.add(now, PING_MS)
 
     def _read(self, now):
-        try:
-            n = self._rd(self.rbuf)
-        except OSError as e:
-            if _err(e) not in _EAGAIN:
-                self._fail(now, "read: %s" % e)
+        # Ask poll first: a try block costs a heap frame on every call (MicroPython
+        # allocates ~150 bytes for it), ipoll(0) costs nothing.
+        for _ in self._ready(0):
+            self._readable(now)
             return
+
+    def _readable(self, now):
+        n = self._recv()
         if n is None:
             return
-        if n == 0:
+        if n < 0:
+            self._fail(now, "read: error %d" % -n)
+        elif n == 0:
             self._fail(now, "broker closed the connection")
-            return
-        self.rx.extend(self.rbuf[:n])
-        self._parse(now)
+        else:
+            self.rx.extend(self.rbuf[:n])
+            self._parse(now)
+
+    def _recv(self):
+        """Bytes read into rbuf; None: nothing yet; < 0: -errno.  (Small on
+        purpose: a try block enlarges the frame, which must stay off the heap.)"""
+        try:
+            return self._rd(self.rbuf)
+        except OSError as e:
+            n = _err(e)
+            return None if n in _EAGAIN else -n
 
     def _parse(self, now):
         rx = self.rx
-        while len(rx) >= 2 and len(rx) >= 2 + rx[1]:
-            kind = rx[0] >> 4
-            if kind == 2 and len(rx) >= 4:            # CONNACK
-                if rx[3]:
-                    self._fail(now, "broker refused: %s" % _REFUSED.get(rx[3], rx[3]),
-                               BACKOFF_MAX)
+        i = 0
+        while len(rx) - i >= 2 and len(rx) - i >= 2 + rx[i + 1]:
+            kind = rx[i] >> 4
+            if kind == 2 and rx[i + 1] >= 2:          # CONNACK
+                if rx[i + 3]:
+                    self._fail(now, "broker refused: %s"
+                               % _REFUSED.get(rx[i + 3], rx[i + 3]), BACKOFF_MAX)
                     return
                 self._connected(now)
-            elif kind == 4 and len(rx) >= 4:          # PUBACK
-                self._acked(rx[2] << 8 | rx[3])
+            elif kind == 4 and rx[i + 1] >= 2:        # PUBACK
+                self._acked(rx[i + 2] << 8 | rx[i + 3])
             self.waiting = bool(self.q1) and self.unsent < len(self.q1)
             if self.waiting:
                 self.deadline = self.add(now, REPLY_MS)
-            del rx[:2 + rx[1]]
+            i += 2 + rx[i + 1]
+        self.rx = rx[i:]  # (bytearray has no item deletion on MicroPython)
 
     def _connected(self, now):
         self.st = UP
