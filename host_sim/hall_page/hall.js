@@ -88,6 +88,11 @@ function render() {
     set(x.cells.pen, p);
     set(x.cells.clock, x.state.clock + " #" + x.state.game);
     x.row.className = w[0] === "offline" ? "offline" : x.state.over ? "finished" : "";
+    var run = x.state.over ? "over" : x.state.running || "";
+    if (x.row.dataset.run !== run) {   // when the page first showed a turn change
+      x.row.dataset.run = run;         // (make bench: press-to-page latency)
+      x.row.dataset.changed = Date.now();
+    }
     x.sortTime = Math.min(t[0], t[1]);
     x.words = w;
     if (w[0] === "offline") n.offline++; else if (x.state.over) n.finished++; else n.playing++;

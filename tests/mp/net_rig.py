@@ -7,10 +7,10 @@
 #   heap     connected; bytes allocated per main-loop iteration while nothing
 #            is published (ready, and running between heartbeats), and per
 #            published state message; then a whole game (result + log sent)
-#   loop     the worst and mean main-loop iteration (us) for 3000 iterations
-#            of a running game; the harness makes the broker down, slow or
-#            restarting meanwhile (reading "go" lines from stdin is avoided:
-#            the scenario just runs and the host changes the broker)
+#   loop     the worst and mean main-loop iteration (us) for N iterations of
+#            a running game (PORT 0: without the network, the baseline); the
+#            host makes the broker down, hung or restarting meanwhile
+#   blocking what one blocking connect (as umqtt.simple's) costs the loop
 import gc
 import json
 import sys
@@ -119,6 +119,8 @@ def heap(root, port, password):
 
 def loop(root, port, password, n_iter):
     rig = make(root, port, password, step_ms=5)
+    if port == 0:
+        rig.app.net = None  # the baseline: the same loop without the network
     n = rig.app.net
     rig.run(1700)
     rig.press(LEFT)
@@ -133,16 +135,35 @@ def loop(root, port, password, n_iter):
         total += d
         if d > worst:
             worst = d
-        if i % 4 == 0:
-            time.sleep_ms(1)  # real time passes too: the broker's side moves
-    return {"worst_us": worst, "mean_us": total // n_iter, "note": n.note,
-            "connects": n.connects, "rem": [rig.clock.rem[0], rig.clock.rem[1]]}
+        time.sleep_ms(1)  # real time passes too: the broker's side moves
+    return {"worst_us": worst, "mean_us": total // n_iter,
+            "note": n.note if n else "", "connects": n.connects if n else 0, "rem": [rig.clock.rem[0], rig.clock.rem[1]]}
+
+
+def blocking_connect(port, password, timeout_s):
+    """What a blocking client (umqtt.simple's connect(): socket.connect, then
+    read(4) for the CONNACK) costs one loop iteration: us until it returns,
+    bounded here by a socket timeout (umqtt.simple sets none by default)."""
+    import socket
+    t = time.ticks_us()
+    s = socket.socket()
+    try:
+        s.settimeout(timeout_s)
+        s.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+        s.write(net.connect_packet("blocking", "1", password, "scrabble/mp/1/status", "x"))
+        s.read(4)
+    except OSError:
+        pass
+    s.close()
+    return time.ticks_diff(time.ticks_us(), t)
 
 
 if __name__ == "__main__":
     root, port, password, what = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     if what == "heap":
         r = heap(root, port, password)
+    elif what == "blocking":
+        r = {"worst_us": blocking_connect(port, password, 3)}
     else:
         r = loop(root, port, password, int(sys.argv[5]) if len(sys.argv) > 5 else 3000)
     print(json.dumps(r))
