@@ -82,8 +82,20 @@ SOURCES ?=
 DRY_RUN ?=
 DEPLOY  := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/deploy.py
 
+# The tournament hall (docs/hall.md): TABLE=n also writes the clock's net.json
+# (Wi-Fi, broker, event, table, its password from the hall folder) and copies it:
+#   make deploy BOARD=pico_w TABLE=12 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [EVENT=open]
+TABLE ?=
+SSID ?=
+WIFI_PASSWORD ?=
+BROKER ?=
+EVENT ?= open
+HALL_DIR ?= build/hall
 deploy: $(STAMP)
-	@$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run)
+	@$(if $(TABLE),mkdir -p build && $(PY) -m host_sim hall clock-config --dir $(HALL_DIR) --event $(EVENT) --table $(TABLE) \
+	  --host "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)" > build/net-$(TABLE).json &&) \
+	$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run) \
+	  $(if $(TABLE),--net-json build/net-$(TABLE).json)
 
 bundle: $(STAMP)
 	@$(DEPLOY) bundle --board $(BOARD) $(if $(SOURCES),--sources)

@@ -86,6 +86,7 @@ class Hall:
     # -- configuration ------------------------------------------------------------
     def passwords(self):
         """{table: password}, made once per hall folder and kept."""
+        os.makedirs(self.folder, exist_ok=True)
         path = os.path.join(self.folder, "clocks.json")
         try:
             with open(path) as f:
@@ -322,6 +323,9 @@ def main(args):
             write_csv(result_rows(msgs), sys.stdout)
             return 0
         if args.action == "clock-config":
+            if not args.host:
+                raise HallError("clock-config needs --host: the hall computer's address "
+                                "on the Wi-Fi (make deploy ... BROKER=192.168.1.10)")
             print(json.dumps(hall.clock_config(args.table, args.host, args.ssid,
                                                args.wifi_password)))
             return 0
@@ -330,7 +334,9 @@ def main(args):
         print("hall: %s" % e, file=sys.stderr)
         return 2
     except (ConnectionError, OSError) as e:
-        print("hall: cannot reach the broker on port %d: %s" % (args.port, e), file=sys.stderr)
+        what = "cannot reach the broker on port %d" % args.port if args.action == "results" \
+            else "cannot write the hall in %s" % args.dir
+        print("hall: %s: %s" % (what, e), file=sys.stderr)
         return 2
 
 
