@@ -80,6 +80,7 @@ class Hall:
         self.ws_port = ws_port
         self.bind = bind
         self.proc = None
+        self.recorder = None
         self.conf = os.path.join(self.folder, "mosquitto.conf")
         self.www = os.path.join(self.folder, "www")
 
@@ -176,11 +177,15 @@ class Hall:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
                 raise HallError("mosquitto exited: %s" % err.strip().splitlines()[-1:] )
             if _listening(self.port) and _listening(self.ws_port):
+                self.recorder = Recorder(self)
                 return self
             time.sleep(0.05)
         raise HallError("mosquitto did not open ports %d/%d" % (self.port, self.ws_port))
 
     def stop(self):
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)  # saves the persistence db
             try:
@@ -192,6 +197,41 @@ class Hall:
 
     def url(self, host="127.0.0.1"):
         return "http://%s:%d/" % (host, self.ws_port)
+
+
+class Recorder:
+    """While the hall runs: when each result first reached the hall (UTC), in
+    results-seen.json: the clocks have no wall clock, so this is the CSV's
+    end_time."""
+
+    def __init__(self, hall):
+        self.path = os.path.join(hall.folder, "results-seen.json")
+        self.seen = seen_times(hall.folder)
+        self.c = viewer_client(hall.port, client_id="hall-recorder")
+        topic = "scrabble/%s/+/result/+" % hall.event
+        self.c.on_connect = lambda c, u, f, rc, p=None: c.subscribe(topic, qos=1)
+        self.c.on_message = self._got
+        self.c.loop_start()
+
+    def _got(self, c, u, m):
+        if m.topic not in self.seen:
+            self.seen[m.topic] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            tmp = self.path + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(self.seen, f, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+
+    def close(self):
+        self.c.loop_stop()
+        self.c.disconnect()
+
+
+def seen_times(folder):
+    try:
+        with open(os.path.join(folder, "results-seen.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
 
 
 def _listening(port):
@@ -250,10 +290,10 @@ def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=10.0):
 
 CSV_FIELDS = ("table", "clock", "game", "profile", "left_time", "right_time",
               "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
-              "forfeit", "end_ms")
+              "forfeit", "end_ms", "end_time")
 
 
-def result_rows(messages):
+def result_rows(messages, seen=None):
     """CSV rows from {topic: payload} of result messages; bad ones skipped with
     one line each on stderr.  One row per (table, clock, game): a result the
     clock re-sent after a broker restart is the same retained message."""
@@ -272,7 +312,8 @@ def result_rows(messages):
             "left_time": _signed(left), "right_time": _signed(right),
             "left_overtime_ms": left["overtime_ms"], "right_overtime_ms": right["overtime_ms"],
             "left_penalty": left["penalty"], "right_penalty": right["penalty"],
-            "forfeit": forfeit, "end_ms": r["t_ms"]}
+            "forfeit": forfeit, "end_ms": r["t_ms"],
+            "end_time": (seen or {}).get(topic, "")}
     return [rows[k] for k in sorted(rows)]
 
 
@@ -320,7 +361,7 @@ def main(args):
         if args.action == "results":
             msgs = collect(args.port, "scrabble/%s/+/result/+" % args.event,
                            args.host or "127.0.0.1")
-            write_csv(result_rows(msgs), sys.stdout)
+            write_csv(result_rows(msgs, seen_times(hall.folder)), sys.stdout)
             return 0
         if args.action == "clock-config":
             if not args.host:

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -69,6 +70,8 @@ def check_rows(rows, fleet):
         assert int(r["right_penalty"]) == k.penalty(1)
         assert int(r["left_overtime_ms"]) == k.overtime(0)
         assert int(r["end_ms"]) > 0
+        # end_time: when the hall (its recorder) first had the result, UTC
+        assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["end_time"]), r
 
 
 def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
@@ -232,5 +235,10 @@ def test_clock_config_is_a_valid_net_json(hall):
     assert cfg["table"] == 12 and cfg["password"] == hall.passwords()[12]
     bad = subprocess.run(
         [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
-         "--tables", "12", "--table", "40"], cwd=ROOT, capture_output=True, text=True)
+         "--tables", "12", "--table", "40", "--host", "10.0.0.1"],
+        cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "table 40" in bad.stderr
+    nohost = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
+         "--tables", "12", "--table", "3"], cwd=ROOT, capture_output=True, text=True)
+    assert nohost.returncode == 2 and nohost.stderr.count("\n") == 1 and "--host" in nohost.stderr
