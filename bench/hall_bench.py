@@ -19,10 +19,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-from bench.run import Figure, BenchError, ROOT, FIRMWARE, FAKEHW, MP_DIR, tool
+from bench.run import Figure, BenchError, ROOT, FIRMWARE, FAKEHW, MP_DIR, BOARDS, tool
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
@@ -41,7 +40,7 @@ def _hall(folder, tables=60):
 
 def _mp(args, timeout=120):
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW])
+    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW, BOARDS])
     return subprocess.Popen([tool("micropython"), "-X", "heapsize=4M", NET_RIG] + args,
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -195,15 +194,10 @@ def clockcore_state():
 
 def press_to_page(presses=40, clocks=20):
     import random
-    import shutil
     from host_sim import hall as H
     from host_sim import hall_sim
     from rig import LEFT, RIGHT
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    drv = shutil.which("chromedriver")
-    chromium = shutil.which("chromium")
-    if not drv or not chromium:
+    if None in H.browser_tools():
         raise BenchError("chromium / chromium-driver not installed (make tools-os)")
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "hall"), tables=clocks)
@@ -211,25 +205,8 @@ def press_to_page(presses=40, clocks=20):
         # No scripted presses: the bench presses.
         fleet = hall_sim.Fleet(h, clocks, speed=1, base_s=600,
                                scripts={t: [] for t in range(1, clocks + 1)})
-        lock = threading.Lock()
-        stop = threading.Event()
-
-        def drive():
-            while not stop.is_set():
-                with lock:
-                    fleet.tick()
-                time.sleep(0.002)
-
-        th = threading.Thread(target=drive)
-        th.start()
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = chromium
-        for f in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync",
-                  "--user-data-dir=" + os.path.join(d, "chromium")):
-            opts.add_argument(f)
-        br = webdriver.Chrome(service=Service(drv), options=opts)
+        lock = fleet.background(0.002)
+        br = H.headless_chromium(os.path.join(d, "chromium"))
         lat = []
         try:
             time.sleep(2.5)  # boot splash
@@ -268,8 +245,6 @@ def press_to_page(presses=40, clocks=20):
                 time.sleep(0.1)
         finally:
             br.quit()
-            stop.set()
-            th.join()
             fleet.close()
             h.stop()
     lat.sort()

@@ -246,6 +246,37 @@ def _listening(port):
         s.close()
 
 
+# -- the page in a headless browser (tests/test_hall_page.py, make bench) -----------
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync")
+
+
+def browser_tools():
+    """(chromium, chromedriver) paths, or None where missing."""
+    return (shutil.which("chromium") or _file("/usr/bin/chromium"),
+            shutil.which("chromedriver") or _file("/usr/bin/chromedriver"))
+
+
+def _file(p):
+    return p if os.path.exists(p) else None
+
+
+def headless_chromium(profile_dir):
+    """Debian's chromium through chromium-driver (selenium), with a new empty
+    profile in profile_dir."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    chromium, driver = browser_tools()
+    if not chromium or not driver:
+        raise HallError("chromium / chromium-driver not installed (make tools-os)")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for f in CHROMIUM_FLAGS + ("--user-data-dir=" + profile_dir,):
+        opts.add_argument(f)
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
 # -- reading the hall ---------------------------------------------------------------
 def viewer_client(port, host="127.0.0.1", client_id=""):
     import paho.mqtt.client as mqtt

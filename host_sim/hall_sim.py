@@ -15,6 +15,7 @@ import os
 import random
 import socket
 import tempfile
+import threading
 import time
 
 import host_sim  # noqa: F401  (firmware/ and fakehw/ on sys.path)
@@ -167,6 +168,7 @@ class Fleet:
         self.clocks = [SimClock(hall, t, folder, base_s, script=scripts.get(t))
                        for t in range(1, n + 1)]
         self.t0 = time.monotonic()
+        self.thread = None
 
     def ms(self):
         return int((time.monotonic() - self.t0) * 1000 * self.speed)
@@ -196,7 +198,27 @@ class Fleet:
             time.sleep(0.005)
         return False
 
+    def background(self, pause_s=0.01):
+        """Keep ticking in a thread (while a browser is driven); returns the
+        lock to hold while touching the clocks."""
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+        def drive():
+            while not self.stopping.is_set():
+                with self.lock:
+                    self.tick()
+                time.sleep(pause_s)
+
+        self.thread = threading.Thread(target=drive, daemon=True)
+        self.thread.start()
+        return self.lock
+
     def close(self):
+        if self.thread is not None:
+            self.stopping.set()
+            self.thread.join()
+            self.thread = None
         for c in self.clocks:
             c.net._fail(c.rig.now, "closed")
         if self.tmp is not None:

@@ -6,7 +6,6 @@ display, and a finished game's result."""
 import os
 import shutil
 import tempfile
-import threading
 import time
 
 import pytest
@@ -15,18 +14,11 @@ from host_sim import hall as H
 from host_sim import hall_sim
 from rig import LEFT, RIGHT, PAUSE
 
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
 pytestmark = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
-    or not os.path.exists(CHROMEDRIVER) or not os.path.exists(CHROMIUM),
+    or None in H.browser_tools(),
     reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
            "(make tools-os hall-page)")
-
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync")
 
 # Table 1 finishes fast: a couple of turns, then the end-of-game long press.
 QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, PAUSE, 2100)]
@@ -56,15 +48,8 @@ def display_s(ms):
 
 @pytest.fixture
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    for f in FLAGS:
-        opts.add_argument(f)
-    opts.add_argument("--user-data-dir=" + profile)
-    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    d = H.headless_chromium(profile)
     yield d
     d.quit()
     shutil.rmtree(profile, ignore_errors=True)
@@ -76,17 +61,7 @@ def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
     h.write()
     h.start()
     fleet = hall_sim.Fleet(h, 100, speed=1, base_s=60, scripts={1: QUICK})
-    stop = threading.Event()
-    lock = threading.Lock()
-
-    def drive():
-        while not stop.is_set():
-            with lock:
-                fleet.tick()
-            time.sleep(0.01)
-
-    th = threading.Thread(target=drive)
-    th.start()
+    lock = fleet.background()
     try:
         browser.get(h.url())
         end = time.monotonic() + 30
@@ -131,7 +106,5 @@ def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
         log = browser.find_element("id", "logtext").text
         assert log.startswith("profile sdev") and "end" in log
     finally:
-        stop.set()
-        th.join()
         fleet.close()
         h.stop()

@@ -18,29 +18,10 @@ import time
 
 import micropython
 import net
+import sim as board  # boards/sim.py: on MICROPYPATH
 from rig import Rig, LEFT, RIGHT, PAUSE
 
 mem_total = micropython.mem_total
-
-
-class Board:
-    NAME = "net rig"
-    BTN_LEFT = 14
-    BTN_RIGHT = 15
-    BTN_PAUSE = 13
-    I2C_ID = 0
-    I2C_SDA = 4
-    I2C_SCL = 5
-    I2C_FREQ = 100000
-    LCD_ADDR = 0x27
-    LCD_COLS = 16
-    LCD_ROWS = 2
-    BUZZER = None
-    LED_LEFT = None
-    LED_RIGHT = None
-    BATTERY_ADC = None
-    BATTERY_DIVIDER = (2, 1)
-    BATTERY_LOW_MV = 3400
 
 
 def settings(root, base_s):
@@ -52,7 +33,7 @@ def settings(root, base_s):
 
 def make(root, port, password, table=1, step_ms=5):
     settings(root, 60)
-    rig = Rig(Board, root, step_ms=step_ms)
+    rig = Rig(board, root, step_ms=step_ms)
     cfg = {"host": "127.0.0.1", "port": port, "event": "mp", "table": table,
            "password": password}
     rig.app.net = net.Net(cfg, rig.app, "mp%03d" % table)
