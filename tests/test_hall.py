@@ -242,3 +242,55 @@ def test_clock_config_is_a_valid_net_json(hall):
         [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
          "--tables", "12", "--table", "3"], cwd=ROOT, capture_output=True, text=True)
     assert nohost.returncode == 2 and nohost.stderr.count("\n") == 1 and "--host" in nohost.stderr
+
+
+def test_last_will_marks_a_vanished_clock_offline(hall):
+    """issue 14, 2: the last will: a clock that drops off without a word is
+    `offline` (retained), and `online` again when it is back."""
+    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    c = fleet.clocks[0]
+    try:
+        fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
+        topic = "scrabble/cup/1/status"
+        assert H.collect(hall.port, topic)[topic] == b"online"
+        c.link.up = False
+        c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
+        fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
+        time.sleep(0.3)
+        assert H.collect(hall.port, topic)[topic] == b"offline"
+        c.link.up = True
+        fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.online_due)
+        time.sleep(0.3)
+        assert H.collect(hall.port, topic)[topic] == b"online"
+    finally:
+        fleet.close()
+
+
+def _wifi_board():
+    from host_sim.sim import load_board
+    b = load_board("sim")
+    b.WIFI = True
+    return b
+
+
+def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
+    """issue 14, 2: the app builds its publisher only on a board with Wi-Fi and
+    a net.json; a bad net.json is one line and the clock plays on."""
+    from rig import Rig
+    root = str(tmp_path) + "/"
+    assert Rig(hall_sim.load_board("sim"), root).app.net is None  # no WIFI
+    assert Rig(_wifi_board(), root).app.net is None               # no net.json
+    (tmp_path / "net.json").write_text('{"host": "10.0.0.2", "port": 1883, "event": "cup", '
+                                       '"table": 12, "password": "pw"}')
+    app = Rig(_wifi_board(), root).app
+    assert app.net is not None and app.net.prefix == "scrabble/cup/12/"
+    assert app.net.link is None  # no ssid: a wired (or unix-port) clock
+    (tmp_path / "net.json").write_text('{"host": "10.0.0.2", "port": 1883}')
+    capsys.readouterr()
+    rig = Rig(_wifi_board(), root)
+    assert rig.app.net is None
+    out = capsys.readouterr().out
+    assert out == "net.json: missing 'event'; the clock stays off the network\n"
+    rig.run(2000)
+    rig.press(0)
+    assert rig.clock.running() == 1  # it still plays

@@ -2,7 +2,7 @@
 100 simulated clocks (the device app + firmware/net.py) play against the real
 Mosquitto, the page is served by Mosquitto's http_dir and talks MQTT over
 WebSockets; it must show every table's times within 1 s of the clock's own
-display, and a finished game's result."""
+display, a finished game's result, an offline clock, the filter and the log view."""
 import os
 import shutil
 import tempfile
@@ -96,6 +96,17 @@ def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
         assert "finished" in rows["1"][2]
         assert (seconds(rows["1"][0]), seconds(rows["1"][1])) == (
             display_s(c1.rig.clock.rem[0]), display_s(c1.rig.clock.rem[1]))
+
+        # A clock that vanishes (its last will) shows offline.
+        with lock:
+            c2 = fleet.clocks[1]
+            c2.link.up = False
+            c2.net.sock.s.shutdown(2)
+        end = time.monotonic() + 10
+        while time.monotonic() < end and "offline" not in rows["2"][2]:
+            time.sleep(0.2)
+            rows = browser.execute_script(ROWS_JS)
+        assert "offline" in rows["2"][2], rows["2"]
 
         # Filter to one table; the log view shows its game log.
         browser.find_element("id", "filter").send_keys("1")
