@@ -45,12 +45,11 @@ MQTT_JS := build/npm/node_modules/mqtt/dist/mqtt.min.js
 .PHONY: hall-page hall
 hall-page: $(MQTT_JS)
 $(MQTT_JS): tools/hall-npm/package.json tools/hall-npm/package-lock.json
-	@command -v npm >/dev/null 2>&1 || { echo "note: npm missing: the director's page cannot be built"; \
-	  [ "$$CI" != true ] || exit 1; exit 0; }
-	mkdir -p build/npm
-	cp tools/hall-npm/package.json tools/hall-npm/package-lock.json build/npm/
-	cd build/npm && npm ci --no-audit --no-fund --silent
-	touch $@
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p build/npm && cp tools/hall-npm/package.json tools/hall-npm/package-lock.json build/npm/ \
+	  && (cd build/npm && npm ci --no-audit --no-fund --silent) && touch $@; \
+	elif [ "$$CI" = true ]; then echo "error: npm missing: the director's page cannot be built"; exit 1; \
+	else echo "note: npm missing: the director's page cannot be built; the hall tests will be skipped"; fi
 
 # The tournament hall (docs/hall.md): Mosquitto + the director's page.
 #   make hall ARGS="--clocks 100"        ... with 100 simulated clocks
