@@ -98,6 +98,7 @@ class Hall:
             known.setdefault(t, secrets.token_urlsafe(12))
         with open(path, "w") as f:
             json.dump({str(k): v for k, v in sorted(known.items())}, f, indent=1)
+        os.chmod(path, 0o600)  # the clocks' passwords
         return known
 
     def write(self):

@@ -294,3 +294,23 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
     rig.run(2000)
     rig.press(0)
     assert rig.clock.running() == 1  # it still plays
+
+
+def test_hall_command_runs_clocks_and_results_need_a_broker(tmp_path):
+    """issue 14, 1 + 6: `python -m host_sim hall --clocks N` starts Mosquitto and
+    plays N whole games; `hall results` without a broker is one clear line."""
+    port, ws = H.free_port(), H.free_port()
+    proc = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "--dir", str(tmp_path / "h"), "--tables", "3",
+         "--clocks", "3", "--speed", str(SPEED), "--seconds", "20", "--port", str(port),
+         "--ws-port", str(ws)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
+    assert "3 of 3 simulated games finished" in proc.stdout
+    assert os.stat(tmp_path / "h" / "clocks.json").st_mode & 0o077 == 0
+    bad = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--port", str(port)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("hall: cannot reach the broker on port %d" % port)
+    assert bad.stderr.count("\n") == 1
