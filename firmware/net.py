@@ -186,6 +186,7 @@ class Net:
         self.dirty = True         # the state changed since it was published
         self.online_due = False
         self.over_seen = False
+        self.end_t = now          # tick of the game's end (state over)
         self.rbuf = bytearray(16)
         self.rx = bytearray()
         self.retry_at = now
@@ -209,6 +210,7 @@ class Net:
             self.over_seen = False
         elif not self.over_seen:
             self.over_seen = True
+            self.end_t = t
             self._final()
 
     def poll(self, now):
@@ -227,7 +229,7 @@ class Net:
     def _fields(self, now):
         a = self.app
         if a.clock.state == cc.OVER:
-            now = a.clock.t  # the game's end, not the time since
+            now = self.end_t  # the game's end, not the time since
         d = state_fields(a.clock, a._log_ms(now) if a.log_on else 0)
         d["clock"] = self.clock_id
         d["table"] = self.table
@@ -236,8 +238,7 @@ class Net:
 
     def _final(self):
         a = self.app
-        now = a.clock.t
-        d = self._fields(now)
+        d = self._fields(self.end_t)
         n = a.log.number
         self._q1(self.prefix + "result/%d" % n, json.dumps(d))
         text = None

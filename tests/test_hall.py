@@ -18,6 +18,7 @@ import pytest
 from conftest import ROOT
 from host_sim import hall as H
 from host_sim import hall_sim
+from host_sim import replay
 
 import net
 
@@ -90,6 +91,13 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
             assert msgs[p + "status"] == b"online"
             log = msgs[p + "log/1"].decode()
             assert log.startswith("profile sdev") and " end " in log.replace("\n", " \n ")
+            # The published fields are the replay report's (minus lcd) of the
+            # published log: net.py and host_sim/replay.py agree.
+            clock, at = replay.run(replay.parse(log.split("\n")))
+            want = replay.report(clock, at)
+            del want["lcd"]
+            got = {k: v for k, v in st.items() if k not in ("clock", "table", "game")}
+            assert got == want
         check_rows(results_csv(hall), fleet)
     finally:
         fleet.close()
