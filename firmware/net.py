@@ -40,8 +40,8 @@ except ImportError:  # older MicroPython
 import clockcore as cc
 
 HEARTBEAT_MS = 5000
-KEEPALIVE_S = 60
-PING_MS = 30000         # a PINGREQ when nothing else went out for this long
+KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
+PING_MS = 10000         # a PINGREQ when nothing else went out for this long
 REPLY_MS = 10000        # CONNACK / PUBACK / PINGRESP must come within this
 CONNECT_MS = 5000       # TCP connect must complete within this
 READ_MS = 50            # how often the broker's replies are read

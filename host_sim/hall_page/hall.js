@@ -66,6 +66,9 @@ function words(x) {
   var t = times(x);
   if (!s.over && (t[0] < 0 || t[1] < 0)) w.push("overtime");
   if (s.left.flag || s.right.flag) w.push("flag");
+  // A running clock sends a heartbeat every 5 s; the broker's last will
+  // ("offline") comes 30 s after it goes silent.  Say so meanwhile.
+  if (s.running && !s.over && w[0] !== "offline" && now() - x.at > 12000) w.push("no signal");
   return w;
 }
 
