@@ -302,3 +302,14 @@ def test_readme_pico_table_is_the_generated_one():
         table = wiring.table_in_doc(f.read(), "pico")
     assert table is not None, "README.md lacks the pico table markers"
     assert table == wiring.markdown_table("pico"), "stale table: run `make wiring`"
+
+
+def test_pico_w_is_the_pico_build_with_wifi():
+    """boards/pico_w.py repeats pico.py (the device reads one board.py) and
+    adds WIFI: the repeated constants must stay the same (docs/build.md says
+    the Pico W is wired exactly like the Pico)."""
+    pico, pico_w = load("pico"), load("pico_w")
+    for name in TYPES:
+        if name != "NAME":
+            assert getattr(pico_w, name) == getattr(pico, name), name
+    assert pico_w.WIFI is True and not hasattr(pico, "WIFI")
