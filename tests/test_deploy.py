@@ -377,3 +377,17 @@ def test_makefile_targets_call_deploy():
     out = subprocess.run(["make", "-n", "bundle", "BOARD=pico_2004"], capture_output=True,
                          text=True, cwd=ROOT).stdout
     assert "tools/deploy.py bundle --board pico_2004" in out, out
+
+
+def test_net_json_goes_onto_the_board(tmp_path):
+    """make deploy BOARD=pico_w TABLE=n (issue 14): the hall's net.json is
+    staged and copied with the app, as written."""
+    cfg = tmp_path / "net-12.json"
+    cfg.write_text('{"table": 12}')
+    build = tmp_path / "stage"
+    lines = []
+    deploy.deploy("pico_w", port=PORT, dry_run=True, build_dir=str(build),
+                  out=lines.append, net_json=str(cfg))
+    copied = shlex.split(lines[1])[7:-1]
+    assert os.path.basename(copied[0]) == "net.json"
+    assert (build / "net.json").read_text() == '{"table": 12}'
