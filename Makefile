@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 BOARD  ?= pico
 PORT   ?=
 
-.PHONY: venv tools-os test bench sim deploy bundle clean
+.PHONY: venv tools-os target-check test bench sim deploy bundle clean
 
 venv: $(STAMP)
 
@@ -21,14 +21,23 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-# tmux drives the simulator's end-to-end test in a real terminal; install it
-# where we may (root with apt-get), otherwise that test says what is missing.
+# System tools the tests drive: tmux (the simulator's end-to-end test in a real
+# terminal) and qemu-system-arm (the suites on a 32-bit MicroPython image).
+# Installed where we may (root with apt-get), otherwise the tests say what is
+# missing.
+OS_TOOLS := tmux qemu-system-arm
 tools-os:
-	@command -v tmux >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
-	  && (apt-get update -qq && apt-get install -y -qq tmux >/dev/null) \
-	  || echo "note: tmux is not installed; the simulator's terminal test will be skipped"; }
+	@missing=""; for t in $(OS_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && (apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing >/dev/null) \
+	  || echo "note:$$missing not installed; the tests that need them will be skipped"; }
 
-test: $(STAMP) tools-os
+# The emulated Pico (target/, the npm rp2040js package) and the MicroPython
+# images in ../shared/emu or $$SCRABBLE_EMU_DIR (host_sim/target.py).
+target-check:
+	@$(PY) -c "from host_sim import target as t; m = t.missing(images=[t.PICO_UF2, t.BOOTROM, t.QEMU_ELF]); m and print(m)"
+
+test: $(STAMP) tools-os target-check
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

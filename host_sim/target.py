@@ -1,0 +1,196 @@
+"""The firmware on real 32-bit MicroPython images (issue 11).
+
+Two emulated targets, both running the official MicroPython v1.28.0 builds
+kept in ../shared/emu (or $SCRABBLE_EMU_DIR):
+
+- qemu: QEMU_MPS2_AN385 (Cortex-M3, 31-bit small ints, a Pico-sized 240 KB
+  heap, littlefs) under Debian's qemu-system-arm.  Its UART is a pty and the
+  real `mpremote` mounts a folder of .mpy files on it (`QemuBoard`).
+- pico: RPI_PICO on the npm rp2040js emulator (target/harness.js), with a
+  NOR-flash model in a file, the button GPIOs, the I2C0 LCD traffic and the
+  USB-CDC REPL on a pty (`Pico`).
+
+Nothing here imitates the firmware: both run the real interpreter on the
+real .mpy bundle.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_BIN = os.path.join(ROOT, ".venv", "bin")
+
+PICO_UF2 = "RPI_PICO-v1.28.0.uf2"
+BOOTROM = "rp2040-bootrom-b1.bin"
+QEMU_ELF = "QEMU_MPS2_AN385-v1.28.0.elf"
+
+MISSING_HELP = ("target run: no MicroPython images in %s (skipped; under CI=true it fails); the official RPI_PICO "
+                "v1.28.0 image comes from the MicroPython download page "
+                "(micropython.org/download/RPI_PICO), see ../shared/emu/BUILD.md for the "
+                "others; point the run at them with SCRABBLE_EMU_DIR=/path/to/emu")
+
+
+def emu_dir():
+    """Where the images are: $SCRABBLE_EMU_DIR, else ../shared/emu beside the repo."""
+    d = os.environ.get("SCRABBLE_EMU_DIR")
+    if d:
+        return os.path.abspath(d)
+    return os.path.abspath(os.path.join(ROOT, "..", "shared", "emu"))
+
+
+def image(name):
+    """Path of an image file, or None if it is not there."""
+    p = os.path.join(emu_dir(), name)
+    return p if os.path.isfile(p) else None
+
+
+def tool(name):
+    p = os.path.join(VENV_BIN, name)
+    return p if os.path.exists(p) else shutil.which(name)
+
+
+def missing(images=(), tools=()):
+    """One line saying what is missing for a target run, or None."""
+    gone = [n for n in images if image(n) is None]
+    if gone:
+        return MISSING_HELP % emu_dir() + " (missing: %s)" % ", ".join(gone)
+    gone = [n for n in tools if tool(n) is None]
+    if gone:
+        return "target run: %s not installed (make test installs it)" % ", ".join(gone)
+    return None
+
+
+# -- a folder of .mpy files, as the device holds them -----------------------------
+
+def compile_tree(dest, sources, keep_py=()):
+    """mpy-cross every .py of `sources` (files) into `dest`; names in keep_py
+    are copied as source (main.py must stay a .py to be run at boot)."""
+    exe = tool("mpy-cross")
+    os.makedirs(dest, exist_ok=True)
+    for src in sources:
+        base = os.path.basename(src)
+        if base in keep_py:
+            shutil.copy(src, os.path.join(dest, base))
+            continue
+        out = os.path.join(dest, base[:-3] + ".mpy")
+        proc = subprocess.run([exe, "-o", out, src], capture_output=True, text=True)
+        if proc.returncode:
+            raise RuntimeError("mpy-cross %s: %s" % (src, proc.stderr.strip()))
+    return dest
+
+
+def mp_suite_files():
+    """What the tests/mp suites import: firmware, hardware fakes, boards, suites."""
+    pats = ["firmware/*.py", "host_sim/fakehw/*.py", "boards/*.py", "tests/mp/*.py"]
+    files = []
+    for p in pats:
+        files += sorted(glob.glob(os.path.join(ROOT, p)))
+    return [f for f in files if os.path.basename(f) != "main.py"]
+
+
+# -- qemu -----------------------------------------------------------------------
+
+class QemuBoard:
+    """qemu-system-arm running the MPS2_AN385 image, its UART on a pty."""
+
+    def __init__(self, loader=None):
+        self.loader = loader    # a disk image qemu puts at PSRAM
+        self.proc = None
+        self.pty = None
+
+    def start(self, timeout=10):
+        self.proc = subprocess.Popen(
+            [tool("qemu-system-arm"), "-M", "mps2-an385", "-display", "none",
+             "-monitor", "none", "-semihosting", "-serial", "pty",
+             "-kernel", image(QEMU_ELF)]
+            + (["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (self.loader, PSRAM)]
+               if self.loader else []),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            text=True)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            line = self.proc.stdout.readline()
+            m = re.search(r"(/dev/pts/\d+)", line or "")
+            if m:
+                self.pty = m.group(1)
+                return self
+            if not line and self.proc.poll() is not None:
+                break
+        self.stop()
+        raise RuntimeError("qemu did not open its serial pty")
+
+    def stop(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            if self.proc.stdout:
+                self.proc.stdout.close()
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def run(self, code, timeout=900):
+        """`mpremote exec code` on the board: (returncode, output)."""
+        proc = subprocess.run(
+            [tool("mpremote"), "connect", self.pty, "exec", code],
+            capture_output=True, text=True, timeout=timeout)
+        return proc.returncode, proc.stdout + proc.stderr
+
+
+PSRAM = 0x21000000          # where qemu loads the disk image (tests/mp/ramflash.py)
+LFS_BLOCK = 4096            # the Pico's flash filesystem: 352 blocks of 4 KB, prog 256
+LFS_BLOCKS = 352
+
+
+def littlefs_image(folder, dirs=("tmp",)):
+    """A littlefs image (bytes) of every file in `folder`, with the Pico's
+    geometry, plus the empty directories `dirs`."""
+    from littlefs import LittleFS
+    fs = LittleFS(block_size=LFS_BLOCK, block_count=LFS_BLOCKS, prog_size=256,
+                  read_size=32, lookahead_size=32, disk_version=0x00020000)
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as src, fs.open(name, "wb") as dst:
+            dst.write(src.read())
+    for d in dirs:
+        fs.mkdir(d)
+    return bytes(fs.context.buffer)
+
+
+def run_mp_suite_on_qemu(module, timeout=900):
+    """One tests/mp suite on the Cortex-M3 image: (returncode, output).
+    The suite and everything it imports are .mpy files on littlefs."""
+    with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
+        files = os.path.join(tmp, "files")
+        compile_tree(files, mp_suite_files())
+        img = os.path.join(tmp, "flash.img")
+        with open(img, "wb") as f:
+            f.write(littlefs_image(files))
+        with open(os.path.join(ROOT, "tests", "mp", "ramflash.py")) as f:
+            mount = f.read()
+        code = mount + ("\nmount('/')\nos.chdir('/')\nimport mptest\n"
+                        "print('MPTEST-EXIT', mptest.run([%r]))\n" % module)
+        with QemuBoard(loader=img) as board:
+            return board.run(code, timeout=timeout)
+
+
+if __name__ == "__main__":  # python -m host_sim.target qemu test_core_mp
+    if len(sys.argv) >= 3 and sys.argv[1] == "qemu":
+        rc, out = run_mp_suite_on_qemu(sys.argv[2])
+        print(out)
+        sys.exit(rc)
+    print("usage: python -m host_sim.target qemu SUITE")
+    sys.exit(2)
