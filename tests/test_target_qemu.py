@@ -21,8 +21,6 @@ from test_micropython import MODULES
 # fail (so a fix has to remove it from here).  Empty when issue 11 is done.
 KNOWN_OPEN = {
     "test_persist_mp.test_heap_per_save": "persist.save allocates 1344 B on littlefs",
-    "test_buttons_mp.test_mashing_ten_minutes_never_referee": "edge list > 240 KB",
-    "test_buttons_mp.test_next_allocates_nothing_idle_or_with_events_flowing": "ticks.wrapping bigints",
 }
 
 
