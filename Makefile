@@ -35,6 +35,8 @@ tools-os:
 # The emulated Pico (target/, the npm rp2040js package) and the MicroPython
 # images in ../shared/emu or $$SCRABBLE_EMU_DIR (host_sim/target.py).
 target-check:
+	@if command -v npm >/dev/null 2>&1; then (cd target && npm ci --silent --no-audit --no-fund >/dev/null) \
+	  || echo "note: npm ci in target/ failed; the emulated Pico run will say so"; fi
 	@$(PY) -c "from host_sim import target as t; m = t.missing(images=[t.PICO_UF2, t.BOOTROM, t.QEMU_ELF]); m and print(m)"
 
 test: $(STAMP) tools-os target-check

@@ -194,3 +194,141 @@ if __name__ == "__main__":  # python -m host_sim.target qemu test_core_mp
         sys.exit(rc)
     print("usage: python -m host_sim.target qemu SUITE")
     sys.exit(2)
+
+
+# -- the emulated Pico (rp2040js, target/harness.js) ------------------------------
+
+HARNESS = os.path.join(ROOT, "target", "harness.js")
+
+
+def pico_missing():
+    why = missing(images=[PICO_UF2, BOOTROM], tools=["node", "mpy-cross"])
+    if why is None and not os.path.isdir(os.path.join(ROOT, "target", "node_modules", "rp2040js")):
+        why = "target run: rp2040js not installed (make test runs `npm ci` in target/)"
+    return why
+
+
+def bundle_image(dest, board="pico"):
+    """littlefs image (bytes) of `tools/deploy.py bundle --board`'s output:
+    what `make deploy` copies onto the board."""
+    out = os.path.join(dest, "bundle")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
+                           "--board", board, "--out", out, "--mpy-cross", tool("mpy-cross")],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode:
+        raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
+    return littlefs_image(out, dirs=())
+
+
+class Pico:
+    """One run of the emulated Pico on a flash file.  `stop()` (or killing the
+    process) is a power cut; a new Pico on the same file powers up again.
+
+        pico = Pico(flash_path, fs_image=img).start()
+        pico.run_to(2000)              # simulated ms
+        pico.pin(14, 0)                # drive a button low (pressed)
+        pico.lcd.text_rows()           # the LCD, decoded from the I2C0 bytes
+    """
+
+    def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27):
+        from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
+        self.flash = flash
+        self.fs_image = fs_image
+        self.advance_ms = advance_ms
+        self.lcd = Hd44780Pcf8574(cols, rows)
+        self.lcd_addr = lcd_addr
+        self.serial = bytearray()
+        self.proc = None
+        self.pty_master = None
+        self.pty_name = None
+        self.t_ms = 0
+
+    def start(self):
+        args = ["node", HARNESS, "--bootrom", image(BOOTROM), "--uf2", image(PICO_UF2),
+                "--flash", self.flash]
+        if self.fs_image:
+            args += ["--fs-image", self.fs_image]
+        if self.advance_ms:
+            args += ["--advance-ms", str(self.advance_ms)]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self._expect("READY")
+        return self
+
+    def _send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def _line(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the emulated Pico stopped")
+        line = line.rstrip("\n")
+        if line.startswith("S "):
+            data = bytes.fromhex(line[2:])
+            self.serial += data
+            if self.pty_master is not None:
+                os.write(self.pty_master, data)
+        elif line.startswith("I "):
+            _, addr, data = line.split(" ", 2)
+            if int(addr) == self.lcd_addr:
+                self.lcd.writeto(bytes.fromhex(data))
+        return line
+
+    def _expect(self, word):
+        while True:
+            line = self._line()
+            if line.split(" ", 1)[0] == word:
+                return line
+
+    def run_to(self, ms):
+        """Run until simulated time `ms` (since power-up)."""
+        self._send("RUNTO %d" % ms)
+        self.t_ms = int(self._expect("AT").split()[1])
+        return self.t_ms
+
+    def pin(self, gpio, level):
+        self._send("P %d %d" % (gpio, 1 if level else 0))
+
+    def stats(self):
+        self._send("STATS")
+        line = self._expect("STATS")
+        return {k: int(v) for k, v in (w.split("=") for w in line.split()[1:])}
+
+    def write_serial(self, data):
+        self._send("S " + bytes(data).hex())
+
+    def stop(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()           # a power cut: nothing is flushed
+            self.proc.wait()
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.proc = None
+        if self.pty_master is not None:
+            os.close(self.pty_master)
+            os.close(self._pty_slave)
+            self.pty_master = None
+
+    def serve_pty(self, seconds):
+        """Run freely for up to `seconds` of wall time with the USB-CDC REPL on
+        a pty (self.pty_name) that `mpremote connect` can open; returns when
+        `done()` (set via self.done) says so or time is up."""
+        import select
+        import tty
+        if self.pty_master is None:
+            self.pty_master, self._pty_slave = os.openpty()
+            tty.setraw(self._pty_slave)
+            self.pty_name = os.ttyname(self._pty_slave)
+        self._send("GO")
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not self.done():
+            r, _, _ = select.select([self.proc.stdout, self.pty_master], [], [], 0.2)
+            if self.pty_master in r:
+                self.write_serial(os.read(self.pty_master, 4096))
+            if self.proc.stdout in r:
+                self._line()
+
+    def done(self):
+        return False
