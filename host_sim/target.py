@@ -239,8 +239,6 @@ class Pico:
         self.lcd_addr = lcd_addr
         self.serial = bytearray()
         self.proc = None
-        self.pty_master = None
-        self.pty_name = None
         self.t_ms = 0
 
     def start(self):
@@ -267,8 +265,6 @@ class Pico:
         if line.startswith("S "):
             data = bytes.fromhex(line[2:])
             self.serial += data
-            if self.pty_master is not None:
-                os.write(self.pty_master, data)
         elif line.startswith("I "):
             _, addr, data = line.split(" ", 2)
             if int(addr) == self.lcd_addr:
@@ -306,29 +302,3 @@ class Pico:
             self.proc.stdin.close()
             self.proc.stdout.close()
             self.proc = None
-        if self.pty_master is not None:
-            os.close(self.pty_master)
-            os.close(self._pty_slave)
-            self.pty_master = None
-
-    def serve_pty(self, seconds):
-        """Run freely for up to `seconds` of wall time with the USB-CDC REPL on
-        a pty (self.pty_name) that `mpremote connect` can open; returns when
-        `done()` (set via self.done) says so or time is up."""
-        import select
-        import tty
-        if self.pty_master is None:
-            self.pty_master, self._pty_slave = os.openpty()
-            tty.setraw(self._pty_slave)
-            self.pty_name = os.ttyname(self._pty_slave)
-        self._send("GO")
-        end = time.monotonic() + seconds
-        while time.monotonic() < end and not self.done():
-            r, _, _ = select.select([self.proc.stdout, self.pty_master], [], [], 0.2)
-            if self.pty_master in r:
-                self.write_serial(os.read(self.pty_master, 4096))
-            if self.proc.stdout in r:
-                self._line()
-
-    def done(self):
-        return False

@@ -11,11 +11,11 @@
 //    killing this process and starting again on FILE is a true power cut.
 //  - the button and I2C lines held high (rp2040js has no pull-ups);
 //  - I2C0 answered with ACKs at every address, the bytes written reported;
-//  - the USB-CDC REPL carried over stdin/stdout.
+//  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py).
 //
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
 // an input; RUNTO <ms> run until that simulated time, then report; GO run
-// freely (for mpremote); STATS; QUIT.
+// freely; STATS; PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction; AT <ms> after RUNTO; STATS erases=.. programs=.. ...
 'use strict';
