@@ -4,11 +4,12 @@ Two emulated targets, both running the official MicroPython v1.28.0 builds
 kept in ../shared/emu (or $SCRABBLE_EMU_DIR):
 
 - qemu: QEMU_MPS2_AN385 (Cortex-M3, 31-bit small ints, a Pico-sized 240 KB
-  heap, littlefs) under Debian's qemu-system-arm.  Its UART is a pty and the
-  real `mpremote` mounts a folder of .mpy files on it (`QemuBoard`).
+  heap, littlefs) under Debian's qemu-system-arm.  Its UART is a pty; the
+  real `mpremote` runs the suites from a littlefs image of .mpy files that
+  qemu loads into the board's PSRAM (`QemuBoard`, tests/mp/ramflash.py).
 - pico: RPI_PICO on the npm rp2040js emulator (target/harness.js), with a
   NOR-flash model in a file, the button GPIOs, the I2C0 LCD traffic and the
-  USB-CDC REPL on a pty (`Pico`).
+  USB-CDC REPL over its stdin/stdout (`Pico`).
 
 Nothing here imitates the firmware: both run the real interpreter on the
 real .mpy bundle.
