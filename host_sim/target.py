@@ -157,15 +157,19 @@ LFS_BLOCK = 4096            # the Pico's flash filesystem: 352 blocks of 4 KB, p
 LFS_BLOCKS = 352
 
 
-def littlefs_image(folder, dirs=("tmp",)):
+def littlefs_image(folder, dirs=("tmp",), extra=None):
     """A littlefs image (bytes) of every file in `folder`, with the Pico's
-    geometry, plus the empty directories `dirs`."""
+    geometry, plus the empty directories `dirs` and the files of `extra`
+    ({name: bytes})."""
     from littlefs import LittleFS
     fs = LittleFS(block_size=LFS_BLOCK, block_count=LFS_BLOCKS, prog_size=256,
                   read_size=32, lookahead_size=32, disk_version=0x00020000)
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as src, fs.open(name, "wb") as dst:
             dst.write(src.read())
+    for name, data in sorted((extra or {}).items()):
+        with fs.open(name, "wb") as dst:
+            dst.write(data)
     for d in dirs:
         fs.mkdir(d)
     return bytes(fs.context.buffer)
@@ -209,16 +213,16 @@ def pico_missing():
     return why
 
 
-def bundle_image(dest, board="pico"):
+def bundle_image(dest, board="pico", extra=None):
     """littlefs image (bytes) of `tools/deploy.py bundle --board`'s output:
-    what `make deploy` copies onto the board."""
+    what `make deploy` copies onto the board (plus `extra` files)."""
     out = os.path.join(dest, "bundle")
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
                            "--board", board, "--out", out, "--mpy-cross", tool("mpy-cross")],
                           capture_output=True, text=True, cwd=ROOT)
     if proc.returncode:
         raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
-    return littlefs_image(out, dirs=())
+    return littlefs_image(out, dirs=(), extra=extra)
 
 
 class Pico:
@@ -231,15 +235,18 @@ class Pico:
         pico.lcd.text_rows()           # the LCD, decoded from the I2C0 bytes
     """
 
-    def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27):
+    def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
+                 battery_mv=3900):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
         self.advance_ms = advance_ms
+        self.battery_mv = battery_mv
         self.lcd = Hd44780Pcf8574(cols, rows)
         self.lcd_addr = lcd_addr
         self.serial = bytearray()
         self.proc = None
+        self._pty = None
         self.t_ms = 0
 
     def start(self):
@@ -249,23 +256,30 @@ class Pico:
             args += ["--fs-image", self.fs_image]
         if self.advance_ms:
             args += ["--advance-ms", str(self.advance_ms)]
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        args += ["--battery-mv", str(self.battery_mv)]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._buf = b""
         self._expect("READY")
         return self
 
     def _send(self, line):
-        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.write(line.encode() + b"\n")
         self.proc.stdin.flush()
 
     def _line(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the emulated Pico stopped")
-        line = line.rstrip("\n")
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            data = os.read(fd, 65536)
+            if not data:
+                raise RuntimeError("the emulated Pico stopped")
+            self._buf += data
+        raw, self._buf = self._buf.split(b"\n", 1)
+        line = raw.decode()
         if line.startswith("S "):
             data = bytes.fromhex(line[2:])
             self.serial += data
+            if self._pty is not None:
+                os.write(self._pty[0], data)
         elif line.startswith("I "):
             _, addr, data = line.split(" ", 2)
             if int(addr) == self.lcd_addr:
@@ -287,6 +301,23 @@ class Pico:
     def pin(self, gpio, level):
         self._send("P %d %d" % (gpio, 1 if level else 0))
 
+    def press(self, gpio, at_ms, bounce=(1, 2), hold_ms=100):
+        """A press at `at_ms`: the first falling edge, bounces (edges spaced
+        by `bounce` ms), low for `hold_ms`, then released (no bounce)."""
+        t = at_ms
+        self.run_to(t)
+        self.pin(gpio, 0)
+        level = 0
+        for g in bounce:
+            t += g
+            self.run_to(t)
+            level = 1 - level
+            self.pin(gpio, level)
+        if level:
+            self.pin(gpio, 0)
+        self.run_to(at_ms + hold_ms)
+        self.pin(gpio, 1)
+
     def stats(self):
         self._send("STATS")
         line = self._expect("STATS")
@@ -303,3 +334,50 @@ class Pico:
             self.proc.stdin.close()
             self.proc.stdout.close()
             self.proc = None
+        if self._pty is not None:
+            os.close(self._pty[0])
+            os.close(self._pty[1])
+            self._pty = None
+
+    def with_pty(self, argv_of, timeout=300):
+        """Run a host program against the board's USB-CDC REPL: the board runs
+        freely while `argv_of(pty_path)` (e.g. an mpremote command line) runs
+        with the REPL on a pty; then the board halts.  (returncode, output)"""
+        import select
+        import tty
+        if self._pty is None:
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            self._pty = (master, slave)
+        master = self._pty[0]
+        out = tempfile.TemporaryFile()
+        prog = subprocess.Popen(argv_of(os.ttyname(self._pty[1])), stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
+        self._send("GO")
+        end = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while prog.poll() is None and time.monotonic() < end:
+            if self._buf:
+                self._line_if_complete()
+            r, _, _ = select.select([fd, master], [], [], 0.1)
+            if master in r:
+                self.write_serial(os.read(master, 4096))
+            if fd in r:
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                self._buf += data
+                self._line_if_complete()
+        if prog.poll() is None:
+            prog.kill()
+        prog.wait()
+        self._send("HALT")
+        self.t_ms = int(self._expect("AT").split()[1])
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+        out.close()
+        return prog.returncode, text
+
+    def _line_if_complete(self):
+        while b"\n" in self._buf:
+            self._line()

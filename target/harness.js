@@ -1,6 +1,7 @@
 // The emulated Raspberry Pi Pico for the target run (issue 11).
 //
 //   node target/harness.js --bootrom B --uf2 U --flash FILE [--fs-image IMG] [--advance-ms N]
+//        [--battery-mv MV]
 //
 // rp2040js runs the official MicroPython RPI_PICO image from the boot ROM.  What
 // rp2040js leaves out and the firmware needs is added here:
@@ -15,7 +16,7 @@
 //
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
 // an input; RUNTO <ms> run until that simulated time, then report; GO run
-// freely; STATS; PC (where the core is: debugging); QUIT.
+// freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction; AT <ms> after RUNTO; STATS erases=.. programs=.. ...
 'use strict';
@@ -59,18 +60,22 @@ class NorFlashSSI extends RPSSI {
     }
     if (offset === 0x24) return this.rx.length; // RXFLR
     if (offset === 0x20) return 0;              // TXFLR
-    if (offset === 0x60) return this.rx.length ? this.rx.shift() : 0;
+    if (offset === 0x60) { if (process.env.SSI_LOG) process.stderr.write('r' + this.rx.length + ' '); return this.rx.length ? this.rx.shift() : 0; }
     return super.readUint32(offset);
   }
   writeUint32(offset, value) {
     if (offset === 0x60) {
       this.rx.push(this.selected ? this.byte(value & 0xff) : 0);
+      this.pushes = (this.pushes || 0) + 1;
+      if (process.env.SSI_LOG) process.stderr.write('w' + (value & 0xff).toString(16) + (this.selected ? '' : '*') + ' ');
       if (this.rx.length > 16) this.rx.shift();
       return;
     }
+    if (offset === 0x08 && !(value & 1)) this.rx.length = 0; // SSIENR off empties the FIFOs
     super.writeUint32(offset, value);
   }
   select(low) {
+    if (process.env.SSI_LOG) process.stderr.write(low ? '\nCS0 ' : ' CS1\n');
     if (low === this.selected) return;
     if (!low) this.finish();
     this.selected = low;
@@ -201,6 +206,9 @@ function main() {
   const simMs = () => Math.floor((clock.nanos - t0) / 1e6);
 
   for (const p of HIGH_PINS) mcu.gpio[p].setInputValue(true);
+  // The battery divider (2:1) on GPIO28 = ADC2, 12 bits of 3.3 V.
+  const mv = Number(arg('--battery-mv', '3900'));
+  mcu.adc.channelValues[2] = Math.round(mv / 2 / 3300 * 4095);
 
   // I2C0: every address ACKs, each write transaction reported.
   const i2c = mcu.i2c[0];
@@ -252,10 +260,21 @@ function main() {
       case 'P': mcu.gpio[Number(w[1])].setInputValue(w[2] === '1'); break;
       case 'RUNTO': until = Number(w[1]); break;
       case 'GO': until = Infinity; break;
+      case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +
             ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs());
         break;
+      case 'TRACE': {
+        const seen = [];
+        const r32 = mcu.readUint32.bind(mcu), w32 = mcu.writeUint32.bind(mcu);
+        mcu.readUint32 = (a) => { const v = r32(a); if (seen.length < 40 && (a >>> 0) >= 0x14000000) seen.push('r' + (a >>> 0).toString(16) + '=' + (v >>> 0).toString(16)); return v; };
+        mcu.writeUint32 = (a, v) => { if (seen.length < 40 && (a >>> 0) >= 0x14000000) seen.push('w' + (a >>> 0).toString(16) + '=' + (v >>> 0).toString(16)); return w32(a, v); };
+        for (let i = 0; i < 2000; i++) mcu.core.executeInstruction();
+        mcu.readUint32 = r32; mcu.writeUint32 = w32;
+        out('TRACE regs=' + Array.from(mcu.core.registers.slice(0, 16)).map((x) => x.toString(16)).join(',') + ' rx=' + ssi.rx.length + ' ' + seen.join(' '));
+        break;
+      }
       case 'PC': out('PC ' + mcu.core.PC.toString(16) + ' ' + simMs() + ' sel=' + ssi.selected + ' cmd=' + ssi.cmd); break;
       case 'QUIT': fs.closeSync(fd); process.exit(0);
     }

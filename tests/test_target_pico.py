@@ -53,3 +53,75 @@ def test_bundle_boots_from_littlefs_and_survives_a_power_cut(fs_image, tmp_path)
         assert pico.stats()["erases"] == 0
     finally:
         pico.stop()
+
+
+LEFT, RIGHT, PAUSE = 14, 15, 13      # boards/pico.py
+SDEV_1MIN = (b'{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 60000, '
+             b'"lang": "en", "sound": true}')
+WRAP_AT_MS = 30000                   # simulated ms after power-up when ticks_ms wraps
+
+
+@pytest.fixture(scope="module")
+def game_image(tmp_path_factory):
+    why = target.pico_missing()
+    if why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    d = tmp_path_factory.mktemp("pico-game")
+    img = d / "fs.img"
+    img.write_bytes(target.bundle_image(str(d), extra={"settings.json": SDEV_1MIN}))
+    return str(img)
+
+
+def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
+    """An SDeV game on a 1-minute base (TSO § 5.2) played through the GPIO
+    levels, the LCD read from the I2C0 bytes at each step; the 2**30 ms tick
+    wrap lands 30 s into the game; a power cut in overtime, then GAME
+    RESTORED from the same flash (SPEC §4 "Power loss")."""
+    flash = str(tmp_path / "flash.bin")
+    pico = target.Pico(flash, fs_image=game_image,
+                       advance_ms=(1 << 30) - WRAP_AT_MS).start()
+    try:
+        pico.run_to(2400)
+        assert pico.lcd.text_rows() == ["  01:00   01:00 ", "     READY      "]
+        # a bouncing press of the left key: right's clock starts, once
+        pico.press(LEFT, 2500, bounce=(1, 1, 2, 3))
+        pico.run_to(4600)
+        row0, row1 = pico.lcd.text_rows()
+        assert row0[2:7] == "01:00" and row0[10:15] == "00:58", row0
+        # right ends the turn: left runs, the 20 s challenge window opens
+        pico.press(RIGHT, 8000, bounce=(2,))
+        pico.run_to(9050)
+        row0, row1 = pico.lcd.text_rows()
+        assert row0[2:7] == "00:59" and row0[10:15] == "00:55", row0  # 54.5 s left
+        assert "CHL 19" in row1, row1
+        # pause on the key's leading edge, resume on its release (TSO § 4.1)
+        pico.press(PAUSE, 12000, bounce=(1, 2), hold_ms=200)
+        pico.run_to(14000)
+        row0, row1 = pico.lcd.text_rows()
+        assert "PAUSE" in row1 and row0[2:7] == "00:56", (row0, row1)
+        pico.press(PAUSE, 15000, hold_ms=100)
+        run_start = pico.stats()
+        # left runs through the tick wrap (30 s) into overtime: -mm:ss and a
+        # penalty for the started minute (TSO § 5.2: 10 points)
+        pico.run_to(73600)
+        row0, row1 = pico.lcd.text_rows()
+        assert row0[1:7] == "-00:02", row0
+        assert row1.startswith("P10"), row1
+        running = pico.stats()
+    finally:
+        pico.stop()                      # the power cut, with the clock running
+    pico = target.Pico(flash).start()
+    try:
+        pico.run_to(3000)
+        row0, row1 = pico.lcd.text_rows()
+        assert row1.strip() == "GAME RESTORED", row1
+        # the newest checkpoint: the flag instant or a 4 s one after it
+        assert row0[2:7] == "00:00" or row0[1:6] == "-00:0", row0
+        assert row0[10:15] == "00:55", row0
+    finally:
+        pico.stop()
+    erases = running["erases"] - run_start["erases"]
+    print("flash while a clock ran 58.5 s: %d erases, %d page programs"
+          % (erases, running["programs"] - run_start["programs"]))
