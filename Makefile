@@ -42,7 +42,7 @@ target-check:
 test: $(STAMP) tools-os target-check
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) tools-os target-check
 	$(PY) -m bench.run
 
 # The clock in the terminal (keys: a / l players, space pause, e end, r referee, q quit):

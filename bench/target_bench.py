@@ -26,7 +26,10 @@ RUN_MS = 40000          # the running-clock window of run 1 (simulated)
 PRESS_EVERY_MS = 10000
 
 STEP_CODE = """\
-import gc, time, board, machine
+import gc
+gc.collect()
+print('BARE', gc.mem_free())
+import time, board, machine
 from app import App
 import clockcore as cc
 a = App(board, machine)
@@ -59,17 +62,77 @@ def alloc(fn, k):
 c = a.clock
 print('SAVE', alloc(lambda: a.store.save(c.snapshot(), 0, a.log.pos, a.log.number), 10))
 print('LOGLINE', alloc(lambda: a.log.event(1000, cc.EV_PAUSE, 0, 0, c.rem[0], c.rem[1]), 10))
-print('DONE')
+print('END', 'OK')
 """
 
 
 def _paste(pico, code):
-    pico.write_serial(b"\x05")                       # paste mode
-    pico.write_serial(code.replace("\n", "\r\n").encode())
-    pico.write_serial(b"\x04")
+    pico.type_serial(b"\x05")                        # paste mode
+    pico.type_serial(code.replace("\n", "\r\n").encode())
+    pico.type_serial(b"\x04")
 
 
-def measure():
+def _game_run(img, flash, res):
+    """Run 1: main.py plays a game; flash and CPU figures while a clock runs."""
+    pico = target.Pico(flash, fs_image=img).start()
+    try:
+        pico.run_to(2400)
+        if pico.lcd.text_rows()[1].strip() != "READY":
+            raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
+        pico.press(LEFT, 2500)
+        t = 4000
+        pico.run_to(t)
+        a = pico.stats()
+        side = RIGHT
+        while t < 4000 + RUN_MS:
+            pico.press(side, t + PRESS_EVERY_MS // 2)
+            side = LEFT if side == RIGHT else RIGHT
+            t += PRESS_EVERY_MS
+            pico.run_to(t)
+        b = pico.stats()
+    finally:
+        pico.stop()
+    res["erases"] = b["erases"] - a["erases"]
+    res["programs"] = b["programs"] - a["programs"]
+    res["run_ms"] = b["t_ms"] - a["t_ms"]
+    busy = b["busy_ns"] - a["busy_ns"]
+    res["busy"] = busy / float(busy + b["wait_ns"] - a["wait_ns"])
+
+
+def _step_run(img, flash, res):
+    """Run 2: App.step() counted at the REPL (see the module's docstring)."""
+    pico = target.Pico(flash, fs_image=img).start()
+    try:
+        pico.run_to(300)
+        pico.write_serial(b"\x03\x03")     # stop main.py during its splash
+        pico.run_to(600)
+        n0 = len(pico.serial)
+        _paste(pico, STEP_CODE)
+        # the counted 6 s window starts ~2 s after the code: the game starts
+        # in it with a press of the left key
+        pico.press(LEFT, pico.t_ms + 3500)
+        deadline = pico.t_ms + 30000
+        while b"END OK" not in pico.serial[n0:] and pico.t_ms < deadline:
+            pico.run_to(pico.t_ms + 1000)
+        out = pico.serial[n0:].decode(errors="replace")
+    finally:
+        pico.stop()
+    m = {k: re.search(r"^%s (.*)$" % k, out, re.M) for k in ("BARE", "FREE", "RUN", "SAVE", "LOGLINE")}
+    if not all(m.values()):
+        raise RuntimeError("the REPL measurement did not finish:\n" + out[-1500:])
+    res["free_after_boot"] = int(m["FREE"].group(1).split()[0])
+    res["free_bare"] = int(m["BARE"].group(1).split()[0])
+    n, alloc, running = (int(x) for x in m["RUN"].group(1).split()[:3])
+    if running < 0:
+        raise RuntimeError("no clock ran in the counted window")
+    res["iterations_per_s"] = n / 6.0
+    res["heap_per_iteration"] = alloc / float(n)
+    res["heap_run_window"] = alloc
+    res["heap_per_save"] = int(m["SAVE"].group(1).split()[0])
+    res["heap_per_log_line"] = int(m["LOGLINE"].group(1).split()[0])
+
+
+def measure(game=True, steps=True):
     """A dict of the on-target figures; raises RuntimeError if the target
     cannot run (target.pico_missing() says why)."""
     why = target.pico_missing()
@@ -80,63 +143,14 @@ def measure():
         img = os.path.join(d, "fs.img")
         with open(img, "wb") as f:
             f.write(target.bundle_image(d))
-        flash = os.path.join(d, "flash.bin")
-        pico = target.Pico(flash, fs_image=img).start()
-        try:
-            pico.run_to(2400)
-            if pico.lcd.text_rows()[1].strip() != "READY":
-                raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
-            pico.press(LEFT, 2500)
-            t = 4000
-            pico.run_to(t)
-            a = pico.stats()
-            side = RIGHT
-            while t < 4000 + RUN_MS:
-                pico.press(side, t + PRESS_EVERY_MS // 2)
-                side = LEFT if side == RIGHT else RIGHT
-                t += PRESS_EVERY_MS
-                pico.run_to(t)
-            b = pico.stats()
-            res["erases"] = b["erases"] - a["erases"]
-            res["programs"] = b["programs"] - a["programs"]
-            res["run_ms"] = b["t_ms"] - a["t_ms"]
-            busy = b["busy_ns"] - a["busy_ns"]
-            res["busy"] = busy / float(busy + b["wait_ns"] - a["wait_ns"])
-        finally:
-            pico.stop()
-        # run 2, on a fresh flash: the app's step() counted at the REPL
-        pico = target.Pico(os.path.join(d, "flash2.bin"), fs_image=img).start()
-        try:
-            pico.run_to(300)
-            pico.write_serial(b"\x03\x03")
-            pico.run_to(600)
-            start = pico.t_ms
-            n0 = len(pico.serial)
-            _paste(pico, STEP_CODE)
-            # the counted 6 s window starts ~2 s after the code: the game
-            # starts in it with a press of the left key
-            pico.press(LEFT, start + 3500)
-            deadline = start + 40000
-            while b"DONE" not in pico.serial[n0:] and pico.t_ms < deadline:
-                pico.run_to(pico.t_ms + 1000)
-            out = pico.serial[n0:].decode(errors="replace")
-        finally:
-            pico.stop()
-    m = {k: re.search(r"^%s (.*)$" % k, out, re.M) for k in ("FREE", "RUN", "SAVE", "LOGLINE")}
-    if not all(m.values()):
-        raise RuntimeError("the REPL measurement did not finish:\n" + out[-1500:])
-    res["free_after_boot"] = int(m["FREE"].group(1).split()[0])
-    n, alloc, running = (int(x) for x in m["RUN"].group(1).split()[:3])
-    if running < 0:
-        raise RuntimeError("no clock ran in the counted window")
-    res["iterations_per_s"] = n / 6.0
-    res["heap_per_iteration"] = alloc / float(n)
-    res["heap_run_window"] = alloc
-    res["heap_per_save"] = int(m["SAVE"].group(1).split()[0])
-    res["heap_per_log_line"] = int(m["LOGLINE"].group(1).split()[0])
+        if game:
+            _game_run(img, os.path.join(d, "flash.bin"), res)
+        if steps:
+            _step_run(img, os.path.join(d, "flash2.bin"), res)
     return res
 
 
 if __name__ == "__main__":
-    for k, v in sorted(measure().items()):
+    import sys
+    for k, v in sorted(measure(game="steps" not in sys.argv[1:]).items()):
         print(k, v)

@@ -326,6 +326,13 @@ class Pico:
     def write_serial(self, data):
         self._send("S " + bytes(data).hex())
 
+    def type_serial(self, data, chunk=32, gap_ms=4):
+        """Send data as a terminal would, a little at a time (the board's
+        USB-CDC receive buffer is small): `chunk` bytes every `gap_ms`."""
+        for i in range(0, len(data), chunk):
+            self.write_serial(data[i:i + chunk])
+            self.run_to(self.t_ms + gap_ms)
+
     def stop(self):
         if self.proc is not None:
             if self.proc.poll() is None:

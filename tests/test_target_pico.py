@@ -78,7 +78,11 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
     """An SDeV game on a 1-minute base (TSO § 5.2) played through the GPIO
     levels, the LCD read from the I2C0 bytes at each step; the 2**30 ms tick
     wrap lands 30 s into the game; a power cut in overtime, then GAME
-    RESTORED from the same flash (SPEC §4 "Power loss")."""
+    RESTORED from the same flash (SPEC §4 "Power loss"); the game log pulled
+    off over USB replays to the restored clock.  The log is copied with
+    mpremote itself: `python -m host_sim logs` fails on a real board because
+    mpremote 1.28 `fs cp -r :games DIR` into a DIR that does not exist yet
+    copies nothing when games/ has no sub-folder (reported for issue 12)."""
     flash = str(tmp_path / "flash.bin")
     pico = target.Pico(flash, fs_image=game_image,
                        advance_ms=(1 << 30) - WRAP_AT_MS).start()
@@ -120,8 +124,57 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
         # the newest checkpoint: the flag instant or a 4 s one after it
         assert row0[2:7] == "00:00" or row0[1:6] == "-00:0", row0
         assert row0[10:15] == "00:55", row0
+        # the game log, pulled off the clock through its USB REPL with the
+        # real mpremote, replays to the live (restored, paused) clock
+        dest = tmp_path / "pulled"
+        dest.mkdir()     # mpremote 1.28 `fs cp -r` needs it (see test docstring)
+        rc, out = pico.with_pty(lambda pty: [target.tool("mpremote"), "connect", pty,
+                                             "fs", "cp", "-r", ":games", str(dest)])
+        assert rc == 0, out
     finally:
         pico.stop()
+    from host_sim import logs, replay
+    names = sorted(os.listdir(dest / "games"))
+    assert names == ["g0001.txt"], names
+    log = logs.read_log(str(dest / "games" / names[0]))
+    assert log.restored == 1 and log.torn is None
+    rep = logs.final_state(log)
+    assert replay.state_word(rep) == "paused", rep
+    assert rep["right"]["remaining_ms"] // 1000 + 1 == 55           # LCD: 00:55
+    left = rep["left"]
+    shown = row0[1:7].strip()
+    if shown == "00:00":
+        assert left["remaining_ms"] == 0 and left["overtime_ms"] < 1000, left
+    else:
+        assert left["overtime_ms"] // 1000 == int(shown[-2:]), (left, shown)
     erases = running["erases"] - run_start["erases"]
     print("flash while a clock ran 58.5 s: %d erases, %d page programs"
           % (erases, running["programs"] - run_start["programs"]))
+
+
+def test_make_deploy_onto_an_empty_pico(tmp_path):
+    """`make deploy BOARD=pico PORT=...` through the real mpremote onto a
+    freshly formatted emulated Pico; after a power cycle the app boots."""
+    why = target.pico_missing()
+    if why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    flash = str(tmp_path / "flash.bin")
+    pico = target.Pico(flash).start()        # no filesystem: the port formats one
+    try:
+        pico.run_to(500)
+        assert pico.lcd.text_rows() == [" " * 16] * 2    # nothing of ours yet
+        rc, out = pico.with_pty(lambda pty: ["make", "-s", "-C", target.ROOT, "deploy",
+                                             "BOARD=pico", "PORT=" + pty])
+        assert rc == 0, out
+    finally:
+        pico.stop()
+    pico = target.Pico(flash).start()
+    try:
+        pico.run_to(1500)
+        assert pico.lcd.text_rows()[0].strip() == "Scrabble clock"
+        pico.run_to(3000)
+        assert pico.lcd.text_rows()[1].strip() == "READY"
+    finally:
+        pico.stop()
