@@ -820,7 +820,7 @@ def target_figures():
                r["free_bare"],
                "gc.collect(); gc.mem_free() after App(board, machine) was built and "
                "its splash passed, %s" % pico,
-               "the same at the REPL before anything of ours was imported"),
+               "the same at the REPL just before, after Ctrl-C stopped main.py in its splash (the app's modules imported, no App built)"),
         Figure("target_loop_iterations_per_s", round(r["iterations_per_s"]), "1/s", 200,
                "App.step() calls per simulated second while a clock runs (6 s "
                "window), %s" % pico,
