@@ -10,16 +10,13 @@ import os
 
 import pytest
 
+from conftest import need
 from host_sim import target
 
 
 @pytest.fixture(scope="module")
 def fs_image(tmp_path_factory):
-    why = target.pico_missing()
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
+    need(target.pico_missing())
     d = tmp_path_factory.mktemp("pico")
     img = d / "fs.img"
     img.write_bytes(target.bundle_image(str(d)))
@@ -63,11 +60,7 @@ WRAP_AT_MS = 30000                   # simulated ms after power-up when ticks_ms
 
 @pytest.fixture(scope="module")
 def game_image(tmp_path_factory):
-    why = target.pico_missing()
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
+    need(target.pico_missing())
     d = tmp_path_factory.mktemp("pico-game")
     img = d / "fs.img"
     img.write_bytes(target.bundle_image(str(d), extra={"settings.json": SDEV_1MIN}))
@@ -155,11 +148,7 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
 def test_make_deploy_onto_an_empty_pico(tmp_path):
     """`make deploy BOARD=pico PORT=...` through the real mpremote onto a
     freshly formatted emulated Pico; after a power cycle the app boots."""
-    why = target.pico_missing()
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
+    need(target.pico_missing())
     flash = str(tmp_path / "flash.bin")
     pico = target.Pico(flash).start()        # no filesystem: the port formats one
     try:

@@ -8,12 +8,12 @@ The suites and everything they import are .mpy files on that littlefs, run by
 tests/mp/mptest.py through the real `mpremote`.  Two boards run at once (one
 per core).  Under CI=true a missing image or qemu fails the run.
 """
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from conftest import need
 from host_sim import target
 from test_micropython import MODULES
 
@@ -25,12 +25,8 @@ KNOWN_OPEN = {
 
 
 def need_target():
-    why = target.missing(images=[target.QEMU_ELF],
-                         tools=["qemu-system-arm", "mpremote", "mpy-cross"])
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
+    need(target.missing(images=[target.QEMU_ELF],
+                        tools=["qemu-system-arm", "mpremote", "mpy-cross"]))
 
 
 @pytest.fixture(scope="module")
