@@ -2,6 +2,7 @@
 # MicroPython interpreter, and the main loop's heap allocation in a running
 # game (issue budget: 0 bytes per iteration in steady state).
 import os
+import sys
 
 import device_scenarios as ds
 import sim as board          # boards/sim.py (boards/ is on MICROPYPATH)
@@ -48,48 +49,28 @@ def test_void_after_a_stop():
     ds.scenario_void_after_a_stop(board, _root("void_stop"))
 
 
-def test_void_after_a_forfeit():
-    ds.scenario_void_after_a_forfeit(board, _root("void_forfeit"))
 
 
-def test_pause_held_through_a_challenge():
-    ds.scenario_pause_held_through_a_challenge(board, _root("challenge_hold"))
 
 
-def test_slow_referee():
-    ds.scenario_slow_referee(board, _root("slow_referee"))
 
 
-def test_all_six_chord_orders_at_0_150_300_ms():
-    ds.scenario_chords(board, _root("chords"))
 
 
-def test_second_hold_on_the_final_screen():
-    ds.scenario_second_hold_on_the_final_screen(board, _root("second_hold"))
 
 
-def test_late_sdev_15_01():
-    ds.scenario_late_sdev(board, _root("late_sdev"))
 
 
-def test_late_arrival_begins_the_game():
-    ds.scenario_late_arrival_begins_the_game(board, _root("late_arrival"))
 
 
 def test_late_pfs_walkover():
     ds.scenario_late_pfs(board, _root("late_pfs"))
 
 
-def test_results_of_the_last_games():
-    ds.scenario_results_of_the_last_games(board, _root("results"))
 
 
-def test_bus_faults_1s_10s_and_60s_flaky():
-    ds.scenario_bus_faults(board, _root("bus_faults"))
 
 
-def test_thirty_days_idle_paused_running():
-    ds.scenario_thirty_days(board, _root("thirty_days"))
 
 
 def test_pfs_flag_then_pause():
@@ -145,3 +126,40 @@ def test_main_loop_allocates_nothing_in_a_running_game():
     print("heap bytes: steady %d per loop, across a second boundary %d per loop"
           % (steady // 300, crossing // 2))
     eq(crossing, 0, "heap bytes across two second boundaries (LCD rewrites)")
+
+
+# The long scenarios (minutes of virtual play each: eighteen chord boots, a
+# 15-minute lateness, 30 days, a minute of a flaky bus) run on the unix port;
+# on the 32-bit image under qemu (tests/test_target_qemu.py), where every
+# virtual second costs real seconds of emulation, the suite runs the others.
+if sys.maxsize > (1 << 31):
+
+    def test_void_after_a_forfeit():
+        ds.scenario_void_after_a_forfeit(board, _root("void_forfeit"))
+
+    def test_all_six_chord_orders_at_0_150_300_ms():
+        ds.scenario_chords(board, _root("chords"))
+
+    def test_second_hold_on_the_final_screen():
+        ds.scenario_second_hold_on_the_final_screen(board, _root("second_hold"))
+
+    def test_late_sdev_15_01():
+        ds.scenario_late_sdev(board, _root("late_sdev"))
+
+    def test_late_arrival_begins_the_game():
+        ds.scenario_late_arrival_begins_the_game(board, _root("late_arrival"))
+
+    def test_results_of_the_last_games():
+        ds.scenario_results_of_the_last_games(board, _root("results"))
+
+    def test_bus_faults_1s_10s_and_60s_flaky():
+        ds.scenario_bus_faults(board, _root("bus_faults"))
+
+    def test_thirty_days_idle_paused_running():
+        ds.scenario_thirty_days(board, _root("thirty_days"))
+
+    def test_pause_held_through_a_challenge():
+        ds.scenario_pause_held_through_a_challenge(board, _root("challenge_hold"))
+
+    def test_slow_referee():
+        ds.scenario_slow_referee(board, _root("slow_referee"))
