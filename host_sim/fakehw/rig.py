@@ -9,6 +9,7 @@ import machine
 import ticks
 from hd44780_emu import Hd44780Pcf8574
 from app import App
+import lcd as lcdmod
 from view import GLYPH_CHARS
 from buttons import CHORD_MS
 
@@ -94,12 +95,17 @@ class Rig:
         for code in GLYPH_CHARS:  # show CGRAM glyphs as a person reads them
             self.lcd.glyph_char[code] = GLYPH_CHARS[code]
         machine.I2C(board.I2C_ID).attach(board.LCD_ADDR, self.lcd)
+        # The LCD driver's init delays (about 60 ms) pass in virtual time.
+        lcdmod.sleep_ms = self._sleep
         self.app = App(board, machine, fs, self.ticks_ms, self.diff, self.add, root)
         self.pins = (machine.pin(board.BTN_LEFT), machine.pin(board.BTN_RIGHT),
                      machine.pin(board.BTN_PAUSE))
 
     def ticks_ms(self):
         return self.now
+
+    def _sleep(self, ms):
+        self.now = self.add(self.now, ms)
 
     @property
     def clock(self):
