@@ -103,7 +103,8 @@ class App:
         self._set_header()
         self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
         self.store = persist.StateStore(fs, root + "clock.state")
-        self.log = gamelog.GameLog(fs, root + "games")
+        self.log = gamelog.GameLog(fs, root + "games",
+                                   clock=gamelog.clock_id(machine))
         self.log_on = False       # a game file is open for this game
         self.log_offset = 0       # log ms at log_anchor
         self.log_anchor = now
@@ -179,7 +180,7 @@ class App:
     def _on_event(self, code, side, t, arg):
         c = self.clock
         if not self.log_on:
-            self.log.begin(c.rules)
+            self.log.begin(c.rules, self.settings.table)
             self.log_on = True
             self.log_offset = 0
             self.log_anchor = t

@@ -459,6 +459,31 @@ def test_a_failing_filesystem_stops_logging_not_the_clock():
     assert lg.event(0, cc.EV_LEFT, 0, 0, 1, 1) is False
 
 
+def test_header_carries_the_clock_id_and_table_number():
+    """Issue 12 item 4: `# clock <unique_id hex> [table N]` after the profile
+    line (table 0 = none is left out); the replay parser skips it."""
+    class Machine:
+        def unique_id(self):
+            return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
+
+    cid = gamelog.clock_id(Machine())
+    assert cid == "e6614c311b5f2a37"
+    assert gamelog.clock_id(object()) == ""       # a port without unique_id()
+    ff = FakeFlash(journal=False)
+    gl = gamelog.GameLog(fs=ff, clock=cid)
+    rules = profiles.make_rules("sdev")
+    gl.begin(rules, 12)
+    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+    gl.close()
+    gl.begin(rules)
+    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+    first = ff.files["games/g0001.txt"].decode().split("\n")
+    second = ff.files["games/g0002.txt"].decode().split("\n")
+    assert first[:2] == ["profile sdev  # game 1", "# clock e6614c311b5f2a37 table 12"]
+    assert second[:2] == ["profile sdev  # game 2", "# clock e6614c311b5f2a37"]
+    assert [e.kind for e in replay.parse(first).events] == ["left"]
+
+
 # -- python -m host_sim logs -----------------------------------------------------------
 
 FAKE_MPREMOTE = r'''#!%(python)s

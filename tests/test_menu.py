@@ -11,6 +11,7 @@ import itertools
 import pytest
 
 import clockcore as cc
+import lang
 import menu
 import profiles
 import settings
@@ -42,10 +43,10 @@ def test_action_codes_are_the_apps():
 
 
 def test_setup_walk_default_profile_items_and_wrap():
-    """sdev/pfs show profile, time, language, sound; A_NEXT wraps round."""
+    """sdev/pfs show profile, time, language, sound, table; A_NEXT wraps round."""
     m = menu.SetupMenu(settings.Settings(), 16, 2)
     seen = []
-    for _ in range(5):
+    for _ in range(6):
         seen.append(shown(m))
         assert m.handle(A_NEXT) is None
     assert seen == [
@@ -53,6 +54,7 @@ def test_setup_walk_default_profile_items_and_wrap():
         ["Time per player ", "<    30:00     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
+        ["Table number    ", "      none     >"],
         ["Rules           ", "<  SDeV (TSO)  >"],
     ]
 
@@ -64,7 +66,8 @@ def test_setup_profile_change_jumps_base_to_profile_default():
     m.handle(A_NEXT)
     press(m, A_LEFT, A_LEFT, A_LEFT, A_LEFT, A_LEFT)       # 25:00 (TSO option)
     assert (s.base_left, s.base_right) == (25 * MIN, 25 * MIN)
-    m.handle(A_NEXT), m.handle(A_NEXT), m.handle(A_NEXT)   # back to profile
+    m.handle(A_NEXT), m.handle(A_NEXT), m.handle(A_NEXT)   # language, sound,
+    m.handle(A_NEXT)                                        # table, back to profile
     assert m.handle(A_RIGHT) is None
     assert s.profile == "pfs" and (s.base_left, s.base_right) == (20 * MIN, 20 * MIN)
     assert shown(m) == ["Rules           ", "<     PFS      >"]
@@ -98,7 +101,7 @@ def test_setup_custom_walkthrough_every_item():
     m = menu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
     seen = []
-    for _ in range(11):
+    for _ in range(12):
         seen.append(shown(m))
         m.handle(A_NEXT)
     assert seen == [
@@ -112,6 +115,7 @@ def test_setup_custom_walkthrough_every_item():
         ["Challenge time  ", "      none     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
+        ["Table number    ", "      none     >"],
         ["Rules           ", "<    Custom    >"],
     ]
 
@@ -210,10 +214,10 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
     labels = []
-    for _ in range(8):
+    for _ in range(9):
         m.handle(A_NEXT)
         labels.append(shown(m)[0].rstrip())
-    assert labels == ["Challenge time", "Language", "Sound", "Rules",
+    assert labels == ["Challenge time", "Language", "Sound", "Table number", "Rules",
                       "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
@@ -305,15 +309,35 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
     m = menu.SetupMenu(s, 20, 4)
-    assert shown(m, 20, 4) == ["Setup            1/4",
+    assert shown(m, 20, 4) == ["Setup            1/5",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
                                "Pause=next hold=OK  "]
     s.set_profile("custom")
     m.handle(A_NEXT)
-    assert shown(m, 20, 4)[:3] == ["Setup           2/10",
+    assert shown(m, 20, 4)[:3] == ["Setup           2/11",
                                    "Time per player     ",
                                    "<      20:00       >"]
+
+
+def test_setup_table_number_none_then_1_to_99():
+    """Issue 12 item 4: the table number (0 = none) every game log carries."""
+    s = settings.Settings()
+    m = menu.SetupMenu(s)
+    goto(m, "Table number")
+    assert shown(m) == ["Table number    ", "      none     >"]
+    assert m.handle(A_RIGHT) is None and s.table == 1
+    assert shown(m) == ["Table number    ", "<      1       >"]
+    for _ in range(120):
+        m.handle(A_RIGHT)
+    assert s.table == settings.TABLE_MAX == 99
+    assert shown(m) == ["Table number    ", "<      99       "]
+    for _ in range(120):
+        m.handle(A_LEFT)
+    assert s.table == 0
+    for lg in settings.LANGS:
+        s.lang = lg
+        assert shown(m)[0].rstrip() == view.to_text(lang.word(lg, "T_TABLE"))
 
 
 def test_setup_unknown_actions_do_nothing():
