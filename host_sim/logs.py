@@ -88,10 +88,14 @@ def read_log(path):
     game = replay.parse(lines)
     last = game.events[-1].t if game.events else 0
     for line in lines:
-        # the clock's notes of time-triggered events: "# 463610 flag right"
+        # the clock's notes of time-triggered events: "# 463610 flag right";
+        # a number no game reaches (replay.MAX_MS, of any length) is a
+        # person's note, not the clock's
         words = line.split()
-        if len(words) >= 3 and words[0] == "#" and words[1].isdigit() and words[1].isascii():
-            last = max(last, int(words[1]))
+        if len(words) >= 3 and words[0] == "#":
+            t = replay.ms_or_none(words[1])
+            if t is not None and t > last:
+                last = t
     return Log(game, torn, restored, last)
 
 
