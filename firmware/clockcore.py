@@ -3,17 +3,21 @@
 # No I/O, no `machine`.  Every call carries the tick time of its event
 # (captured when the button edge was seen), and the core charges each side
 # exactly the ticks between the event that started it and the event that
-# stopped it.  Time-triggered transitions (00:00, forfeit, challenge window
-# closing) happen at their exact instant, splitting the interval, whenever the
-# core is advanced past them.  Differences are taken with an injected
-# ticks_diff, so the boards' 2**30 ms wrap-around changes nothing.
+# stopped it.  Time-triggered transitions (00:00, forfeit, lateness limit,
+# challenge window closing) happen at their exact instant, splitting the
+# interval, whenever the core is advanced past them.  Differences are taken
+# with an injected ticks_diff, so the boards' 2**30 ms wrap-around changes
+# nothing.
 #
 # The steady-state calls (update, the queries) allocate nothing: ints only,
 # preallocated lists, no tuples returned.
 #
-# Rules: SPEC §4; see docs/rules.md for the clause behind each branch.
+# Rules: SPEC §4 (version 2); see docs/rules.md for the clause behind each
+# branch.  Nothing is ever rolled back by itself: `end` charges a running side
+# up to the end (TSO § 5.1 b i); TSO § 5.2 d is the referee's explicit
+# void(); resume() undoes a mistaken end.
 from ticks import ticks_diff, ticks_add
-from profiles import ZERO_FLAG, NAMES
+from profiles import ZERO_FLAG, NAMES, LATE_NONE, LATE_BASE
 
 LEFT = 0
 RIGHT = 1
@@ -23,21 +27,33 @@ READY = 0
 RUNNING = 1
 PAUSED = 2
 OVER = 3
-STATE_NAMES = ("ready", "running", "paused", "over")
+LATE = 4      # before the game: an absent player's clock runs (PFS § 2.4)
 
-# Event codes passed to the hook: hook(code, side, t, arg)
+# Event codes passed to the hook: hook(code, side, t, arg).  Codes up to
+# EV_ADJUST and from EV_LATE on are replay events (a key or a referee action);
+# EV_FLAG..EV_OVER are time-triggered (the replay recomputes them).
 EV_LEFT = 1        # player button, side = whose button
 EV_RIGHT = 2
 EV_PAUSE = 3       # pause key (short press)
 EV_END = 4         # end of game
 EV_ADJUST = 5      # referee adjustment, arg = +/- ms
 EV_FLAG = 6        # side reached 00:00 (time-triggered)
-EV_FORFEIT = 7     # side's overtime went past the forfeit limit: game over
+EV_FORFEIT = 7     # side lost on time (overtime or lateness limit): game over
 EV_WINDOW = 8      # challenge window closed (time-triggered)
 EV_OVER = 9        # game over because both sides are out (flag profiles)
+EV_LATE = 10       # an absent player's clock is started (before the game)
+EV_VOID = 11       # referee: TSO § 5.2 d for `side`
+EV_RESUME = 12     # referee: the end is undone
 
-SNAPSHOT_VERSION = 1
-SNAPSHOT_LEN = 18
+
+def is_action(code):
+    """A key or a referee action (a replay event), not a time-triggered note."""
+    return code <= EV_ADJUST or code >= EV_LATE
+
+
+SNAPSHOT_VERSION = 2
+SNAPSHOT_LEN = 19
+_NO_LIMIT = 0x3FFFFFFF
 
 
 class Clock:
@@ -56,15 +72,15 @@ class Clock:
         """A fresh game with the current rules (state `ready`)."""
         r = self.rules
         self.state = READY
-        self.side = -1          # the running or paused side
+        self.side = -1          # the running or paused side (kept in `over`)
         self.rem[0] = r.base[0]  # signed: negative is overtime
         self.rem[1] = r.base[1]
         self.forfeited[0] = self.forfeited[1] = False
-        self.turn_rem = 0       # rem[side] at the press that started its turn
+        self.void_side = -1     # the side the last turn-ending press started
+        self.void_rem = 0       # ... and its time at that press (TSO § 5.2 d)
         self.win = 0            # challenge window left, ms
+        self.late_rem0 = 0      # rem[side] when its lateness clock started
         self.t = t              # the tick time everything is settled to
-        self.pause_t = 0        # when the last pause stopped a running side
-        self.pause_fresh = False  # ... and nothing has happened since
 
     # -- queries (no allocation) --------------------------------------------
     def remaining(self, s):
@@ -79,6 +95,14 @@ class Clock:
         """True once the side's time has reached zero (any profile)."""
         return self.rem[s] <= 0
 
+    def flag_shown(self, s):
+        """The display's flag mark: in overtime profiles together with -00:01
+        (TSO § 5.2 a: a shown flag counts as exceeded time), in flag
+        profiles at 00:00."""
+        if self.rules.zero == ZERO_FLAG:
+            return self.rem[s] <= 0
+        return self.rem[s] <= -1000
+
     def out(self, s):
         """A side that is out never runs again (flag profiles)."""
         return self.rules.zero == ZERO_FLAG and self.rem[s] <= 0
@@ -89,7 +113,34 @@ class Clock:
         return self.rules.penalty * ((secs + 59) // 60)
 
     def running(self):
-        return self.side if self.state == RUNNING else -1
+        """The side whose clock runs (in `late` too), or -1."""
+        st = self.state
+        return self.side if st == RUNNING or st == LATE else -1
+
+    def late(self):
+        """The side whose lateness clock runs, or -1."""
+        return self.side if self.state == LATE else -1
+
+    def lateness(self):
+        """ms of lateness so far (in `late` only, else 0)."""
+        if self.state != LATE:
+            return 0
+        return self.late_rem0 - self.rem[self.side]
+
+    def can_resume(self):
+        """An end may be undone: not after a forfeit or both flags (those
+        ends are the rules'), unless a void withdrew the forfeit."""
+        if self.state != OVER or self.side < 0:
+            return False
+        if self.forfeited[0] or self.forfeited[1]:
+            return False
+        return not (self.out(0) and self.out(1))
+
+    def can_void(self, s):
+        """TSO § 5.2 d applies to side s now (SPEC §4)."""
+        st = self.state
+        return (s == self.void_side and s >= 0
+                and (st == RUNNING or st == PAUSED or st == OVER))
 
     # -- the events -----------------------------------------------------------
     def update(self, t):
@@ -100,65 +151,96 @@ class Clock:
         """Player x's button.  Returns True if it changed anything."""
         self._advance(t)
         st = self.state
-        if st == READY:
-            # The opponent of the starting player starts the game.
-            self._start(1 - x, t)
+        if st == READY or st == LATE:
+            # The opponent of the starting player starts the game (after a
+            # lateness: the late player has arrived).  Nobody moved: no window.
+            self._start(1 - x)
+            self.win = 0
         elif st == RUNNING:
             if self.side != x:
                 self._emit(EV_LEFT + x, x, t, 0)  # logged, no effect
                 return False
-            self._start(1 - x, t)  # end of x's turn
-            self.win = self.rules.window
+            self._move(x)                          # end of x's turn
         elif st == PAUSED:
             if self.side == x and not self.out(x):
-                # The mover ends a turn in dead time (PFS § 3.4.2).
-                self.win = self.rules.window
-            # else: the opponent restarts the mover's clock (TSO § 3.1.1).
-            self._start(1 - x, t)
+                self._move(x)  # the mover ends a turn in dead time (PFS § 3.2.1 h)
+            else:
+                # The opponent restarts the mover's clock (TSO § 3.1.1), or
+                # after a flag: the remaining player runs.  Nobody moved.
+                self._start(1 - x)
         else:
             return False
-        self.pause_fresh = False
         self._emit(EV_LEFT + x, x, t, 0)
         return True
 
     def pause(self, t):
-        """The pause key (short press): running <-> paused."""
+        """The pause key (short press)."""
         self._advance(t)
         st = self.state
         if st == RUNNING:
             self.state = PAUSED
-            self.pause_t = t
-            self.pause_fresh = True
         elif st == PAUSED:
             if self.out(self.side):
-                # After a flag, any key runs the remaining player's clock.
-                self._start(1 - self.side, t)
-            else:
-                self.state = RUNNING
-            self.pause_fresh = False
+                # After a flag the clock stays stopped: a flag during a move
+                # is a referee matter (PFS § 6.2.2, § 6.1); a player button
+                # runs the remaining player.
+                return False
+            self.state = RUNNING
+        elif st == LATE:
+            # The late player has arrived and stopped their clock; the game
+            # then begins normally (TSO § 2.4 b i, PFS § 6.3.2).
+            self.state = READY
         else:
             return False
         self._emit(EV_PAUSE, self.side, t, 0)
         return True
 
     def end(self, t):
-        """End of game.  A running side's time since the press that started it
-        is not charged (TSO § 5.2 d).  An end at the very millisecond of a
-        pause that stopped a running side counts as an end from running: that
-        is the device's long press of the pause key, one gesture."""
+        """End of game: the clock stops, a running side is charged up to t,
+        nothing is rolled back (TSO § 5.1 b i, § 5.1 b iii, § 3.4 b)."""
         self._advance(t)
         st = self.state
-        if st == OVER or st == READY:
+        if st != RUNNING and st != PAUSED:
             return False
-        s = self.side
-        rollback = st == RUNNING or (
-            self.pause_fresh and self._diff(t, self.pause_t) == 0)
-        if rollback:
-            self.rem[s] = self.turn_rem
         self.state = OVER
         self.win = 0
-        self.pause_fresh = False
-        self._emit(EV_END, s, t, 0)
+        self._emit(EV_END, self.side, t, 0)
+        return True
+
+    def void(self, s, t):
+        """TSO § 5.2 d, applied by the referee: side s, whose turn the last
+        turn-ending press started, gets back all the time charged since that
+        press; a forfeit it reached since is withdrawn; the game is over."""
+        self._advance(t)
+        if not self.can_void(s):
+            return False
+        self.rem[s] = self.void_rem
+        self.forfeited[s] = False
+        self.win = 0
+        self.state = OVER
+        self._emit(EV_VOID, s, t, 0)
+        return True
+
+    def resume(self, t):
+        """The referee undoes an end: paused, with the side that was last
+        running or paused, times unchanged."""
+        self._advance(t)
+        if not self.can_resume():
+            return False
+        self.state = PAUSED
+        self._emit(EV_RESUME, self.side, t, 0)
+        return True
+
+    def start_late(self, s, t):
+        """Start absent player s's clock before the game (`late <side>`)."""
+        self._advance(t)
+        if self.state != READY or self.out(s):
+            return False
+        self.state = LATE
+        self.side = s
+        self.late_rem0 = self.rem[s]
+        self.win = 0
+        self._emit(EV_LATE, s, t, 0)
         return True
 
     def adjust(self, s, delta, t):
@@ -170,12 +252,11 @@ class Clock:
         r = self.rem[s] + delta
         if self.rules.zero == ZERO_FLAG and r < 0:
             r = 0
-        if s == self.side:
-            # The referee's change is not part of the turn: an end-of-game
-            # rollback (TSO § 5.2 d) must keep it.
-            self.turn_rem += r - self.rem[s]
+        if s == self.void_side:
+            # The referee's change is not part of the turn: a later void
+            # (TSO § 5.2 d) must keep it.
+            self.void_rem += r - self.rem[s]
         self.rem[s] = r  # a credited flag side is back in the game
-        self.pause_fresh = False
         self._emit(EV_ADJUST, s, t, delta)
         self._check_limits(s, t)
         return True
@@ -186,45 +267,62 @@ class Clock:
         if h is not None:
             h(code, s, t, arg)
 
-    def _start(self, s, t):
+    def _start(self, s):
         """A press starts side s (or, if s is out, keeps the other running)."""
         if self.out(s):
             s = 1 - s
         self.state = RUNNING
         self.side = s
-        self.turn_rem = self.rem[s]
+
+    def _move(self, x):
+        """x's turn-ending press: the other side starts, the challenge window
+        opens, and that turn is the one a void (TSO § 5.2 d) gives back."""
+        self._start(1 - x)
+        self.win = self.rules.window
+        self.void_side = self.side
+        self.void_rem = self.rem[self.side]
+
+    def _over(self, code, s, t, forfeit):
+        """The game is over (by the rules, not by an end)."""
+        if forfeit:
+            self.forfeited[s] = True
+        self.state = OVER
+        self.win = 0
+        self._emit(code, s, t, 0)
 
     def _limit(self):
         """Overtime (ms) at which the side forfeits, or 0 for none."""
         f = self.rules.forfeit
         return (f + 1) * 1000 if f >= 0 else 0
 
+    def _late_limit(self):
+        """Lateness (ms) at which the late side forfeits, or 0 for none."""
+        f = self.rules.late
+        return (f + 1) * 1000 if f >= 0 else 0
+
     def _check_limits(self, s, t):
         """After an adjustment: 00:00 in a flag profile, forfeit in overtime."""
+        if self.state == OVER:
+            return
         if self.rules.zero == ZERO_FLAG:
-            if self.rem[0] <= 0 and self.rem[1] <= 0 and self.state != OVER:
-                self.state = OVER
-                self.win = 0
-                self._emit(EV_OVER, s, t, 0)
+            if self.rem[0] <= 0 and self.rem[1] <= 0:
+                self._over(EV_OVER, s, t, False)
         else:
             lim = self._limit()
-            if lim and -self.rem[s] >= lim and self.state != OVER:
-                self.forfeited[s] = True
-                self.state = OVER
-                self.win = 0
-                self._emit(EV_FORFEIT, s, t, 0)
+            if lim and -self.rem[s] >= lim:
+                self._over(EV_FORFEIT, s, t, True)
 
     def _advance(self, t):
         # Kept small: MicroPython puts a frame with many locals on the heap,
         # and this runs every loop iteration.
         d = self._diff(t, self.t)
         if d <= 0:
-            if d < 0 and self.state != RUNNING:
-                # Nothing accrues unless running, so settling to an earlier
-                # stamp loses nothing (the long-press end uses this).
+            if d < 0 and self.running() < 0:
+                # Nothing accrues unless a clock runs, so settling to an
+                # earlier stamp loses nothing.
                 self.t = t
             return
-        if self.state != RUNNING:
+        if self.running() < 0:
             self.t = t
             return
         if d < self._boundary():
@@ -239,7 +337,7 @@ class Clock:
     def _boundary(self):
         """ms until the next time-triggered transition of the running side."""
         r = self.rem[self.side]
-        b = self.win if self.win > 0 else 0x3FFFFFFF
+        b = self.win if self.win > 0 else _NO_LIMIT
         if r > 0:
             if r < b:
                 b = r                                  # 00:00
@@ -247,41 +345,60 @@ class Clock:
             lim = self._limit()
             if lim and r + lim < b:
                 b = r + lim                            # forfeit instant
+        if self.state == LATE:
+            lim = self._late_limit()
+            if lim and lim - self.lateness() < b:
+                b = lim - self.lateness()              # lateness limit
         return b
 
     def _cross(self, t, d):
         """Run time forward across transitions, each at its exact instant."""
-        rem = self.rem
-        while d > 0 and self.state == RUNNING:
-            s = self.side
-            r = rem[s]
+        while d > 0 and self.running() >= 0:
             step = self._boundary()
             if step > d:
                 step = d
-            w = self.win
-            rem[s] = r - step
             d -= step
-            self.t = self._add(self.t, step)
-            if w > 0:
-                self.win = w - step
-                if self.win == 0:
-                    self._emit(EV_WINDOW, s, self.t, 0)
-            if r > 0 and r == step:
-                self._emit(EV_FLAG, s, self.t, 0)
-                if self.rules.zero == ZERO_FLAG:
-                    # The flag pauses the whole clock (dead time).
-                    self.state = PAUSED
-                    self.pause_fresh = False
-                    if rem[1 - s] <= 0:
-                        self.state = OVER
-                        self.win = 0
-                        self._emit(EV_OVER, s, self.t, 0)
-            elif r <= 0 and self._limit() and -rem[s] == self._limit():
-                self.forfeited[s] = True
-                self.state = OVER
-                self.win = 0
-                self._emit(EV_FORFEIT, s, self.t, 0)
+            self._tick(step)
         self.t = t
+
+    def _tick(self, step):
+        """step ms of the running side, then whatever happens at its end."""
+        s = self.side
+        r = self.rem[s]
+        self.rem[s] = r - step
+        self.t = self._add(self.t, step)
+        if self.win > 0:
+            self.win -= step
+            if self.win == 0:
+                self._emit(EV_WINDOW, s, self.t, 0)
+        if r > 0 and r == step:
+            self._emit(EV_FLAG, s, self.t, 0)
+            if self.rules.zero == ZERO_FLAG:
+                self._flagged(s)
+                return
+        if self.state == LATE:
+            lim = self._late_limit()
+            if lim and self.lateness() >= lim:
+                # More than the limit late: lost (TSO § 2.4 b ii, § 5.3 b).
+                self._over(EV_FORFEIT, s, self.t, True)
+                return
+        lim = self._limit()
+        if r <= 0 and lim and -self.rem[s] == lim:
+            self._over(EV_FORFEIT, s, self.t, True)
+
+    def _flagged(self, s):
+        """Side s reached 00:00 in a flag profile."""
+        if self.state == LATE:
+            if self.rules.late != LATE_NONE:
+                # A late player whose whole time ran out: walkover (PFS § 6.3.4).
+                self._over(EV_FORFEIT, s, self.t, True)
+            else:
+                self.state = READY  # no lateness limit: the clock just stops
+            return
+        # The flag pauses the whole clock (dead time, PFS § 6.2.1).
+        self.state = PAUSED
+        if self.rem[1 - s] <= 0:
+            self._over(EV_OVER, s, self.t, False)
 
     # -- persistence --------------------------------------------------------------
     def snapshot(self):
@@ -294,11 +411,11 @@ class Clock:
         b[2] = self.side
         b[3] = self.rem[0]
         b[4] = self.rem[1]
-        b[5] = self.turn_rem
-        b[6] = self.win
-        b[7] = self.t
-        b[8] = self.pause_t
-        b[9] = 1 if self.pause_fresh else 0
+        b[5] = self.void_side
+        b[6] = self.void_rem
+        b[7] = self.win
+        b[8] = self.t
+        b[9] = self.late_rem0
         b[10] = (1 if self.forfeited[0] else 0) | (2 if self.forfeited[1] else 0)
         b[11] = r.base[0]
         b[12] = r.base[1]
@@ -306,15 +423,20 @@ class Clock:
         b[14] = r.penalty
         b[15] = r.forfeit
         b[16] = r.window
-        b[17] = _profile_index(r.name)
+        b[17] = r.late
+        b[18] = _profile_index(r.name)
         return b
 
     def restore(self, snap, t=None):
-        """Load a snapshot.  With t, the tick counter is re-anchored there (after
-        a reboot the ticks restart); a running game comes back paused then."""
+        """Load a snapshot.  With t, the tick counter is re-anchored there
+        (after a reboot the ticks restart); a running game comes back paused
+        then.  A lateness clock (not a game yet) keeps running."""
         if len(snap) != SNAPSHOT_LEN or snap[0] != SNAPSHOT_VERSION:
             raise ValueError("not a clock snapshot")
-        if not (READY <= snap[1] <= OVER) or not (-1 <= snap[2] <= 1):
+        if not (READY <= snap[1] <= LATE) or not (-1 <= snap[2] <= 1) \
+                or not (-1 <= snap[5] <= 1):
+            raise ValueError("clock snapshot out of range")
+        if snap[1] != READY and snap[2] < 0:
             raise ValueError("clock snapshot out of range")
         r = self.rules
         r.base[0] = snap[11]
@@ -323,22 +445,22 @@ class Clock:
         r.penalty = snap[14]
         r.forfeit = snap[15]
         r.window = snap[16]
-        if 0 <= snap[17] < len(NAMES):
-            r.name = NAMES[snap[17]]
+        r.late = snap[17]
+        if 0 <= snap[18] < len(NAMES):
+            r.name = NAMES[snap[18]]
         self.state = snap[1]
         self.side = snap[2]
         self.rem[0] = snap[3]
         self.rem[1] = snap[4]
-        self.turn_rem = snap[5]
-        self.win = snap[6]
-        self.t = snap[7]
-        self.pause_t = snap[8]
-        self.pause_fresh = bool(snap[9])
+        self.void_side = snap[5]
+        self.void_rem = snap[6]
+        self.win = snap[7]
+        self.t = snap[8]
+        self.late_rem0 = snap[9]
         self.forfeited[0] = bool(snap[10] & 1)
         self.forfeited[1] = bool(snap[10] & 2)
         if t is not None:
             self.t = t
-            self.pause_fresh = False
             if self.state == RUNNING:
                 self.state = PAUSED
 

@@ -13,7 +13,8 @@
 #   ...
 #   1800000 end  # L 00:00 R 06:52
 #
-# Events are lines `<ms> left|right|pause|end|adjust <side> <+-ms>` followed
+# Events are lines `<ms> left|right|pause|end|resume`, `<ms> late|void <side>`
+# and `<ms> adjust <side> <+-ms>`, each followed
 # by a comment with both times after the event (as the display shows them:
 # remaining rounded up, overtime rounded down with a minus).  Time-triggered
 # core events (flag, forfeit, challenge window closed, game over) are comment
@@ -50,7 +51,9 @@ import clockcore as cc
 from persist import OsFS
 
 _WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
-          cc.EV_END: "end"}
+          cc.EV_END: "end", cc.EV_RESUME: "resume", cc.EV_LATE: "late",
+          cc.EV_VOID: "void"}
+_SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
 _NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
           cc.EV_WINDOW: "window closed", cc.EV_OVER: "over"}
 _SIDES = ("left", "right")
@@ -266,7 +269,10 @@ class GameLog:
             return False
         w = _WORDS.get(kind)
         if w is not None:
-            line = "%d %s" % (log_ms, w)
+            if kind in _SIDED:
+                line = "%d %s %s" % (log_ms, w, _SIDES[side])
+            else:
+                line = "%d %s" % (log_ms, w)
         elif kind == cc.EV_ADJUST:
             line = "%d adjust %s %s%d" % (log_ms, _SIDES[side],
                                           "+" if delta >= 0 else "", delta)

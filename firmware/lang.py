@@ -21,6 +21,7 @@
 # both), so a 16x2 layout never truncates a word.
 #
 #   view.py (game screen): READY PAUSE END CHAL PEN LOST FLAG RESTORED LOWBAT
+#     LATE; app prompts (16): ASK_END ASK_NEW
 #   menu.py, row 0 labels (16): T_*
 #   menu.py, row 1 values between the arrows (12): V_*
 #   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
@@ -42,6 +43,9 @@ _TEXT = {
         "FLAG": "TIME",        # out of time (flag profiles), 5 columns
         "RESTORED": "GAME RESTORED",  # after a power cut: the status row, 16 columns
         "LOWBAT": "BATT",
+        "LATE": "LATE",        # a late player's clock runs, 5 columns
+        "ASK_END": "END? hold L+R",      # the end needs a confirmation, 16
+        "ASK_NEW": "NEW GAME? L+R",      # ... and so does a new game
         # -- setup menu labels --
         "T_PROFILE": "Rules",
         "T_BASE": "Time per player",
@@ -89,6 +93,9 @@ _TEXT = {
         "FLAG": "ZEIT",
         "RESTORED": "SPIEL FORTGES.",
         "LOWBAT": "AKKU",
+        "LATE": "VERSP",       # Verspätung (TSO § 2.4)
+        "ASK_END": "ENDE? L+R halten",
+        "ASK_NEW": "NEUES SPIEL? L+R",
         "T_PROFILE": "Regelwerk",
         "T_BASE": "Bedenkzeit",
         "T_BASE_L": "Bedenkz. links",
@@ -132,6 +139,9 @@ _TEXT = {
         "FLAG": "CZAS",        # koniec czasu
         "RESTORED": "GRA PRZYWROCONA",
         "LOWBAT": "BAT",
+        "LATE": "SPÓŹN",       # spóźnienie (PFS § 6.3)
+        "ASK_END": "KONIEC? L+P 1 s",
+        "ASK_NEW": "NOWA GRA? L+P",
         "T_PROFILE": "Regulamin",
         "T_BASE": "Czas na partię",
         "T_BASE_L": "Czas lewy",
@@ -180,7 +190,8 @@ _SAME = {
 LABEL = 16   # menu row 0 on a 16x2 display
 VALUE = 12   # menu value between "< " and " >" on 16 columns
 WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
-         "FLAG": 5, "RESTORED": 16, "LOWBAT": 6,
+         "FLAG": 5, "RESTORED": 16, "LOWBAT": 6, "LATE": 5, "ASK_END": 16,
+         "ASK_NEW": 16,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
          "STATELOST": 16}
 

@@ -11,9 +11,15 @@
 #   forfeit   last overtime that may still be shown, in whole seconds; the game
 #             is lost when shown overtime exceeds it (-1 = no forfeit)
 #   window    challenge window after a turn-ending press, ms (0 = none)
+#   late      lateness limit: the last lateness that may still be shown, in
+#             whole seconds; LATE_NONE (-1) = none; LATE_BASE (-2) = the late
+#             side's whole base time (flag profiles: 00:00 is a walkover)
 
 ZERO_OVERTIME = 0
 ZERO_FLAG = 1
+
+LATE_NONE = -1
+LATE_BASE = -2
 
 MAX_BASE_MS = (99 * 60 + 59) * 1000  # what mm:ss can show
 MIN_BASE_MS = 1000
@@ -22,40 +28,43 @@ PROFILES = {
     # Scrabble Deutschland e.V., TSO 2017: § 1.1 b (30 min, 25 allowed),
     # § 5.2 a-c (overtime shown, 10 points per started minute, lost beyond
     # 5 minutes), § 3.1.2/3.1.3 (20 s to challenge after the clock is pressed).
+    # § 2.4 b ii, § 5.3 b: more than 15 minutes late loses the game.
     "sdev": {"base": 30 * 60000, "zero": ZERO_OVERTIME, "penalty": 10,
-             "forfeit": 300, "window": 20000},
+             "forfeit": 300, "window": 20000, "late": 900},
     # Polska Federacja Scrabble: § 1.2 (time set per tournament, 15 min minimum
     # for rated games; 20 min usual), § 6.2.1 (at 00:00 the player loses the
     # right to move, the opponent plays on), challenges in dead time (§ 4.9).
+    # § 6.3.4: a late player whose whole time runs out loses by walkover.
     "pfs": {"base": 20 * 60000, "zero": ZERO_FLAG, "penalty": 0,
-            "forfeit": -1, "window": 0},
+            "forfeit": -1, "window": 0, "late": LATE_BASE},
     # Anything an organizer sets; the defaults are a plain 20-minute clock that
     # counts overtime without penalties.
     "custom": {"base": 20 * 60000, "zero": ZERO_OVERTIME, "penalty": 0,
-               "forfeit": -1, "window": 0},
+               "forfeit": -1, "window": 0, "late": LATE_NONE},
 }
 
 NAMES = ("sdev", "pfs", "custom")
 
 OVERRIDE_KEYS = ("base", "base_left", "base_right", "window", "penalty",
-                 "forfeit", "zero")
+                 "forfeit", "zero", "late")
 
 
 class Rules:
     """The settled numbers of one game (a profile plus its overrides)."""
 
     def __init__(self, name, base_left, base_right, zero, penalty, forfeit,
-                 window):
+                 window, late=LATE_NONE):
         self.name = name
         self.base = [base_left, base_right]
         self.zero = zero
         self.penalty = penalty
         self.forfeit = forfeit  # seconds, -1 = none
         self.window = window    # ms, 0 = none
+        self.late = late        # seconds, LATE_NONE or LATE_BASE
 
     def as_ints(self):
         return [self.base[0], self.base[1], self.zero, self.penalty,
-                self.forfeit, self.window]
+                self.forfeit, self.window, self.late]
 
     def overrides(self):
         """The `set` items that rebuild these rules from the named profile
@@ -78,6 +87,9 @@ class Rules:
         if self.zero != p["zero"]:
             out.append("zero=" + ("flag" if self.zero == ZERO_FLAG
                                   else "overtime"))
+        if self.late != p["late"] and self.late != LATE_BASE:
+            out.append("late=" + ("none" if self.late < 0
+                                  else fmt_mmss(self.late * 1000)))
         return out
 
 
@@ -134,6 +146,7 @@ def make_rules(name, overrides=None):
     penalty = p["penalty"]
     forfeit = p["forfeit"]
     window = p["window"]
+    late = p["late"]
     if overrides:
         if isinstance(overrides, dict):
             overrides = overrides.items()
@@ -150,6 +163,8 @@ def make_rules(name, overrides=None):
                 penalty = _uint(val, "penalty")
             elif key == "forfeit":
                 forfeit = -1 if val == "none" else parse_mmss(val) // 1000
+            elif key == "late":
+                late = LATE_NONE if val == "none" else parse_mmss(val) // 1000
             elif key == "zero":
                 if val == "overtime":
                     zero = ZERO_OVERTIME
@@ -160,4 +175,4 @@ def make_rules(name, overrides=None):
             else:
                 raise ValueError("unknown setting %r (known: %s)"
                                  % (key, ", ".join(OVERRIDE_KEYS)))
-    return Rules(name, base_l, base_r, zero, penalty, forfeit, window)
+    return Rules(name, base_l, base_r, zero, penalty, forfeit, window, late)

@@ -8,27 +8,34 @@
 # 16x2 layout (20x4 adds a header row and spreads the same fields):
 #
 #   col  0  1-6    7 |  8  9-14  15
-#   row0 ◀ " 24:58" ⚑ |  ⚑ "-01:23" ▶      ◀/▶ marks the running side
-#   row1 [info L 5][ center 6 ][info R 5]  info: penalty "P20", "LOST", "TIME"
+#   row0 ◀ " 24:58" ⚑ |  ⚑ "-01:23" ▶      ◀/▶ marks the running side,
+#                                          ‖ the side stopped by a pause
+#   row1 [info L 5][ center 6 ][info R 5]  info: penalty "P20", "LOST", "TIME",
+#                                          "LATE"
 #                                          center: READY/PAUSE/END/"CHL 17"
+#                                          (frozen while paused), lateness
+#                                          "+03:12" while a late clock runs
 #
 # Rounding (SPEC §4): remaining time is shown rounded up to the second, so
 # 00:00 appears exactly when time runs out; overtime is shown rounded down
 # with a minus sign, so -00:01 appears after one whole second over (TSO § 5.2 a).
-from clockcore import READY, PAUSED, OVER
+from clockcore import READY, PAUSED, OVER, LATE
 import lang
 
 # CGRAM glyph codes and their 5x8 patterns (the app loads them at boot).
 G_RUN_L = 0  # points at the left player: the left clock runs
 G_RUN_R = 1
 G_FLAG = 2
+G_PAUSE = 3  # the side whose clock a pause stopped
 GLYPHS = {
     G_RUN_L: b"\x02\x06\x0e\x1e\x0e\x06\x02\x00",
     G_RUN_R: b"\x08\x0c\x0e\x0f\x0e\x0c\x08\x00",
     G_FLAG: b"\x10\x1e\x1f\x1e\x10\x10\x10\x00",
+    G_PAUSE: b"\x00\x1b\x1b\x1b\x1b\x1b\x1b\x00",
 }
 # How a person reads them (simulator, JSON state report).
-GLYPH_CHARS = {G_RUN_L: "\u25c0", G_RUN_R: "\u25b6", G_FLAG: "\u2691"}
+GLYPH_CHARS = {G_RUN_L: "\u25c0", G_RUN_R: "\u25b6", G_FLAG: "\u2691",
+               G_PAUSE: "\u2016"}
 # A00 ROM characters above ASCII that lang.py uses.
 ROM_CHARS = {0xE1: "\u00e4", 0xEF: "\u00f6", 0xF5: "\u00fc", 0xE2: "\u00df"}
 
@@ -66,6 +73,7 @@ class View:
         self.w_lost = w["LOST"]
         self.w_flag = w["FLAG"]
         self.w_lowbat = w["LOWBAT"]
+        self.w_late = w["LATE"]
         self.words = w
 
     def set_header(self, text_bytes):
@@ -93,14 +101,21 @@ class View:
 
     def _times(self, row, clock):
         c = self.cols
-        run = clock.running()
         _blank(row)
-        row[0] = G_RUN_L if run == 0 else SP
-        row[c - 1] = G_RUN_R if run == 1 else SP
+        row[0] = self._mark(clock, 0, G_RUN_L)
+        row[c - 1] = self._mark(clock, 1, G_RUN_R)
         _time(row, 1, clock.rem[0])
         _time(row, c - 7, clock.rem[1])
-        row[7] = G_FLAG if clock.flag(0) else SP
-        row[c - 8] = G_FLAG if clock.flag(1) else SP
+        # TSO § 5.2 a: in overtime profiles the flag shows with -00:01
+        row[7] = G_FLAG if clock.flag_shown(0) else SP
+        row[c - 8] = G_FLAG if clock.flag_shown(1) else SP
+
+    def _mark(self, clock, s, run_glyph):
+        if clock.running() == s:
+            return run_glyph
+        if clock.state == PAUSED and clock.side == s:
+            return G_PAUSE  # whose clock the pause stopped (SPEC §4 Gestures)
+        return SP
 
     def _infos(self, row, clock):
         self._info(row, clock, 0)
@@ -110,7 +125,8 @@ class View:
     # MicroPython moves a call's frame to the heap when locals plus stack
     # exceed 11 words, and these run every main-loop iteration.
     def _info(self, row, clock, s):
-        w = self.w_lost if clock.forfeited[s] else self.w_flag if clock.out(s) else None
+        w = self.w_lost if clock.forfeited[s] else self.w_flag if clock.out(s) \
+            else self.w_late if clock.late() == s else None
         if w is not None:
             _word(row, self._ipos[s], 5, w, s)
         elif clock.penalty(s) > 0:
@@ -126,24 +142,39 @@ class View:
             return  # LOST under the time says it all; END would touch it
         w = self.notice
         if w is None:
-            w = self.w_end if st == OVER else self.w_pause if st == PAUSED \
-                else self.w_ready if st == READY else None
+            if st == PAUSED and clock.win > 0 and self.rows < 4:
+                w = None  # the frozen window says it (‖ marks the pause)
+            else:
+                w = self.w_end if st == OVER else self.w_pause if st == PAUSED \
+                    else self.w_ready if st == READY else None
         if w is not None:
             if len(w) > self._cwidth:  # a long notice takes the whole row
                 _word(row, 0, self.cols, w, 2)
             else:
                 _word(row, self._cpos, self._cwidth, w, 2)
+            if st == PAUSED and clock.win > 0 and self.notice is None:
+                # 20x4: "PAUSE" on the left of the row, the frozen window right
+                _word(row, 0, self.cols - 7, w, 2)
+                self._window(row, clock.win, self.cols - 7, 6)
+        elif st == LATE:
+            _lateness(row, self._cpos + (self._cwidth - 6) // 2, clock.lateness())
         elif clock.win > 0:
-            self._window(row, clock.win)
+            self._window(row, clock.win, self._cpos, self._cwidth)
         elif self.lowbat:
             _word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
 
-    def _window(self, row, win):
-        # label + space + two digits, centered: "CHL 17"
-        start = self._cpos + (self._cwidth - 6) // 2
+    def _window(self, row, win, pos, width):
+        # label + space + two digits, centered: "CHL 17"; "CHL120" from 100 s
+        start = pos + (width - 6) // 2
         _word(row, start, 3, self.w_chal, 0)
-        row[start + 3] = SP
-        _uint(row, start + 4, 2, (win + 999) // 1000)
+        secs = (win + 999) // 1000
+        if secs > 999:
+            secs = 999
+        if secs > 99:
+            _uint(row, start + 3, 3, secs)
+        else:
+            row[start + 3] = SP
+            _uint(row, start + 4, 2, secs)
 
 
 def _blank(row):
@@ -174,6 +205,12 @@ def _time(buf, pos, rem):
     buf[pos + 3] = 0x3A
     buf[pos + 4] = _DIGITS[s // 10]
     buf[pos + 5] = _DIGITS[s % 10]
+
+
+def _lateness(row, pos, ms):
+    """'+mm:ss', counting up like overtime (floor): 15:01 shows at 901 s."""
+    _time(row, pos, -ms)
+    row[pos] = 0x2B
 
 
 def _uint(buf, pos, n, v):

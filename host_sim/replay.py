@@ -19,7 +19,8 @@ import clockcore
 import profiles
 import view as viewmod
 
-EVENTS = ("left", "right", "pause", "end", "adjust")
+EVENTS = ("left", "right", "pause", "end", "adjust", "late", "void", "resume")
+SIDED = ("late", "void")  # events that name a side: `<ms> late left`
 
 # No game reaches 10**9 ms (about 11.6 days) of log time: a time or an
 # adjustment beyond it is an error, not a run of the core for years of
@@ -152,6 +153,12 @@ def parse(lines):
                 raise ReplayError(lineno, "unknown side %r (left or right)" % words[2])
             events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]),
                                 _int(words[3], lineno, "adjust"), lineno))
+        elif kind in SIDED:
+            if len(words) != 3:
+                raise ReplayError(lineno, "%s needs `%s <left|right>`" % (kind, kind))
+            if words[2] not in clockcore.SIDE_NAMES:
+                raise ReplayError(lineno, "unknown side %r (left or right)" % words[2])
+            events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]), line=lineno))
         else:
             if len(words) != 2:
                 raise ReplayError(lineno, "unexpected text after %r: %r" % (kind, " ".join(words[2:])))
@@ -200,7 +207,29 @@ def apply(clock, ev):
         return clock.pause(ev.t)
     if k == "end":
         return clock.end(ev.t)
+    if k == "late":
+        return clock.start_late(ev.side, ev.t)
+    if k == "void":
+        return clock.void(ev.side, ev.t)
+    if k == "resume":
+        return clock.resume(ev.t)
     return clock.adjust(ev.side, ev.delta, ev.t)
+
+
+# Why the core refused an event (SPEC §5: a warning with its line number; the
+# event changes nothing).  Player buttons and the pause key are never warned
+# about: an ignored press is a bounce or the wrong player (SPEC §4).
+REFUSED = {
+    "adjust": "adjust ignored: referee adjustments apply only when the clock "
+              "is ready or paused",
+    "end": "end ignored: only a running or paused game can be ended",
+    "late": "late ignored: a lateness clock starts only before the game "
+            "(ready), for a side with time left",
+    "void": "void ignored: TSO 5.2 d applies only to the side the last "
+            "turn-ending press started, in a running, paused or ended game",
+    "resume": "resume ignored: only an end can be undone, not a forfeit, "
+              "both flags, or a game that is not over",
+}
 
 
 def run(game, at=None, warn=None):
@@ -213,9 +242,8 @@ def run(game, at=None, warn=None):
         if ev.t > at:
             break
         ok = apply(clock, ev)
-        if not ok and ev.kind == "adjust" and warn is not None:
-            warn(ev.line, "adjust ignored: referee adjustments apply only "
-                          "when the clock is ready or paused")
+        if not ok and warn is not None and ev.kind in REFUSED:
+            warn(ev.line, REFUSED[ev.kind])
     clock.update(at)
     return clock, at
 
@@ -246,6 +274,7 @@ def report(clock, at, cols=16, rows=2):
         "paused": clock.state == clockcore.PAUSED,
         "over": clock.state == clockcore.OVER,
         "challenge_ms": clock.win,
+        "late": clockcore.SIDE_NAMES[clock.late()] if clock.late() >= 0 else None,
         "left": side_report(clock, 0),
         "right": side_report(clock, 1),
         "lcd": lcd_rows(clock, cols, rows),
@@ -258,6 +287,8 @@ def state_word(rep):
         return "game over"
     if rep["paused"]:
         return "paused"
+    if rep["late"]:
+        return "late: " + rep["late"]
     if rep["running"]:
         return "running: " + rep["running"]
     return "ready"

@@ -98,21 +98,38 @@ def test_forfeit_instant_exact_even_with_a_coarse_update_tso_5_2_c():
     assert c.remaining(LEFT) == MIN          # left never ran
 
 
-def test_end_rolls_back_time_since_the_last_press_tso_5_2_d():
+def test_end_charges_the_last_movers_final_turn_tso_5_1_b_i():
+    """SPEC v2 §4 End of game: the issue's case.  Base 1:00, left's last turn
+    starts at 00:40 and takes 3 minutes: the end keeps -02:20 and P30."""
     c = sdev(base="01:00")
     c.press(LEFT, 0)                        # right runs
-    c.press(RIGHT, 50000)                   # right ends turn at 50 s: left runs
-    c.update(50000 + MIN + 90000)           # left overtime 1:30 (nobody stopped it)
-    assert c.penalty(LEFT) == 20
-    c.end(50000 + MIN + 90000)
+    c.press(RIGHT, 0)                       # left runs from 0 ...
+    c.pause(20000)                          # ... 20 s, then dead time
+    c.pause(30000)
+    c.press(LEFT, 30000)                    # right's turn
+    c.press(RIGHT, 40000)                   # left's last turn starts at 00:40
+    c.update(40000 + 3 * MIN)
+    assert shown(c, LEFT) == "-02:20" and c.penalty(LEFT) == 30
+    c.end(40000 + 3 * MIN)                  # the end gesture from left's own clock
     assert c.state == cc.OVER
-    assert c.remaining(LEFT) == MIN and c.penalty(LEFT) == 0
-    assert c.remaining(RIGHT) == 10000       # right keeps what it used
+    assert c.overtime(LEFT) == 140000 and c.penalty(LEFT) == 30
+    assert c.remaining(RIGHT) == 50000
 
 
-def test_end_from_paused_charges_the_paused_turn_pfs_3_4_2():
-    """The mover stopped the clock (dead time) after the last move: that
-    thinking time is the mover's own, so `end` from paused rolls nothing back."""
+def test_end_charges_a_reservations_thinking_time_tso_5_1_b_iii_and_records_3_4_b():
+    """After the last move the opponent's clock is restarted at once; that
+    time, and records completed on a restarted clock, are charged."""
+    c = sdev(base="10:00")
+    c.press(LEFT, 0)                        # right runs
+    c.press(RIGHT, 60000)                   # right's last move: left thinks
+    c.end(60000 + 45000)                    # 45 s of reservation thinking time
+    assert c.remaining(LEFT) == 10 * MIN - 45000
+    assert c.remaining(RIGHT) == 10 * MIN - 60000
+
+
+def test_end_from_paused_charges_the_paused_turn():
+    """The mover stopped the clock after the last move: the end adds
+    nothing and takes nothing back."""
     c = sdev(base="01:00")
     c.press(LEFT, 0)
     c.pause(20000)
@@ -120,23 +137,159 @@ def test_end_from_paused_charges_the_paused_turn_pfs_3_4_2():
     assert c.remaining(RIGHT) == 40000 and c.state == cc.OVER
 
 
-def test_long_press_end_at_the_pause_instant_counts_as_end_from_running():
-    """The device's end gesture is a long press of the pause key: its leading
-    edge paused the running clock, the end carries that same timestamp and
-    rolls back like an end from running (TSO § 5.2 d)."""
+def test_end_is_refused_before_the_start_and_after_the_end():
+    c = sdev()
+    assert not c.end(10) and c.state == cc.READY
+    c.press(LEFT, 0)
+    assert c.end(1000)
+    assert not c.end(2000)
+
+
+def test_void_gives_back_the_time_since_the_last_turn_ending_press_tso_5_2_d():
+    """TSO § 5.2 d, the referee's void: right pressed instead of stopping;
+    left's overtime since that press carries no penalty."""
+    c = sdev(base="01:00")
+    c.press(LEFT, 0)                        # right runs
+    c.press(RIGHT, 50000)                   # right's last move: left runs
+    c.update(50000 + MIN + 90000)           # left -01:30 (nobody stopped it)
+    assert c.penalty(LEFT) == 20
+    assert not c.can_void(RIGHT) and c.can_void(LEFT)
+    assert not c.void(RIGHT, 50000 + MIN + 90000)   # the wrong side: nothing
+    assert c.state == cc.RUNNING
+    assert c.void(LEFT, 50000 + MIN + 90000)
+    assert c.state == cc.OVER
+    assert c.remaining(LEFT) == MIN and c.penalty(LEFT) == 0
+    assert c.remaining(RIGHT) == 10000       # right keeps what it used
+
+
+def test_void_after_a_stop_and_after_an_end_tso_5_2_d():
+    """SPEC v2 §7: § 5.2 d also after someone stopped the clock, or ended it."""
+    for how in ("pause", "end"):
+        c = sdev(base="01:00")
+        c.press(LEFT, 0)
+        c.press(RIGHT, 50000)               # left runs
+        c.update(50000 + MIN + 30000)
+        getattr(c, how)(50000 + MIN + 30000)
+        c.update(50000 + 5 * MIN)           # dead time: nothing runs
+        assert c.penalty(LEFT) == 10
+        assert c.void(LEFT, 50000 + 5 * MIN)
+        assert c.penalty(LEFT) == 0 and c.remaining(LEFT) == MIN, how
+
+
+def test_void_withdraws_a_forfeit_reached_since_the_press_tso_5_2_d_and_5_2_c():
+    """Nobody noticed for 5 minutes: the clock declared left LOST; the
+    referee's void undoes it."""
     c = sdev(base="01:00")
     c.press(LEFT, 0)
-    c.press(RIGHT, 5000)                    # left runs from 5 s
-    c.pause(30000)                          # pause key goes down
-    c.update(32000)                         # held 2 s ...
-    c.end(30000)                            # ... long press: end at the edge
-    assert c.remaining(LEFT) == MIN
-    c2 = sdev(base="01:00")
-    c2.press(LEFT, 0)
-    c2.press(RIGHT, 5000)
-    c2.pause(30000)
-    c2.end(30001)                           # a separate later end: no rollback
-    assert c2.remaining(LEFT) == MIN - 25000
+    c.press(RIGHT, 1000)                    # left runs
+    c.update(1000 + MIN + 301000)
+    assert c.forfeited[LEFT] and c.state == cc.OVER
+    assert not c.resume(1000 + MIN + 302000)   # a forfeit is the rules' end
+    assert c.void(LEFT, 1000 + MIN + 302000)
+    assert not c.forfeited[LEFT] and c.remaining(LEFT) == MIN
+    assert c.state == cc.OVER and c.can_resume()
+
+
+def test_void_keeps_a_referee_adjustment_made_in_that_turn_tso_7_3_2_2():
+    """A referee's deduction during the voided turn is not part of it."""
+    c = sdev()
+    c.press(LEFT, 0)
+    c.press(RIGHT, 1000)                    # left runs from 1 s
+    c.pause(10000)
+    c.adjust(LEFT, -60000, 11000)           # referee deducts a minute
+    c.pause(12000)
+    c.end(15000)
+    c.void(LEFT, 16000)
+    assert c.rem[LEFT] == 30 * MIN - 60000
+
+
+def test_void_before_any_move_changes_nothing():
+    c = sdev()
+    c.press(LEFT, 0)                        # the start is not a move
+    c.pause(5000)
+    assert not c.void(RIGHT, 6000) and not c.void(LEFT, 6000)
+    assert c.state == cc.PAUSED and c.remaining(RIGHT) == 30 * MIN - 5000
+
+
+def test_resume_undoes_a_mistaken_end():
+    """SPEC v2 §4 Undoing an end: over -> paused(s), times unchanged."""
+    c = sdev(base="05:00")
+    c.press(LEFT, 0)                        # right runs
+    c.press(RIGHT, 10000)                   # left runs
+    c.end(25000)
+    assert c.resume(40000)
+    assert c.state == cc.PAUSED and c.side == LEFT
+    assert c.remaining(LEFT) == 5 * MIN - 15000
+    c.pause(41000)                          # the pause key runs left again
+    assert c.running() == LEFT
+    assert not c.resume(42000)              # not over: nothing to undo
+
+
+def test_resume_refused_after_both_flags_pfs_6_2_1():
+    c = pfs(base="01:00")
+    c.press(LEFT, 0)
+    c.update(MIN)                           # right out
+    c.press(LEFT, MIN)                      # left runs alone
+    c.update(2 * MIN)                       # left out: both out, over
+    assert c.state == cc.OVER and not c.resume(2 * MIN + 1)
+
+
+def test_late_arrival_clock_runs_and_counts_lateness_pfs_2_4():
+    """`late left`: the absent player's clock runs, the game has not begun;
+    the arrival (a player button) begins it as from ready, no window."""
+    c = sdev()
+    assert c.start_late(LEFT, 0)
+    assert c.state == cc.LATE and c.running() == LEFT and c.late() == LEFT
+    c.update(7 * MIN)
+    assert c.lateness() == 7 * MIN and c.remaining(LEFT) == 23 * MIN
+    assert not c.start_late(RIGHT, 7 * MIN)       # only from ready
+    assert not c.adjust(LEFT, 1000, 7 * MIN)      # a clock runs: refused
+    c.press(RIGHT, 7 * MIN)                        # left is first: right presses
+    assert c.state == cc.RUNNING and c.running() == LEFT
+    assert c.win == 0                              # nobody moved
+    assert c.late() == -1 and c.lateness() == 0
+
+
+def test_pause_key_ends_a_lateness_tso_2_4_b_i():
+    c = sdev()
+    c.start_late(RIGHT, 0)
+    c.update(60000)
+    assert c.pause(60000) and c.state == cc.READY
+    c.update(120000)
+    assert c.remaining(RIGHT) == 29 * MIN   # stopped at the arrival
+
+
+def test_more_than_15_minutes_late_loses_tso_2_4_b_ii_and_5_3_b():
+    c = sdev()
+    c.start_late(LEFT, 0)
+    c.update(15 * MIN + 999)                # 15:00 of lateness still shown
+    assert c.state == cc.LATE
+    c.update(15 * MIN + 1000)               # 15:01 shown: lost
+    assert c.state == cc.OVER and c.forfeited[LEFT]
+    assert c.remaining(LEFT) == 15 * MIN - 1000
+    assert not c.resume(16 * MIN)
+
+
+def test_late_player_whose_time_runs_out_loses_by_walkover_pfs_6_3_4():
+    c = pfs(base="15:00")
+    c.start_late(RIGHT, 0)
+    c.update(15 * MIN - 1)
+    assert c.state == cc.LATE
+    c.update(15 * MIN)
+    assert c.state == cc.OVER and c.forfeited[RIGHT] and c.flag(RIGHT)
+
+
+def test_late_limit_none_and_set_late():
+    c = plain(profiles.make_rules("sdev", [("late", "none")]))
+    c.start_late(LEFT, 0)
+    c.update(20 * MIN)
+    assert c.state == cc.LATE and c.lateness() == 20 * MIN
+    c = plain(profiles.make_rules("sdev", [("late", "10:00")]))
+    c.start_late(LEFT, 0)
+    c.update(10 * MIN + 1000)
+    assert c.forfeited[LEFT]
+    assert profiles.make_rules("sdev", [("late", "10:00")]).overrides() == ["late=10:00"]
+    assert profiles.make_rules("pfs", [("late", "none")]).overrides() == ["late=none"]
 
 
 # -- pause (TSO § 1.4.2 a iii, § 4.1; PFS § 3.4.2) --------------------------------
@@ -280,12 +433,22 @@ def test_flag_pauses_the_clock_other_plays_on_both_out_is_over_pfs_6_2_1():
     assert c.remaining(LEFT) == 0 and c.overtime(LEFT) == 0
 
 
-def test_pause_key_after_flag_runs_the_remaining_player_pfs_6_2_1():
+def test_pause_key_after_flag_leaves_the_clock_stopped_pfs_6_2_2_and_6_1():
+    """SPEC v2: a flag during a move is a referee matter; the pause key keeps
+    the clock stopped, a player button runs the remaining player."""
     c = pfs(base="01:00")
     c.press(LEFT, 0)
-    c.update(MIN)
-    c.pause(MIN + 5000)
-    assert c.running() == LEFT
+    c.update(MIN)                           # right flagged: dead time
+    assert not c.pause(MIN + 5000)
+    assert c.state == cc.PAUSED and c.running() == -1
+    c.update(MIN + 60000)
+    assert c.remaining(LEFT) == MIN         # nothing ran
+    for x in (LEFT, RIGHT):                 # either player button ...
+        d = pfs(base="01:00")
+        d.press(LEFT, 0)
+        d.update(MIN)
+        d.press(x, MIN + 1000)
+        assert d.running() == LEFT and d.win == 0   # ... runs the remaining player
 
 
 def test_flag_before_the_clock_was_stopped_is_visible_pfs_6_2_2():
@@ -296,11 +459,10 @@ def test_flag_before_the_clock_was_stopped_is_visible_pfs_6_2_2():
               lambda code, s, t, a: events.append((code, s, t)))
     c.press(LEFT, 0)
     c.pause(MIN + 300)                      # stopped 0.3 s too late
-    # The flag fell first (the clock paused itself at 00:00), so this key
-    # press already runs the remaining player's clock (SPEC §4 flag profiles).
-    assert events == [(cc.EV_LEFT, LEFT, 0), (cc.EV_FLAG, RIGHT, MIN),
-                      (cc.EV_PAUSE, LEFT, MIN + 300)]
-    assert c.flag(RIGHT) and c.running() == LEFT and c.remaining(RIGHT) == 0
+    # The flag fell first (the clock paused itself at 00:00); the late pause
+    # key changes nothing, and the log shows the flag's own instant.
+    assert events == [(cc.EV_LEFT, LEFT, 0), (cc.EV_FLAG, RIGHT, MIN)]
+    assert c.flag(RIGHT) and c.running() == -1 and c.remaining(RIGHT) == 0
     c2 = pfs(base="01:00")
     c2.press(LEFT, 0)
     c2.pause(MIN - 1)                       # 1 ms in time
@@ -318,18 +480,6 @@ def test_referee_adjust_only_in_ready_and_paused_tso_7_3_2_2():
     c.pause(2000)
     assert c.adjust(RIGHT, 30000, 2000)     # paused: credit 30 s
     assert c.rem[RIGHT] == 30 * MIN - 2000 + 30000
-
-
-def test_adjustment_survives_the_end_rollback_tso_7_3_2_2_and_5_2_d():
-    """A referee's deduction during a paused turn is not part of that turn:
-    ending the game in that turn rolls back the running time only."""
-    c = sdev()
-    c.press(LEFT, 0)                        # right runs
-    c.pause(10000)
-    c.adjust(RIGHT, -60000, 11000)          # referee deducts a minute
-    c.pause(12000)
-    c.end(15000)                            # end from running: rollback
-    assert c.rem[RIGHT] == 30 * MIN - 60000
 
 
 def test_adjust_into_overtime_past_the_limit_forfeits_tso_5_2_c():

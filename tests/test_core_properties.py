@@ -17,11 +17,14 @@ RULESETS = [
     ("pfs", [("base_left", "00:30"), ("base_right", "02:00")]),
     ("custom", [("window", "5"), ("penalty", "3"), ("forfeit", "00:10")]),
     ("custom", [("zero", "flag"), ("window", "7")]),
+    ("sdev", [("base", "01:00"), ("late", "00:20")]),
+    ("pfs", [("base", "00:40"), ("late", "none")]),
 ]
 
 op = st.tuples(
     st.integers(0, 90000),                                   # gap before it, ms
-    st.sampled_from(["left", "right", "pause", "left", "right", "end", "adjust"]),
+    st.sampled_from(["left", "right", "pause", "left", "right", "end", "adjust",
+                     "late", "void", "resume"]),
     st.integers(-120000, 120000),                            # adjust amount
 )
 games = st.tuples(st.integers(0, len(RULESETS) - 1), st.lists(op, max_size=60))
@@ -44,18 +47,27 @@ def apply(c, kind, amount, t):
         return c.pause(t)
     if kind == "end":
         return c.end(t)
-    return c.adjust(cc.LEFT if amount % 2 else cc.RIGHT, amount, t)
+    side = cc.LEFT if amount % 2 else cc.RIGHT
+    if kind == "late":
+        return c.start_late(side, t)
+    if kind == "void":
+        return c.void(side, t)
+    if kind == "resume":
+        return c.resume(t)
+    return c.adjust(side, amount, t)
 
 
 def observable(c):
     return (c.state, c.side, c.rem[0], c.rem[1], c.win,
-            c.forfeited[0], c.forfeited[1], c.penalty(0), c.penalty(1))
+            c.forfeited[0], c.forfeited[1], c.penalty(0), c.penalty(1),
+            c.lateness(), c.void_side)
 
 
 def check_invariants(c):
     r = c.rules
     assert c.running() in (-1, 0, 1)
-    assert (c.running() >= 0) == (c.state == cc.RUNNING)   # never two sides
+    ticking = c.state == cc.RUNNING or c.state == cc.LATE
+    assert (c.running() >= 0) == ticking                   # never two sides
     for s in (0, 1):
         assert c.remaining(s) >= 0 and c.overtime(s) >= 0
         secs = c.overtime(s) // 1000
@@ -63,30 +75,47 @@ def check_invariants(c):
         if r.zero == profiles.ZERO_FLAG:
             assert c.rem[s] >= 0                             # stops at 00:00
         elif r.forfeit >= 0:
-            assert c.overtime(s) <= (r.forfeit + 1) * 1000
-            assert c.forfeited[s] == (c.overtime(s) == (r.forfeit + 1) * 1000)
+            lim = (r.forfeit + 1) * 1000
+            assert c.overtime(s) <= lim
+            if c.overtime(s) == lim:
+                assert c.forfeited[s]
+        if c.forfeited[s] and not (r.forfeit >= 0 and c.overtime(s) == (r.forfeit + 1) * 1000):
+            # lost by lateness (TSO § 5.3 b) or walkover (PFS § 6.3.4)
+            assert c.side == s and (r.late >= 0 and c.late_rem0 - c.rem[s] == (r.late + 1) * 1000
+                                    or r.zero == profiles.ZERO_FLAG and c.rem[s] == 0)
     assert 0 <= c.win <= r.window
 
 
-@settings(max_examples=300, deadline=None)
+def turn_ending(c, kind, side, state):
+    """Independently of the core: was this press a move (SPEC §4 Player
+    button: x in running(x), or x in paused(x) when x is not out)?"""
+    x = cc.LEFT if kind == "left" else cc.RIGHT
+    if side != x:
+        return False
+    return state == cc.RUNNING or (state == cc.PAUSED and not c.out(x))
+
+
+@settings(max_examples=400, deadline=None)
 @given(games)
 def test_every_running_ms_is_charged_exactly_once(game):
     """SPEC §6 zero accumulated error: each interval is charged to the side
-    that ran it, to the millisecond; pauses, ready and over charge nothing."""
+    that ran it, to the millisecond; pauses, ready and over charge nothing;
+    `end` charges up to the end and rolls nothing back (TSO § 5.1 b i); a
+    void gives back exactly the time since the last move (TSO § 5.2 d)."""
     idx, ops = game
     hooks = []
     c = make(idx, hook=lambda code, s, t, a: hooks.append((code, s, t)))
     t = 0
-    turn_start_rem = None
+    void_turn = None   # (side started by the last move, its time then)
     for gap, kind, amount in ops:
         before = (c.state, c.side, list(c.rem))
         del hooks[:]
         t2 = t + gap
         c.update(t2)
         state, side, rem = before
-        if state == cc.RUNNING:
+        if state in (cc.RUNNING, cc.LATE):
             stop = t2
-            if c.state != cc.RUNNING:
+            if c.state != state:
                 stop = hooks[-1][2]          # the flag/forfeit instant
                 assert t < stop <= t2
             assert rem[side] - c.rem[side] == stop - t
@@ -96,30 +125,41 @@ def test_every_running_ms_is_charged_exactly_once(game):
         check_invariants(c)
         t = t2
         before_rem = list(c.rem)
-        was_running, s = c.state == cc.RUNNING, c.side
+        st0, s, win0 = c.state, c.side, c.win
+        move = kind in ("left", "right") and turn_ending(c, kind, s, st0)
         ok = apply(c, kind, amount, t)
-        if kind == "adjust" and ok and turn_start_rem and turn_start_rem[0] == s:
-            # a referee change on the side whose turn it is stays through a
-            # later end-of-game rollback
-            turn_start_rem = (s, turn_start_rem[1] + c.rem[s] - before_rem[s])
-        if kind in ("left", "right", "pause"):
+        if kind == "adjust" and ok and void_turn and void_turn[0] == (cc.LEFT if amount % 2 else cc.RIGHT):
+            # a referee change on the voidable side stays through a void
+            vs = void_turn[0]
+            void_turn = (vs, void_turn[1] + c.rem[vs] - before_rem[vs])
+        if kind in ("left", "right", "pause", "end", "late", "resume"):
             assert c.rem == before_rem                        # events charge nothing themselves
-            # A turn starts with a press, or with the key that runs the
-            # remaining player after a flag (not with a plain resume).
-            if ok and c.state == cc.RUNNING and (kind != "pause" or c.side != s):
-                turn_start_rem = (c.side, c.rem[c.side])
-        elif kind == "end" and ok and was_running:
-            # TSO § 5.2 d: the running side's turn is not charged
-            assert turn_start_rem[0] == s
-            assert c.rem[s] == turn_start_rem[1]
+        if move:
+            assert ok and c.win == c.rules.window
+            void_turn = (c.side, c.rem[c.side])
+        elif kind in ("left", "right") and ok:
+            assert c.win <= win0                              # only a move opens the window
+        if kind == "end" and ok:
+            assert st0 in (cc.RUNNING, cc.PAUSED) and c.state == cc.OVER
+        if kind == "void":
+            vs = cc.LEFT if amount % 2 else cc.RIGHT
+            assert ok == (void_turn is not None and void_turn[0] == vs
+                          and st0 in (cc.RUNNING, cc.PAUSED, cc.OVER))
+            if ok:
+                assert c.rem[vs] == void_turn[1] and c.state == cc.OVER
+                assert c.rem[1 - vs] == before_rem[1 - vs] and not c.forfeited[vs]
+        if kind == "resume" and ok:
+            assert st0 == cc.OVER and c.state == cc.PAUSED and c.side == s
         check_invariants(c)
         if c.state == cc.OVER:
-            frozen = observable(c)
-            c.update(t + 10 ** 6)
-            for k in ("left", "right", "pause", "end", "adjust"):
-                apply(c, k, 1000, t + 10 ** 6)
-            assert observable(c) == frozen                   # over stops everything
-            break
+            # Over stops everything but the referee's void and resume.
+            b = make(idx)
+            b.restore(list(c.snapshot()))
+            frozen = observable(b)
+            b.update(t + 10 ** 6)
+            for k in ("left", "right", "pause", "end", "adjust", "late"):
+                apply(b, k, 1000, t + 10 ** 6)
+            assert observable(b) == frozen
 
 
 @settings(max_examples=200, deadline=None)

@@ -23,7 +23,7 @@ from conftest import ROOT
 EXAMPLES = os.path.join(ROOT, "examples")
 
 TOP_KEYS = {"profile", "t_ms", "running", "paused", "over", "challenge_ms",
-            "left", "right", "lcd"}
+            "late", "left", "right", "lcd"}
 SIDE_KEYS = {"remaining_ms", "overtime_ms", "penalty", "flag", "forfeit"}
 
 SDEV_BASE = 1800000  # 30:00 (TSO § 1.1 b)
@@ -76,6 +76,10 @@ def check_contract(rep, cols=16, rows=2):
     for k in ("paused", "over"):
         assert type(rep[k]) is bool, (k, rep[k])
     assert rep["running"] in ("left", "right", None), rep["running"]
+    # late: the side whose lateness clock runs; that clock is the running one
+    assert rep["late"] in ("left", "right", None), rep["late"]
+    if rep["late"] is not None:
+        assert rep["running"] == rep["late"] and not rep["paused"], rep
     # paused only in paused(s): never together with running or over
     if rep["paused"]:
         assert rep["running"] is None and not rep["over"], rep
@@ -303,59 +307,168 @@ def test_events_at_the_same_time_apply_in_file_order(tmp_path):
            right_remaining_ms=SDEV_BASE)
 
 
-ROLLBACK = """\
+LAST_TURN = """\
 profile sdev
 set base=01:00
 0 left          # right runs from 0
 20000 right     # right used 20 000 -> 40 000; left runs from 20 000 (60 000 left)
-95000 end       # left ran 75 000: -00:15 on the display, but the game ended
-                # with right's press at 20 000 (TSO 5.2 d): left back to 60 000
+95000 end       # left ran 75 000: -00:15, and the end keeps it (TSO 5.1 b i)
 """
 
 
-def test_end_rolls_back_the_running_side(tmp_path):
-    """TSO § 5.2 d: no penalty for overtime that only shows because the
-    clock was pressed instead of stopped at the end: `end` while a side runs
-    does not charge that side's time since the press that started it."""
-    rep = state(tmp_path, ROLLBACK)
+def test_end_charges_the_running_side_up_to_the_end_tso_5_1_b_i(tmp_path):
+    """SPEC v2 §4 End of game: `end` stops the clock and charges a running
+    side up to that instant; nothing is rolled back by itself."""
+    rep = state(tmp_path, LAST_TURN)
     expect(rep, t_ms=95000, over=True, running=None, paused=False,
            challenge_ms=0,
-           left_remaining_ms=60000, left_overtime_ms=0, left_penalty=0,
-           left_flag=False, right_remaining_ms=40000, right_overtime_ms=0)
-    assert "END" in rep["lcd"][1]
-    assert "01:00" in rep["lcd"][0] and "-00:15" not in rep["lcd"][0]
+           left_remaining_ms=0, left_overtime_ms=15000, left_penalty=10,
+           left_flag=True, right_remaining_ms=40000, right_overtime_ms=0)
+    assert "END" in rep["lcd"][1] and "-00:15" in rep["lcd"][0]
+    later = state(tmp_path, LAST_TURN, "--at", "500000")
+    expect(later, t_ms=500000, over=True, left_overtime_ms=15000,
+           right_remaining_ms=40000)          # after the end nothing runs
 
 
-def test_end_rollback_contrast_just_before_end(tmp_path):
-    """TSO § 5.2 a/b: 1 ms before the end, left is 14 999 ms over (60 000 left
-    at 20 000, 74 999 used): -00:14 shown, 10 points; the end then undoes it
-    (TSO § 5.2 d); after the end nothing runs any more."""
-    rep = state(tmp_path, ROLLBACK, "--at", "94999")
-    expect(rep, running="left", left_remaining_ms=0, left_overtime_ms=14999,
-           left_penalty=10, left_flag=True)
-    assert "-00:14" in rep["lcd"][0]
-    later = state(tmp_path, ROLLBACK, "--at", "500000")
-    expect(later, t_ms=500000, over=True, left_remaining_ms=60000,
-           left_overtime_ms=0, left_penalty=0, right_remaining_ms=40000)
+def test_void_gives_back_the_time_since_the_last_move_tso_5_2_d(tmp_path):
+    """TSO § 5.2 d, the referee's `void left`: right pressed instead of
+    stopping; left's 75 s since right's press are given back, no penalty."""
+    rep = state(tmp_path, LAST_TURN + "96000 void left\n")
+    expect(rep, over=True, left_remaining_ms=60000, left_overtime_ms=0,
+           left_penalty=0, left_flag=False, right_remaining_ms=40000)
+
+
+def test_void_from_running_and_after_a_stop_tso_5_2_d(tmp_path):
+    base = "profile sdev\nset base=01:00\n0 left\n20000 right\n"
+    for tail in ("95000 void left\n", "95000 pause\n400000 void left\n"):
+        rep = state(tmp_path, base + tail)
+        expect(rep, over=True, running=None, left_remaining_ms=60000,
+               left_penalty=0, right_remaining_ms=40000)
+
+
+def test_void_withdraws_a_forfeit_tso_5_2_c_and_5_2_d(tmp_path):
+    """Nobody noticed for five minutes: left forfeited at 20 000 + 60 000 +
+    301 000; the referee's void withdraws it, and a resume is then allowed."""
+    content = "profile sdev\nset base=01:00\n0 left\n20000 right\n"
+    rep = state(tmp_path, content, "--at", "381000")
+    expect(rep, over=True, left_forfeit=True, left_overtime_ms=301000)
+    rep = state(tmp_path, content + "400000 void left\n")
+    expect(rep, over=True, left_forfeit=False, left_remaining_ms=60000,
+           left_penalty=0)
+    rep = state(tmp_path, content + "400000 void left\n401000 resume\n")
+    expect(rep, over=False, paused=True, left_remaining_ms=60000)
+
+
+def test_resume_undoes_an_end(tmp_path):
+    """SPEC v2 §4 Undoing an end: over -> paused(s), times unchanged; a
+    pause then runs s again."""
+    rep = state(tmp_path, LAST_TURN + "100000 resume\n")
+    expect(rep, over=False, paused=True, running=None, left_overtime_ms=15000)
+    rep = state(tmp_path, LAST_TURN + "100000 resume\n101000 pause\n",
+                "--at", "102000")
+    expect(rep, running="left", left_overtime_ms=16000)
+
+
+def test_end_at_the_pause_millisecond_is_just_an_end(tmp_path):
+    """SPEC v2: a pause and an end at the same ms: the end rolls nothing back
+    (v1's long-press rollback is gone)."""
+    rep = state(tmp_path, "profile sdev\nset base=01:00\n0 left\n20000 right\n"
+                          "50000 pause\n50000 end\n")
+    expect(rep, over=True, left_remaining_ms=30000, right_remaining_ms=40000)
 
 
 def test_end_from_pause_charges_the_paused_turn(tmp_path):
-    """SPEC §4 End of game: the rollback is for a *running* side; a side
-    that was stopped with the pause key (and the clock then ended later) has
-    used the time up to the pause."""
-    # left runs from 20 000 to the pause at 50 000: 60 000 - 30 000 = 30 000
+    """SPEC §4 End of game: a side stopped with the pause key (and the clock
+    then ended later) has used the time up to the pause."""
     rep = state(tmp_path, "profile sdev\nset base=01:00\n0 left\n20000 right\n"
                           "50000 pause\n60000 end\n")
     expect(rep, over=True, left_remaining_ms=30000, right_remaining_ms=40000)
 
 
-def test_end_at_the_pause_millisecond_is_the_long_press(tmp_path):
-    """TSO § 5.2 d, SPEC §4 End of game (a long press of the pause key): a
-    pause and an end at the same ms are one gesture from `running`, so the
-    running side's turn is rolled back as for a plain `end`."""
-    rep = state(tmp_path, "profile sdev\nset base=01:00\n0 left\n20000 right\n"
-                          "50000 pause\n50000 end\n")
-    expect(rep, over=True, left_remaining_ms=60000, right_remaining_ms=40000)
+LATE_SDEV = "profile sdev\n0 late left\n"
+
+
+def test_late_arrival_runs_the_late_clock_and_reports_late_pfs_2_4(tmp_path):
+    """SPEC v2 §4 Late arrival: the absent player's clock runs in late(s);
+    `running` and `late` are s; the game has not started."""
+    rep = state(tmp_path, LATE_SDEV, "--at", "300000")
+    expect(rep, running="left", late="left", paused=False, over=False,
+           challenge_ms=0, left_remaining_ms=SDEV_BASE - 300000,
+           right_remaining_ms=SDEV_BASE)
+    assert "+05:00" in rep["lcd"][1]
+
+
+def test_arrival_begins_the_game_with_no_challenge_window(tmp_path):
+    """SPEC v2 §4: the arrival (a player button) begins the game as from
+    ready; nobody moved, so no challenge window (the issue's `CHL 20`)."""
+    rep = state(tmp_path, LATE_SDEV + "300000 right\n", "--at", "301000")
+    expect(rep, running="left", late=None, challenge_ms=0,
+           left_remaining_ms=SDEV_BASE - 301000)
+    assert "CHL" not in rep["lcd"][1]
+    rep = state(tmp_path, LATE_SDEV + "300000 pause\n", "--at", "400000")
+    expect(rep, running=None, late=None, paused=False, over=False,
+           left_remaining_ms=SDEV_BASE - 300000)     # ready again
+
+
+def test_more_than_15_minutes_late_is_lost_tso_2_4_b_ii_and_5_3_b(tmp_path):
+    rep = state(tmp_path, LATE_SDEV, "--at", "900999")
+    expect(rep, late="left", over=False)
+    rep = state(tmp_path, LATE_SDEV, "--at", "901000")   # 15:01 shown
+    expect(rep, late=None, running=None, over=True, left_forfeit=True,
+           left_remaining_ms=SDEV_BASE - 901000)
+    assert "LOST" in rep["lcd"][1]
+
+
+def test_pfs_late_player_whose_time_runs_out_loses_by_walkover_pfs_6_3_4(tmp_path):
+    content = "profile pfs\nset base=15:00\n0 late right\n"
+    rep = state(tmp_path, content, "--at", "899999")
+    expect(rep, late="right", right_remaining_ms=1)
+    rep = state(tmp_path, content, "--at", "900000")
+    expect(rep, over=True, right_forfeit=True, right_flag=True, late=None)
+
+
+def test_set_late_limit(tmp_path):
+    rep = state(tmp_path, "profile sdev\nset late=05:00\n0 late right\n",
+                "--at", "301000")
+    expect(rep, over=True, right_forfeit=True)
+    rep = state(tmp_path, "profile sdev\nset late=none\n0 late right\n",
+                "--at", "1000000")
+    expect(rep, late="right", over=False)
+
+
+@pytest.mark.parametrize("content, line, word", [
+    ("profile sdev\n0 end\n", 2, "end"),
+    ("profile sdev\n0 left\n1000 late right\n", 3, "late"),
+    ("profile sdev\n0 left\n1000 void left\n", 3, "void"),          # no move yet
+    ("profile sdev\n0 left\n5000 left\n6000 void left\n", 4, "void"),  # wrong side
+    ("profile sdev\n0 left\n1000 resume\n", 3, "resume"),          # not over
+    ("profile sdev\nset base=01:00\n0 left\n400000 resume\n", 4, "resume"),  # forfeit
+])
+def test_refused_events_warn_with_their_line_and_change_nothing(tmp_path, content,
+                                                                line, word):
+    """SPEC §5: an event the state does not allow changes nothing and prints
+    a warning with its line number on stderr; the exit status stays 0."""
+    path = write(tmp_path, content)
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 0
+    err = out_text(proc, "stderr").splitlines()
+    assert len(err) == 1 and err[0].startswith("%s:%d: %s ignored" % (path, line, word)), err
+    rep = one_json_object(out_text(proc))
+    check_contract(rep)
+    # the same file without that line gives the same state
+    lines = content.splitlines(True)
+    del lines[line - 1]
+    assert state(tmp_path, "".join(lines), "--at", rep["t_ms"]) == rep
+
+
+@pytest.mark.parametrize("text", ["0 late", "0 late middle", "0 void", "0 void left right",
+                                  "0 resume now", "0 late left 5"])
+def test_malformed_sided_events(tmp_path, text):
+    path = write(tmp_path, "profile sdev\n" + text + "\n")
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 2 and out_text(proc) == ""
+    err = out_text(proc, "stderr").splitlines()
+    assert len(err) == 1 and err[0].startswith("%s:2: " % path), err
 
 
 PENALTY_GAME = """\
@@ -383,7 +496,10 @@ def test_sdev_penalty_boundaries(tmp_path, over_ms, penalty, shown):
     expect(rep, running="right", over=False, right_remaining_ms=0,
            right_overtime_ms=over_ms, right_penalty=penalty, right_flag=True,
            right_forfeit=False, left_remaining_ms=1000, left_penalty=0)
-    assert rep["lcd"][0][8:15] == "\u2691" + shown
+    # SPEC v2 §4 Flag mark: in overtime profiles the mark comes with -00:01
+    # (TSO § 5.2 a: a shown flag counts as exceeded), never at 00:00
+    mark = "\u2691" if over_ms >= 1000 else " "
+    assert rep["lcd"][0][8:15] == mark + shown
 
 
 @pytest.mark.parametrize("at", [1000 + 301000, 1000 + 400000])
@@ -423,10 +539,18 @@ def test_pfs_flag_pauses_the_clock(tmp_path):
         assert "TIME" in rep["lcd"][1] and "PAUSE" in rep["lcd"][1]
 
 
-@pytest.mark.parametrize("key", ["left", "right", "pause"])
+def test_pfs_pause_key_after_a_flag_leaves_the_clock_stopped_pfs_6_2_2(tmp_path):
+    """SPEC v2 §4 Pause key: after a flag the pause key leaves the clock
+    stopped (a flag during a move is a referee matter, PFS § 6.2.2, § 6.1)."""
+    rep = state(tmp_path, PFS_FLAG + "70000 pause\n", "--at", "80000")
+    expect(rep, running=None, paused=True, over=False,
+           right_remaining_ms=60000, left_remaining_ms=0, left_flag=True)
+
+
+@pytest.mark.parametrize("key", ["left", "right"])
 def test_pfs_any_key_runs_the_remaining_player(tmp_path, key):
-    """PFS § 6.2.1 (the opponent plays on alone), SPEC §4: after a flag any
-    player button or the pause key runs the remaining player's clock."""
+    """PFS § 6.2.1 (the opponent plays on alone), SPEC §4: after a flag
+    either player button runs the remaining player's clock."""
     # right runs from 70 000: at 80 000, 60 000 - 10 000 = 50 000
     rep = state(tmp_path, PFS_FLAG + "70000 %s\n" % key, "--at", "80000")
     expect(rep, running="right", paused=False, over=False,
@@ -439,7 +563,7 @@ def test_pfs_flagged_side_never_runs_again(tmp_path):
     press that would start it leaves the remaining player's clock running
     (PFS § 6.2.1: the opponent plays on alone)."""
     content = PFS_FLAG + (
-        "70000 pause    # right runs from 70 000\n"
+        "70000 left     # right runs from 70 000\n"
         "90000 right    # would start left, who is out: right runs on\n"
         "95000 left     # the out player's button while right runs: ignored\n")
     # right: 60 000 - (100 000 - 70 000) = 30 000
@@ -676,9 +800,9 @@ def test_adjust_credits_a_flagged_pfs_side_back_into_play(tmp_path):
     # while running: right 1 800 000 - 10 000 = 1 790 000, unchanged by the -60 s
     ("profile sdev\n0 left\n10000 adjust right -60000\n", 3,
      dict(running="right", right_remaining_ms=1790000)),
-    # after the end: left keeps its 1 800 000 (the end rolled right back too)
+    # after the end: left keeps its 1 800 000, right its 1 790 000
     ("profile sdev\n0 left\n\n# the end\n10000 end\n20000 adjust left +1000\n", 6,
-     dict(over=True, left_remaining_ms=SDEV_BASE, right_remaining_ms=SDEV_BASE)),
+     dict(over=True, left_remaining_ms=SDEV_BASE, right_remaining_ms=1790000)),
 ])
 def test_adjust_while_not_paused_is_ignored_with_a_warning(tmp_path, content,
                                                           line, want):
@@ -713,11 +837,13 @@ def test_example_sdev_overtime(tmp_path):
    2400000 left    left 357 000 - 270 000 = 87 000 (01:27); right runs
    3200000 right   right 538 000 - 800 000 = -262 000: 04:22 over,
                    s = 262, ceil(262/60) = 5 -> 50 points; left runs
-   3215000 end     left's last 15 000 are not charged (TSO § 5.2 d): 87 000
+   3215000 end     left is charged up to the end: 72 000
+   3230000 void left   the referee applies TSO § 5.2 d (right pressed
+                   instead of stopping): left gets the 15 000 back: 87 000
     """
     rep = state(tmp_path, open(os.path.join(EXAMPLES, "sdev_overtime.replay"),
                                "rb").read())
-    expect(rep, profile="sdev", t_ms=3215000, running=None, paused=False,
+    expect(rep, profile="sdev", t_ms=3230000, running=None, paused=False,
            over=True, challenge_ms=0,
            left_remaining_ms=87000, left_overtime_ms=0, left_penalty=0,
            left_flag=False, left_forfeit=False,
