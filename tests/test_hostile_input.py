@@ -202,6 +202,10 @@ SEEDS = _examples() + [
     b"profile pfs\n0 left\n60000 right\n# 1260000 flag left\n1261000 pause\n",
     b"profile custom\nset zero=overtime penalty=10 forfeit=05:00 window=20 base_left=01:00\n"
     b"0 right\n500 left\n90000 right\n# 400000 forfeit left\n",
+    # SPEC v2 events: late arrival, void (TSO 5.2 d), resume after an end
+    b"profile sdev\nset late=15:00\n0 late left\n120000 left\n121000 right\n"
+    b"200000 end\n200500 resume\n201000 left\n2000000 end\n2000100 void right\n",
+    b"profile pfs\n0 late right\n# 1200000 forfeit right\n1300000 pause\n",
 ]
 
 NUMBERS = st.one_of(
@@ -223,7 +227,8 @@ OPS = st.one_of(
     st.tuples(st.just("crlf")),
     st.tuples(st.just("bom")),
     st.tuples(st.just("line"), POS, st.sampled_from(
-        [b"set window=%s", b"%s adjust right %s", b"%s pause", b"# %s flag left", b"%s end"]),
+        [b"set window=%s", b"set late=%s", b"%s adjust right %s", b"%s pause",
+         b"# %s flag left", b"%s end", b"%s late left", b"%s void right", b"%s resume"]),
         NUMBERS, NUMBERS),
 )
 
