@@ -50,6 +50,9 @@ for _p in (FAKEHW, FIRMWARE, ROOT):
 import clockcore as cc  # noqa: E402
 import profiles  # noqa: E402
 import ticks  # noqa: E402
+import rig as gestures  # noqa: E402  (the cards' gestures, as data)
+
+STATE_NAMES = ("ready", "running", "paused", "over", "late")
 
 PERIOD = 1 << 30
 DIFF, ADD = ticks.wrapping(PERIOD)
@@ -118,17 +121,17 @@ def tool(name):
 # Random games straight through the timing core, on a tick counter that wraps
 # at 2**30 like the boards'.  The players are random but plausible: mostly the
 # mover presses, sometimes the wrong player, a pause, a resume by either
-# player, a long think that runs a side out of time, the end of the game
-# (also as the device's long press: pause and end at the same ms).
+# player, a long think that runs a side out of time, the end of the game, and
+# now and then the referee's TSO § 5.2 d void.
 #
 # The exact time each side ran is rebuilt from the event timeline alone: a
 # side runs from the event that started it to the event that stopped it, or
 # to the instant the core reported a stop of its own through its hook (a
-# flag in a flag profile, a forfeit, game over), and the end of the game
-# takes back the running side's time since the press that started its turn
-# (TSO § 5.2 d; also when the end comes at the very ms of the pause that
-# stopped it).  Which side runs after each event is read from the core (that
-# is the state machine under test elsewhere); how long it ran is not.
+# flag in a flag profile, a forfeit, game over); the end charges up to the
+# end (SPEC v2), and a void takes back the time the side started by the last
+# move ran since that move (TSO § 5.2 d).  Which side runs after each event is
+# read from the core (that is the state machine under test elsewhere); how
+# long it ran is not.
 
 BASES = ("01:00", "02:30", "05:00", "15:00", "20:00", "25:00", "30:00")
 
@@ -162,7 +165,7 @@ class TickAccountant:
     """The baseline: what most clocks and phone apps do.  A free-running 1 Hz
     tick adds one whole second to whichever side runs at that tick.  It is
     fed the same start/stop timeline as the reference (the exact flag and
-    forfeit stops and the end-of-game rollback included), so the only
+    forfeit stops and the referee's void included), so the only
     difference is the whole-second tick."""
 
     def __init__(self, phase):
@@ -223,15 +226,17 @@ def _choose(rng, clock, adjusts=False):
         if r < 0.99:
             return "pause", -1
         if r < 0.995:
-            return "longend", -1              # pause + end at the same ms
+            return "void", rng.randrange(2)   # the referee: TSO § 5.2 d
         return "end", -1
     r = rng.random()                          # paused
     if adjusts and r < 0.08:
         return "adjust", rng.randrange(2)     # the referee deducts or credits
     if r < 0.45:
         return "pause", -1
-    if r < 0.98:
+    if r < 0.97:
         return "press", rng.randrange(2)      # either player restarts
+    if r < 0.985:
+        return "void", rng.randrange(2)
     return "end", -1
 
 
@@ -259,25 +264,27 @@ def random_game(rng, profile, max_events=150, adjusts=False):
     tick = TickAccountant(rng.randrange(1000))
     accts = (exact, tick)
     side = -1      # the side running now (reference)
-    last = -1      # the side that ran last
-    fresh = None   # (side, ms) of a pause that stopped a running side
+    moved = -1     # the side the last move (turn-ending press) started
     events = []
     T = rng.randrange(5000)
-    queue = []
     adj = [0, 0]
     n = 0
-    while n < max_events and clock.state != cc.OVER:
+    tail = rng.random() < 0.3  # the referee looks at the final screen
+    while n < max_events and (clock.state != cc.OVER or tail):
         n += 1
-        if queue:
-            kind, arg = queue.pop()           # the end of a long press: same ms
+        T += _think(rng)
+        if clock.state == cc.OVER:
+            tail = False
+            kind, arg = "void", rng.randrange(2)
         else:
-            T += _think(rng)
             kind, arg = _choose(rng, clock, adjusts)
-            if kind == "longend":
-                kind = "pause"
-                queue.append(("end", -1))
         w = ADD(t0, T)
         del stops[:]
+        clock.update(w)  # a flag or forfeit before the event happens first
+        # A move, by SPEC §4 (read just before the event): x in running(x),
+        # or x in paused(x) when x is not out.
+        move = kind == "press" and clock.side == arg and (
+            clock.state == cc.RUNNING or (clock.state == cc.PAUSED and not clock.out(arg)))
         if kind == "press":
             ok = clock.press(arg, w)
             events.append((T, cc.SIDE_NAMES[arg]))
@@ -290,6 +297,9 @@ def random_game(rng, profile, max_events=150, adjusts=False):
             ok = clock.adjust(arg, delta, w)
             adj[arg] += clock.rem[arg] - before_rem   # as applied (pfs stops at 00:00)
             events.append((T, "adjust %s %+d" % (cc.SIDE_NAMES[arg], delta)))
+        elif kind == "void":
+            ok = clock.void(arg, w)
+            events.append((T, "void %s" % cc.SIDE_NAMES[arg]))
         else:
             ok = clock.end(w)
             events.append((T, "end"))
@@ -298,32 +308,22 @@ def random_game(rng, profile, max_events=150, adjusts=False):
                 a.stop(stops[0])
             side = -1
         new = clock.running()
-        before = side
-        if kind == "end":
-            if ok:
-                rb = side
-                if rb < 0 and fresh is not None and fresh[1] == T:
-                    rb = fresh[0]
-                for a in accts:
-                    a.stop(T)
-                    if rb >= 0:
-                        a.rollback(rb)
-                side = -1
-        else:
-            # A press that starts a side starts its turn; so does a start of
-            # the other side after a flag (any key runs the remaining player).
-            new_turn = new >= 0 and ((kind == "press" and ok) or new != last)
-            if new != side or new_turn:
-                for a in accts:
-                    if new >= 0:
-                        a.run(new, T, new_turn)
-                    else:
-                        a.stop(T)
-                side = new
+        if kind == "void" and ok:
+            if arg != moved:
+                raise BenchError("the core voided a side no move started")
+            for a in accts:
+                a.stop(T)
+                a.rollback(arg)
+            side = -1
+        elif new != side or move:
+            for a in accts:
                 if new >= 0:
-                    last = new
-        if ok:
-            fresh = (before, T) if kind == "pause" and before >= 0 and new < 0 else None
+                    a.run(new, T, move)
+                else:
+                    a.stop(T)
+            side = new
+            if move:
+                moved = new
     T += rng.randrange(0, 100000)
     del stops[:]
     clock.update(ADD(t0, T))
@@ -353,20 +353,20 @@ def _worst(rng, games, adjusts):
     return worst, worst_tick, events
 
 
-ROLLBACK_CASE = ("profile sdev", "0 left", "10000 pause", "11000 adjust right -60000",
-                 "12000 pause", "15000 end")
+VOID_CASE = ("profile sdev", "0 left", "1000 right", "10000 pause",
+             "11000 adjust left -60000", "12000 pause", "15000 void left")
 
 
-def _adjust_rollback_case():
-    """The smallest game that shows an adjustment lost to the end rollback."""
+def _adjust_void_case():
+    """The smallest game that shows an adjustment lost to a void."""
     from host_sim import replay
-    clock, _at = replay.run(replay.parse(ROLLBACK_CASE))
-    right = clock.rem[cc.RIGHT]
-    want = clock.rules.base[cc.RIGHT] - 60000
-    return ("e.g. `%s`: right ends with %d ms, %s (its unfinished turn is rolled "
+    clock, _at = replay.run(replay.parse(VOID_CASE))
+    left = clock.rem[cc.LEFT]
+    want = clock.rules.base[cc.LEFT] - 60000
+    return ("e.g. `%s`: left ends with %d ms, %s (the voided turn is given "
             "back, TSO § 5.2 d, but the referee's -60 s is not part of that turn)"
-            % (" / ".join(ROLLBACK_CASE), right,
-               "the adjustment is lost" if right != want else "the adjustment kept"))
+            % (" / ".join(VOID_CASE), left,
+               "the adjustment is lost" if left != want else "the adjustment kept"))
 
 
 def accounting_error(games=10000, seed=20240501, adjust_games=None):
@@ -384,16 +384,17 @@ def accounting_error(games=10000, seed=20240501, adjust_games=None):
                 "adjustment as applied is not running time): the largest error "
                 "is %d ms" % (adjust_games, aw))
         if aw:
-            text += ("; %s" % _adjust_rollback_case())
+            text += ("; %s" % _adjust_void_case())
         notes.append(text)
     return Figure(
         "accounting_error_ms", worst, "ms", worst_tick,
         "%d random games (%d events; sdev and pfs, bases 01:00-30:00, presses, "
         "wrong-side presses, pauses, resumes by either player, flags, forfeits, "
-        "ends and long-press ends) through clockcore on a 2**30-wrapping tick "
-        "counter: the largest |time charged - exact time run| of any side, the "
-        "exact time rebuilt from the event timeline, the core's flag/forfeit "
-        "hook instants and the TSO § 5.2 d end rollback" % (games, events),
+        "ends and the referee's TSO § 5.2 d voids) through clockcore on a "
+        "2**30-wrapping tick counter: the largest |time charged - exact time "
+        "run| of any side, the exact time rebuilt from the event timeline, the "
+        "core's flag/forfeit hook instants and the moves a void gives back"
+        % (games, events),
         "the same timelines through a 1 Hz tick accountant (a whole second to "
         "whoever runs at each tick)",
         "0", worst == 0, notes)
@@ -504,7 +505,7 @@ def _boot(rig):
     rig.press(0)                        # the left player's opponent... right runs
     if rig.clock.running() != cc.RIGHT:
         raise BenchError("the rig's game did not start (state %s)"
-                         % cc.STATE_NAMES[rig.clock.state])
+                         % STATE_NAMES[rig.clock.state])
 
 
 # == lcd_bytes_per_minute ==============================================================
@@ -631,10 +632,15 @@ def press_to_charge(presses=40, seed=11, step_ms=5):
             app.step()                       # the main loop sees the press
             t_poll = rig.now
             b = 1 - a
-            if c.running() != b:
-                raise BenchError("press %d was not taken by the next loop" % k)
+            waited = 0
+            while c.running() != b:          # decided CHORD_MS after its edge
+                rig.now = rig.add(rig.now, rig.step_ms)
+                app.step()
+                waited += rig.step_ms
+                if waited > 1000:
+                    raise BenchError("press %d was not taken within 1 s" % k)
             stop_a = rig.add(t_s, rem_s - c.rem[a])          # when a's time stopped
-            start_b = rig.add(c.t, -(c.turn_rem - c.rem[b]))  # when b's began
+            start_b = rig.add(c.t, -(c.void_rem - c.rem[b]))  # when b's began
             worst = max(worst, abs(rig.diff(stop_a, edge)), abs(rig.diff(start_b, edge)))
             worst_poll = max(worst_poll, rig.diff(t_poll, edge))
             rig.run(80)
@@ -657,7 +663,7 @@ def press_to_charge(presses=40, seed=11, step_ms=5):
 
 def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
     """An hour of play on the rig: a press every 20-60 s, now and then a
-    pause of 0.5-3 min, then the end of the game (long press).  Returns
+    pause of 0.5-3 min, then the end of the game (the end gesture).  Returns
     (state bytes, state writes, log bytes, log writes, presses, pauses)."""
     import app as appmod
     rng = random.Random(seed)
@@ -680,12 +686,12 @@ def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
             s = rig.clock.running()
             if s < 0:
                 raise BenchError("the game stopped during the hour (state %s)"
-                                 % cc.STATE_NAMES[rig.clock.state])
+                                 % STATE_NAMES[rig.clock.state])
             rig.press(s)
             presses += 1
-        rig.press(2, hold=2500)                # long press: end of game
+        rig.perform(gestures.end_game(True))   # stop, hold 2 s, confirm L+R
         if rig.clock.state != cc.OVER:
-            raise BenchError("the long press did not end the game")
+            raise BenchError("the end gesture did not end the game")
         store = rig.app.store
         log = rig.app.log
         games = os.path.join(root, "games")
@@ -707,7 +713,7 @@ def flash_per_hour(seed=5, hours=1.0):
     if sw <= 0 or lb <= 0:
         raise BenchError("nothing was persisted in an hour of play")
     how = ("%s of sdev play on the rig (%d presses 20-60 s apart, %d pauses "
-           "of 0.5-3 min, ended by a long press), state dir in a temp folder: "
+           "of 0.5-3 min, ended by the end gesture), state dir in a temp folder: "
            % ("one hour" if hours == 1 else "%g h (scaled to an hour)" % hours,
               presses, pauses))
     baseline = "the same hour with a checkpoint every second of running time instead of every 4 s"

@@ -32,9 +32,13 @@ MODE_REFEREE = 3
 
 SPLASH_MS = 1500
 NOTICE_MS = 4000
+ASK_MS = 6000          # an END?/NEW GAME? question waits this long for L+R
 CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
 LCD_ADDRS = (0x27, 0x3F)
-SIMULTANEOUS_MS = 100  # the other player's press this soon after is "together"
+
+ASK_NONE = 0
+ASK_END = 1            # "END? hold L+R": the end of the game, confirmed
+ASK_NEW = 2            # "NEW GAME? L+R": leave the final screen, confirmed
 
 _BEEPS = {cc.EV_WINDOW: outputs.BEEP_WINDOW, cc.EV_FLAG: outputs.BEEP_FLAG,
           cc.EV_FORFEIT: outputs.BEEP_FORFEIT, cc.EV_OVER: outputs.BEEP_FORFEIT}
@@ -110,8 +114,7 @@ class App:
         self.log_anchor = now
         self.last_save = now
         self.pause_acted = False  # the pause key's edge paused a running clock
-        self.last_side = -1       # the last player button taken, and when
-        self.last_t = now
+        self.ask = ASK_NONE       # a question on the display, waiting for L+R
         self.menu = None
         self.notice_until = None
         self.mode = MODE_SPLASH
@@ -187,7 +190,7 @@ class App:
         # The log line first, then the checkpoint that records how far the
         # log got (a power cut between the two loses neither).
         self.log.event(self._log_ms(t), code, side, arg, c.rem[0], c.rem[1])
-        if code <= cc.EV_ADJUST:
+        if cc.is_action(code):
             self.view.notice = None  # a key press dismisses any notice
             self.notice_until = None
         b = _BEEPS.get(code)
@@ -195,8 +198,8 @@ class App:
             self.buzzer.beep(b, t)
         if code != cc.EV_WINDOW:  # the window's end is only shown, not kept
             self._save(t)
-        if c.state == cc.OVER:
-            self.log.close()  # the final record stays, for the final screen
+        # The log stays open on the final screen: the referee's void and
+        # resume go into it; a new game closes it (_forget_game).
 
     def _save(self, now):
         self.last_save = now
@@ -215,7 +218,7 @@ class App:
             self._draw(self._game_tick(now))
         elif mode == MODE_SPLASH:
             if self.diff(now, self.splash_until) >= 0:
-                self.mode = MODE_GAME
+                self._set_mode(MODE_GAME)
         else:
             self.menu.render(self.rows)
             self._draw(self.rows)
@@ -233,12 +236,16 @@ class App:
 
     def _game_tick(self, now):
         c = self.clock
-        c.update(now)
-        if c.state == cc.RUNNING and self.diff(now, self.last_save) >= CHECKPOINT_MS:
+        g = self.gestures
+        # A press waiting to be told from a gesture (buttons.CHORD_MS) is
+        # charged at its edge: the clock does not run past it meanwhile.
+        c.update(g.hold_t if g.holding else now)
+        if c.running() >= 0 and self.diff(now, self.last_save) >= CHECKPOINT_MS:
             self._save(now)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self.notice_until = None
             self.view.notice = None
+            self.ask = ASK_NONE
         self.view.lowbat = self.battery.low
         self.leds.show(c.running())
         return self.view.render(c)
@@ -260,8 +267,9 @@ class App:
             return  # keys during the 1.5 s boot screen do nothing
         if mode == MODE_GAME:
             self._game_action(a, t, now)
-        elif a == btn.REFEREE or a == btn.PAUSE_DOWN:
-            return
+        elif a != btn.LEFT and a != btn.RIGHT and a != btn.PAUSE_SHORT \
+                and a != btn.PAUSE_LONG:
+            return  # the menus take taps and the long press only
         else:
             m = menumod.A_LEFT if a == btn.LEFT else menumod.A_RIGHT if a == btn.RIGHT \
                 else menumod.A_NEXT if a == btn.PAUSE_SHORT else menumod.A_DONE
@@ -278,54 +286,97 @@ class App:
                     self._forget_game()
                 if r is not None:
                     self._set_header()
-                    self.mode = MODE_GAME
+                    self._set_mode(MODE_GAME)
+
+    def _set_mode(self, mode):
+        self.mode = mode
+        # In the menus a tap acts at once; in a game a player press waits
+        # CHORD_MS to be told from the referee gesture (buttons.py).
+        self.gestures.chord_ms = btn.CHORD_MS if mode == MODE_GAME else 0
+
+    def _ask(self, kind, now):
+        """Put a question on the display: only both player buttons held
+        (the pause key up) answer it yes; anything else drops it."""
+        self.ask = kind
+        self.view.notice = self.view.words["ASK_END" if kind == ASK_END else "ASK_NEW"]
+        self.notice_until = self.add(now, ASK_MS)
+
+    def _unask(self):
+        if self.ask != ASK_NONE:
+            self.ask = ASK_NONE
+            self.view.notice = None
+            self.notice_until = None
+            return True
+        return False
 
     def _game_action(self, a, t, now):
+        """SPEC v2 §4 Gestures on the device: no single held key ends,
+        resets or starts a game; an end or a new game is confirmed by both
+        player buttons held with the pause key up, which the referee
+        gesture (the pause key with both buttons) can never give."""
         c = self.clock
         st = c.state
         if a == btn.LEFT or a == btn.RIGHT:
-            x = cc.LEFT if a == btn.LEFT else cc.RIGHT
-            if (self.last_side == 1 - x
-                    and self.diff(t, self.last_t) < SIMULTANEOUS_MS):
-                # Both player buttons hit together: the first edge won, the
-                # other one must not end the turn it has just started.  It
-                # is logged (a comment: a replay must not apply it).
-                if self.log_on:
-                    self.log.comment("%d %s ignored: pressed together with %s"
-                                     % (self._log_ms(t), cc.SIDE_NAMES[x],
-                                        cc.SIDE_NAMES[1 - x]))
-                return
-            self.last_side = x
-            self.last_t = t
+            if self._unask():
+                return  # a single button answers "no"
+            c.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
+        elif a == btn.PAIR:
+            if self.ask != ASK_NONE:
+                return  # both held: the CONFIRM may follow
+            # Both player buttons together: the first edge won, the other
+            # must not end the turn it has just started.  It is logged (a
+            # comment: a replay must not apply it).
+            x = self.gestures.first
             c.press(x, t)
+            if self.log_on:
+                self.log.comment("%d %s ignored: pressed together with %s"
+                                 % (self._log_ms(self.gestures.t2),
+                                    cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
+        elif a == btn.CONFIRM:
+            kind = self.ask
+            self._unask()
+            if kind == ASK_END:
+                c.end(t)
+            elif kind == ASK_NEW:
+                self.new_game(now)
         elif a == btn.PAUSE_DOWN:
-            # A running clock stops on the key's leading edge (TSO § 4.1).
-            self.pause_acted = st == cc.RUNNING
+            self._unask()
+            # A running clock stops on the key's leading edge (TSO § 4.1); a
+            # late player's clock too (the late player has arrived).
+            self.pause_acted = c.running() >= 0
             if self.pause_acted:
                 c.pause(t)
         elif a == btn.PAUSE_SHORT:
             # A paused clock resumes when the key is released, so that a
-            # long press can still mean "end of game" instead.
+            # hold can be a challenge (any length) or a question.
             if not self.pause_acted and st == cc.PAUSED:
                 c.pause(t)
             self.pause_acted = False
         elif a == btn.PAUSE_LONG:
+            acted = self.pause_acted
             self.pause_acted = False
+            if acted:
+                return  # held through a challenge: nothing more
             if st == cc.READY:
                 self.menu = menumod.SetupMenu(self.settings, self.board.LCD_COLS,
                                               self.board.LCD_ROWS)
-                self.mode = MODE_SETUP
+                self._set_mode(MODE_SETUP)
+            elif st == cc.PAUSED:
+                self._ask(ASK_END, now)
             elif st == cc.OVER:
-                self._new_game(now)
-            else:
-                # End of game at the key's leading edge (TSO § 5.2 d).
-                c.end(t)
+                self._ask(ASK_NEW, now)
+        elif a == btn.LATE_L or a == btn.LATE_R:
+            # The present player (pause key, then their own button, held
+            # 2 s) starts the absent opponent's clock (PFS § 2.4, TSO § 2.4).
+            if st == cc.READY:
+                c.start_late(cc.RIGHT if a == btn.LATE_L else cc.LEFT, t)
         elif a == btn.REFEREE:
-            if st == cc.READY or st == cc.PAUSED:
+            self._unask()
+            if st == cc.READY or st == cc.PAUSED or st == cc.OVER:
                 self.menu = menumod.RefereeMenu(c, self.board.LCD_COLS,
                                                 self.board.LCD_ROWS,
                                                 self.settings.lang)
-                self.mode = MODE_REFEREE
+                self._set_mode(MODE_REFEREE)
 
     def _leave_setup(self, now):
         s = self.settings
@@ -335,9 +386,11 @@ class App:
         self.clock.rules = s.rules()
         self.clock.reset(now)
         self._set_header()
-        self.mode = MODE_GAME
+        self._set_mode(MODE_GAME)
 
-    def _new_game(self, now):
+    def new_game(self, now):
+        """A new game with the settings' rules (the final screen is left
+        only this way, after its confirmation)."""
         self.clock.rules = self.settings.rules()
         self.clock.reset(now)
         self._forget_game()
@@ -346,5 +399,6 @@ class App:
     def _forget_game(self):
         """The clock was reset: nothing to restore, next event opens a new log."""
         self.store.clear()
+        self.log.close()
         self.log_on = False
         self.view.notice = None

@@ -67,6 +67,10 @@ _TEXT = {
         "T_LATE_R": "Late arrival R",
         "T_RESET": "Reset game",
         "T_EXIT": "Exit",
+        "T_VOID_L": "5.2d: refund L",   # TSO § 5.2 d, by the referee
+        "T_VOID_R": "5.2d: refund R",
+        "T_RESUME": "Resume game",
+        "T_RESULTS": "Last games",
         # -- values --
         "V_CUSTOM": "Custom",
         "V_OVERTIME": "Overtime",
@@ -115,6 +119,10 @@ _TEXT = {
         "T_LATE_R": "Verspätung R",
         "T_RESET": "Reset der Uhr",
         "T_EXIT": "Zurück",
+        "T_VOID_L": "5.2d: zurück L",
+        "T_VOID_R": "5.2d: zurück R",
+        "T_RESUME": "Weiterspielen",
+        "T_RESULTS": "Letzte Partien",
         "V_CUSTOM": "Eigene",
         "V_OVERTIME": "Hochzählen",   # Count-Up-Modus, TSO § 1.4.2 a ii
         "V_FLAG": "Fallblatt",
@@ -161,6 +169,10 @@ _TEXT = {
         "T_LATE_R": "Spóźnienie P",
         "T_RESET": "Reset zegara",
         "T_EXIT": "Wyjście",
+        "T_VOID_L": "5.2d: zwrot L",
+        "T_VOID_R": "5.2d: zwrot P",
+        "T_RESUME": "Wznów grę",
+        "T_RESULTS": "Ostatnie partie",
         "V_CUSTOM": "Własny",
         "V_OVERTIME": "Liczy dalej",
         "V_FLAG": "Chorągiewka",      # PFS § 6.2.1

@@ -21,7 +21,7 @@
 import lang
 import profiles
 import settings as st
-from clockcore import READY, PAUSED
+from clockcore import READY, PAUSED, OVER
 from view import _time, _ndigits  # mm:ss with the game screen's rounding
 
 A_LEFT = 1
@@ -340,13 +340,22 @@ R_LATE_R = 5   # T_LATE_R   (TSO § 2.4, PFS § 6.3.2-6.3.3)
 R_BASE = 6     # T_BASE     base time, both sides; ready only; resets the clock
 R_RESET = 7    # T_RESET    reset the game, with confirmation (TSO § 1.4.1 a)
 R_EXIT = 8     # T_EXIT
+R_VOID = 9     # T_VOID_L/R TSO § 5.2 d for the side the last move started
+R_RESUME = 10  # T_RESUME   undo an end (over only, not after a forfeit)
 
 _R_LABEL = ("T_ADJ_L_S", "T_ADJ_L_M", "T_ADJ_R_S", "T_ADJ_R_M", "T_LATE_L",
-            "T_LATE_R", "T_BASE", "T_RESET", "T_EXIT")
+            "T_LATE_R", "T_BASE", "T_RESET", "T_EXIT", "T_VOID_L", "T_RESUME")
 _R_READY = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L, R_LATE_R, R_BASE,
             R_RESET, R_EXIT)
 _R_PAUSED = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L, R_LATE_R,
              R_RESET, R_EXIT)
+_R_PAUSED_V = (R_VOID, R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L,
+               R_LATE_R, R_RESET, R_EXIT)
+# The final screen (SPEC v2 §4): § 5.2 d, resume, a new game.
+_R_OVER = (R_RESET, R_EXIT)
+_R_OVER_V = (R_VOID, R_RESET, R_EXIT)
+_R_OVER_R = (R_RESUME, R_RESET, R_EXIT)
+_R_OVER_VR = (R_VOID, R_RESUME, R_RESET, R_EXIT)
 
 
 def _takeable(c, side, step):
@@ -362,8 +371,8 @@ def _takeable(c, side, step):
 
 
 class RefereeMenu:
-    """Referee functions (SPEC §4), entered only in ready or paused (the app
-    checks).  handle(action, t) returns None, "exit" (leave the menu) or
+    """Referee functions (SPEC §4), entered only in ready, paused or over
+    (the app checks).  handle(action, t) returns None, "exit" (leave the menu) or
     "reset" (the clock has been reset to ready: the app starts a new game
     log and leaves the menu).  `rules_changed` is True once the base time
     was changed (the clock was reset with new rules: the app rewrites its
@@ -379,7 +388,15 @@ class RefereeMenu:
         self.rules_changed = False
 
     def items(self):
-        return _R_READY if self.clock.state == READY else _R_PAUSED
+        c = self.clock
+        v = c.can_void(c.void_side)
+        if c.state == READY:
+            return _R_READY
+        if c.state == OVER:
+            r = c.can_resume()
+            return _R_OVER_VR if v and r else _R_OVER_V if v else \
+                _R_OVER_R if r else _R_OVER
+        return _R_PAUSED_V if v else _R_PAUSED
 
     def handle(self, action, t):
         if self.confirm:
@@ -424,6 +441,14 @@ class RefereeMenu:
                 self.confirm = True
         elif it == R_EXIT:
             return "exit"
+        elif it == R_VOID:
+            # TSO § 5.2 d: one press of the right button; the game is over
+            # and the final screen shows the corrected times.
+            if up and c.void(c.void_side, t):
+                return "exit"
+        elif it == R_RESUME:
+            if up and c.resume(t):
+                return "exit"
         return None
 
     def _late(self, side, up, t):
@@ -459,9 +484,19 @@ class RefereeMenu:
         else:
             label, value = rows[0], rows[1]
         it = self.item
-        _put(label, 0, w[_R_LABEL[it]])
+        if it == R_VOID and c.void_side == 1:
+            _put(label, 0, w["T_VOID_R"])
+        else:
+            _put(label, 0, w[_R_LABEL[it]])
         n = len(value)
-        if it <= R_R_MIN:
+        if it == R_VOID:
+            # what the side gets back: "+01:15"
+            _arrows(value, False, True)
+            _time(value, (n - 6) // 2, c.rem[c.void_side] - c.void_rem)
+            value[(n - 6) // 2] = 0x2B
+        elif it == R_RESUME:
+            _arrows(value, False, True)
+        elif it <= R_R_MIN:
             s = 0 if it <= R_L_MIN else 1
             _arrows(value, _takeable(c, s, 1000) > 0, True)
             _time(value, (n - 6) // 2, c.rem[s])

@@ -141,21 +141,14 @@ class View:
         if st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
             return  # LOST under the time says it all; END would touch it
         w = self.notice
-        if w is None:
-            if st == PAUSED and clock.win > 0 and self.rows < 4:
-                w = None  # the frozen window says it (‖ marks the pause)
-            else:
-                w = self.w_end if st == OVER else self.w_pause if st == PAUSED \
-                    else self.w_ready if st == READY else None
         if w is not None:
-            if len(w) > self._cwidth:  # a long notice takes the whole row
-                _word(row, 0, self.cols, w, 2)
-            else:
-                _word(row, self._cpos, self._cwidth, w, 2)
-            if st == PAUSED and clock.win > 0 and self.notice is None:
-                # 20x4: "PAUSE" on the left of the row, the frozen window right
-                _word(row, 0, self.cols - 7, w, 2)
-                self._window(row, clock.win, self.cols - 7, 6)
+            self._say(row, w)
+        elif st == PAUSED:
+            self._paused(row, clock)
+        elif st == OVER:
+            self._say(row, self.w_end)
+        elif st == READY:
+            self._say(row, self.w_ready)
         elif st == LATE:
             _lateness(row, self._cpos + (self._cwidth - 6) // 2, clock.lateness())
         elif clock.win > 0:
@@ -163,18 +156,41 @@ class View:
         elif self.lowbat:
             _word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
 
+    def _say(self, row, w):
+        if len(w) > self._cwidth:  # a long notice takes the whole row
+            _word(row, 0, self.cols, w, 2)
+        else:
+            _word(row, self._cpos, self._cwidth, w, 2)
+
+    def _paused(self, row, clock):
+        """PAUSE, and the challenge window's frozen seconds: on 16x2 the
+        window alone (the ‖ mark says paused), on 20x4 both."""
+        if clock.win <= 0:
+            self._say(row, self.w_pause)
+        elif self.rows < 4:
+            self._paused16(row, clock.win, clock.side)
+        else:
+            _word(row, 0, self.cols - 7, self.w_pause, 2)
+            self._window(row, clock.win, self.cols - 7, 6)
+
+    def _paused16(self, row, win, s):
+        """16x2: PAUSE in a free info field (the paused side's first) and the
+        frozen window beside it, a column apart: "PAUSE CHL 17"."""
+        if not _free(row, self._ipos[s]):
+            s = 1 - s
+        if not _free(row, self._ipos[s]):
+            self._window(row, win, self._cpos, self._cwidth)  # ‖ says paused
+            return
+        _word(row, self._ipos[s], 5, self.w_pause, s)
+        self._window(row, win, self._cpos + 1 - 2 * s, self._cwidth)
+
     def _window(self, row, win, pos, width):
         # label + space + two digits, centered: "CHL 17"; "CHL120" from 100 s
-        start = pos + (width - 6) // 2
+        self._chl(row, pos + (width - 6) // 2, win)
+
+    def _chl(self, row, start, win):
         _word(row, start, 3, self.w_chal, 0)
-        secs = (win + 999) // 1000
-        if secs > 999:
-            secs = 999
-        if secs > 99:
-            _uint(row, start + 3, 3, secs)
-        else:
-            row[start + 3] = SP
-            _uint(row, start + 4, 2, secs)
+        _secs(row, start + 3, (win + 999) // 1000)
 
 
 def _blank(row):
@@ -205,6 +221,23 @@ def _time(buf, pos, rem):
     buf[pos + 3] = 0x3A
     buf[pos + 4] = _DIGITS[s // 10]
     buf[pos + 5] = _DIGITS[s % 10]
+
+
+def _free(row, pos):
+    """Five blank columns at pos (an info field with nothing in it)."""
+    for i in range(pos, pos + 5):
+        if row[i] != SP:
+            return False
+    return True
+
+
+def _secs(row, pos, secs):
+    """3 columns: ' 17' or '120' (at most 999)."""
+    if secs > 99:
+        _uint(row, pos, 3, secs if secs < 999 else 999)
+    else:
+        row[pos] = SP
+        _uint(row, pos + 1, 2, secs)
 
 
 def _lateness(row, pos, ms):

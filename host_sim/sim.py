@@ -188,7 +188,7 @@ class Sim:
         # screen or boot notice to hide a replay ending early).
         app = self.rig.app
         now = self.rig.now
-        app._new_game(now)
+        app.new_game(now)
         app.clock.rules = game.rules
         app.clock.reset(now)
         app._set_header()

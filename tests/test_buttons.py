@@ -266,6 +266,9 @@ def test_player_buttons_first_then_pause_never_ends_the_game():
 
 
 def test_pause_with_one_player_button_is_never_referee_nor_long():
+    """SPEC v2 §4 Gestures: the pause key, then one player button, held:
+    that player is present and the other is late (LATE_L once, after
+    long_ms); never REFEREE, never PAUSE_LONG (no end, no setup)."""
     r = Rig()
     r.press(P, 100)
     r.press(L, 150)
@@ -273,7 +276,7 @@ def test_pause_with_one_player_button_is_never_referee_nor_long():
     r.release(L, 20000)
     r.release(P, 20100)
     r.loop(21000)
-    assert r.names() == [("pause_down", 100)]
+    assert r.names() == [("pause_down", 100), ("late_l", 2150)]
 
 
 def test_player_press_while_pause_held_cancels_the_short_press():

@@ -151,7 +151,9 @@ def test_setup_custom_sdev_like_rules_and_their_rules_object():
     assert shown(m)[1] == "<     20 s     >"
     assert m.handle(A_DONE) == "save"
     assert (s.penalty, s.forfeit, s.window) == (10, 300, 20000)
-    want = profiles.make_rules("sdev", {"base": "25:00"})
+    want = profiles.make_rules("sdev", {"base": "25:00", "late": "none"})
+    # the setup menu offers no lateness limit for custom: none (SPEC §3
+    # allows any; the referee handles lateness in custom games)
     assert s.rules().as_ints() == want.as_ints()
 
 
@@ -369,13 +371,18 @@ def clock(name="sdev", over=None):
     return c, log
 
 
-def paused_game(name="sdev"):
-    """Right ran 61.5 s, left 30.25 s; paused with left to move."""
+def paused_game(name="sdev", moved=False):
+    """Right ran 61.5 s, left 30.25 s; paused with left to move.  The left
+    press starts the game and right's press ends the first turn; unless
+    `moved`, the referee then reset the void mark (the tests of the
+    adjustment items see the same list every time)."""
     c, log = clock(name)
     c.press(cc.LEFT, 0)
     c.press(cc.RIGHT, 61500)
     c.pause(91750)
     assert c.state == cc.PAUSED
+    if not moved:
+        c.void_side = -1
     log.ev.clear()
     return c, log
 

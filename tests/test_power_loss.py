@@ -482,7 +482,7 @@ def test_other_profiles_restore_at_every_save(seed, profile, over):
 
 # -- the store on its own -------------------------------------------------------------
 
-SNAP = list(range(-9, 9))
+SNAP = list(range(-9, 10))  # clockcore.SNAPSHOT_LEN ints
 
 
 def store_on(files=None):
@@ -494,14 +494,14 @@ def test_record_format_is_fixed_size_with_a_crc32():
     ff, st = store_on()
     assert st.save(SNAP, 1234, 56, 7)
     data = ff.files["clock.state.b"]
-    assert len(data) == RECORD == 100
-    assert data[:4] == b"SClk" and data[4] == 1 and data[5] == 18
-    assert int.from_bytes(data[6:8], "little") == 100
+    assert len(data) == RECORD == 104
+    assert data[:4] == b"SClk" and data[4] == 1 and data[5] == 19
+    assert int.from_bytes(data[6:8], "little") == 104
     assert int.from_bytes(data[8:12], "little") == 1
     assert [int.from_bytes(data[12 + 4 * k:16 + 4 * k], "little", signed=True)
-            for k in range(18)] == SNAP
+            for k in range(19)] == SNAP
     import zlib
-    assert int.from_bytes(data[96:100], "little") == zlib.crc32(data[:96])
+    assert int.from_bytes(data[100:104], "little") == zlib.crc32(data[:100])
     assert st.load() == (SNAP, 1234) and (st.log_pos, st.game, st.seq) == (56, 7, 1)
 
 

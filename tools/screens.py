@@ -9,7 +9,7 @@ Nothing here draws a screen from a description.  Each scene boots the real
 device app (firmware/app.py) on the bench of host_sim/fakehw/rig.py - fake
 pins, the HD44780 + PCF8574 emulator on the fake I2C bus, a virtual
 millisecond clock - presses the buttons the way players do (the pause key's
-leading edge, a 2 s hold, the three-key referee hold, a power cut = a new
+leading edge, the gestures of host_sim/fakehw/rig.py, a power cut = a new
 rig on the same flash) and then reads back what the emulated display shows:
 its character codes (row_codes) and, for the app's own glyphs (the running
 arrows and the flag), the 5x8 dot patterns the app loaded into CGRAM.  So a
@@ -45,8 +45,6 @@ MIN = 60000
 
 LEFT, RIGHT, PAUSE = rigmod.LEFT, rigmod.RIGHT, rigmod.PAUSE
 TAP_MS = 150          # a player's button press
-LONG_MS = 2300        # the pause key held past the 2 s long press
-REFEREE_MS = 3300     # pause + both player buttons held past 3 s
 FINE_STEP = 5         # the main loop every 5 ms (about the device's loop)
 COARSE_STEP = 500     # long waits: the core charges exactly at any step
 
@@ -118,24 +116,23 @@ class Bench:
         self.rig.press(b, hold)
         self.wait(50)
 
+    def gesture(self, g):
+        """One of the cards' gestures (host_sim/fakehw/rig.py)."""
+        self.align()
+        self.rig.perform(g)
+        self.wait(50)
+
     def long_pause(self):
-        """The pause key held 2 s: end of game / setup menu / new game."""
-        self.tap(PAUSE, LONG_MS)
+        """The pause key held 2 s: setup menu / END? / NEW GAME?."""
+        self.gesture(rigmod.long_press())
+
+    def confirm(self):
+        """Both player buttons held 1 s: yes."""
+        self.gesture(rigmod.confirm())
 
     def referee(self):
         """Pause + both player buttons held 3 s."""
-        self.align()
-        r = self.rig
-        r.down(PAUSE)
-        r.run(40)
-        r.down(LEFT)
-        r.run(40)
-        r.down(RIGHT)
-        r.run(REFEREE_MS)
-        for b in (RIGHT, LEFT, PAUSE):
-            r.up(b)
-            r.run(40)
-        self.wait(100)
+        self.gesture(rigmod.referee())
 
 
 def expect(ok, what):
@@ -161,9 +158,9 @@ def scene_sdev(lang, shot):
         b.wait(2700)
         expect(c.running() == cc.LEFT and 0 < c.win < 20000, "running")
         shot("running", b)
-        b.tap(PAUSE)                    # challenge: left stops the clock
+        b.tap(PAUSE)                    # challenge: the clock stops
         b.wait(1000)
-        expect(c.state == cc.PAUSED, "paused")
+        expect(c.state == cc.PAUSED and c.win > 0, "paused")
         shot("paused", b)
         b.tap(PAUSE)                    # resumed when the key is released
         b.wait(14 * MIN)                # left plays on
@@ -177,7 +174,10 @@ def scene_sdev(lang, shot):
         b.wait(2500)
         b.tap(PAUSE)                    # right stops the clock (TSO § 5.1 b i)
         b.wait(3000)
-        b.long_pause()                  # held 2 s: end of game
+        b.long_pause()                  # held 2 s: the clock asks
+        expect(c.state == cc.PAUSED and b.rig.app.ask, "asks END?")
+        shot("ask_end", b)
+        b.confirm()                     # both player buttons held 1 s
         expect(c.state == cc.OVER and not c.forfeited[cc.RIGHT], "game over")
         shot("over", b)
     finally:
@@ -257,6 +257,19 @@ def scene_power(lang, shot):
         b.close()
 
 
+def scene_late(lang, shot):
+    """sdev: right is late; left, present, starts right's clock (pause key,
+    then the left button, both held 2 s)."""
+    b = Bench("sdev", lang)
+    try:
+        b.gesture(rigmod.late(LEFT))
+        b.wait(3 * MIN + 12000)
+        expect(b.clock.late() == cc.RIGHT, "late")
+        shot("late", b)
+    finally:
+        b.close()
+
+
 def scene_2004(lang, shot):
     """The 20x4 build: the same game screen spread over four rows."""
     b = Bench("sdev", lang, board="sim_2004")
@@ -272,7 +285,7 @@ def scene_2004(lang, shot):
 
 
 SCENES = (scene_sdev, scene_forfeit, scene_pfs, scene_power, scene_menus,
-          scene_2004)
+          scene_late, scene_2004)
 
 
 # -- the picture ---------------------------------------------------------------------

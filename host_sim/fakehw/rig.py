@@ -10,11 +10,76 @@ import ticks
 from hd44780_emu import Hd44780Pcf8574
 from app import App
 from view import GLYPH_CHARS
+from buttons import CHORD_MS
 
 PERIOD = 1 << 30
 LEFT = 0
 RIGHT = 1
 PAUSE = 2
+
+# -- the gestures of the quick-reference cards, as data -----------------------
+# A gesture is a list of (ms from its start, button, 1 = down / 0 = up), in
+# time order.  Rig.perform() plays one in virtual time; the terminal
+# simulator schedules the same lists in its own timeline, so every tool
+# makes exactly the gestures the cards describe (SPEC v2 §4).
+TAP_MS = 80
+LONG_MS = 2100      # past the 2 s long press
+CONFIRM_MS = 1100   # both player buttons, past the 1 s confirmation
+REFEREE_MS = 3100   # the referee's three keys, past 3 s
+SETTLE_MS = CHORD_MS + 60  # a press is decided CHORD_MS after its edge
+
+
+def tap(b, hold=TAP_MS):
+    return [(0, b, 1), (hold, b, 0)]
+
+
+def long_press():
+    """The pause key held 2 s alone: the setup menu (ready), the END?
+    question (paused), the NEW GAME? question (over)."""
+    return tap(PAUSE, LONG_MS)
+
+
+def confirm():
+    """Both player buttons held 1 s, the pause key up: yes."""
+    return [(0, LEFT, 1), (20, RIGHT, 1), (CONFIRM_MS + 20, LEFT, 0),
+            (CONFIRM_MS + 20, RIGHT, 0)]
+
+
+def referee(order=(PAUSE, LEFT, RIGHT), gap=40, hold=REFEREE_MS):
+    """The referee's chord: the three keys `gap` ms apart in `order`, all
+    held `hold` ms from the last one."""
+    out = []
+    for i in range(3):
+        out.append((i * gap, order[i], 1))
+    end = 2 * gap + hold
+    for b in order:
+        out.append((end, b, 0))
+    return out
+
+
+def late(present):
+    """The present player: the pause key, then their own button, both held
+    2 s (the absent opponent's clock starts)."""
+    return [(0, PAUSE, 1), (100, present, 1), (100 + LONG_MS, present, 0),
+            (100 + LONG_MS, PAUSE, 0)]
+
+
+def end_game(running):
+    """End a game as the cards say: stop the clock (if it runs), hold the
+    pause key 2 s, then confirm with both player buttons."""
+    out = []
+    t = 0
+    if running:
+        out = tap(PAUSE)
+        t = 400
+    for off, b, lv in long_press() + [(LONG_MS + 300 + o, b2, l2) for o, b2, l2 in confirm()]:
+        out.append((t + off, b, lv))
+    return out
+
+
+def new_game():
+    """Leave the final screen: hold the pause key 2 s, then confirm."""
+    return end_game(False)
 
 
 class Rig:
@@ -68,13 +133,28 @@ class Rig:
     def up(self, b):
         self.pins[b].drive(None)
 
-    def press(self, b, hold=80, bounce=()):
+    def press(self, b, hold=TAP_MS, bounce=()):
         """A whole press: down (with bounce), held `hold` ms, released; the
-        main loop keeps running meanwhile."""
+        main loop keeps running meanwhile until the press is decided (a
+        player press waits CHORD_MS to be told from a gesture)."""
         self.down(b, bounce)
         self.run(hold)
         self.up(b)
-        self.run(40)  # past the 25 ms release debounce
+        self.run(SETTLE_MS - hold if hold < SETTLE_MS - 40 else 40)
+
+    def perform(self, gesture, settle=SETTLE_MS):
+        """Play a gesture (a list of (ms, button, level)), then let it be
+        decided."""
+        t = 0
+        for off, b, level in gesture:
+            if off > t:
+                self.run(off - t)
+                t = off
+            if level:
+                self.down(b)
+            else:
+                self.up(b)
+        self.run(settle)
 
     def screen(self):
         return self.lcd.text_rows()

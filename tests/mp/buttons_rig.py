@@ -17,13 +17,15 @@ class Rig:
     """Three fake pins, a virtual clock, Buttons and Gestures."""
 
     def __init__(self, debounce_ms=25, long_ms=2000, referee_ms=3000, start_ms=START_MS,
-                 hard=False):
+                 hard=False, chord_ms=0):
+        # chord_ms=0: actions come out at once, for the debounce and edge
+        # tests; the gesture tests pass B.CHORD_MS, as the device does.
         machine.reset_world()
         self.us = 0
         self.start = start_ms
         self.pins = tuple(machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (14, 15, 16))
         self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard)
-        self.g = B.Gestures(self.b, DIFF, long_ms, referee_ms)
+        self.g = B.Gestures(self.b, DIFF, long_ms, referee_ms, chord_ms)
         self.actions = []          # (action, t_ms_relative, seen_at_ms_relative)
 
     # -- the clock ----------------------------------------------------------

@@ -8,7 +8,8 @@
 import os
 
 import clockcore as cc
-from rig import Rig, LEFT, RIGHT, PAUSE
+import rig as gestures
+from rig import Rig, LEFT, RIGHT, PAUSE, SETTLE_MS
 
 RUN_L = "\u25c0"
 RUN_R = "\u25b6"
@@ -147,7 +148,7 @@ def scenario_both_buttons_together(board, root):
     rig.down(RIGHT)                             # right ends the turn ...
     rig.now = rig.add(rig.now, 1)
     rig.down(LEFT)                              # ... left hits 1 ms later
-    rig.run(50)
+    rig.run(SETTLE_MS)
     rig.up(RIGHT)
     rig.up(LEFT)
     rig.run(50)
@@ -157,20 +158,262 @@ def scenario_both_buttons_together(board, root):
     return rig
 
 
-def scenario_long_pause_ends_game(board, root):
-    """The end-of-game gesture: a long press of the pause key ends the game at
-    its leading edge, so the running side's turn is not charged (TSO § 5.2 d)."""
+def scenario_end_keeps_the_last_movers_turn(board, root):
+    """SPEC v2 §4 End of game, the issue's case: base 1:00, left's last turn
+    starts at 00:40 and takes 3 minutes (-02:20, P30).  Left stops the clock
+    and ends the game with the end gesture: the final turn is left's own
+    (TSO § 5.1 b i), the penalty stays."""
+    write_settings(root, "sdev", 60)
+    rig = boot(board, root)
+    rig.press(RIGHT)                            # left runs
+    rig.run(20000 - SETTLE_MS)
+    rig.press(LEFT)                             # left at 00:40; right runs
+    rig.run(5000)
+    rig.press(RIGHT)                            # left's last turn starts
+    rig.run(180000 - SETTLE_MS)
+    expect(rig.screen()[0][:8] == RUN_L + "-02:20" + FLAG, "-02:20 with the flag", rig)
+    expect(rig.screen()[1].startswith("P30"), "P30", rig)
+    over = rig.clock.overtime(LEFT)
+    rig.perform(gestures.end_game(True))
+    c = rig.clock
+    expect(c.state == cc.OVER, "game over", rig)
+    expect(c.overtime(LEFT) == over, "left charged up to the stop (%d vs %d)"
+           % (c.overtime(LEFT), over), rig)
+    expect(c.penalty(LEFT) == 30, "the penalty is kept (TSO § 5.1 b i)", rig)
+    expect("END" in rig.screen()[1] and "-02:20" in rig.screen()[0], "final screen", rig)
+    return rig
+
+
+def _menu_pick(rig, item):
+    """In the referee menu: step (short pause presses) to `item`."""
+    for _ in range(12):
+        if rig.app.menu.item == item:
+            return
+        rig.press(PAUSE)
+    raise AssertionError("no such menu item %d" % item)
+
+
+def scenario_void_after_a_stop(board, root):
+    """TSO § 5.2 d through the referee menu after someone stopped the clock:
+    right's last press started left's clock, nobody noticed for 90 s; the
+    referee's void gives left it all back and ends the game."""
+    import menu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     rig.press(LEFT)                             # right runs
+    rig.run(10000)
+    rig.press(RIGHT)                            # right's last move: left runs
+    rig.run(90000)
+    rig.press(PAUSE)                            # someone stops it: -00:30 P10
+    expect(rig.clock.penalty(LEFT) == 10, "P10 before the void", rig)
+    rig.perform(gestures.referee())
+    expect(rig.app.mode == 3, "referee menu", rig)
+    _menu_pick(rig, menu.R_VOID)
+    expect("5.2d" in rig.screen()[0], "the 5.2d item names its side", rig)
+    rig.press(RIGHT)                            # apply
+    c = rig.clock
+    expect(c.state == cc.OVER and c.rem[LEFT] == 60000 and c.penalty(LEFT) == 0,
+           "void: left gets everything since right's press back", rig)
+    expect(rig.app.mode == 1 and "END" in rig.screen()[1], "final screen", rig)
+    return rig
+
+
+def scenario_void_after_a_forfeit(board, root):
+    """TSO § 5.2 d after the clock declared a forfeit (nobody noticed for five
+    minutes): the referee menu on the final screen withdraws it."""
+    import menu
+    write_settings(root, "sdev", 60)
+    rig = boot(board, root)
+    rig.press(LEFT)
+    rig.run(10000)
+    rig.press(RIGHT)                            # left runs on and on
+    rig.run(60000 + 301000)
+    expect(rig.clock.forfeited[LEFT] and "LOST" in rig.screen()[1], "LOST", rig)
+    rig.perform(gestures.referee())
+    expect(rig.app.mode == 3, "the referee menu opens on the final screen", rig)
+    _menu_pick(rig, menu.R_VOID)
+    rig.press(RIGHT)
+    c = rig.clock
+    expect(not c.forfeited[LEFT] and c.rem[LEFT] == 60000, "forfeit withdrawn", rig)
+    expect("LOST" not in rig.screen()[1] and "END" in rig.screen()[1], "END", rig)
+    return rig
+
+
+def scenario_pause_held_through_a_challenge(board, root):
+    """SPEC v2 §4 Gestures: holding the pause key through a challenge (2, 5,
+    10 s) or a chattering pause key never ends a game; a tap then resumes."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    rig.press(LEFT)
+    rig.run(3000)
+    rig.press(RIGHT)                            # a move: left runs, window
+    for hold in (2100, 5000, 10000):
+        rig.press(PAUSE, hold=hold)             # the challenger holds the key
+        expect(rig.clock.state == cc.PAUSED, "paused, not over (%d ms)" % hold, rig)
+        expect("?" not in rig.screen()[1], "no question asked", rig)
+        rig.press(PAUSE)                        # resume
+        expect(rig.clock.running() == LEFT, "resumed", rig)
+    # a worn key: closed for 2.6 s with a 5-15 ms chatter all along
+    offs = []
+    t = 0
+    while t < 2600:
+        t += 5 + (t // 5) % 11
+        offs.append(t)
+    rig.press(PAUSE, hold=100, bounce=tuple(offs))
+    rig.run(3000)
+    expect(rig.clock.state != cc.OVER, "a chattering key never ends a game", rig)
+    return rig
+
+
+def scenario_slow_referee(board, root):
+    """A slow referee: the pause key, then 2.5 s later both player buttons.
+    The menu opens; the pause stopped the running side at its edge; no end,
+    no question, no turn change."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    rig.press(LEFT)                             # right runs
+    rig.run(4000)
+    before = rig.clock.rem[RIGHT]
+    t0 = rig.ms()
+    rig.perform([(0, PAUSE, 1), (2500, LEFT, 1), (2520, RIGHT, 1),
+                 (5700, LEFT, 0), (5700, RIGHT, 0), (5700, PAUSE, 0)])
+    c = rig.clock
+    expect(rig.app.mode == 3, "referee menu", rig)
+    expect(c.state == cc.PAUSED and c.side == RIGHT, "paused, right's turn", rig)
+    expect(before - c.rem[RIGHT] == 0, "stopped at the pause edge (%d ms after %d)"
+           % (before - c.rem[RIGHT], t0), rig)
+    return rig
+
+
+def chord_case(board, root, order, gap):
+    """The referee gesture in one order of its keys, `gap` ms apart, made
+    while right's clock runs: it opens the menu, changes no turn, and
+    charges right exactly up to the pause key's edge."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    rig.press(LEFT)                             # right runs
+    rig.run(2000)
+    before = [rig.clock.rem[0], rig.clock.rem[1]]
+    t0 = rig.ms()
+    rig.perform(gestures.referee(order, gap))
+    c = rig.clock
+    names = "".join("LRP"[b] for b in order)
+    expect(rig.app.mode == 3, "referee menu (%s, %d ms)" % (names, gap), rig)
+    expect(c.state == cc.PAUSED and c.side == RIGHT, "no turn change (%s, %d ms)"
+           % (names, gap), rig)
+    pause_at = order.index(PAUSE) * gap
+    expect(c.rem[LEFT] == before[LEFT], "left untouched (%s, %d ms)" % (names, gap), rig)
+    expect(before[RIGHT] - c.rem[RIGHT] == pause_at, "right charged to the pause "
+           "edge only: %d vs %d (%s, %d ms)" % (before[RIGHT] - c.rem[RIGHT], pause_at,
+                                                names, gap), rig)
+    expect(t0 <= rig.ms(), "time ran", rig)
+    rig.press(PAUSE, hold=2100)                 # leave the menu
+    return rig
+
+
+ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
+          (RIGHT, PAUSE, LEFT), (LEFT, RIGHT, PAUSE), (RIGHT, LEFT, PAUSE))
+GAPS = (0, 150, 300)
+
+
+def scenario_chords(board, root):
+    """All six orders of the referee's keys, each 0, 150 and 300 ms apart
+    (SPEC v2 §4 Gestures)."""
+    rig = None
+    for order in ORDERS:
+        for gap in GAPS:
+            rig = chord_case(board, fresh_dir(root[:-1]), order, gap)
+    return rig
+
+
+def scenario_second_hold_on_the_final_screen(board, root):
+    """The final screen stays until a confirmed new game: a second hold only
+    asks; without L+R nothing changes; with it, a new game."""
+    write_settings(root, "sdev", 60)
+    rig = boot(board, root)
+    rig.press(LEFT)
     rig.run(5000)
-    rig.press(RIGHT)                            # left runs: the last press
-    rig.run(70000)                              # nobody stops it: left in overtime
-    rig.press(PAUSE, hold=2200)
-    expect(rig.clock.state == cc.OVER, "game over", rig)
-    expect(rig.clock.rem[LEFT] == 60000, "left's last turn not charged", rig)
-    expect(rig.clock.penalty(LEFT) == 0, "no penalty (TSO § 5.2 d)", rig)
-    expect("END" in rig.screen()[1], "END", rig)
+    rig.press(RIGHT)
+    rig.run(2000)
+    rig.perform(gestures.end_game(True))
+    final = rig.screen()
+    rem = [rig.clock.rem[0], rig.clock.rem[1]]
+    expect(rig.clock.state == cc.OVER, "over", rig)
+    rig.perform(gestures.long_press())
+    expect("NEW GAME" in rig.screen()[1], "the clock asks", rig)
+    rig.run(7000)                               # nobody answers
+    expect(rig.screen() == final and rig.clock.state == cc.OVER, "final screen stays", rig)
+    rig.perform(gestures.long_press())
+    rig.press(PAUSE)                            # a tap answers no
+    expect(rig.screen() == final, "still the final screen", rig)
+    expect([rig.clock.rem[0], rig.clock.rem[1]] == rem, "times unchanged", rig)
+    rig.ended_rem = rem                         # for the log check
+    rig.perform(gestures.new_game())
+    expect(rig.clock.state == cc.READY and "READY" in rig.screen()[1], "new game", rig)
+    return rig
+
+
+def scenario_late_sdev(board, root):
+    """TSO § 2.4 b ii, § 5.3 b: the present player (left) starts the absent
+    right player's clock; the lateness counts up; at 15:01 right has lost."""
+    write_settings(root, "sdev", 1800)
+    rig = boot(board, root)
+    rig.perform(gestures.late(LEFT))
+    c = rig.clock
+    expect(c.state == cc.LATE and c.late() == RIGHT, "right's lateness runs", rig)
+    rig.run(897000 - c.lateness())
+    expect("LATE" in rig.screen()[1] and "+14:57" in rig.screen()[1], "lateness shown", rig)
+    rig.run(900999 - c.lateness())
+    expect(c.state == cc.LATE, "15:00 may still show", rig)
+    rig.run(1)
+    expect(c.state == cc.OVER and c.forfeited[RIGHT], "15:01: lost", rig)
+    expect("LOST" in rig.screen()[1], "LOST", rig)
+    return rig
+
+
+def scenario_late_arrival_begins_the_game(board, root):
+    """The late player arrives: a player button begins the game as from
+    ready, with the shortened time and no challenge window."""
+    write_settings(root, "sdev", 1800)
+    rig = boot(board, root)
+    rig.perform(gestures.late(RIGHT))           # left is late
+    rig.run(125000)
+    rig.press(RIGHT)                            # left moves first: right presses
+    c = rig.clock
+    expect(c.running() == LEFT and c.late() == -1, "the game begins", rig)
+    expect(c.win == 0 and "CHL" not in rig.screen()[1], "no challenge window", rig)
+    expect(1800000 - c.rem[LEFT] > 125000, "left's lateness was charged", rig)
+    return rig
+
+
+def scenario_late_pfs(board, root):
+    """PFS § 6.3.4: a late player whose whole time runs out loses by
+    walkover."""
+    write_settings(root, "pfs", 60)
+    rig = boot(board, root)
+    rig.perform(gestures.late(RIGHT))           # left is late
+    rig.run(60000)
+    c = rig.clock
+    expect(c.state == cc.OVER and c.forfeited[LEFT] and c.rem[LEFT] == 0,
+           "walkover at 00:00", rig)
+    return rig
+
+
+def scenario_pfs_flag_then_pause(board, root):
+    """SPEC v2 §4: after a PFS flag the pause key leaves the clock stopped
+    (PFS § 6.2.2, § 6.1); a player button then runs the remaining player."""
+    write_settings(root, "pfs", 60)
+    rig = boot(board, root)
+    rig.press(RIGHT)                            # left runs
+    rig.run(61000)
+    c = rig.clock
+    expect(c.flag(LEFT) and c.state == cc.PAUSED, "flag: stopped", rig)
+    right = c.rem[RIGHT]
+    rig.press(PAUSE)
+    rig.run(5000)
+    expect(c.running() == -1 and c.rem[RIGHT] == right, "the pause key leaves it stopped", rig)
+    rig.press(LEFT)
+    expect(c.running() == RIGHT, "a player button runs the remaining player", rig)
     return rig
 
 
@@ -227,7 +470,7 @@ def scenario_press_during_lcd_write(board, root):
     rig.run(10)                                 # the 1 s boundary: LCD writes
     lcd.writeto = real
     rig.up(RIGHT)
-    rig.run(50)
+    rig.run(SETTLE_MS)
     expect(state["edge"] is not None, "an LCD write happened", rig)
     charged = before - rig.clock.rem[RIGHT]
     # right ran from `start` (already charged up to it) to the edge
@@ -279,7 +522,7 @@ def scenario_power_cut(board, root):
     rig2.run(5000)
     rig2.press(LEFT)
     rig2.run(3000)
-    rig2.press(PAUSE, hold=2100)                # end of game
+    rig2.perform(gestures.end_game(True))       # end of game
     expect(c.state == cc.OVER, "game over", rig2)
     return rig2
 
@@ -290,8 +533,24 @@ SCENARIOS = (
     scenario_pfs_flag,
     scenario_bounce_trains,
     scenario_both_buttons_together,
-    scenario_long_pause_ends_game,
+    scenario_end_keeps_the_last_movers_turn,
     scenario_referee_gesture,
     scenario_press_during_lcd_write,
     scenario_power_cut,
+)
+
+# SPEC v2 gestures (issue 10): each of these also replays from the device's
+# own game log to exactly the live clock (tests/test_device.py).
+GESTURE_SCENARIOS = (
+    scenario_end_keeps_the_last_movers_turn,
+    scenario_void_after_a_stop,
+    scenario_void_after_a_forfeit,
+    scenario_pause_held_through_a_challenge,
+    scenario_slow_referee,
+    scenario_second_hold_on_the_final_screen,
+    scenario_late_sdev,
+    scenario_late_arrival_begins_the_game,
+    scenario_late_pfs,
+    scenario_pfs_flag_then_pause,
+    scenario_chords,
 )

@@ -114,12 +114,12 @@ def test_referee_needs_3s_of_all_three():
     eq(len(r.names()), 2, "once, nothing on release")
 
 
-def test_pause_with_one_player_button_is_nothing():
+def test_pause_with_one_player_button_is_late_never_referee():
     r = Rig()
     r.press(P, 100)
     r.press(L, 150)
     r.loop(12000, 5)
-    eq(r.names(), [("pause_down", 100)], "no referee, no long")
+    eq(r.names(), [("pause_down", 100), ("late_l", 2150)], "no referee, no long")
 
 
 def test_across_the_wrap():

@@ -45,13 +45,18 @@ def test_sdev_game_overtime_penalty_and_forfeit_tso_5_2():
     eq(rows(c)[1][:5], "LOST ", "row1 shows the loss")
 
 
-def test_end_rollback_tso_5_2_d():
+def test_end_charges_the_last_turn_and_void_gives_it_back_tso_5_1_b_i_5_2_d():
     c = clock("sdev", {"base": "01:00"})
     c.press(cc.LEFT, at(0))
     c.press(cc.RIGHT, at(20000))
     c.update(at(200000))
     c.end(at(200000))
-    eq(c.rem, [MIN, 40000], "left's unfinished turn not charged")
+    eq(c.rem, [-120000, 40000], "the end charges left's last turn (TSO § 5.1 b i)")
+    eq(c.void(cc.RIGHT, at(201000)), False, "void for the wrong side: nothing")
+    eq(c.void(cc.LEFT, at(201000)), True, "void (TSO § 5.2 d)")
+    eq(c.rem, [MIN, 40000], "left gets back all since right's press")
+    eq(c.resume(at(202000)), True, "resume undoes the end")
+    eq(c.state, cc.PAUSED, "paused after resume")
 
 
 def test_pfs_flag_then_other_plays_on_pfs_6_2_1():
@@ -61,7 +66,9 @@ def test_pfs_flag_then_other_plays_on_pfs_6_2_1():
     eq(c.state, cc.PAUSED, "flag pauses")
     eq(c.flag(cc.RIGHT), True, "flag")
     c.pause(at(71000))
-    eq(c.running(), cc.LEFT, "remaining player runs")
+    eq(c.running(), -1, "the pause key leaves a flagged clock stopped (PFS § 6.2.2)")
+    c.press(cc.RIGHT, at(71000))
+    eq(c.running(), cc.LEFT, "a player button runs the remaining player")
     c.update(at(71000 + MIN))
     eq(c.state, cc.OVER, "both out")
 
@@ -111,3 +118,12 @@ def test_steady_state_calls_allocate_nothing():
     eq(_alloc(render), 0, "view render in overtime bytes")
     c.pause(at(1000 + MIN + 70000))
     eq(_alloc(render), 0, "view render paused bytes")
+    d = clock("sdev")
+    d.start_late(cc.LEFT, at(0))
+    d.update(at(5000))
+
+    def render_late():
+        d.update(at(5001))
+        v.render(d)
+        v4.render(d)
+    eq(_alloc(render_late), 0, "view render of a lateness bytes")

@@ -40,8 +40,48 @@ def test_both_buttons_together():
     ds.scenario_both_buttons_together(board, _root("both_buttons_together"))
 
 
-def test_long_pause_ends_game():
-    ds.scenario_long_pause_ends_game(board, _root("long_pause_ends_game"))
+def test_end_keeps_the_last_movers_turn():
+    ds.scenario_end_keeps_the_last_movers_turn(board, _root("end_last_turn"))
+
+
+def test_void_after_a_stop():
+    ds.scenario_void_after_a_stop(board, _root("void_stop"))
+
+
+def test_void_after_a_forfeit():
+    ds.scenario_void_after_a_forfeit(board, _root("void_forfeit"))
+
+
+def test_pause_held_through_a_challenge():
+    ds.scenario_pause_held_through_a_challenge(board, _root("challenge_hold"))
+
+
+def test_slow_referee():
+    ds.scenario_slow_referee(board, _root("slow_referee"))
+
+
+def test_all_six_chord_orders_at_0_150_300_ms():
+    ds.scenario_chords(board, _root("chords"))
+
+
+def test_second_hold_on_the_final_screen():
+    ds.scenario_second_hold_on_the_final_screen(board, _root("second_hold"))
+
+
+def test_late_sdev_15_01():
+    ds.scenario_late_sdev(board, _root("late_sdev"))
+
+
+def test_late_arrival_begins_the_game():
+    ds.scenario_late_arrival_begins_the_game(board, _root("late_arrival"))
+
+
+def test_late_pfs_walkover():
+    ds.scenario_late_pfs(board, _root("late_pfs"))
+
+
+def test_pfs_flag_then_pause():
+    ds.scenario_pfs_flag_then_pause(board, _root("pfs_flag_pause"))
 
 
 def test_referee_gesture():

@@ -78,7 +78,7 @@ def test_save_load_restores_a_paused_game():
     for k in range(4):
         eq(st.save(c.snapshot(), 130000 + k, 321, 7), True, "save")
     eq(sorted(os.listdir(DIR)), ["clock.state.a", "clock.state.b"], "files")
-    eq(len(read("clock.state.a")), 100, "record size")
+    eq(len(read("clock.state.a")), persist.record_size(cc.SNAPSHOT_LEN), "record size")
     st2 = persist.StateStore(path=DIR + "/clock.state", count=cc.SNAPSHOT_LEN)
     ints, log_ms = st2.load()
     eq((log_ms, st2.log_pos, st2.game, st2.seq, st2.message), (130003, 321, 7, 4, None), "record")
