@@ -22,6 +22,7 @@ import settings as setmod
 import menu as menumod
 import persist
 import gamelog
+import results
 
 VERSION = "1.0.0"
 
@@ -29,6 +30,7 @@ MODE_SPLASH = 0
 MODE_GAME = 1
 MODE_SETUP = 2
 MODE_REFEREE = 3
+MODE_RESULTS = 4
 
 SPLASH_MS = 1500
 NOTICE_MS = 4000
@@ -275,8 +277,18 @@ class App:
                 else menumod.A_NEXT if a == btn.PAUSE_SHORT else menumod.A_DONE
             self.buzzer.beep(outputs.BEEP_KEY, now)
             if mode == MODE_SETUP:
-                if self.menu.handle(m) == "save":
+                r = self.menu.handle(m)
+                if r == "save":
                     self._leave_setup(now)
+                elif r == "results":
+                    self._leave_setup(now)
+                    self.menu = menumod.ResultsMenu(
+                        results.finished_games(self.log), self.board.LCD_COLS,
+                        self.board.LCD_ROWS, self.settings.lang)
+                    self._set_mode(MODE_RESULTS)
+            elif mode == MODE_RESULTS:
+                if self.menu.handle(m) is not None:
+                    self._set_mode(MODE_GAME)
             else:
                 r = self.menu.handle(m, t)
                 if r == "reset" or self.menu.rules_changed:

@@ -280,7 +280,9 @@ class GameLog:
             note = _NOTES.get(kind, "event %d" % kind)
             if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT:
                 note += " " + _SIDES[side]
-            return self._write("# %d %s\n" % (log_ms, note))
+            # the times at that instant too (the results menu reads them)
+            return self._write("# %d %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
+                                                          fmt_time(rem_right)))
         return self._write("%s  # L %s R %s\n" % (line, fmt_time(rem_left),
                                                   fmt_time(rem_right)))
 

@@ -22,7 +22,7 @@ import lang
 import profiles
 import settings as st
 from clockcore import READY, PAUSED, OVER
-from view import _time, _ndigits  # mm:ss with the game screen's rounding
+from view import _time, _ndigits, G_FLAG  # mm:ss with the game screen's rounding
 
 A_LEFT = 1
 A_RIGHT = 2
@@ -129,18 +129,19 @@ S_FORFEIT = 6   # T_FORFEIT  custom + overtime only: none, 1:00..10:00
 S_WINDOW = 7    # T_WINDOW   custom only: 0..60 s, step 5 (0 = none)
 S_LANG = 8      # T_LANG     en / de / pl (cycles)
 S_SOUND = 9     # T_SOUND    on / off (cycles)
-S_TABLE = 10    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
+S_RESULTS = 10  # T_RESULTS  the last games' results (either arrow opens them)
+S_TABLE = 11    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
 
 _S_LABEL = ("T_PROFILE", "T_BASE", "T_BASE_L", "T_BASE_R", "T_ZERO",
             "T_PENALTY", "T_FORFEIT", "T_WINDOW", "T_LANG", "T_SOUND",
-            "T_TABLE")
-_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE)
+            "T_RESULTS", "T_TABLE")
+_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
                       S_PENALTY, S_FORFEIT, S_WINDOW, S_LANG, S_SOUND,
-                      S_TABLE)
+                      S_TABLE, S_RESULTS)
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
-                  S_LANG, S_SOUND, S_TABLE)
+                  S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
 _LANG_KEY = {"en": "L_EN", "de": "L_DE", "pl": "L_PL"}
 
@@ -179,6 +180,8 @@ class SetupMenu:
         if action == A_NEXT:
             items = self.items()
             self.item = _cycle(items, self.item, True)
+        elif self.item == S_RESULTS and (action == A_LEFT or action == A_RIGHT):
+            return "results"  # the app saves, then shows the results
         elif action == A_LEFT or action == A_RIGHT:
             self._change(action == A_RIGHT)
         return None
@@ -241,6 +244,8 @@ class SetupMenu:
             return _lim(s.window > 0, s.window < st.WINDOW_MAX)
         if it == S_TABLE:
             return _lim(s.table > 0, s.table < st.TABLE_MAX)
+        if it == S_RESULTS:
+            return 2  # ">" opens them
         return 3  # choices cycle
 
     def render(self, rows):
@@ -518,3 +523,94 @@ class RefereeMenu:
         else:  # R_EXIT
             _arrows(value, True, True)
         return rows
+
+
+# -- results of the last games ------------------------------------------------------
+class ResultsMenu:
+    """The finished games' results (firmware/results.py), newest first.
+    A_LEFT older, A_RIGHT newer, A_NEXT the other page (16x2), A_DONE back.
+    16x2 page 1: both final times, penalty points or the loss, the game's
+    number; page 2: when it ended (mm:ss after its start) and its rules.
+    20x4 shows everything at once."""
+
+    def __init__(self, results, cols=16, rows=2, language="en"):
+        self.results = results
+        self.cols = cols
+        self.rows = rows
+        self.language = language
+        self.i = 0
+        self.page = 0
+
+    def handle(self, action, t=None):
+        n = len(self.results)
+        if action == A_DONE:
+            return "exit"
+        if action == A_LEFT and self.i + 1 < n:
+            self.i += 1
+        elif action == A_RIGHT and self.i > 0:
+            self.i -= 1
+        elif action == A_NEXT:
+            self.page = 1 - self.page
+        return None
+
+    def render(self, rows):
+        w = lang.table(self.language)
+        for r in rows:
+            _clear(r)
+        if not self.results:
+            _put(rows[0], 0, w["T_RESULTS"])
+            _center(rows[1], w["V_NONE"])
+            return rows
+        r = self.results[self.i]
+        if len(rows) >= 4:
+            _put(rows[0], 0, w["T_RESULTS"])
+            _position(rows[0], self.i + 1, len(self.results))
+            self._times(rows[1], r)
+            self._infos(rows[2], r, w)
+            self._when(rows[3], r)
+        elif self.page == 0:
+            self._times(rows[0], r)
+            self._infos(rows[1], r, w)
+        else:
+            self._when(rows[0], r)
+            self._rules(rows[1], r)
+        return rows
+
+    def _times(self, row, r):
+        n = len(row)
+        _arrows(row, self.i + 1 < len(self.results), self.i > 0)
+        _time(row, 1, r.shown[0] * 1000)
+        _time(row, n - 7, r.shown[1] * 1000)
+        flag = r.rules is not None and r.rules.zero == profiles.ZERO_FLAG
+        for s, pos in ((0, 7), (1, n - 8)):
+            if r.shown[s] < 0 or (flag and r.shown[s] == 0):
+                row[pos] = G_FLAG
+
+    def _infos(self, row, r, w):
+        n = len(row)
+        for s in (0, 1):
+            if r.forfeit == s:
+                word = w["LOST"]
+                _put(row, 0 if s == 0 else n - len(word), word)
+            elif r.penalty(s):
+                p = r.penalty(s)
+                pos = 0 if s == 0 else n - 1 - _ndigits(p)
+                row[pos] = w["PEN"][0]
+                _num(row, pos + 1, p)
+        # the game's number in the middle: "#12"
+        k = r.number
+        pos = (n - 1 - _ndigits(k)) // 2
+        row[pos] = 0x23
+        _num(row, pos + 1, k)
+
+    def _when(self, row, r):
+        # "#12      53:50": the number and when the game ended
+        row[0] = 0x23
+        _num(row, 1, r.number)
+        _time(row, len(row) - 6, r.end_ms)
+
+    def _rules(self, row, r):
+        if r.rules is None:
+            return
+        _put(row, 0, r.rules.name.encode())
+        _time(row, len(row) - 6, r.rules.base[0])

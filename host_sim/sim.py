@@ -16,8 +16,12 @@ The rig runs the app's main loop every few virtual ms up to that instant.
 
 Keys.  A terminal reports key presses, not releases, so a key means "button
 down now, up after KEY_HOLD_MS of virtual time" (terminal auto-repeat, while a
-key is held, just extends the hold: one press, as on the device).  `e` and `r`
-perform the long holds of the end-of-game and referee gestures.
+key is held, just extends the hold: one press, as on the device).  The other
+keys play the quick-reference cards' gestures (host_sim/fakehw/rig.py):
+`e` the pause key held 2 s (setup menu in READY; the END? question when
+stopped; NEW GAME? on the final screen), `y` both player buttons held 1 s
+(yes), `r` the referee's three keys, `[` / `]` the late arrival (the left /
+right player present: pause key, then their button, held 2 s).
 
 Replay.  --replay FILE applies the file's events to the app's timing core at
 their own virtual times (ms since power-up, as in the game log), while the
@@ -34,11 +38,9 @@ import time
 from fractions import Fraction
 
 import host_sim
+import rig as gestures  # noqa: E402  (host_sim put fakehw/ on sys.path)
 
 KEY_HOLD_MS = 120        # a tap: down, then up this much later (virtual ms)
-END_HOLD_MS = 2100       # `e`: the pause key held past the 2 s long press
-REFEREE_HOLD_MS = 3100   # `r`: pause + both player buttons held past 3 s
-REFEREE_STAGGER_MS = 40  # ... pressed pause first, as a hand would
 FRAME_S = 0.05           # redraw ~20x per second
 POLL_MS = 10             # key wait per loop iteration
 BEEP_SHOW_S = 0.4        # a beep stays visible at least this long (real s)
@@ -48,7 +50,7 @@ LANGS = ("en", "de", "pl")
 LEFT, RIGHT, PAUSE = 0, 1, 2
 
 FACE_W = 58              # the clock face's outer width (fits in 80 columns)
-HELP = "a left  l right  space pause  e end/long press  r referee  q quit"
+HELP = "a left  l right  space pause  e hold  y L+R yes  r referee  [ ] late  q quit"
 
 # Drawing characters: Unicode, and an ASCII set for terminals without UTF-8.
 UNI = {"tl": "\u256d", "tr": "\u256e", "bl": "\u2570", "br": "\u256f",
@@ -220,18 +222,31 @@ class Sim:
         elif end > self.release_at[b]:
             self.release_at[b] = end
 
-    def end_gesture(self):
-        """`e`: the pause key held 2.1 s (end of game; setup menu in READY)."""
-        self.key(PAUSE, END_HOLD_MS)
+    def play(self, gesture):
+        """Schedule one of the cards' gestures (a list of (ms, button,
+        level) from host_sim/fakehw/rig.py) from now on."""
+        now = self.now()
+        for i, (off, b, level) in enumerate(gesture):
+            if level:
+                up = next(o for o, b2, lv in gesture[i + 1:] if b2 == b and not lv)
+                self.downs.append((now + off, b, now + up))
+        self.downs.sort()
+
+    def long_press(self):
+        """`e`: the pause key held 2 s."""
+        self.play(gestures.long_press())
+
+    def confirm(self):
+        """`y`: both player buttons held 1 s (yes)."""
+        self.play(gestures.confirm())
 
     def referee_gesture(self):
-        """`r`: pause, then both player buttons, all held 3.1 s."""
-        now = self.now()
-        up = now + 2 * REFEREE_STAGGER_MS + REFEREE_HOLD_MS
-        self.key(PAUSE, up - now)
-        self.downs.append((now + REFEREE_STAGGER_MS, LEFT, up))
-        self.downs.append((now + 2 * REFEREE_STAGGER_MS, RIGHT, up))
-        self.downs.sort()
+        """`r`: pause, then both player buttons, all held 3 s."""
+        self.play(gestures.referee())
+
+    def late(self, present):
+        """`[` / `]`: the present player starts the absent one's clock."""
+        self.play(gestures.late(present))
 
     def resume_live(self):
         """After a replay: let virtual time run on from where it stopped."""
@@ -404,9 +419,15 @@ class Tui:
         if ch == ord(" "):
             return lambda: sim.key(PAUSE)
         if ch in (ord("e"), ord("E")):
-            return sim.end_gesture
+            return sim.long_press
+        if ch in (ord("y"), ord("Y")):
+            return sim.confirm
         if ch in (ord("r"), ord("R")):
             return sim.referee_gesture
+        if ch == ord("["):
+            return lambda: sim.late(LEFT)
+        if ch == ord("]"):
+            return lambda: sim.late(RIGHT)
         return None
 
     def flash(self, text):

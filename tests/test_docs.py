@@ -340,29 +340,30 @@ def test_claim_pause_key_stops_on_press_and_resumes_on_release(bench):
     assert c.rem[cc.RIGHT] == 30 * MIN - (edge - start) - (r.ms() - up)
 
 
-def test_claim_long_press_while_running_does_not_count_the_running_turn(bench):
-    """Cards, "End of game": a 2 s hold while a clock runs ends the game as
-    of the last button press; stopping first keeps the turn counted."""
-    for stop_first in (False, True):
-        b = bench()
-        r = b.rig
-        c = b.clock
-        r.press(screens.LEFT)              # right runs
-        r.run(5000)
-        r.down(screens.RIGHT)              # right ends the turn: left runs
-        t0 = r.ms()
-        r.run(80)
-        r.up(screens.RIGHT)
-        r.run(7000)
-        if stop_first:
-            r.down(screens.PAUSE)          # left stops the clock ...
-            used = r.ms() - t0
-            r.run(100)
-            r.up(screens.PAUSE)
-            r.run(3000)
-        r.press(screens.PAUSE, hold=2200)  # ... held 2 s: end of game
-        assert c.state == cc.OVER
-        assert c.rem[cc.LEFT] == (30 * MIN - used if stop_first else 30 * MIN)
+def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
+    """Cards, "End of game": stop the clock, hold the pause key 2 s, the
+    display asks, both player buttons held 1 s confirm.  The last turn is
+    charged up to the stop (TSO § 5.1 b i); a hold that stopped a running
+    clock never asks; any other key drops the question."""
+    import rig as gestures
+    b = bench()
+    r = b.rig
+    c = b.clock
+    r.press(screens.LEFT)                  # right runs
+    r.run(5000)
+    r.press(screens.RIGHT)                 # right's move: left runs
+    r.run(7000)
+    r.press(screens.PAUSE, hold=2500)      # held while running: only a pause
+    assert c.state == cc.PAUSED and not r.app.ask
+    used = 30 * MIN - c.rem[cc.LEFT]
+    r.perform(gestures.long_press())       # now from a stopped clock: it asks
+    assert r.app.ask and "END?" in r.screen()[1]
+    r.press(screens.LEFT)                  # a single button: "no"
+    assert not r.app.ask and c.state == cc.PAUSED
+    r.perform(gestures.long_press())
+    r.perform(gestures.confirm())          # L+R held 1 s: yes
+    assert c.state == cc.OVER
+    assert c.rem[cc.LEFT] == 30 * MIN - used
 
 
 def test_claim_referee_gesture_while_running_pauses_first(bench):

@@ -264,14 +264,14 @@ def test_line_format():
         set base=25:00
         0 left  # L 25:00 R 25:00
         1500 right  # L 25:00 R 24:59
-        # 21500 window closed
+        # 21500 window closed  L 24:40 R 24:59
         61000 pause  # L 24:01 R 24:59
         62000 adjust right -60000  # L 24:01 R 23:59
         63000 adjust left +5000  # L 24:06 R 23:59
         64000 pause  # L 24:06 R 23:59
-        # 1500000 flag left
-        # 1560999 forfeit left
-        # 1561000 over
+        # 1500000 flag left  L 00:00 R 23:59
+        # 1560999 forfeit left  L -00:03 R 23:59
+        # 1561000 over  L -05:01 R 23:59
         1562000 end  # L -05:01 R 23:59
         """)
 

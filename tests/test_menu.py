@@ -43,10 +43,11 @@ def test_action_codes_are_the_apps():
 
 
 def test_setup_walk_default_profile_items_and_wrap():
-    """sdev/pfs show profile, time, language, sound, table; A_NEXT wraps round."""
+    """sdev/pfs show profile, time, language, sound, the table number and the
+    last games' results (SPEC v2 §4); A_NEXT wraps round."""
     m = menu.SetupMenu(settings.Settings(), 16, 2)
     seen = []
-    for _ in range(6):
+    for _ in range(7):
         seen.append(shown(m))
         assert m.handle(A_NEXT) is None
     assert seen == [
@@ -55,8 +56,11 @@ def test_setup_walk_default_profile_items_and_wrap():
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
         ["Table number    ", "      none     >"],
+        ["Last games      ", "               >"],
         ["Rules           ", "<  SDeV (TSO)  >"],
     ]
+    goto(m, "Last games")
+    assert m.handle(A_RIGHT) == "results" and m.handle(A_LEFT) == "results"
 
 
 def test_setup_profile_change_jumps_base_to_profile_default():
@@ -66,8 +70,8 @@ def test_setup_profile_change_jumps_base_to_profile_default():
     m.handle(A_NEXT)
     press(m, A_LEFT, A_LEFT, A_LEFT, A_LEFT, A_LEFT)       # 25:00 (TSO option)
     assert (s.base_left, s.base_right) == (25 * MIN, 25 * MIN)
-    m.handle(A_NEXT), m.handle(A_NEXT), m.handle(A_NEXT)   # language, sound,
-    m.handle(A_NEXT)                                        # table, back to profile
+    for _ in range(5):
+        m.handle(A_NEXT)                                   # back to profile
     assert m.handle(A_RIGHT) is None
     assert s.profile == "pfs" and (s.base_left, s.base_right) == (20 * MIN, 20 * MIN)
     assert shown(m) == ["Rules           ", "<     PFS      >"]
@@ -101,7 +105,7 @@ def test_setup_custom_walkthrough_every_item():
     m = menu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
     seen = []
-    for _ in range(12):
+    for _ in range(13):
         seen.append(shown(m))
         m.handle(A_NEXT)
     assert seen == [
@@ -116,12 +120,13 @@ def test_setup_custom_walkthrough_every_item():
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
         ["Table number    ", "      none     >"],
+        ["Last games      ", "               >"],
         ["Rules           ", "<    Custom    >"],
     ]
 
 
 def goto(m, label):
-    for _ in range(12):
+    for _ in range(14):
         if shown(m, 16, 2)[0].rstrip() == label:
             return
         m.handle(A_NEXT)
@@ -216,10 +221,11 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
     labels = []
-    for _ in range(9):
+    for _ in range(10):
         m.handle(A_NEXT)
         labels.append(shown(m)[0].rstrip())
-    assert labels == ["Challenge time", "Language", "Sound", "Table number", "Rules",
+    assert labels == ["Challenge time", "Language", "Sound", "Table number", "Last games",
+                      "Rules",
                       "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
@@ -311,13 +317,13 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
     m = menu.SetupMenu(s, 20, 4)
-    assert shown(m, 20, 4) == ["Setup            1/5",
+    assert shown(m, 20, 4) == ["Setup            1/6",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
                                "Pause=next hold=OK  "]
     s.set_profile("custom")
     m.handle(A_NEXT)
-    assert shown(m, 20, 4)[:3] == ["Setup           2/11",
+    assert shown(m, 20, 4)[:3] == ["Setup           2/12",
                                    "Time per player     ",
                                    "<      20:00       >"]
 

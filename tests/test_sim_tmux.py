@@ -35,7 +35,7 @@ NO_TMUX = ("tmux is not installed (apt-get install tmux): "
 PY = sys.executable
 ENV = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
 ENV.pop("TMUX", None)  # not nested inside a developer's tmux session
-HELP = "a left  l right  space pause  e end/long press  r referee  q quit"
+HELP = "a left  l right  space pause  e hold  y L+R yes  r referee  [ ] late  q quit"
 LCD_ROW = re.compile("\u2503(.*)\u2503")
 RUN_L, RUN_R, FLAG = "\u25c0", "\u25b6", "\u2691"
 LIT, OFF = "\u25cf", "\u25cb"
@@ -250,13 +250,19 @@ def test_sdev_overtime_penalty_then_end_gesture(term):
     assert rows[0][8] == FLAG
     assert rows[1].endswith(word("PEN") + "10"), "10 points for the first started minute"
     t.send("l")  # right ends the turn; left runs
-    t.wait_lcd(running_left, "left running")
-    t.send("e")  # the long press of the pause key: end of game
-    rows = t.wait_lcd(lambda r: word("END") in r[1], "END")
+    t.wait_lcd(lambda r: running_left(r) and times(r)[0] < 2, "left running")
+    t.send("Space")  # left stops the clock (TSO § 5.1 b i) ...
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1] or word("CHAL") in r[1]
+                      and RUN_L not in r[0], "stopped")
+    stopped = times(rows)
+    t.send("e")  # ... holds the pause key 2 s: the clock asks
+    t.wait_lcd(lambda r: word("ASK_END") in r[1], "END? question", timeout=6)
+    t.send("y")  # both player buttons held 1 s: yes
+    rows = t.wait_lcd(lambda r: word("END") in r[1] and word("ASK_END") not in r[1], "END",
+                      timeout=6)
     assert RUN_L not in rows[0] and RUN_R not in rows[0]
-    left, right = times(rows)
-    assert left == 2, "the running side's last turn is not charged (TSO 5.2 d)"
-    assert right <= -3 and rows[1].endswith(word("PEN") + "10")
+    assert times(rows) == stopped, "the last turn is charged up to the stop (TSO 5.1 b i)"
+    assert rows[1].endswith(word("PEN") + "10")
     time.sleep(0.3)
     assert lcd(t.screen()) == rows, "the final screen stays"
 
@@ -281,7 +287,10 @@ def test_pfs_flag_pauses_beeps_and_the_other_plays_on(term):
     rows = t.wait_lcd(lambda r: word("FLAG") in r[1], "the right side's flag")
     assert rows[0][8] == FLAG and times(rows)[1] == 0
     assert word("PAUSE") in rows[1], "the flag stops the clock (dead time)"
-    t.send("Space")  # any key runs the remaining player's clock
+    t.send("Space")  # the pause key leaves it stopped (PFS § 6.2.2) ...
+    time.sleep(0.5)
+    assert lcd(t.screen()) == rows
+    t.send("l")  # ... a player button runs the remaining player's clock
     rows = t.wait_lcd(lambda r: running_left(r) and times(r)[0] < 5, "left plays on")
     assert times(rows)[1] == 0
 
@@ -361,7 +370,7 @@ def test_replay_ends_on_the_replay_tools_lcd(term, board, geometry):
                or "replay end" in status(s), "the replay playing")
     s = t.wait(lambda s: "replay end" in status(s), "the replay's end", timeout=30)
     assert lcd(s) == want
-    assert "0:53:35.0" in status(s), "virtual time stopped at the last event (3215000 ms)"
+    assert "0:53:50.0" in status(s), "virtual time stopped at the last event (3230000 ms)"
     time.sleep(0.3)
     assert lcd(t.screen()) == want
 

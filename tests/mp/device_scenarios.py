@@ -353,6 +353,58 @@ def scenario_second_hold_on_the_final_screen(board, root):
     return rig
 
 
+def scenario_results_of_the_last_games(board, root):
+    """SPEC v2 §4: the results of the last games (both final times, overtime,
+    penalty points, a forfeit, when the game ended) can be read on the clock
+    afterwards, from the setup menu, out of the game logs."""
+    import menu
+    write_settings(root, "sdev", 60)
+    rig = boot(board, root)
+    # game 1: right forfeits (TSO § 5.2 c)
+    rig.press(RIGHT)                            # left runs
+    rig.run(5000)
+    rig.press(LEFT)                             # right runs on and on
+    rig.run(60000 + 302000)
+    expect(rig.clock.forfeited[RIGHT], "game 1: right forfeits", rig)
+    rig.perform(gestures.new_game())
+    # game 2: left ends 1:10 over (P20), ended with the end gesture
+    rig.press(LEFT)                             # right runs
+    rig.run(3000)
+    rig.press(RIGHT)                            # left runs into overtime
+    rig.run(60000 + 70000)
+    rig.perform(gestures.end_game(True))
+    end2 = rig.app._log_ms(rig.clock.t)
+    final = rig.screen()
+    rig.ended_rem = [rig.clock.rem[0], rig.clock.rem[1]]   # for the log check
+    rig.perform(gestures.new_game())
+    expect(rig.clock.state == cc.READY, "ready for game 3", rig)
+    rig.perform(gestures.long_press())          # the setup menu
+    for _ in range(12):
+        if rig.app.menu.item == menu.S_RESULTS:
+            break
+        rig.press(PAUSE)
+    expect("Last games" in rig.screen()[0], "the results item", rig)
+    rig.press(RIGHT)
+    expect(rig.app.mode == 4, "the results", rig)
+    row0, row1 = rig.screen()
+    expect(row0[1:15] == final[0][1:15], "game 2's final times %r vs %r"
+           % (row0, final[0]), rig)
+    expect(row1.startswith("P20") and "#2" in row1, "P20 and the game number", rig)
+    expect(row0[0] == "<" and row0[15] == " ", "an older game, no newer", rig)
+    rig.press(PAUSE)                            # the other page: when it ended
+    expect(rig.screen()[0].startswith("#2") and rig.screen()[0].endswith(
+        "%02d:%02d" % (end2 // 60000, end2 // 1000 % 60)), "ended at", rig)
+    expect(rig.screen()[1].startswith("sdev") and "01:00" in rig.screen()[1], "rules", rig)
+    rig.press(PAUSE)
+    rig.press(LEFT)                             # older: game 1
+    row0, row1 = rig.screen()
+    expect(row0[9:15] == "-05:01" and row1.rstrip().endswith("LOST") and "#1" in row1,
+           "game 1: right lost at -05:01", rig)
+    rig.press(PAUSE, hold=2100)                 # back
+    expect(rig.app.mode == 1 and rig.clock.state == cc.READY, "back to ready", rig)
+    return rig
+
+
 def scenario_late_sdev(board, root):
     """TSO § 2.4 b ii, § 5.3 b: the present player (left) starts the absent
     right player's clock; the lateness counts up; at 15:01 right has lost."""
@@ -553,4 +605,5 @@ GESTURE_SCENARIOS = (
     scenario_late_pfs,
     scenario_pfs_flag_then_pause,
     scenario_chords,
+    scenario_results_of_the_last_games,
 )

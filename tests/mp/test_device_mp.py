@@ -80,6 +80,10 @@ def test_late_pfs_walkover():
     ds.scenario_late_pfs(board, _root("late_pfs"))
 
 
+def test_results_of_the_last_games():
+    ds.scenario_results_of_the_last_games(board, _root("results"))
+
+
 def test_pfs_flag_then_pause():
     ds.scenario_pfs_flag_then_pause(board, _root("pfs_flag_pause"))
 
