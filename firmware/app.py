@@ -117,6 +117,7 @@ class App:
         self.last_save = now
         self.pause_acted = False  # the pause key's edge paused a running clock
         self.ask = ASK_NONE       # a question on the display, waiting for L+R
+        self.setup_due = False    # a 2 s hold in ready: setup when released alone
         self.menu = None
         self.notice_until = None
         self.mode = MODE_SPLASH
@@ -235,6 +236,18 @@ class App:
         while a != btn.NONE:
             self._action(a, g.t, now)
             a = g.next(now)
+        if self.setup_due and not g.held(btn.BTN_PAUSE):
+            self._setup_on_release(now)
+
+    def _setup_on_release(self, now):
+        # The setup menu opens when the 2 s hold ends alone: a slow referee
+        # who adds both player buttons later gets the referee menu instead.
+        self.setup_due = False
+        if self.mode == MODE_GAME and self.clock.state == cc.READY \
+                and self.gestures.alone():
+            self.menu = menumod.SetupMenu(self.settings, self.board.LCD_COLS,
+                                          self.board.LCD_ROWS)
+            self._set_mode(MODE_SETUP)
 
     def _game_tick(self, now):
         c = self.clock
@@ -370,9 +383,7 @@ class App:
             if acted:
                 return  # held through a challenge: nothing more
             if st == cc.READY:
-                self.menu = menumod.SetupMenu(self.settings, self.board.LCD_COLS,
-                                              self.board.LCD_ROWS)
-                self._set_mode(MODE_SETUP)
+                self.setup_due = True
             elif st == cc.PAUSED:
                 self._ask(ASK_END, now)
             elif st == cc.OVER:
@@ -384,6 +395,7 @@ class App:
                 c.start_late(cc.RIGHT if a == btn.LATE_L else cc.LEFT, t)
         elif a == btn.REFEREE:
             self._unask()
+            self.setup_due = False
             if st == cc.READY or st == cc.PAUSED or st == cc.OVER:
                 self.menu = menumod.RefereeMenu(c, self.board.LCD_COLS,
                                                 self.board.LCD_ROWS,

@@ -634,6 +634,10 @@ class Gestures:
         # The pause hold so far had no player button down.
         return self._pre == 0 and not self._touched
 
+    def alone(self):
+        """The latest pause hold had no player button down (so far)."""
+        return self._alone()
+
     def _all_check(self, t):
         d = self._down
         if d[0] and d[1] and d[2] and not self._all:

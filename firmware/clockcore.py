@@ -372,10 +372,10 @@ class Clock:
             if self.win == 0:
                 self._emit(EV_WINDOW, s, self.t, 0)
         if r > 0 and r == step:
-            self._emit(EV_FLAG, s, self.t, 0)
             if self.rules.zero == ZERO_FLAG:
                 self._flagged(s)
                 return
+            self._emit(EV_FLAG, s, self.t, 0)
         if self.state == LATE:
             lim = self._late_limit()
             if lim and self.lateness() >= lim:
@@ -387,17 +387,27 @@ class Clock:
             self._over(EV_FORFEIT, s, self.t, True)
 
     def _flagged(self, s):
-        """Side s reached 00:00 in a flag profile."""
+        """Side s reached 00:00 in a flag profile.  The state changes first,
+        then the hook hears of the flag: a checkpoint taken at EV_FLAG is the
+        state after the flag (a power cut then restores exactly that)."""
         if self.state == LATE:
             if self.rules.late != LATE_NONE:
                 # A late player whose whole time ran out: walkover (PFS § 6.3.4).
+                self.state = OVER
+                self.forfeited[s] = True
+                self._emit(EV_FLAG, s, self.t, 0)
                 self._over(EV_FORFEIT, s, self.t, True)
             else:
                 self.state = READY  # no lateness limit: the clock just stops
+                self._emit(EV_FLAG, s, self.t, 0)
             return
         # The flag pauses the whole clock (dead time, PFS § 6.2.1).
         self.state = PAUSED
-        if self.rem[1 - s] <= 0:
+        both = self.rem[1 - s] <= 0
+        if both:
+            self.state = OVER
+        self._emit(EV_FLAG, s, self.t, 0)
+        if both:
             self._over(EV_OVER, s, self.t, False)
 
     # -- persistence --------------------------------------------------------------

@@ -388,7 +388,7 @@ class RefereeMenu:
         self.cols = cols
         self.rows = rows
         self.language = language
-        self.item = R_L_SEC
+        self.item = self.items()[0]   # the final screen has no time items
         self.confirm = False   # reset asked, waiting for the second A_RIGHT
         self.rules_changed = False
 

@@ -83,7 +83,7 @@ def new_game():
 
 
 class Rig:
-    def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5):
+    def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5, fs=None):
         machine.reset_world()
         self.board = board
         self.diff, self.add = ticks.wrapping(period)
@@ -94,7 +94,7 @@ class Rig:
         for code in GLYPH_CHARS:  # show CGRAM glyphs as a person reads them
             self.lcd.glyph_char[code] = GLYPH_CHARS[code]
         machine.I2C(board.I2C_ID).attach(board.LCD_ADDR, self.lcd)
-        self.app = App(board, machine, None, self.ticks_ms, self.diff, self.add, root)
+        self.app = App(board, machine, fs, self.ticks_ms, self.diff, self.add, root)
         self.pins = (machine.pin(board.BTN_LEFT), machine.pin(board.BTN_RIGHT),
                      machine.pin(board.BTN_PAUSE))
 

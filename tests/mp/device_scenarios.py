@@ -231,7 +231,8 @@ def scenario_void_after_a_forfeit(board, root):
     expect(rig.clock.forfeited[LEFT] and "LOST" in rig.screen()[1], "LOST", rig)
     rig.perform(gestures.referee())
     expect(rig.app.mode == 3, "the referee menu opens on the final screen", rig)
-    _menu_pick(rig, menu.R_VOID)
+    expect(rig.app.menu.item == menu.R_VOID and "5.2d" in rig.screen()[0],
+           "the final screen's menu starts at its first item, 5.2d", rig)
     rig.press(RIGHT)
     c = rig.clock
     expect(not c.forfeited[LEFT] and c.rem[LEFT] == 60000, "forfeit withdrawn", rig)
@@ -282,6 +283,15 @@ def scenario_slow_referee(board, root):
     expect(c.state == cc.PAUSED and c.side == RIGHT, "paused, right's turn", rig)
     expect(before - c.rem[RIGHT] == 0, "stopped at the pause edge (%d ms after %d)"
            % (before - c.rem[RIGHT], t0), rig)
+    rig.press(PAUSE, hold=2100)                 # leave the menu
+    # ... and before a game: the 2 s hold must not open the setup menu first
+    rig.perform(gestures.end_game(False))
+    rig.ended_rem = [c.rem[0], c.rem[1]]        # for the log check
+    rig.perform(gestures.new_game())
+    expect(c.state == cc.READY, "ready", rig)
+    rig.perform([(0, PAUSE, 1), (2500, LEFT, 1), (2520, RIGHT, 1),
+                 (5700, LEFT, 0), (5700, RIGHT, 0), (5700, PAUSE, 0)])
+    expect(rig.app.mode == 3, "referee menu in ready, not the setup menu", rig)
     return rig
 
 
