@@ -38,6 +38,14 @@ ASK_MS = 6000          # an END?/NEW GAME? question waits this long for L+R
 CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
 LCD_ADDRS = (0x27, 0x3F)
 
+LCD_RETRY_MS = 100     # a failed display is retried after this, doubling ...
+LCD_RETRY_MAX = 2000   # ... up to this
+FAIL_WINDOW_MS = 10000  # this many failed loop iterations in this window:
+FAIL_LIMIT = 5          # stop feeding the watchdog (a reboot, restored paused)
+ERRLOG_MAX = 4096      # errors.txt: at most this many bytes
+LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
+_REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
+
 ASK_NONE = 0
 ASK_END = 1            # "END? hold L+R": the end of the game, confirmed
 ASK_NEW = 2            # "NEW GAME? L+R": leave the final screen, confirmed
@@ -53,6 +61,7 @@ class App:
         self.diff = diff or ticks.ticks_diff
         self.add = add or ticks.ticks_add
         self.board = board
+        self.root = root
         now = self.ticks_ms()
         Pin = machine.Pin
 
@@ -78,10 +87,14 @@ class App:
             for a in LCD_ADDRS:
                 if a in found:
                     addr = a
-        self.lcd = lcdmod.Lcd(i2c, addr, board.LCD_COLS, board.LCD_ROWS)
-        for code in viewmod.GLYPHS:
-            self.lcd.glyph(code, viewmod.GLYPHS[code])
+        self.lcd = lcdmod.Lcd(i2c, addr, board.LCD_COLS, board.LCD_ROWS, init=False)
         self.nrows = board.LCD_ROWS
+        self.lcd_down = False     # the display's bus failed: retry later
+        self.lcd_retry_at = now
+        self.lcd_backoff = LCD_RETRY_MS
+        self.lcd_errors = 0       # bus errors seen (a figure for the log/tests)
+        if not self._lcd_start():
+            self._lcd_failed(now)
 
         # -- outputs
         pwm = None
@@ -119,14 +132,18 @@ class App:
         self.ask = ASK_NONE       # a question on the display, waiting for L+R
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
         self.menu = None
+        self.notes = []           # boot/fault notices, shown in turn: [word, ms]
         self.notice_until = None
+        self.healthy = True       # False: let the watchdog reboot the clock
+        self.fails = [now] * FAIL_LIMIT  # when the last loop iterations failed
+        self.fail_i = 0
+        self.errors = 0
         self.mode = MODE_SPLASH
         self.splash_until = self.add(now, SPLASH_MS)
         self._splash()
-        self._restore(now)
         if self.settings.notice:
-            self.view.notice = self.view.words["SETRESET"]
-            self.notice_until = self.add(now, NOTICE_MS)
+            self._note("SETRESET", NOTICE_MS)
+        self._restore(now)
 
     # -- boot -------------------------------------------------------------------
     def _splash(self):
@@ -137,8 +154,12 @@ class App:
         r1 = bytearray(b" " * c)
         viewmod._word(r0, 0, c, top, 2)
         viewmod._word(r1, 0, c, line, 2)
-        self.lcd.show(0, r0)
-        self.lcd.show(1, r1)
+        if not self.lcd_down:
+            try:
+                self.lcd.show(0, r0)
+                self.lcd.show(1, r1)
+            except OSError:
+                self._lcd_failed(self.ticks_ms())
 
     def _set_header(self):
         if self.board.LCD_ROWS >= 4:
@@ -153,8 +174,7 @@ class App:
         if got is None:
             if self.store.message and self.store.message != persist.NO_GAME:
                 # Corrupt or foreign state file: a clean `ready`, and say so.
-                self.view.notice = self.view.words["STATELOST"]
-                self.notice_until = self.add(now, NOTICE_MS)
+                self._note("STATELOST", NOTICE_MS)
             return
         ints, log_ms = got
         was_running = ints[1] == cc.RUNNING
@@ -163,25 +183,37 @@ class App:
         except ValueError:
             self.clock.rules = self.settings.rules()
             self.clock.reset(now)
-            self.view.notice = self.view.words["STATELOST"]
-            self.notice_until = self.add(now, NOTICE_MS)
+            self._note("STATELOST", NOTICE_MS)
             return
-        if self.clock.state == cc.READY:
-            return
+        self._set_header()  # the restored game's rules, not the settings'
+        st = self.store
+        if self.clock.state == cc.READY and (st.game <= 0 or st.log_pos <= 0):
+            return  # the referee's rules for the next game (no log yet)
         self.log_offset = log_ms
         self.log_anchor = now
-        st = self.store
         # The log is cut back to where this checkpoint was taken, so the log
-        # and the restored clock agree, then "<ms> pause  # power restored".
+        # and the restored clock agree, then "<ms> pause  # power restored"
+        # (a clock that ran comes back paused; a lateness clock runs on, it
+        # is not a game yet).
         self.log_on = self.log.restored(log_ms, was_running, st.game, st.log_pos)
         # The notice stays until the next key press resumes play.
-        self.view.notice = self.view.words["RESTORED"]
-        self._set_header()  # the restored game's rules, not the settings'
+        self._note("RESTORED", 0)
         self._save(now)
 
     # -- the core's events: log, persist, beep ----------------------------------
     def _log_ms(self, t):
-        return self.log_offset + self.diff(t, self.log_anchor)
+        """ms since the game began: never negative, never past LOG_MS_MAX
+        (a stale anchor is moved on by _reanchor long before half a wrap)."""
+        d = self.diff(t, self.log_anchor)
+        if d < 0:
+            d = 0
+        m = self.log_offset + d
+        return m if m < LOG_MS_MAX else LOG_MS_MAX
+
+    def _reanchor(self, now):
+        if self.diff(now, self.log_anchor) >= _REANCHOR_MS:
+            self.log_offset = self._log_ms(now)
+            self.log_anchor = now
 
     def _on_event(self, code, side, t, arg):
         c = self.clock
@@ -193,9 +225,9 @@ class App:
         # The log line first, then the checkpoint that records how far the
         # log got (a power cut between the two loses neither).
         self.log.event(self._log_ms(t), code, side, arg, c.rem[0], c.rem[1])
-        if cc.is_action(code):
-            self.view.notice = None  # a key press dismisses any notice
-            self.notice_until = None
+        if cc.is_action(code) and self.notes:
+            self.notes = []          # a key press dismisses the notices
+            self._show_note(t)
         b = _BEEPS.get(code)
         if b is not None:
             self.buzzer.beep(b, t)
@@ -216,12 +248,15 @@ class App:
         heap, and this must not allocate."""
         now = self.ticks_ms()
         self._inputs(now)
+        if self.lcd_down and self.diff(now, self.lcd_retry_at) >= 0:
+            self._lcd_retry(now)
         mode = self.mode
         if mode == MODE_GAME:
             self._draw(self._game_tick(now))
         elif mode == MODE_SPLASH:
             if self.diff(now, self.splash_until) >= 0:
                 self._set_mode(MODE_GAME)
+                self._show_note(now)  # notices are timed from here
         else:
             self.menu.render(self.rows)
             self._draw(self.rows)
@@ -258,22 +293,128 @@ class App:
         if c.running() >= 0 and self.diff(now, self.last_save) >= CHECKPOINT_MS:
             self._save(now)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
-            self.notice_until = None
-            self.view.notice = None
-            self.ask = ASK_NONE
+            self._notice_over(now)
+        self._reanchor(now)
         self.view.lowbat = self.battery.low
         self.leds.show(c.running())
         return self.view.render(c)
 
     def _draw(self, rows):
+        if self.lcd_down:
+            return
+        try:
+            self._show(rows)
+        except OSError:
+            # A NACK or a timeout on the display's bus (a loose cable,
+            # static): the clock goes on, the display is retried.  (A call
+            # without arguments: a deeper stack here would put this frame
+            # on the heap every iteration.)
+            self._lcd_lost()
+
+    def _show(self, rows):
+        # (its own frame: a try block and a loop in one function make the
+        # frame too large for MicroPython to keep it off the heap)
         lcd = self.lcd
         for r in range(self.nrows):
             lcd.show(r, rows[r])
 
-    def run(self, sleep_ms=ticks.sleep_ms):
+    # -- the display's bus --------------------------------------------------------
+    def _lcd_start(self):
+        try:
+            self.lcd.reinit()
+            for code in viewmod.GLYPHS:
+                self.lcd.glyph(code, viewmod.GLYPHS[code])
+            return True
+        except OSError:
+            return False
+
+    def _lcd_lost(self):
+        self._lcd_failed(self.ticks_ms())
+
+    def _lcd_failed(self, now):
+        self.lcd_errors += 1
+        self.lcd_down = True
+        self.lcd_retry_at = self.add(now, self.lcd_backoff)
+        b = self.lcd_backoff * 2
+        self.lcd_backoff = b if b < LCD_RETRY_MAX else LCD_RETRY_MAX
+
+    def _lcd_retry(self, now):
+        """Init the backpack again; on success everything is redrawn (the
+        driver forgot what the display holds) and the display says so."""
+        if not self._lcd_start():
+            self._lcd_failed(now)
+            return
+        self.lcd_down = False
+        self.lcd_backoff = LCD_RETRY_MS
+        self._note("LCDBACK", NOTICE_MS)
+
+    # -- notices ------------------------------------------------------------------
+    def _note(self, key, ms):
+        """Queue a notice (ms = 0: until a key); each shows in turn."""
+        self.notes.append([self.view.words[key], ms])
+        if len(self.notes) == 1 and self.ask == ASK_NONE:
+            self._show_note(self.ticks_ms())
+
+    def _show_note(self, now):
+        if self.ask != ASK_NONE:
+            return
+        if self.notes:
+            w, ms = self.notes[0]
+            self.view.notice = w
+            self.notice_until = self.add(now, ms) if ms else None
+        else:
+            self.view.notice = None
+            self.notice_until = None
+
+    def _notice_over(self, now):
+        if self.ask != ASK_NONE:
+            self.ask = ASK_NONE      # nobody answered the question
+        elif self.notes:
+            self.notes.pop(0)
+        self._show_note(now)
+
+    # -- the main loop, contained ---------------------------------------------------
+    def run(self, sleep_ms=ticks.sleep_ms, feed=None):
+        """The main loop.  Anything unexpected that escapes an iteration is
+        written to errors.txt (bounded) and the loop goes on; only a failure
+        that repeats (FAIL_LIMIT in FAIL_WINDOW_MS) stops feeding the
+        watchdog (`feed`, machine.WDT.feed in main.py), which reboots the
+        clock into the restored, paused game."""
         while True:
-            self.step()
+            try:
+                self.step()
+            except Exception as e:  # noqa: BLE001 - the clock must not stop
+                self.failed(e)
+            if feed is not None and self.healthy:
+                feed()
             sleep_ms(2)
+
+    def failed(self, e):
+        now = self.ticks_ms()
+        self.errors += 1
+        i = self.fail_i
+        oldest = self.fails[i]
+        self.fails[i] = now
+        self.fail_i = (i + 1) % FAIL_LIMIT
+        if self.errors >= FAIL_LIMIT and self.diff(now, oldest) < FAIL_WINDOW_MS:
+            self.healthy = False
+        try:
+            self._errlog("%d %s: %s\n" % (self._log_ms(now), type(e).__name__, e))
+        except Exception:  # noqa: BLE001 - a full or broken flash
+            pass
+
+    def _errlog(self, line):
+        fs = self.store.fs
+        path = self.root + "errors.txt"
+        try:
+            size = fs.stat(path)[6]
+        except OSError:
+            size = 0
+        f = fs.open(path, "wb" if size + len(line) > ERRLOG_MAX else "ab")
+        try:
+            f.write(line.encode())
+        finally:
+            f.close()
 
     # -- actions ------------------------------------------------------------------
     def _action(self, a, t, now):
@@ -309,6 +450,9 @@ class App:
                     # before the start: a new game, with the referee's rules.
                     self.menu.rules_changed = False
                     self._forget_game()
+                    if r != "reset":
+                        # the referee's base time survives a power cut
+                        self._save(now)
                 if r is not None:
                     self._set_header()
                     self._set_mode(MODE_GAME)
@@ -329,8 +473,7 @@ class App:
     def _unask(self):
         if self.ask != ASK_NONE:
             self.ask = ASK_NONE
-            self.view.notice = None
-            self.notice_until = None
+            self._show_note(self.ticks_ms())
             return True
         return False
 
@@ -425,4 +568,5 @@ class App:
         self.store.clear()
         self.log.close()
         self.log_on = False
-        self.view.notice = None
+        self.notes = []
+        self._show_note(self.ticks_ms())

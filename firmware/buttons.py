@@ -134,6 +134,7 @@ RING = 16          # IRQ -> main entries (one per burst); a power of two
 EVENTS = 16        # debounced events waiting for get(); a power of two
 HOLD_DEBOUNCES = 4
 _MASK30 = 0x3FFFFFFF
+_STALE = 1 << 27   # a pin quiet this long (1.5 days) has its old times moved up
 
 
 def array_i(n):
@@ -163,6 +164,7 @@ class Buttons:
         self._rp = array_i(RING)    # ring: latest edge before the burst
         self._rf = bytearray(RING)  # ring: pin | level-before << 2
         self._head = 0
+        self._rr = 0                # the pin whose old times poll() checks next
         self.dropped = 0            # bursts lost to a full ring
         # -- written by the main loop only --
         self._tail = 0
@@ -244,6 +246,22 @@ class Buttons:
             if self._qn < EVENTS:
                 self._settle(i, now, None)
             i += 1
+        self._freshen(now)
+
+    def _freshen(self, now):
+        # Any uptime (issue 12): a time older than _STALE is moved up to
+        # now - _STALE, one pin per poll, so no stored time ever gets half a
+        # tick wrap (6.2 days) old and compares the wrong way round.  (The
+        # IRQ may write _lt meanwhile: then it is fresh anyway.)
+        i = self._rr
+        self._rr = i + 1 if i + 1 < self._n else 0
+        old = (now - _STALE) & _MASK30
+        if self._diff(now, self._lt[i]) > _STALE:
+            self._lt[i] = old
+        if self._diff(now, self._xt[i]) > _STALE:
+            self._xt[i] = old
+        if self._diff(now, self._tt[i]) > _STALE:
+            self._tt[i] = old
 
     def _take(self, j, now):
         # The oldest recorded burst, ring slot j.

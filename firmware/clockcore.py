@@ -44,11 +44,17 @@ EV_OVER = 9        # game over because both sides are out (flag profiles)
 EV_LATE = 10       # an absent player's clock is started (before the game)
 EV_VOID = 11       # referee: TSO § 5.2 d for `side`
 EV_RESUME = 12     # referee: the end is undone
+EV_CAP = 13        # a side reached OVERTIME_CAP: its clock stops (time-triggered)
+
+# A clock left running in overtime with no forfeit limit stops by itself at
+# this much overtime (6.2 days): every number stays a small int on the
+# boards' 31-bit ints, and the state file's 32-bit fields never overflow.
+OVERTIME_CAP = 1 << 29
 
 
 def is_action(code):
     """A key or a referee action (a replay event), not a time-triggered note."""
-    return code <= EV_ADJUST or code >= EV_LATE
+    return code <= EV_ADJUST or EV_LATE <= code <= EV_RESUME
 
 
 SNAPSHOT_VERSION = 2
@@ -345,6 +351,8 @@ class Clock:
             lim = self._limit()
             if lim and r + lim < b:
                 b = r + lim                            # forfeit instant
+            if r + OVERTIME_CAP < b:
+                b = r + OVERTIME_CAP                   # the clock's own limit
         if self.state == LATE:
             lim = self._late_limit()
             if lim and lim - self.lateness() < b:
@@ -385,6 +393,11 @@ class Clock:
         lim = self._limit()
         if r <= 0 and lim and -self.rem[s] == lim:
             self._over(EV_FORFEIT, s, self.t, True)
+        elif -self.rem[s] == OVERTIME_CAP:
+            # Nobody stopped it for 6 days: the clock stops itself (paused,
+            # or before a game: ready).  A note, not a key: replay does it too.
+            self.state = PAUSED if self.state == RUNNING else READY
+            self._emit(EV_CAP, s, self.t, 0)
 
     def _flagged(self, s):
         """Side s reached 00:00 in a flag profile.  The state changes first,

@@ -55,9 +55,13 @@ _WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
           cc.EV_VOID: "void"}
 _SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
 _NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
-          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over"}
+          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
+          cc.EV_CAP: "overtime limit"}
 _SIDES = ("left", "right")
 FULL_NOTE = "# log full: later events not recorded\n"
+# Log times stay below this (10**9 ms, about 11.6 days: more than any game
+# reaches); the replay tool rejects later times as no game's (host_sim).
+MAX_MS = 1000000000
 _COPY = 512  # bytes per chunk when restored() rewrites a file
 
 
@@ -278,7 +282,7 @@ class GameLog:
                                           "+" if delta >= 0 else "", delta)
         else:
             note = _NOTES.get(kind, "event %d" % kind)
-            if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT:
+            if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT or kind == cc.EV_CAP:
                 note += " " + _SIDES[side]
             # the times at that instant too (the results menu reads them)
             return self._write("# %d %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
@@ -291,8 +295,12 @@ class GameLog:
         return self._write("# " + text.replace("\n", " ") + "\n")
 
     def close(self):
-        """The game is over (or reset): close its file."""
+        """The game is reset (a new game follows): close its file; no game
+        is open any more (a checkpoint taken now records game 0)."""
         self._close()
+        self.number = 0
+        self.name = None
+        self.pos = 0
 
     # -- after a power cut --------------------------------------------------------
     def restored(self, log_ms, running=True, game=0, pos=-1):

@@ -25,7 +25,7 @@
 #   menu.py, row 0 labels (16): T_*
 #   menu.py, row 1 values between the arrows (12): V_*
 #   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
-#   app/settings notice (16): SETRESET
+#   app/settings notice (16): SETRESET STATELOST LCDBACK
 # Language-independent names (language and profile names) are in _SAME and
 # appear in every table.
 
@@ -86,6 +86,7 @@ _TEXT = {
         "HINT": "Pause=next hold=OK",
         "SETRESET": "Settings reset",
         "STATELOST": "SAVED GAME LOST",
+        "LCDBACK": "DISPLAY RESTORED",  # the display's bus answered again
     },
     "de": {
         "READY": "BEREIT",
@@ -136,6 +137,7 @@ _TEXT = {
         "HINT": "Pause=weiter lang=OK",
         "SETRESET": "Standardwerte",
         "STATELOST": "SPIELST. DEFEKT",
+        "LCDBACK": "ANZEIGE ZURÜCK",
     },
     "pl": {
         "READY": "GOTOWY",
@@ -186,6 +188,7 @@ _TEXT = {
         "HINT": "Pauza=dalej długo=OK",
         "SETRESET": "Ustaw. domyślne",
         "STATELOST": "ZAPIS USZKODZONY",
+        "LCDBACK": "EKRAN WZNOWIONY",
     },
 }
 
@@ -205,7 +208,7 @@ WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
          "FLAG": 5, "RESTORED": 16, "LOWBAT": 6, "LATE": 5, "ASK_END": 16,
          "ASK_NEW": 16,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
-         "STATELOST": 16}
+         "STATELOST": 16, "LCDBACK": 16}
 
 
 def width(key):

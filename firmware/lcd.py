@@ -67,7 +67,7 @@ _GAP = const(1)
 
 
 class Lcd:
-    def __init__(self, i2c, addr=0x27, cols=16, rows=2, backlight=True):
+    def __init__(self, i2c, addr=0x27, cols=16, rows=2, backlight=True, init=True):
         if rows not in (1, 2, 4) or cols < 1 or cols * rows > 80 or (rows > 1 and cols * ((rows + 1) // 2) > 40):
             raise ValueError("unsupported LCD geometry")
         self.i2c = i2c
@@ -99,6 +99,17 @@ class Lcd:
         self._full = False
         self._base = 0
         self._nxt = 0
+        for r in range(rows):
+            self._valid[r] = 0
+        if init:
+            self._init()
+
+    def reinit(self):
+        """Run the HD44780 init sequence again and forget what the display
+        holds (after a bus fault: the module may have lost power or been
+        driven into 8-bit mode by a torn transfer).  Raises OSError while
+        the bus still fails; CGRAM glyphs must be loaded again after it."""
+        self.invalidate()
         self._init()
 
     # -- upper half: HD44780 logic --------------------------------------------

@@ -16,17 +16,18 @@ timestamps, `report()` builds the JSON state report.
 import host_sim  # noqa: F401  (puts firmware/ on sys.path)
 
 import clockcore
+import gamelog
 import profiles
 import view as viewmod
 
 EVENTS = ("left", "right", "pause", "end", "adjust", "late", "void", "resume")
 SIDED = ("late", "void")  # events that name a side: `<ms> late left`
 
-# No game reaches 10**9 ms (about 11.6 days) of log time: a time or an
-# adjustment beyond it is an error, not a run of the core for years of
-# virtual time.  The length is checked before int() (Python refuses to
-# convert more than 4300 digits, and a long number is never a time).
-MAX_MS = 10 ** 9
+# No game reaches gamelog.MAX_MS (10**9 ms, about 11.6 days) of log time: a
+# time or an adjustment beyond it is an error, not a run of the core for
+# years of virtual time.  The length is checked before int() (Python refuses
+# to convert more than 4300 digits, and a long number is never a time).
+MAX_MS = gamelog.MAX_MS
 MAX_DIGITS = len(str(MAX_MS))
 
 

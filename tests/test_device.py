@@ -10,6 +10,7 @@ import os
 import pytest
 
 from conftest import ROOT
+import clockcore as cc
 import device_scenarios as ds  # tests/mp/ is on sys.path (conftest.py)
 
 
@@ -48,7 +49,8 @@ def replay_matches_live(rig, root):
     return text
 
 
-@pytest.mark.parametrize("scenario", ds.GESTURE_SCENARIOS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("scenario", ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS,
+                         ids=lambda f: f.__name__)
 def test_gesture_scenario_replays_to_the_live_clock(tmp_path, scenario):
     """Issue 10: each gesture scenario (SPEC v2 §4 Gestures) on the emulated
     device, and its game log replays to exactly the live clock, so no key
@@ -59,6 +61,19 @@ def test_gesture_scenario_replays_to_the_live_clock(tmp_path, scenario):
     if scenario is ds.scenario_chords:
         root = rig.app.log.folder.rsplit("/", 1)[0] + "/"
     replay_matches_live(rig, root)
+
+
+def test_thirty_days_idle_paused_running(tmp_path):
+    """Issue 12 "any uptime works" (the scenario runs on MicroPython too).
+    A game longer than 11.6 days cannot be replayed exactly (its log times
+    stop at 999 999 999 ms, the replay tool's bound); its log still reads."""
+    from host_sim import replay
+    root = ds.fresh_dir(str(tmp_path / "clock"))
+    ds.scenario_thirty_days(load_board("sim"), root)
+    name = sorted(os.listdir(root + "games"))[-1]
+    game = replay.load(root + "games/" + name)
+    clock, at = replay.run(game)
+    assert at == 999999999 and clock.running() == cc.LEFT  # its last line: resumed
 
 
 def test_device_20x4(tmp_path):
@@ -189,3 +204,82 @@ def test_every_game_log_names_its_clock_and_table(tmp_path):
     assert text.split("\n")[1] == "# clock %s table 12" % uid
     clock, _ = replay.run(replay.parse(text.split("\n")))
     assert clock.running() == rig.clock.running() == ds.LEFT
+
+
+class _Stop(BaseException):
+    pass
+
+
+def _run_loops(app, rig, n, step=None):
+    """app.run() for n iterations of 2 ms of virtual time (its sleep_ms ends
+    it); returns how many times it fed the watchdog."""
+    fed = []
+    left = [n]
+
+    def sleep_ms(ms):
+        rig.now = rig.add(rig.now, ms)
+        left[0] -= 1
+        if left[0] <= 0:
+            raise _Stop()
+
+    if step is not None:
+        app.step = step
+    try:
+        app.run(sleep_ms, feed=lambda: fed.append(1))
+    except _Stop:
+        pass
+    return len(fed)
+
+
+def test_an_unexpected_error_is_logged_and_the_loop_goes_on(tmp_path):
+    """Issue 12: anything that escapes a loop iteration goes to errors.txt
+    (bounded) and the clock goes on (it keeps feeding the watchdog); only a
+    failure that repeats (5 in 10 s) stops feeding it, so the watchdog
+    reboots into the restored, paused game."""
+    rig = _rig(tmp_path)
+    app = rig.app
+    real = app.step
+    calls = [0]
+
+    def sometimes(every):
+        def step():
+            calls[0] += 1
+            if calls[0] % every == 0:
+                raise ValueError("boom %d" % calls[0])
+            real()
+        return step
+
+    # one failure every 3 s of loops (1500 iterations of 2 ms): goes on
+    fed = _run_loops(app, rig, 6000, sometimes(1500))
+    assert app.errors == 4 and app.healthy and fed == 6000
+    path = str(tmp_path / "clock" / "errors.txt")
+    lines = open(path).read().splitlines()
+    assert len(lines) == 4 and all("ValueError: boom" in ln for ln in lines)
+    # a burst: stop feeding the watchdog
+    fed = _run_loops(app, rig, 100, sometimes(2))
+    assert not app.healthy and fed < 100
+    # the error log stays bounded
+    for k in range(400):
+        app.failed(RuntimeError("x" * 40))
+    assert os.path.getsize(path) <= 4096
+
+
+def test_boot_notices_show_each_in_turn(tmp_path):
+    """Issue 12: "Settings reset" no longer hides "SAVED GAME LOST", each
+    shows NOTICE_MS from the end of the splash, then the game screen."""
+    from rig import Rig
+    import app as appmod
+    root = ds.fresh_dir(str(tmp_path / "clock"))
+    with open(root + "settings.json", "w") as f:
+        f.write("{not json")
+    with open(root + "clock.state.a", "wb") as f:
+        f.write(b"SClk" + bytes(100))          # a torn record
+    rig = Rig(load_board("sim"), root)
+    rig.run(appmod.SPLASH_MS + 100)
+    seen = []
+    for _ in range(int(2.5 * appmod.NOTICE_MS / 500)):
+        row = rig.screen()[1].strip()
+        if not seen or seen[-1] != row:
+            seen.append(row)
+        rig.run(500)
+    assert seen == ["Settings reset", "SAVED GAME LOST", "READY"], seen

@@ -83,8 +83,7 @@ class Device:
         assert self.store.save(c.snapshot(), self.log_ms(c.t), self.log.pos, self.log.number)
         self.dirty = False
         self.last_charged = self._charged()
-        if c.state == cc.OVER:
-            self.log.close()
+        # the app keeps the log open on the final screen (void, resume)
 
     def after(self):
         if self.dirty or (self.clock.state == cc.RUNNING and

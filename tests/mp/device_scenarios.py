@@ -415,6 +415,70 @@ def scenario_results_of_the_last_games(board, root):
     return rig
 
 
+def _bus(board):
+    import machine
+    return machine.I2C(board.I2C_ID).devices
+
+
+def _expected_screen(rig):
+    import view
+    return [view.to_text(r) for r in rig.app.view.render(rig.clock)]
+
+
+def scenario_bus_faults(board, root):
+    """Issue 12: the display's bus NACKs for 1 s, for 10 s, and on and off for
+    60 s while a game runs.  The clock keeps time to the millisecond (turns
+    taken during the faults are charged at their edges), the display comes
+    back by itself with everything redrawn and says so, nothing is lost."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    bus = _bus(board)
+    addr = board.LCD_ADDR
+    emu = bus[addr]
+    t0 = rig.ms()                               # left's press edge: right runs
+    rig.press(LEFT)
+    edges = []
+    for outage in (1000, 10000):
+        rig.run(3000)
+        del bus[addr]                           # NACK: no answer from the backpack
+        rig.run(outage // 2)
+        edges.append(rig.ms())
+        rig.press(rig.clock.running())          # a move during the outage
+        rig.run(outage // 2)
+        bus[addr] = emu                         # the cable is back
+        rig.run(2500)                           # retried within the backoff
+        expect(not rig.app.lcd_down, "the display is back after %d ms" % outage, rig)
+        expect(rig.screen()[1].strip() == "DISPLAY RESTORED", "it says so", rig)
+        rig.run(4500)
+        expect(rig.screen() == _expected_screen(rig), "everything redrawn", rig)
+    # 60 s of a flaky cable: on and off every 0.2-0.9 s, moves meanwhile
+    k = 0
+    while k < 60000:
+        gap = 200 + (k * 7919) % 700
+        if addr in bus:
+            del bus[addr]
+        else:
+            bus[addr] = emu
+        rig.run(gap)
+        k += gap
+        if k % 7 == 0 or (k // gap) % 9 == 0:
+            edges.append(rig.ms())
+            rig.press(rig.clock.running())
+            k += SETTLE_MS
+    bus[addr] = emu
+    rig.run(7000)
+    expect(not rig.app.lcd_down and rig.app.lcd_errors > 10, "flaky bus survived", rig)
+    expect(rig.screen() == _expected_screen(rig), "the display shows the clock", rig)
+    # time to the ms: the two sides add up exactly to the time that ran
+    # (a clock ran all along), and every move changed the turn
+    c = rig.clock
+    used = 1200000 - c.rem[0] - c.rem[1]
+    expect(c.state == cc.RUNNING and used == rig.ms() - t0,
+           "charged %d ms in %d ms of play" % (used, rig.ms() - t0), rig)
+    expect(len(edges) > 10, "moves during the faults (%d)" % len(edges), rig)
+    return rig
+
+
 def scenario_late_sdev(board, root):
     """TSO § 2.4 b ii, § 5.3 b: the present player (left) starts the absent
     right player's clock; the lateness counts up; at 15:01 right has lost."""
@@ -617,3 +681,67 @@ GESTURE_SCENARIOS = (
     scenario_chords,
     scenario_results_of_the_last_games,
 )
+
+# Faults (issue 12): each also replays from its log to the live clock.
+FAULT_SCENARIOS = (
+    scenario_bus_faults,
+)
+
+
+DAY = 86400000
+
+
+def _log_times(root):
+    """The ms of every event and note in the newest game log, in order."""
+    names = sorted(n for n in os.listdir(root + "games") if n.endswith(".txt"))
+    f = open(root + "games/" + names[-1])
+    text = f.read()
+    f.close()
+    out = []
+    for line in text.split("\n"):
+        w = line.replace("#", " ").split()
+        if w and w[0].isdigit():
+            out.append(int(w[0]))
+    return out
+
+
+def _run_days(rig, days):
+    """Let `days` pass (a day at a time: Rig.run takes less than half a wrap),
+    the main loop every minute."""
+    rig.step_ms = 60000
+    for _ in range(days):
+        rig.run(DAY)
+    rig.step_ms = 5
+
+
+def scenario_thirty_days(board, root):
+    """Issue 12 "any uptime works": 30 simulated days idle in ready, then a
+    press (never taken for 'pressed together' with a stale one), 30 days
+    paused, 30 days running in a custom profile with no forfeit (the clock
+    stops itself at 6.2 days of overtime), across many 2**30 tick wraps.
+    Log times stay bounded, never negative, never decreasing."""
+    f = open(root + "settings.json", "w")
+    f.write('{"v": 1, "profile": "custom", "base_left": 60000, "base_right": 60000, '
+            '"lang": "en", "sound": true, "zero": "overtime", "penalty": 0, '
+            '"forfeit": -1, "window": 0}')
+    f.close()
+    rig = boot(board, root)
+    _run_days(rig, 30)                          # idle: 2.4 tick wraps
+    rig.press(LEFT)                             # right runs
+    rig.press(RIGHT)                            # a move: left runs
+    c = rig.clock
+    expect(c.running() == LEFT, "both presses taken after 30 idle days", rig)
+    rig.press(PAUSE)
+    _run_days(rig, 30)                          # paused 30 days
+    rig.press(PAUSE)                            # resumed
+    expect(c.running() == LEFT, "resumed after 30 paused days", rig)
+    _run_days(rig, 30)                          # nobody stops it for 30 days
+    rig.run(100)
+    expect(c.state == cc.PAUSED and c.overtime(LEFT) == cc.OVERTIME_CAP,
+           "stopped at the clock's own limit", rig)
+    expect(rig.screen()[0][1:7] == "-99:59", "the display's largest overtime", rig)
+    times = _log_times(root)
+    expect(times == sorted(times) and times[0] >= 0 and times[-1] < 10 ** 9,
+           "log times bounded, never negative, never decreasing: %r" % times[-3:], rig)
+    return rig
+

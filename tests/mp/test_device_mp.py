@@ -84,6 +84,14 @@ def test_results_of_the_last_games():
     ds.scenario_results_of_the_last_games(board, _root("results"))
 
 
+def test_bus_faults_1s_10s_and_60s_flaky():
+    ds.scenario_bus_faults(board, _root("bus_faults"))
+
+
+def test_thirty_days_idle_paused_running():
+    ds.scenario_thirty_days(board, _root("thirty_days"))
+
+
 def test_pfs_flag_then_pause():
     ds.scenario_pfs_flag_then_pause(board, _root("pfs_flag_pause"))
 

@@ -220,6 +220,7 @@ def paused_game(events):
     c.press(cc.LEFT, 0)
     c.press(cc.RIGHT, 61500)
     c.pause(91750)
+    c.void_side = -1   # as if no move had been made: the time items come first
     del events[:]
     return c
 

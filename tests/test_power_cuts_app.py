@@ -1,0 +1,485 @@
+"""Power cuts on the real device app: the log and the restored clock agree
+(issue 12 item 2; SPEC v2 §4 "Power loss", "Game log").
+
+Each scenario below is played on firmware/app.py through the Rig (fake
+hardware, virtual time across the 2**30 tick wrap) on FakeFlash, the fake
+flash filesystem of tests/test_power_loss.py.  A first, uncut run measures
+the scenario's flash steps (FakeFlash: create, rename, remove, mkdir = 1
+step, each written byte = 1 step).  Then, for each cut point k, the scenario
+is played again from a fresh flash with `budget = k`: the (k+1)-th step
+raises PowerCut out of app.step() (a write keeps the bytes it got), the
+driver catches it, and a NEW Rig boots on the same flash (budget None, its
+tick counter 700 ms before the wrap) and runs 2 s.  At every cut point:
+
+(a) the booting app never raises;
+(b) a restored game's newest log, replayed with host_sim.replay at the
+    restored app's log time, gives exactly the restored clock's report
+    (state, both times, flags, forfeits, late, window, display); a clock that
+    comes back `ready` makes the first move, and the new game's log must
+    then replay to it exactly (a referee change made in `ready` is in it);
+(c) the restored record is one the app really saved, not older than the last
+    save (or clear) that completed before the cut, at most 5 s of running
+    time behind the truth (the live clock at the cut), and the booted clock
+    is that record (a running side comes back paused).  A `ready` clock
+    keeps every change that a finished main-loop step had made (base time,
+    adjustments).
+
+Cut points: by default every step boundary of every flash operation (before
+it, after its first byte, half-way, one byte short, complete) of every
+burst of flash operations that carries an event (log lines, saves made at
+an event, removes, mkdir), and of every 5th periodic checkpoint (the others
+are byte-for-byte the same kind of save); `POWER_CUTS_ALL=1` tries every k
+from 1 to the total.  Counts (pytest -s prints them) are in each test's
+docstring.
+"""
+import importlib.util
+import os
+
+import pytest
+
+import clockcore as cc
+import menu
+import persist
+import rig as gestures
+from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD
+from host_sim import replay
+from test_power_loss import FakeFlash, PowerCut
+
+from conftest import ROOT
+
+ALL = os.environ.get("POWER_CUTS_ALL") == "1"
+PERIODIC_EVERY = 5        # every 5th periodic checkpoint gets all its boundaries
+WAIT_STEP_MS = 100        # main-loop period while nobody touches a key
+REBOOT_T0 = PERIOD - 700  # the restored clock's ticks wrap 0.7 s after power-up
+UNCHARGED_MS = 5000       # SPEC §4 Power loss: at most 5 s of running time lost
+
+
+def load_board(name):
+    spec = importlib.util.spec_from_file_location(
+        "board_" + name, os.path.join(ROOT, "boards", name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+BOARD = load_board("sim")
+
+
+def settings_file(profile, base_s):
+    """What tests/mp/device_scenarios.write_settings writes."""
+    return ('{"v": 1, "profile": "%s", "base_left": %d, "base_right": %d, '
+            '"lang": "en", "sound": true}' % (profile, base_s * 1000, base_s * 1000)).encode()
+
+
+def wait(rig, ms):
+    """Nobody touches a key for `ms`: the main loop runs every WAIT_STEP_MS."""
+    step = rig.step_ms
+    rig.step_ms = WAIT_STEP_MS
+    try:
+        rig.run(ms)
+    finally:
+        rig.step_ms = step
+
+
+def menu_pick(rig, item):
+    """In the referee menu: short pause presses until `item` is shown."""
+    for _ in range(12):
+        if rig.app.menu.item == item:
+            return
+        rig.press(PAUSE)
+    raise AssertionError("no such menu item %d" % item)
+
+
+# -- the scenarios (SPEC v2 §4 states) ------------------------------------------------
+
+def sc_sdev_moves_and_pause(rig):
+    """sdev 1:00: moves, a pause, play on (running, paused, window)."""
+    rig.press(LEFT)                     # right runs
+    wait(rig, 6000)                     # a periodic checkpoint
+    rig.press(RIGHT)                    # left runs, window opens
+    wait(rig, 3000)
+    rig.press(PAUSE)                    # paused(left)
+    wait(rig, 2000)
+    rig.press(PAUSE)                    # running(left)
+    wait(rig, 5000)
+    rig.press(LEFT)                     # right runs
+    wait(rig, 2000)
+
+
+def sc_sdev_overtime_forfeit(rig):
+    """sdev 1:00: left into overtime (flag mark, penalties), forfeit at 5:01."""
+    rig.press(LEFT)                     # right runs
+    wait(rig, 2000)
+    rig.press(RIGHT)                    # left runs on and on
+    wait(rig, 60000 + 302000)           # 00:00, then -05:01: lost
+    wait(rig, 1000)
+
+
+def sc_pfs_flags(rig):
+    """pfs 1:00: right uses 50 s, left flags (dead time), the remaining player
+    runs, right flags: both out, over."""
+    rig.press(LEFT)                     # right runs
+    wait(rig, 50000)
+    rig.press(RIGHT)                    # left runs to 00:00: flag, dead time
+    wait(rig, 61000)
+    rig.press(PAUSE)                    # the pause key leaves it stopped
+    wait(rig, 2000)
+    rig.press(LEFT)                     # the remaining player (right) runs
+    wait(rig, 11000)                    # right's flag: both out, over
+    wait(rig, 1000)
+
+
+def sc_ready_referee(rig):
+    """ready: the referee changes the base time (T_BASE, +1 min) and takes
+    1 s from left (the menu's first item), leaves the menu; then the game
+    starts and goes on."""
+    rig.perform(gestures.referee())
+    assert rig.app.mode == 3, rig.screen()
+    menu_pick(rig, menu.R_BASE)
+    rig.press(RIGHT)                    # base 01:00 -> 02:00 (resets ready)
+    menu_pick(rig, menu.R_L_SEC)
+    rig.press(LEFT)                     # left -1 s
+    rig.perform(gestures.long_press())  # leave the menu
+    assert rig.app.mode == 1 and rig.clock.rem == [119000, 120000], rig.clock.rem
+    wait(rig, 3000)
+    rig.press(LEFT)                     # the first move: right runs
+    wait(rig, 5000)
+    rig.press(RIGHT)
+    wait(rig, 1000)
+
+
+def sc_late_arrival(rig):
+    """late(right) by left's gesture; right's lateness runs (checkpointed),
+    right arrives and the game begins."""
+    rig.perform(gestures.late(LEFT))    # right is late: right's clock runs
+    assert rig.clock.state == cc.LATE, rig.screen()
+    wait(rig, 9000)
+    rig.press(LEFT)                     # right arrives: right runs, no window
+    wait(rig, 3000)
+    rig.press(RIGHT)                    # left runs
+    wait(rig, 2000)
+
+
+def sc_end_void_resume(rig):
+    """An end (the card's gesture), the referee's TSO § 5.2 d void on the
+    final screen, then the referee's resume, and play on."""
+    rig.press(LEFT)                     # right runs
+    wait(rig, 3000)
+    rig.press(RIGHT)                    # left runs (the turn a void gives back)
+    wait(rig, 4500)
+    rig.perform(gestures.end_game(True))
+    assert rig.clock.state == cc.OVER, rig.screen()
+    rig.perform(gestures.referee())
+    assert rig.app.mode == 3 and rig.app.menu.item == menu.R_VOID, rig.screen()
+    rig.press(RIGHT)                    # void left: over, left's turn given back
+    assert rig.clock.rem[LEFT] == 60000, rig.clock.rem
+    rig.perform(gestures.referee())
+    menu_pick(rig, menu.R_RESUME)
+    rig.press(RIGHT)                    # resume: paused(left)
+    assert rig.clock.state == cc.PAUSED, rig.screen()
+    wait(rig, 1000)
+    rig.press(PAUSE)                    # left runs again
+    wait(rig, 2000)
+
+
+# -- the driver ------------------------------------------------------------------------
+
+class Save:
+    __slots__ = ("seq", "ints", "log_ms", "ran", "done")
+
+
+class Live:
+    """The app under test, played from a fresh flash, with spies that record
+    the truth: running time charged (`ran`), every save the app started and
+    whether it completed, completed clears, the state after each finished
+    main-loop step.  The spies only observe (they call the real methods)."""
+
+    def __init__(self, flash, settings):
+        self.flash = flash
+        self.rig = None
+        self.ran = 0
+        self.saves = []
+        self.cleared_after = -1     # saves made before the last completed clear
+        self.clearing_after = -1    # ... before the last clear begun
+        self.committed = None       # (state, base, rem) after the last whole step
+        self.steps = 0
+        self.step_of_op = []        # the main-loop step of each journal entry
+        self.settings = settings
+
+    def start(self, t0):
+        rig = Rig(BOARD, "", t0=t0, fs=self.flash)
+        self.rig = rig
+        app = rig.app
+        clock = app.clock
+        live = self
+
+        adv = clock._advance
+
+        def advance(t):
+            s = clock.running()
+            before = clock.rem[s] if s >= 0 else 0
+            adv(t)
+            if s >= 0:
+                live.ran += before - clock.rem[s]
+
+        clock._advance = advance
+
+        store = app.store
+        save = store.save
+
+        def spy_save(ints, log_ms=0, log_pos=0, game=0):
+            rec = Save()
+            rec.ints = list(ints)
+            rec.log_ms = log_ms
+            rec.ran = live.ran
+            rec.done = False
+            live.saves.append(rec)
+            try:
+                ok = save(ints, log_ms, log_pos, game)
+            except PowerCut:
+                rec.seq = store.seq + 1     # in flight when the power failed
+                raise
+            rec.done = ok
+            rec.seq = store.seq if ok else store.seq + 1
+            return ok
+
+        store.save = spy_save
+        clear = store.clear
+
+        def spy_clear():
+            live.clearing_after = len(live.saves) - 1
+            clear()
+            live.cleared_after = len(live.saves) - 1
+
+        store.clear = spy_clear
+        step = app.step
+
+        def spy_step():
+            live.steps += 1
+            step()
+            c = app.clock
+            live.committed = (c.state, tuple(c.rules.base), tuple(c.rem))
+
+        app.step = spy_step
+        self.committed = (clock.state, tuple(clock.rules.base), tuple(clock.rem))
+        return rig
+
+
+class JournalFlash(FakeFlash):
+    """FakeFlash that also notes the main-loop step of each operation."""
+
+    def __init__(self, files, live_ref):
+        FakeFlash.__init__(self, files)
+        self.live_ref = live_ref
+
+    def _log(self, op, a, b=None):
+        FakeFlash._log(self, op, a, b)
+        live = self.live_ref[0]
+        live.step_of_op.append(live.steps if live is not None else -1)
+
+
+def op_units(op):
+    kind, a, data, before = op
+    return len(data) if kind == "write" else 1
+
+
+def play(scenario, settings, budget=None, journal=False):
+    """Play `scenario` from a fresh flash; returns (live, cut) where cut is
+    True if the power failed (PowerCut) before the scenario ended."""
+    ref = [None]
+    if journal:
+        flash = JournalFlash({"settings.json": settings}, ref)
+    else:
+        flash = FakeFlash({"settings.json": settings}, journal=False)
+    live = Live(flash, settings)
+    ref[0] = live
+    flash.budget = budget
+    cut = False
+    try:
+        rig = live.start(PERIOD - 30000)
+        rig.run(1600)                   # the splash
+        scenario(rig)
+    except PowerCut:
+        cut = True
+    flash.budget = None
+    return live, cut
+
+
+def cut_points(flash, step_of_op):
+    """The flash steps at which to cut (see the module docstring)."""
+    total = 0
+    spans = []                          # (start, units, step, kind, path)
+    for j, op in enumerate(flash.journal):
+        u = op_units(op)
+        spans.append((total, u, step_of_op[j], op[0], op[1]))
+        total += u
+    if ALL:
+        return total, list(range(1, total + 1))
+    # bursts: operations made in the same main-loop step
+    bursts = {}
+    for sp in spans:
+        bursts.setdefault(sp[2], []).append(sp)
+    points = set()
+    periodic = 0
+    for step in sorted(bursts):
+        ops = bursts[step]
+        state_only = all(sp[4].startswith("clock.state") for sp in ops) and len(ops) == 3
+        if state_only:
+            periodic += 1
+            if periodic % PERIODIC_EVERY != 1:
+                continue
+        for start, u, _, kind, _ in ops:
+            points.add(start)
+            points.add(start + u)
+            if kind == "write" and u > 1:
+                points.update((start + 1, start + u // 2, start + u - 1))
+    return total, sorted(k for k in points if 1 <= k <= total)
+
+
+def newest_log(files):
+    games = sorted(p for p in files if p.startswith("games/g") and p.endswith(".txt"))
+    return files[games[-1]].decode() if games else None
+
+
+def replay_check(rig2):
+    """(b): the newest log replays to exactly the clock's report."""
+    text = newest_log(rig2.app.store.fs.files)
+    if text is None:
+        return "no game log"
+    try:
+        game = replay.parse(text.split("\n"))
+    except replay.ReplayError as e:
+        return "log does not parse: line %d: %s\n%s" % (e.line, e.message, text)
+    live = rig2.clock
+    at = rig2.app._log_ms(live.t)
+    clock, _ = replay.run(game, at)
+    got = replay.report(clock, at)
+    want = replay.report(live, at)
+    if got != want:
+        diff = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
+        return "log replays to %r, the restored clock is %r\nlog:\n%s" % (
+            {k: v[0] for k, v in diff.items()}, {k: v[1] for k, v in diff.items()}, text)
+    return None
+
+
+def check_cut(live, settings):
+    """Reboot on the cut flash and check (a), (b), (c).  Returns None or what
+    is wrong."""
+    flash = live.flash
+    truth = live.rig.clock if live.rig is not None else None
+    files = dict(flash.files)
+    # the record the boot will find (read from a copy: the boot may rewrite)
+    probe = persist.StateStore(fs=FakeFlash(files, journal=False), count=cc.SNAPSHOT_LEN)
+    rec = probe.load()
+    boot = Live(flash, settings)
+    try:
+        rig2 = boot.start(REBOOT_T0)
+        c = rig2.clock
+        after_boot = (c.state, list(c.rem), c.side)
+        rig2.run(2000)
+    except Exception as e:  # (a)
+        return "the booting app raised %r" % (e,)
+    c = rig2.clock
+    # (c) the record: one really saved, the newest that completed, <= 5 s behind
+    done = [i for i, s in enumerate(live.saves) if s.done]
+    last_done = done[-1] if done else -1
+    if rec is None:
+        if last_done > live.clearing_after:
+            return "no saved game, but save %d (seq %d) had completed" % (
+                last_done, live.saves[last_done].seq)
+    else:
+        ints, log_ms = rec
+        match = [i for i, s in enumerate(live.saves)
+                 if s.seq == probe.seq and s.ints == ints and s.log_ms == log_ms]
+        if not match:
+            return "restored a record the app never saved (seq %d)" % probe.seq
+        i = match[-1]
+        s = live.saves[i]
+        if i < last_done or i <= live.cleared_after:
+            return "restored save %d, but save %d had completed" % (i, last_done)
+        behind = live.ran - s.ran
+        if not 0 <= behind <= UNCHARGED_MS:
+            return "restored clock %d ms of running time behind the truth" % behind
+        want_state = cc.PAUSED if ints[1] == cc.RUNNING else ints[1]
+        if after_boot[0] != want_state or after_boot[1] != [ints[3], ints[4]]:
+            return "booted %r, the record is state %d rem %r" % (
+                after_boot, ints[1], [ints[3], ints[4]])
+    if c.state == cc.READY:
+        # A ready clock keeps what a finished step had made (base, adjustments)
+        if truth is not None:
+            ok = [live.committed, (truth.state, tuple(truth.rules.base), tuple(truth.rem))]
+            ok = [w for w in ok if w[0] == cc.READY]
+            got = (cc.READY, tuple(c.rules.base), tuple(c.rem))
+            if ok and got not in ok:
+                return "ready after the cut with base %r rem %r; the clock had %r" % (
+                    got[1], got[2], [w[1:] for w in ok])
+        # ... and the new game's log carries it: the first move, then (b)
+        rig2.press(LEFT)
+        rig2.run(1000)
+        if c.running() != RIGHT:
+            return "the first move after the reboot did not start right's clock"
+        return replay_check(rig2)
+    if not rig2.app.log_on:
+        return "a game was restored (state %d) without its log" % c.state
+    return replay_check(rig2)
+
+
+def run_cuts(scenario, profile, base_s):
+    settings = settings_file(profile, base_s)
+    whole, cut = play(scenario, settings, journal=True)
+    assert not cut
+    total, points = cut_points(whole.flash, whole.step_of_op)
+    bad = []
+    for k in points:
+        live, cut = play(scenario, settings, budget=k)
+        if not cut and k < total:
+            bad.append((k, "the scenario ran to its end with budget %d < %d" % (k, total)))
+            continue
+        why = check_cut(live, settings)
+        if why is not None:
+            bad.append((k, why))
+    print("\n%s: %d flash steps, %d cut points tried, %d disagreements"
+          % (scenario.__name__, total, len(points), len(bad)))
+    for k, why in bad[:3]:
+        print("  cut at step %d: %s" % (k, why))
+    return total, points, bad
+
+
+def assert_no_disagreement(scenario, profile, base_s):
+    total, points, bad = run_cuts(scenario, profile, base_s)
+    assert len(points) > 0
+    assert not bad, "%d of %d cut points disagree; first at step %d: %s" % (
+        len(bad), len(points), bad[0][0], bad[0][1])
+
+
+# -- the tests ---------------------------------------------------------------------------
+
+def test_sdev_moves_and_pause():
+    """Running, paused and the challenge window (sdev)."""
+    assert_no_disagreement(sc_sdev_moves_and_pause, "sdev", 60)
+
+
+def test_sdev_overtime_and_forfeit():
+    """Overtime, penalties and the forfeit at -05:01 (sdev, TSO § 5.2)."""
+    assert_no_disagreement(sc_sdev_overtime_forfeit, "sdev", 60)
+
+
+def test_pfs_flag_dead_time_remaining_player_both_out():
+    """A flag (dead time, PFS § 6.2.1), the remaining player, both out."""
+    assert_no_disagreement(sc_pfs_flags, "pfs", 60)
+
+
+def test_ready_with_referee_changes():
+    """Referee changes in ready (base time, -1 s) survive a cut and are in
+    the new game's log (issue 12 item 2)."""
+    assert_no_disagreement(sc_ready_referee, "sdev", 60)
+
+
+def test_late_then_arrival():
+    """late(right) (TSO § 2.4, PFS § 2.4), then the arrival."""
+    assert_no_disagreement(sc_late_arrival, "sdev", 60)
+
+
+def test_end_void_resume():
+    """An end, the referee's TSO § 5.2 d void, the referee's resume."""
+    assert_no_disagreement(sc_end_void_resume, "sdev", 60)
