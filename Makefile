@@ -2,6 +2,7 @@
 #   make sim      the clock in the terminal (the simulator)
 #   make test     every check: pytest on CPython, the MicroPython runs, mpy-cross
 #   make bench    the published figures (docs/benchmarks.md)
+#   make hall     the tournament hall: Mosquitto + the director's page (docs/hall.md)
 #   make deploy BOARD=pico [PORT=/dev/ttyACM0]   flash the app onto a board
 #   make bundle BOARD=pico                       a folder of files for Thonny users
 
@@ -21,14 +22,41 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-# tmux drives the simulator's end-to-end test in a real terminal; install it
-# where we may (root with apt-get), otherwise that test says what is missing.
+# Debian packages the tests drive: tmux (the simulator's terminal test),
+# mosquitto (the tournament hall's broker), chromium + chromium-driver (the
+# director's page in a real browser), npm (the page's MQTT library).  Installed
+# where we may (root with apt-get); otherwise the tests that need them are
+# skipped with a note, except under CI=true, where a missing one fails the run.
+OS_TOOLS := tmux:tmux mosquitto:mosquitto mosquitto_passwd:mosquitto chromium:chromium \
+            chromedriver:chromium-driver npm:npm
 tools-os:
-	@command -v tmux >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
-	  && (apt-get update -qq && apt-get install -y -qq tmux >/dev/null) \
-	  || echo "note: tmux is not installed; the simulator's terminal test will be skipped"; }
+	@missing() { m=""; for t in $(OS_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 \
+	  || [ -x /usr/sbin/$${t%%:*} ] || m="$$m $${t#*:}"; done; echo $$m; }; \
+	need=$$(missing); \
+	if [ -n "$$need" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && apt-get install -y -qq $$need >/dev/null; need=$$(missing); fi; \
+	if [ -n "$$need" ]; then \
+	  if [ "$$CI" = true ]; then echo "error: missing Debian packages: $$need"; exit 1; fi; \
+	  echo "note: missing Debian packages ($$need): the tests that need them will be skipped"; fi
 
-test: $(STAMP) tools-os
+# The director's page uses the npm mqtt package's browser build (MIT), pinned
+# by tools/hall-npm/package-lock.json and installed into build/npm.
+MQTT_JS := build/npm/node_modules/mqtt/dist/mqtt.min.js
+.PHONY: hall-page hall
+hall-page: $(MQTT_JS)
+$(MQTT_JS): tools/hall-npm/package.json tools/hall-npm/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p build/npm && cp tools/hall-npm/package.json tools/hall-npm/package-lock.json build/npm/ \
+	  && (cd build/npm && npm ci --no-audit --no-fund --silent) && touch $@; \
+	elif [ "$$CI" = true ]; then echo "error: npm missing: the director's page cannot be built"; exit 1; \
+	else echo "note: npm missing: the director's page cannot be built; the hall tests will be skipped"; fi
+
+# The tournament hall (docs/hall.md): Mosquitto + the director's page.
+#   make hall ARGS="--clocks 100"        ... with 100 simulated clocks
+hall: $(STAMP) tools-os hall-page
+	$(PY) -m host_sim hall $(ARGS)
+
+test: $(STAMP) tools-os hall-page
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
@@ -53,8 +81,20 @@ SOURCES ?=
 DRY_RUN ?=
 DEPLOY  := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/deploy.py
 
+# The tournament hall (docs/hall.md): TABLE=n also writes the clock's net.json
+# (Wi-Fi, broker, event, table, its password from the hall folder) and copies it:
+#   make deploy BOARD=pico_w TABLE=12 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [EVENT=open]
+TABLE ?=
+SSID ?=
+WIFI_PASSWORD ?=
+BROKER ?=
+EVENT ?= open
+HALL_DIR ?= build/hall
 deploy: $(STAMP)
-	@$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run)
+	@$(if $(TABLE),mkdir -p build && $(PY) -m host_sim hall clock-config --dir $(HALL_DIR) --event $(EVENT) --table $(TABLE) \
+	  --host "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)" > build/net-$(TABLE).json &&) \
+	$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run) \
+	  $(if $(TABLE),--net-json build/net-$(TABLE).json)
 
 bundle: $(STAMP)
 	@$(DEPLOY) bundle --board $(BOARD) $(if $(SOURCES),--sources)

@@ -792,7 +792,19 @@ def mp_figures(timeout=300):
 ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second",
        "lcd_bytes_per_minute", "press_to_charge_error_ms", "flash_bytes_per_hour",
        "flash_writes_per_hour", "mpy_total_bytes", "heap_after_boot_bytes",
-       "replay_games_per_second")
+       "replay_games_per_second",
+       "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
+       "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
+       "hall_messages_per_second", "press_to_page_p50_ms", "press_to_page_p99_ms")
+
+
+def _hall(name):
+    """A measurement from bench/hall_bench.py (the tournament hall, issue 14)."""
+    def measure_hall():
+        from bench import hall_bench
+        return getattr(hall_bench, name)()
+    return measure_hall
+
 
 MEASURES = (
     (("accounting_error_ms",), accounting_error),
@@ -802,6 +814,11 @@ MEASURES = (
     (("flash_bytes_per_hour", "flash_writes_per_hour"), flash_per_hour),
     (("mpy_total_bytes",), mpy_total),
     (("replay_games_per_second",), replay_throughput),
+    (("net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
+      "net_worst_loop_us_broker_restarting"), _hall("net_loop")),
+    (("net_heap_bytes_per_message",), _hall("net_heap")),
+    (("hall_messages_per_second",), _hall("hall_throughput")),
+    (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
 )
 
 

@@ -30,3 +30,6 @@ LED_RIGHT = 19  # (J3-8)
 BATTERY_ADC = 34
 BATTERY_DIVIDER = (3, 1)  # V_bat = V_pin * 3 / 1
 BATTERY_LOW_MV = 4400  # 1.1 V per NiMH cell; the 3.3 V regulator needs headroom
+
+# Wi-Fi: the app starts firmware/net.py when net.json is on the board.
+WIFI = True

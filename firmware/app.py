@@ -140,6 +140,12 @@ class App:
         self.errors = 0
         self.mode = MODE_SPLASH
         self.splash_until = self.add(now, SPLASH_MS)
+        # The tournament hall (firmware/net.py): only on a board with Wi-Fi
+        # and a net.json; the hall simulator attaches its own.
+        self.net = None
+        if getattr(board, "WIFI", False):
+            import net
+            self.net = net.start(self, root)
         self._splash()
         if self.settings.notice:
             self._note("SETRESET", NOTICE_MS)
@@ -235,6 +241,8 @@ class App:
             self._save(t)
         # The log stays open on the final screen: the referee's void and
         # resume go into it; a new game closes it (_forget_game).
+        if self.net is not None:
+            self.net.event(code, side, t, arg)
 
     def _save(self, now):
         self.last_save = now
@@ -263,6 +271,8 @@ class App:
             self.leds.show(-1)
         self.buzzer.update(now)
         self.battery.update(now)
+        if self.net is not None:
+            self.net.poll(now)
 
     def _inputs(self, now):
         """Every action the buttons produced, each at its own edge time."""

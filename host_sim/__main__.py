@@ -38,6 +38,11 @@ def cmd_logs(args):
                      reset=not args.no_reset)
 
 
+def cmd_hall(args):
+    from host_sim import hall
+    return hall.main(args)
+
+
 def _out(text, fallback):
     """Print text; if stdout cannot encode the LCD glyphs (a Windows console
     or pipe in cp1252, PYTHONIOENCODING=ascii), print fallback() instead: the
@@ -120,6 +125,13 @@ def _main(argv=None):
                        "gesture, q = quit.")
     sim.add_arguments(s)
     s.set_defaults(func=cmd_sim)
+    from host_sim import hall
+    h = sub.add_parser("hall", help="the tournament hall: Mosquitto, the director's page, results",
+                       description="The tournament hall (docs/hall.md): starts Mosquitto with "
+                       "the project's configuration and serves the director's page; "
+                       "`hall results --csv` prints every finished game.")
+    hall.add_arguments(h)
+    h.set_defaults(func=cmd_hall)
     args = p.parse_args(argv)
     return args.func(args)
 

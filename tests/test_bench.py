@@ -114,3 +114,19 @@ def test_document(monkeypatch, tmp_path, capsys):
 def test_not_a_number_is_a_failure(value):
     with pytest.raises(bench.BenchError):
         bench.fmt(value)
+
+
+@pytest.mark.skipif(__import__("host_sim.hall", fromlist=["x"]).find_mosquitto() is None,
+                    reason="mosquitto missing (make tools-os)")
+def test_hall_figures_small():
+    """The tournament hall's quick figures (issue 14): heap per message under
+    MicroPython, the hall's throughput on a short run.  (The loop-latency and
+    page-latency figures run for half a minute each: `make bench` only; the
+    behaviour behind them is tested in tests/test_hall*.py.)"""
+    from bench import hall_bench
+    (heap,) = hall_bench.net_heap()
+    sane(heap, "net_heap_bytes_per_message", "bytes")
+    assert heap.value > 0
+    (rate,) = hall_bench.hall_throughput(seconds=0.3, clocks=3)
+    sane(rate, "hall_messages_per_second", "msgs/s")
+    assert rate.value > 0

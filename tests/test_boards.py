@@ -28,7 +28,7 @@ BOARDS = sorted(f[:-3] for f in os.listdir(BOARDS_DIR)
 # Which MCU each board file is for (None: the simulator, pins are just ids).
 # A new hardware board file must be added here, so that it gets the hardware
 # checks; simulator boards are the ones named sim*.
-MCU = {"pico": "rp2040", "pico_2004": "rp2040", "esp32": "esp32"}
+MCU = {"pico": "rp2040", "pico_2004": "rp2040", "pico_w": "rp2040", "esp32": "esp32"}
 for _b in BOARDS:
     if _b.startswith("sim"):
         MCU[_b] = None
@@ -90,8 +90,13 @@ def load(board):
     return mod
 
 
+# Optional names: WIFI = True on boards whose clock can join the tournament
+# hall (firmware/net.py, docs/hall.md; issue 14).
+OPTIONAL_NAMES = {"WIFI": bool}
+
+
 def names(mod):
-    return {n for n in vars(mod) if not n.startswith("_")}
+    return {n for n in vars(mod) if not n.startswith("_") and n not in OPTIONAL_NAMES}
 
 
 def pins(mod):
@@ -111,6 +116,8 @@ def test_every_board_file_is_known():
 def test_names_and_types(board):
     mod = load(board)
     assert names(mod) == set(TYPES), "exactly the documented names"
+    for name, typ in OPTIONAL_NAMES.items():
+        assert type(getattr(mod, name, typ())) is typ, name
     for name, typ in TYPES.items():
         value = getattr(mod, name)
         assert isinstance(value, typ), (name, value)
@@ -295,3 +302,14 @@ def test_readme_pico_table_is_the_generated_one():
         table = wiring.table_in_doc(f.read(), "pico")
     assert table is not None, "README.md lacks the pico table markers"
     assert table == wiring.markdown_table("pico"), "stale table: run `make wiring`"
+
+
+def test_pico_w_is_the_pico_build_with_wifi():
+    """boards/pico_w.py repeats pico.py (the device reads one board.py) and
+    adds WIFI: the repeated constants must stay the same (docs/build.md says
+    the Pico W is wired exactly like the Pico)."""
+    pico, pico_w = load("pico"), load("pico_w")
+    for name in TYPES:
+        if name != "NAME":
+            assert getattr(pico_w, name) == getattr(pico, name), name
+    assert pico_w.WIFI is True and not hasattr(pico, "WIFI")

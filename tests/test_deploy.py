@@ -522,3 +522,17 @@ def test_reason_skips_progress_lines():
                          "cp a.mpy :\n ... copying  40% [####---]\r", 1) == \
         "cp: No space left on device"
     assert deploy.reason("", "", 3) == "exit status 3"
+
+
+def test_net_json_goes_onto_the_board(tmp_path):
+    """make deploy BOARD=pico_w TABLE=n (issue 14): the hall's net.json is
+    staged and copied with the app, as written."""
+    cfg = tmp_path / "net-12.json"
+    cfg.write_text('{"table": 12}')
+    build = tmp_path / "stage"
+    lines = []
+    deploy.deploy("pico_w", port=PORT, dry_run=True, build_dir=str(build),
+                  out=lines.append, net_json=str(cfg))
+    copied = shlex.split(lines[1])[7:-1]
+    assert os.path.basename(copied[0]) == "net.json"
+    assert (build / "net.json").read_text() == '{"table": 12}'

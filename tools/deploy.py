@@ -448,7 +448,8 @@ RESETTING = "resetting the board"
 
 
 def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
-           firmware_dir=FIRMWARE, mpy_cross=None, mpremote=None, out=print):
+           firmware_dir=FIRMWARE, mpy_cross=None, mpremote=None, out=print,
+           net_json=None):
     default = not build_dir
     out_dir = build_dir or os.path.join(ROOT, "build", "deploy-" + board)
     board_path(board)
@@ -473,7 +474,11 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
             note("%s: copying .py sources instead" % reason)
             compiled = False
     names = build(out_dir, board, compiled=compiled, firmware_dir=firmware_dir,
-                  mpy_cross=mpy_cross, default=default)
+                  mpy_cross=mpy_cross, default=default,
+                  extra=["net.json"] if net_json else ())
+    if net_json:  # the tournament hall's settings (make deploy TABLE=n, docs/hall.md)
+        shutil.copyfile(net_json, os.path.join(out_dir, "net.json"))
+        names.insert(0, "net.json")
     cmds = copy_commands(port, out_dir, names)
     if dry_run:
         for c in cmds:
@@ -510,6 +515,7 @@ def main(argv=None):
                    help="print the mpremote commands instead of running them")
     d.add_argument("--build-dir", default=None, help="staging folder (default build/deploy-BOARD)")
     d.add_argument("--mpremote", default=None, help="mpremote to use (default: PATH, then .venv)")
+    d.add_argument("--net-json", default=None, help="also copy this file as net.json (the hall)")
     b.add_argument("--out", default=None, help="output folder (default build/bundle-BOARD)")
     args = ap.parse_args(argv)
     try:
@@ -524,7 +530,7 @@ def main(argv=None):
             deploy(args.board, port=args.port or None, dry_run=args.dry_run,
                    sources=args.sources, build_dir=args.build_dir,
                    firmware_dir=args.firmware, mpy_cross=args.mpy_cross,
-                   mpremote=args.mpremote)
+                   mpremote=args.mpremote, net_json=args.net_json)
     except DeployError as e:
         print("deploy: %s" % e, file=sys.stderr)
         return e.status

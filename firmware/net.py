@@ -1,0 +1,495 @@
+# The clock on the tournament hall's network: a publish-only MQTT 3.1.1
+# client that never stalls the main loop (issue 14; docs/hall.md).
+#
+# The clock publishes under scrabble/<event>/<table>/:
+#   status          "online" (retained) after each connect; the last will
+#                   "offline" (retained, QoS 1) when the broker loses it
+#   state           retained JSON after every event: the replay report's
+#                   fields minus lcd, plus clock id, table and game number
+#   heartbeat       the same JSON every HEARTBEAT_MS while a game runs
+#   result/<game>   the final state, retained, QoS 1, re-sent until PUBACK
+#   log/<game>      the game's log file (replay format), retained, QoS 1
+# It subscribes to nothing: nobody can change a clock over the network.
+#
+# Why not umqtt.simple: its connect() and publish(qos=1) block on the socket
+# (connect waits for CONNACK, QoS 1 waits for PUBACK, wait_msg() reads
+# blocking), so a dead or slow broker would stop the clock's main loop
+# (bench/hall_bench.py measures this).  Here every step is non-blocking:
+#   - the socket is non-blocking from before connect(); connect completion
+#     is seen by select.poll(0); the broker's address must be numeric (no
+#     DNS lookup on the device);
+#   - at most CHUNK bytes are written per poll(); a full socket just waits;
+#   - broker replies (CONNACK, PUBACK, PINGRESP) are read every READ_MS into a
+#     preallocated buffer;
+#   - any error, EOF or missed reply closes the socket and retries after a
+#     back-off (1 s doubling to 30 s); QoS 1 messages stay queued (at most
+#     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set.
+# poll() allocates nothing when there is nothing to publish.
+#
+# NOTE for the lead: the state fields duplicate host_sim/replay.py report()
+# (minus lcd); fold them into one firmware function once replay.py settles.
+import json
+import select
+import socket
+
+try:
+    import errno
+except ImportError:  # older MicroPython
+    import uerrno as errno
+
+import clockcore as cc
+
+HEARTBEAT_MS = 5000
+KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
+PING_MS = 10000         # a PINGREQ when nothing else went out for this long
+REPLY_MS = 10000        # CONNACK / PUBACK / PINGRESP must come within this
+CONNECT_MS = 5000       # TCP connect must complete within this
+READ_MS = 50            # how often the broker's replies are read
+BACKOFF_MIN = 1000
+BACKOFF_MAX = 30000
+CHUNK = 536             # bytes written per poll() at most
+MAX_QOS1 = 8            # results and logs waiting for PUBACK
+LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
+
+IDLE = 0        # no socket; (re)connect at retry_at
+CONNECTING = 1  # TCP connect in progress
+HANDSHAKE = 2   # CONNECT sent, waiting for CONNACK
+UP = 3
+
+_EAGAIN = (errno.EAGAIN, getattr(errno, "EWOULDBLOCK", errno.EAGAIN))
+_INPROGRESS = (errno.EINPROGRESS, errno.EAGAIN, getattr(errno, "EALREADY", 114))
+_REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
+            4: "bad user name or password", 5: "not authorised"}
+PINGREQ = b"\xc0\x00"
+CONFIG_KEYS = ("host", "port", "event", "table", "password")
+
+
+def _err(e):
+    return e.args[0] if e.args else 0
+
+
+def _str16(b, s):
+    if isinstance(s, str):
+        s = s.encode()
+    b.append(len(s) >> 8)
+    b.append(len(s) & 255)
+    b.extend(s)
+
+
+def _packet(first, body):
+    """Fixed header (type byte + remaining length) + body."""
+    p = bytearray()
+    p.append(first)
+    n = len(body)
+    while True:
+        d = n & 127
+        n >>= 7
+        p.append(d | 128 if n else d)
+        if not n:
+            break
+    p.extend(body)
+    return p
+
+
+def connect_packet(client_id, user, password, will_topic, will_msg):
+    b = bytearray(b"\x00\x04MQTT\x04")
+    # user name, password, will retain, will QoS 1, will flag, clean session
+    b.append(0x80 | 0x40 | 0x20 | 0x08 | 0x04 | 0x02)
+    b.append(KEEPALIVE_S >> 8)
+    b.append(KEEPALIVE_S & 255)
+    _str16(b, client_id)
+    _str16(b, will_topic)
+    _str16(b, will_msg)
+    _str16(b, user)
+    _str16(b, password)
+    return _packet(0x10, b)
+
+
+def publish_packet(topic, payload, qos=0, retain=False, pid=0):
+    b = bytearray()
+    _str16(b, topic)
+    if qos:
+        b.append(pid >> 8)
+        b.append(pid & 255)
+    b.extend(payload.encode() if isinstance(payload, str) else payload)
+    return _packet(0x30 | (qos << 1) | (1 if retain else 0), b)
+
+
+def side_fields(c, s):
+    return {"remaining_ms": c.remaining(s), "overtime_ms": c.overtime(s),
+            "penalty": c.penalty(s), "flag": c.flag(s),
+            "forfeit": bool(c.forfeited[s])}
+
+
+def state_fields(c, t_ms):
+    """host_sim/replay.py report() minus lcd (see the NOTE above)."""
+    r = c.running()
+    return {"profile": c.rules.name, "t_ms": t_ms,
+            "running": cc.SIDE_NAMES[r] if r >= 0 else None,
+            "paused": c.state == cc.PAUSED, "over": c.state == cc.OVER,
+            "challenge_ms": c.win, "left": side_fields(c, 0),
+            "right": side_fields(c, 1)}
+
+
+def check_config(cfg):
+    """A settings dict from net.json, or a one-line reason it is unusable."""
+    if not isinstance(cfg, dict):
+        return "net.json: expected a JSON object"
+    for k in CONFIG_KEYS:
+        if k not in cfg:
+            return "net.json: missing %r" % k
+    t = cfg["table"]
+    if not isinstance(t, int) or t < 1 or t > 9999:
+        return "net.json: table must be a number 1-9999"
+    p = cfg["port"]
+    if not isinstance(p, int) or p < 1 or p > 65535:
+        return "net.json: port must be 1-65535"
+    for k in ("host", "event", "password"):
+        if not isinstance(cfg[k], str) or not cfg[k]:
+            return "net.json: %r must be a non-empty text" % k
+    for ch in "+#/ ":
+        if ch in cfg["event"]:
+            return "net.json: event must not contain %r" % ch
+    return None
+
+
+class Net:
+    """The publisher.  The app calls event() from its core hook and poll()
+    once per main-loop iteration; nothing here waits on the network."""
+
+    def __init__(self, cfg, app, clock_id, link=None, sock_mod=socket):
+        self.app = app
+        self.diff = app.diff
+        self.add = app.add
+        self.link = link          # Wi-Fi interface (isconnected()), None: wired
+        self.sock_mod = sock_mod
+        self.host = cfg["host"]
+        self.port = cfg["port"]
+        self.table = cfg["table"]
+        self.user = str(cfg["table"])
+        self.password = cfg["password"]
+        self.clock_id = clock_id
+        self.prefix = "scrabble/%s/%d/" % (cfg["event"], cfg["table"])
+        now = app.ticks_ms()
+        self.st = IDLE
+        self.sock = None
+        self.poller = None
+        self._rd = None
+        self._ready = None
+        self.addr = None
+        self.out = b""            # the packet being written ...
+        self.mv = memoryview(self.out)
+        self.off = 0              # ... and how much of it went out
+        self.q1 = []              # [pid, packet, sent] waiting for PUBACK
+        self.unsent = 0           # q1 entries not yet written on this link
+        self.pid = 0
+        self.dirty = True         # the state changed since it was published
+        self.online_due = False
+        self.over_seen = False
+        self.end_t = now          # tick of the game's end (state over)
+        self.rbuf = bytearray(16)
+        self.rx = bytearray()
+        self.retry_at = now
+        self.backoff = BACKOFF_MIN
+        self.deadline = now       # a reply or the connect must come by then
+        self.waiting = False
+        self.read_at = now
+        self.ping_at = now
+        self.hb_at = now
+        self.note = "not connected yet"
+        self.connects = 0
+        self.dropped = 0          # QoS 1 messages lost to a full queue
+        self.published = 0
+
+    # -- the app's side ---------------------------------------------------------
+    def event(self, code, side, t, arg):
+        """A core event: publish the state; at game over, the result and log."""
+        self.dirty = True
+        st = self.app.clock.state
+        if st != cc.OVER:
+            self.over_seen = False
+        elif not self.over_seen or code == cc.EV_VOID:
+            # (a referee's void changes the result: it is published again)
+            self.over_seen = True
+            self.end_t = t
+            self._final()
+
+    def poll(self, now):
+        s = self.st
+        if s == UP:
+            self._up(now)
+        elif s == IDLE:
+            if self.diff(now, self.retry_at) >= 0:
+                self._open(now)
+        elif s == CONNECTING:
+            self._connecting(now)
+        else:
+            self._handshake(now)
+
+    # -- what gets published ----------------------------------------------------
+    def _fields(self, now):
+        a = self.app
+        if a.clock.state == cc.OVER:
+            now = self.end_t  # the game's end, not the time since
+        d = state_fields(a.clock, a._log_ms(now) if a.log_on else 0)
+        d["clock"] = self.clock_id
+        d["table"] = self.table
+        d["game"] = a.log.number
+        return d
+
+    def _final(self):
+        a = self.app
+        d = self._fields(self.end_t)
+        n = a.log.number
+        self._q1(self.prefix + "result/%d" % n, json.dumps(d))
+        text = None
+        try:
+            if n:
+                text = a.log.read(n)
+        except (OSError, ValueError):
+            text = None
+        if text is not None:
+            if len(text) > LOG_MAX:
+                text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
+            self._q1(self.prefix + "log/%d" % n, text)
+
+    def _q1(self, topic, payload):
+        if len(self.q1) >= MAX_QOS1:
+            old = self.q1.pop(0)
+            self.dropped += 1
+            if not old[2]:
+                self.unsent -= 1
+        self.pid = self.pid % 65535 + 1
+        self.q1.append([self.pid, publish_packet(topic, payload, 1, True, self.pid), False])
+        self.unsent += 1
+
+    # -- connection states --------------------------------------------------------
+    def _open(self, now):
+        if self.link is not None and not self.link.isconnected():
+            self.retry_at = self.add(now, 500)
+            self.note = "no Wi-Fi"
+            return
+        m = self.sock_mod
+        try:
+            if self.addr is None:
+                self.addr = m.getaddrinfo(self.host, self.port)[0][-1]
+            s = m.socket()
+        except OSError as e:
+            self._fail(now, "cannot reach %s: %s" % (self.host, e))
+            return
+        self.sock = s
+        try:
+            s.setblocking(False)
+            s.connect(self.addr)
+        except OSError as e:
+            if _err(e) not in _INPROGRESS:
+                self._fail(now, "connect: %s" % e)
+                return
+        self.poller = select.poll()
+        self.poller.register(s, select.POLLOUT)
+        self.st = CONNECTING
+        self.deadline = self.add(now, CONNECT_MS)
+
+    def _connecting(self, now):
+        ev = self.poller.poll(0)
+        if ev:
+            if ev[0][1] & (select.POLLERR | select.POLLHUP):
+                self._fail(now, "broker not listening")
+                return
+            s = self.sock
+            self._rd = getattr(s, "readinto", None) or s.recv_into
+            self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
+            self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
+            self._start(connect_packet("clock-" + self.clock_id, self.user,
+                                       self.password, self.prefix + "status",
+                                       "offline"))
+            self.st = HANDSHAKE
+            self.deadline = self.add(now, REPLY_MS)
+        elif self.diff(now, self.deadline) >= 0:
+            self._fail(now, "connect timed out")
+
+    def _handshake(self, now):
+        if self.off < len(self.out):
+            self._send(now)
+        self._read(now)
+        if self.st == HANDSHAKE and self.diff(now, self.deadline) >= 0:
+            self._fail(now, "no CONNACK")
+
+    def _up(self, now):
+        if self.off < len(self.out):
+            self._send(now)
+        elif self.unsent or self.dirty or self.online_due:
+            self._next(now)
+        elif self.app.clock.state == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
+            self.hb_at = self.add(now, HEARTBEAT_MS)
+            self._start(publish_packet(self.prefix + "heartbeat",
+                                       json.dumps(self._fields(now))))
+        elif self.diff(now, self.ping_at) >= 0:
+            self._start(PINGREQ)
+            self._wait(now)
+        if self.diff(now, self.read_at) >= 0:
+            self.read_at = self.add(now, READ_MS)
+            self._read(now)
+        if self.waiting and self.st == UP and self.diff(now, self.deadline) >= 0:
+            self._fail(now, "broker stopped answering")
+
+    def _next(self, now):
+        if self.online_due:
+            self.online_due = False
+            self._start(publish_packet(self.prefix + "status", "online", 0, True))
+        elif self.unsent:
+            for m in self.q1:
+                if not m[2]:
+                    m[2] = True
+                    self.unsent -= 1
+                    self._start(m[1])
+                    self._wait(now)
+                    return
+        else:
+            self.dirty = False
+            self.hb_at = self.add(now, HEARTBEAT_MS)
+            self._start(publish_packet(self.prefix + "state",
+                                       json.dumps(self._fields(now)), 0, True))
+
+    def _wait(self, now):
+        if not self.waiting:
+            self.waiting = True
+            self.deadline = self.add(now, REPLY_MS)
+
+    # -- bytes ----------------------------------------------------------------------
+    def _start(self, packet):
+        self.out = packet
+        self.mv = memoryview(packet)
+        self.off = 0
+        self.published += 1
+
+    def _send(self, now):
+        o = self.off
+        try:
+            n = self.sock.send(self.mv[o:o + CHUNK])
+        except OSError as e:
+            if _err(e) not in _EAGAIN:
+                self._fail(now, "send: %s" % e)
+            return
+        if n:
+            self.off = o + n
+            self.ping_at = self.add(now, PING_MS)
+
+    def _read(self, now):
+        # Ask poll first: a try block costs a heap frame on every call (MicroPython
+        # allocates ~150 bytes for it), ipoll(0) costs nothing.
+        for _ in self._ready(0):
+            self._readable(now)
+            return
+
+    def _readable(self, now):
+        n = self._recv()
+        if n is None:
+            return
+        if n < 0:
+            self._fail(now, "read: error %d" % -n)
+        elif n == 0:
+            self._fail(now, "broker closed the connection")
+        else:
+            self.rx.extend(self.rbuf[:n])
+            self._parse(now)
+
+    def _recv(self):
+        """Bytes read into rbuf; None: nothing yet; < 0: -errno.  (Small on
+        purpose: a try block enlarges the frame, which must stay off the heap.)"""
+        try:
+            return self._rd(self.rbuf)
+        except OSError as e:
+            n = _err(e)
+            return None if n in _EAGAIN else -n
+
+    def _parse(self, now):
+        rx = self.rx
+        i = 0
+        while len(rx) - i >= 2 and len(rx) - i >= 2 + rx[i + 1]:
+            kind = rx[i] >> 4
+            if kind == 2 and rx[i + 1] >= 2:          # CONNACK
+                if rx[i + 3]:
+                    self._fail(now, "broker refused: %s"
+                               % _REFUSED.get(rx[i + 3], rx[i + 3]), BACKOFF_MAX)
+                    return
+                self._connected(now)
+            elif kind == 4 and rx[i + 1] >= 2:        # PUBACK
+                self._acked(rx[i + 2] << 8 | rx[i + 3])
+            self.waiting = bool(self.q1) and self.unsent < len(self.q1)
+            if self.waiting:
+                self.deadline = self.add(now, REPLY_MS)
+            i += 2 + rx[i + 1]
+        self.rx = rx[i:]  # (bytearray has no item deletion on MicroPython)
+
+    def _connected(self, now):
+        self.st = UP
+        self.backoff = BACKOFF_MIN
+        self.connects += 1
+        self.note = "connected"
+        self.online_due = True
+        self.dirty = True
+        self.ping_at = self.add(now, PING_MS)
+
+    def _acked(self, pid):
+        q = self.q1
+        for i in range(len(q)):
+            if q[i][0] == pid:
+                q.pop(i)
+                return
+
+    def _fail(self, now, why, backoff=0):
+        """Close the link; try again after the back-off.  Nothing is lost:
+        the state is republished and unacknowledged QoS 1 messages re-sent
+        (with DUP set) on the next connection."""
+        self.note = why
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        self.sock = None
+        self.poller = None
+        self.st = IDLE
+        self.waiting = False
+        self.out = b""
+        self.mv = memoryview(self.out)
+        self.off = 0
+        self.rx = bytearray()
+        for m in self.q1:
+            if m[2]:
+                m[1][0] |= 0x08  # DUP
+                m[2] = False
+        self.unsent = len(self.q1)
+        self.dirty = True
+        b = backoff or self.backoff
+        self.retry_at = self.add(now, b)
+        self.backoff = min(self.backoff * 2, BACKOFF_MAX)
+
+
+def start(app, root="", board=None):
+    """The Net for a board with Wi-Fi and a net.json written by
+    `make deploy ... TABLE=n`; None (after one line) if there is none."""
+    try:
+        f = open(root + "net.json")
+        try:
+            cfg = json.loads(f.read())
+        finally:
+            f.close()
+    except OSError:
+        return None
+    except ValueError:
+        print("net.json: not valid JSON; the clock stays off the network")
+        return None
+    why = check_config(cfg)
+    if why:
+        print(why + "; the clock stays off the network")
+        return None
+    clock_id = app.log.clock  # machine.unique_id() in hex (gamelog.clock_id)
+    link = None
+    if cfg.get("ssid"):
+        import network
+        link = network.WLAN(network.STA_IF)
+        link.active(True)
+        link.connect(cfg["ssid"], cfg.get("wifi_password", ""))  # returns at once
+    return Net(cfg, app, clock_id, link)

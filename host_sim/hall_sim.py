@@ -1,0 +1,225 @@
+"""Simulated clocks for the tournament hall (issue 14).
+
+Each clock is the real device app (firmware/app.py) on the fake hardware
+(host_sim/fakehw/rig.py: the HD44780 emulator, pin IRQs, virtual ticks that
+wrap at 2**30) with the real firmware/net.py publisher attached.  Its socket
+module is CPython's, standing in for the board's network: the same net.py
+code talks to the real Mosquitto.  FlakySockets can take the "Wi-Fi" away.
+
+A Fleet plays one whole game per clock from a seeded script (turns of random
+length, some into overtime, then the end-of-game long press), with every
+clock's virtual time following the wall clock times `speed`.
+"""
+import errno
+import os
+import random
+import socket
+import tempfile
+import threading
+import time
+
+import host_sim  # noqa: F401  (firmware/ and fakehw/ on sys.path)
+
+import net
+from rig import Rig, LEFT, RIGHT, PAUSE
+from host_sim.sim import load_board
+
+STEP_MS = 20          # main-loop period of a simulated clock (virtual ms)
+HOLD_MS = 80          # a player's press
+END_HOLD_MS = 2100    # the end-of-game long press of the pause key
+
+
+class Link:
+    """The Wi-Fi: isconnected() as network.WLAN has it."""
+
+    def __init__(self):
+        self.up = True
+
+    def isconnected(self):
+        return self.up
+
+
+class FlakySocket:
+    """A CPython socket that fails like a board's when its Wi-Fi is gone."""
+
+    def __init__(self, link):
+        self.link = link
+        self.s = socket.socket()
+
+    def _check(self):
+        if not self.link.up:
+            raise OSError(errno.ENETUNREACH, "Wi-Fi down")
+
+    def setblocking(self, flag):
+        self.s.setblocking(flag)
+
+    def connect(self, addr):
+        self._check()
+        self.s.connect(addr)
+
+    def send(self, data):
+        self._check()
+        return self.s.send(data)
+
+    def recv_into(self, buf):
+        self._check()
+        return self.s.recv_into(buf)
+
+    def fileno(self):
+        return self.s.fileno()
+
+    def close(self):
+        self.s.close()
+
+
+class FlakySockets:
+    """The `socket` module net.py sees."""
+
+    def __init__(self, link):
+        self.link = link
+
+    def getaddrinfo(self, host, port):
+        return socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)
+
+    def socket(self):
+        return FlakySocket(self.link)
+
+
+def write_settings(root, profile, base_s):
+    with open(os.path.join(root, "settings.json"), "w") as f:
+        f.write('{"v": 1, "profile": "%s", "base_left": %d, "base_right": %d, '
+                '"lang": "en", "sound": true}' % (profile, base_s * 1000, base_s * 1000))
+
+
+def plan(seed, base_s, start_ms=2000):
+    """[(ms since boot, button, hold ms)]: alternate turns, then the end."""
+    rnd = random.Random(seed)
+    moves = rnd.randint(4, 10)
+    t = start_ms
+    acts = [(t, LEFT, HOLD_MS)]            # right's clock starts
+    side = RIGHT
+    for _ in range(2 * moves):
+        t += int(rnd.uniform(0.4, 1.25) * base_s * 1000 / moves)
+        acts.append((t, side, HOLD_MS))
+        side = 1 - side
+    t += rnd.randint(200, 3000)
+    acts.append((t, PAUSE, END_HOLD_MS))   # end of game, from running
+    return acts
+
+
+class SimClock:
+    def __init__(self, hall, table, folder, base_s=60, seed=None, profile="sdev",
+                 script=None):
+        self.table = table
+        self.root = os.path.join(folder, "clock%03d" % table) + "/"
+        os.makedirs(self.root, exist_ok=True)
+        write_settings(self.root, profile, base_s)
+        self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS)
+        self.link = Link()
+        cfg = hall.clock_config(table)
+        self.id = "sim%03d" % table
+        self.net = net.Net(cfg, self.rig.app, self.id, self.link, FlakySockets(self.link))
+        self.rig.app.net = self.net
+        self.script = script if script is not None else plan(
+            table if seed is None else seed, base_s)
+        self.i = 0
+        self.held = None       # (button, release at ms)
+
+    def over(self):
+        return self.rig.clock.state == 3 and self.held is None
+
+    def advance(self, to_ms):
+        """Run the clock to `to_ms` virtual ms since boot, pressing on cue."""
+        rig = self.rig
+        while True:
+            nxt = to_ms
+            if self.held is not None:
+                nxt = min(nxt, self.held[1])
+            elif self.i < len(self.script):
+                nxt = min(nxt, self.script[self.i][0])
+            d = nxt - rig.ms()
+            if d > 0:
+                rig.run(d)
+            if nxt >= to_ms and (self.held is None or self.held[1] > to_ms) and (
+                    self.i >= len(self.script) or self.script[self.i][0] > to_ms):
+                return
+            if self.held is not None and self.held[1] <= rig.ms():
+                rig.up(self.held[0])
+                self.held = None
+            elif self.held is None and self.i < len(self.script) \
+                    and self.script[self.i][0] <= rig.ms():
+                t, b, hold = self.script[self.i]
+                self.i += 1
+                rig.down(b)
+                self.held = (b, t + hold)
+
+
+class Fleet:
+    """N simulated clocks on tables 1..N, in step with the wall clock."""
+
+    def __init__(self, hall, n, speed=1.0, base_s=60, folder=None, scripts=None):
+        self.hall = hall
+        self.speed = speed
+        self.tmp = None
+        if folder is None:
+            self.tmp = tempfile.TemporaryDirectory(prefix="hall-clocks-")
+            folder = self.tmp.name
+        scripts = scripts or {}
+        self.clocks = [SimClock(hall, t, folder, base_s, script=scripts.get(t))
+                       for t in range(1, n + 1)]
+        self.t0 = time.monotonic()
+        self.thread = None
+
+    def ms(self):
+        return int((time.monotonic() - self.t0) * 1000 * self.speed)
+
+    def tick(self):
+        to = self.ms()
+        for c in self.clocks:
+            c.advance(to)
+
+    def finished(self):
+        return sum(1 for c in self.clocks if c.over())
+
+    def run(self, seconds=None, until=None, linger_ms=3000):
+        """Until every game is over (and its result acknowledged, plus
+        linger_ms of virtual time), `until()` is true, or `seconds` pass."""
+        end = None if seconds is None else time.monotonic() + seconds
+        done_at = None
+        while end is None or time.monotonic() < end:
+            self.tick()
+            if until is not None and until():
+                return True
+            if until is None and done_at is None and self.finished() == len(self.clocks) \
+                    and all(not c.net.q1 for c in self.clocks):
+                done_at = self.ms()
+            if done_at is not None and self.ms() - done_at >= linger_ms:
+                return True
+            time.sleep(0.005)
+        return False
+
+    def background(self, pause_s=0.01):
+        """Keep ticking in a thread (while a browser is driven); returns the
+        lock to hold while touching the clocks."""
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+        def drive():
+            while not self.stopping.is_set():
+                with self.lock:
+                    self.tick()
+                time.sleep(pause_s)
+
+        self.thread = threading.Thread(target=drive, daemon=True)
+        self.thread.start()
+        return self.lock
+
+    def close(self):
+        if self.thread is not None:
+            self.stopping.set()
+            self.thread.join()
+            self.thread = None
+        for c in self.clocks:
+            c.net._fail(c.rig.now, "closed")
+        if self.tmp is not None:
+            self.tmp.cleanup()

@@ -1,0 +1,150 @@
+# The clock with firmware/net.py inside the real MicroPython (unix port),
+# against a real broker: shared by tests/test_net_mp.py and bench/hall_bench.py.
+#
+#   micropython net_rig.py ROOT PORT PASSWORD SCENARIO
+#
+# Prints one JSON line with the figures.  Scenarios:
+#   heap     connected; bytes allocated per main-loop iteration while nothing
+#            is published (ready, and running between heartbeats), and per
+#            published state message; then a whole game (result + log sent)
+#   loop     the worst and mean main-loop iteration (us) for N iterations of
+#            a running game (PORT 0: without the network, the baseline); the
+#            host makes the broker down, hung or restarting meanwhile
+#   blocking what one blocking connect (as umqtt.simple's) costs the loop
+import gc
+import json
+import sys
+import time
+
+import micropython
+import net
+import sim as board  # boards/sim.py: on MICROPYPATH
+from rig import Rig, LEFT, RIGHT, PAUSE
+
+mem_total = micropython.mem_total
+
+
+def settings(root, base_s):
+    f = open(root + "settings.json", "w")
+    f.write('{"v": 1, "profile": "sdev", "base_left": %d, "base_right": %d, '
+            '"lang": "en", "sound": false}' % (base_s * 1000, base_s * 1000))
+    f.close()
+
+
+def make(root, port, password, table=1, step_ms=5):
+    settings(root, 60)
+    rig = Rig(board, root, step_ms=step_ms)
+    cfg = {"host": "127.0.0.1", "port": port, "event": "mp", "table": table,
+           "password": password}
+    rig.app.net = net.Net(cfg, rig.app, "mp%03d" % table)
+    return rig
+
+
+def until(rig, cond, ms=20000):
+    end = rig.ms() + ms
+    while rig.ms() < end:
+        rig.run(20)
+        if cond():
+            return True
+        time.sleep_ms(1)  # let the broker answer (real time)
+    return False
+
+
+def alloc(fn, n):
+    fn()
+    gc.collect()
+    a = mem_total()
+    for _ in range(n):
+        fn()
+    return (mem_total() - a) / n
+
+
+def heap(root, port, password):
+    rig = make(root, port, password)
+    n = rig.app.net
+    ok = until(rig, lambda: n.st == net.UP and not n.dirty and n.off >= len(n.out))
+    out = {"connected": ok, "note": n.note}
+    step = rig.app.step
+
+    def idle():
+        rig.now = rig.add(rig.now, 5)
+        step()
+
+    out["ready_bytes_per_iter"] = alloc(idle, 500)
+    rig.press(LEFT)  # right's clock runs
+    until(rig, lambda: not n.dirty and n.off >= len(n.out))
+    n.hb_at = rig.add(rig.now, 100000)  # no heartbeat inside the window
+    n.ping_at = rig.add(rig.now, 100000)
+    out["running_bytes_per_iter"] = alloc(idle, 500)
+    before = n.published
+
+    def one_state():
+        n.dirty = True
+        idle()
+        while n.off < len(n.out):
+            idle()
+
+    out["bytes_per_state_message"] = alloc(one_state, 20)
+    out["messages"] = n.published - before
+    # The rest of a game: turns, then the end: result + log go out, QoS 1.
+    for s in (RIGHT, LEFT, RIGHT):
+        rig.run(3000)
+        rig.press(s)
+    rig.press(PAUSE, hold=2100)
+    out["over"] = rig.clock.state == 3
+    out["acked"] = until(rig, lambda: not n.q1 and n.off >= len(n.out))
+    out["rem"] = [rig.clock.rem[0], rig.clock.rem[1]]
+    out["game"] = rig.app.log.number
+    return out
+
+
+def loop(root, port, password, n_iter):
+    rig = make(root, port, password, step_ms=5)
+    if port == 0:
+        rig.app.net = None  # the baseline: the same loop without the network
+    n = rig.app.net
+    rig.run(1700)
+    rig.press(LEFT)
+    worst = 0
+    total = 0
+    step = rig.app.step
+    for i in range(n_iter):
+        rig.now = rig.add(rig.now, 5)
+        t = time.ticks_us()
+        step()
+        d = time.ticks_diff(time.ticks_us(), t)
+        total += d
+        if d > worst:
+            worst = d
+        time.sleep_ms(1)  # real time passes too: the broker's side moves
+    return {"worst_us": worst, "mean_us": total // n_iter,
+            "note": n.note if n else "", "connects": n.connects if n else 0, "rem": [rig.clock.rem[0], rig.clock.rem[1]]}
+
+
+def blocking_connect(port, password, timeout_s):
+    """What a blocking client (umqtt.simple's connect(): socket.connect, then
+    read(4) for the CONNACK) costs one loop iteration: us until it returns,
+    bounded here by a socket timeout (umqtt.simple sets none by default)."""
+    import socket
+    t = time.ticks_us()
+    s = socket.socket()
+    try:
+        s.settimeout(timeout_s)
+        s.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+        s.write(net.connect_packet("blocking", "1", password, "scrabble/mp/1/status", "x"))
+        s.read(4)
+    except OSError:
+        pass
+    s.close()
+    return time.ticks_diff(time.ticks_us(), t)
+
+
+if __name__ == "__main__":
+    root, port, password, what = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    if what == "heap":
+        r = heap(root, port, password)
+    elif what == "blocking":
+        r = {"worst_us": blocking_connect(port, password, 3)}
+    else:
+        r = loop(root, port, password, int(sys.argv[5]) if len(sys.argv) > 5 else 3000)
+    print(json.dumps(r))

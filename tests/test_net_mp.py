@@ -1,0 +1,43 @@
+"""firmware/net.py inside the real MicroPython (unix port) against the real
+Mosquitto (issue 14, point 3): the main loop allocates nothing while nothing
+is published, and a whole game's state, result and log reach the broker."""
+import json
+import os
+
+import pytest
+
+from host_sim import hall as H
+from test_micropython import run_micropython
+
+pytestmark = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    reason="mosquitto missing: `make test` installs it (make tools-os hall-page)")
+
+NET_RIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "net_rig.py")
+
+
+def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
+    h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
+               ws_port=H.free_port())
+    pw = h.write()
+    h.start()
+    try:
+        root = str(tmp_path / "clock") + "/"
+        os.mkdir(root)
+        proc = run_micropython([NET_RIG, root, str(h.port), pw[1], "heap"], timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert r["connected"], r["note"]
+        # The loop's budget (issue 14, 3): 0 bytes per iteration, connected,
+        # in ready and in a running game between heartbeats.
+        assert r["ready_bytes_per_iter"] == 0, r
+        assert r["running_bytes_per_iter"] == 0, r
+        assert r["messages"] == 21  # one state message per call: 20 measured + the warm-up
+        assert r["over"] and r["acked"], r
+        msgs = H.collect(h.port, "scrabble/mp/1/#")
+        res = json.loads(msgs["scrabble/mp/1/result/%d" % r["game"]])
+        assert [res["left"]["remaining_ms"], res["right"]["remaining_ms"]] == r["rem"]
+        assert res["over"] and res["clock"] == "mp001" and res["table"] == 1
+        assert msgs["scrabble/mp/1/log/%d" % r["game"]].startswith(b"profile sdev")
+    finally:
+        h.stop()
