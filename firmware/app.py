@@ -129,6 +129,9 @@ class App:
         self.log_anchor = now
         self.last_save = now
         self.pause_acted = False  # the pause key's edge paused a running clock
+        self.dirty = True         # something on the game screen changed
+        self._k_run = self._k_win = 0   # what the screen showed last:
+        self._k_side = -2               # seconds, window seconds, side
         self.ask = ASK_NONE       # a question on the display, waiting for L+R
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
         self.menu = None
@@ -168,6 +171,7 @@ class App:
                 self._lcd_failed(self.ticks_ms())
 
     def _set_header(self):
+        self.dirty = True
         if self.board.LCD_ROWS >= 4:
             r = self.clock.rules
             from profiles import fmt_mmss
@@ -223,6 +227,7 @@ class App:
 
     def _on_event(self, code, side, t, arg):
         c = self.clock
+        self.dirty = True
         if not self.log_on:
             self.log.begin(c.rules, self.settings.table)
             self.log_on = True
@@ -260,7 +265,9 @@ class App:
             self._lcd_retry(now)
         mode = self.mode
         if mode == MODE_GAME:
-            self._draw(self._game_tick(now))
+            rows = self._game_tick(now)
+            if rows is not None:
+                self._draw(rows)
         elif mode == MODE_SPLASH:
             if self.diff(now, self.splash_until) >= 0:
                 self._set_mode(MODE_GAME)
@@ -305,9 +312,28 @@ class App:
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
         self._reanchor(now)
-        self.view.lowbat = self.battery.low
+        if self.view.lowbat != self.battery.low:
+            self.view.lowbat = self.battery.low
+            self.dirty = True
         self.leds.show(c.running())
-        return self.view.render(c)
+        if self._changed(c):
+            self.dirty = False
+            return self.view.render(c)
+        return None  # nothing visible changed: no render, no LCD traffic
+
+    def _changed(self, c):
+        """Did anything the display shows change?  Events, notices and
+        modes set `dirty`; between them only the running side's seconds,
+        the challenge window's and the lateness can move."""
+        r = c.running()
+        k = (c.rem[r] + 999) // 1000 if r >= 0 else 0
+        w = (c.win + 999) // 1000
+        if k != self._k_run or w != self._k_win or r != self._k_side:
+            self._k_run = k
+            self._k_win = w
+            self._k_side = r
+            return True
+        return self.dirty
 
     def _draw(self, rows):
         if self.lcd_down:
@@ -356,6 +382,7 @@ class App:
             return
         self.lcd_down = False
         self.lcd_backoff = LCD_RETRY_MS
+        self.dirty = True       # the driver forgot the screen: redraw it all
         self._note("LCDBACK", NOTICE_MS)
 
     # -- notices ------------------------------------------------------------------
@@ -366,6 +393,7 @@ class App:
             self._show_note(self.ticks_ms())
 
     def _show_note(self, now):
+        self.dirty = True
         if self.ask != ASK_NONE:
             return
         if self.notes:
@@ -469,6 +497,7 @@ class App:
 
     def _set_mode(self, mode):
         self.mode = mode
+        self.dirty = True
         # In the menus a tap acts at once; in a game a player press waits
         # CHORD_MS to be told from the referee gesture (buttons.py).
         self.gestures.chord_ms = btn.CHORD_MS if mode == MODE_GAME else 0
@@ -477,6 +506,7 @@ class App:
         """Put a question on the display: only both player buttons held
         (the pause key up) answer it yes; anything else drops it."""
         self.ask = kind
+        self.dirty = True
         self.view.notice = self.view.words["ASK_END" if kind == ASK_END else "ASK_NEW"]
         self.notice_until = self.add(now, ASK_MS)
 

@@ -26,8 +26,8 @@
 #     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set.
 # poll() allocates nothing when there is nothing to publish.
 #
-# NOTE for the lead: the state fields duplicate host_sim/replay.py report()
-# (minus lcd); fold them into one firmware function once replay.py settles.
+# The state fields are firmware/report.py's, the same as `replay --json`
+# (minus lcd).
 import json
 import select
 import socket
@@ -38,6 +38,7 @@ except ImportError:  # older MicroPython
     import uerrno as errno
 
 import clockcore as cc
+import report
 
 HEARTBEAT_MS = 5000
 KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
@@ -115,20 +116,10 @@ def publish_packet(topic, payload, qos=0, retain=False, pid=0):
     return _packet(0x30 | (qos << 1) | (1 if retain else 0), b)
 
 
-def side_fields(c, s):
-    return {"remaining_ms": c.remaining(s), "overtime_ms": c.overtime(s),
-            "penalty": c.penalty(s), "flag": c.flag(s),
-            "forfeit": bool(c.forfeited[s])}
-
-
 def state_fields(c, t_ms):
-    """host_sim/replay.py report() minus lcd (see the NOTE above)."""
-    r = c.running()
-    return {"profile": c.rules.name, "t_ms": t_ms,
-            "running": cc.SIDE_NAMES[r] if r >= 0 else None,
-            "paused": c.state == cc.PAUSED, "over": c.state == cc.OVER,
-            "challenge_ms": c.win, "left": side_fields(c, 0),
-            "right": side_fields(c, 1)}
+    """The state report's fields (firmware/report.py: the same ones as
+    `replay --json`, minus lcd)."""
+    return report.state(c, t_ms)
 
 
 def check_config(cfg):

@@ -21,12 +21,13 @@ import time
 import host_sim  # noqa: F401  (firmware/ and fakehw/ on sys.path)
 
 import net
-from rig import Rig, LEFT, RIGHT, PAUSE
+import rig as gestures
+from rig import Rig, LEFT, RIGHT
 from host_sim.sim import load_board
 
 STEP_MS = 20          # main-loop period of a simulated clock (virtual ms)
 HOLD_MS = 80          # a player's press
-END_HOLD_MS = 2100    # the end-of-game long press of the pause key
+END = -1              # a script item: the end gesture (rig.end_game)
 
 
 class Link:
@@ -103,8 +104,23 @@ def plan(seed, base_s, start_ms=2000):
         acts.append((t, side, HOLD_MS))
         side = 1 - side
     t += rnd.randint(200, 3000)
-    acts.append((t, PAUSE, END_HOLD_MS))   # end of game, from running
+    acts.append((t, END, 0))               # the end gesture, from running
     return acts
+
+
+def edges(script):
+    """A script's (ms, button, 1 down / 0 up) edges in time order: each
+    (ms, button, hold) is a press; (ms, END, 0) is the cards' end gesture
+    (stop, hold the pause key 2 s, confirm with both player buttons)."""
+    out = []
+    for t, b, hold in script:
+        if b == END:
+            out.extend((t + off, b2, lv) for off, b2, lv in gestures.end_game(True))
+        else:
+            out.append((t, b, 1))
+            out.append((t + hold, b, 0))
+    out.sort(key=lambda e: e[0])
+    return out
 
 
 class SimClock:
@@ -120,38 +136,27 @@ class SimClock:
         self.id = "sim%03d" % table
         self.net = net.Net(cfg, self.rig.app, self.id, self.link, FlakySockets(self.link))
         self.rig.app.net = self.net
-        self.script = script if script is not None else plan(
-            table if seed is None else seed, base_s)
+        self.script = edges(script if script is not None else plan(
+            table if seed is None else seed, base_s))
         self.i = 0
-        self.held = None       # (button, release at ms)
 
     def over(self):
-        return self.rig.clock.state == 3 and self.held is None
+        return self.rig.clock.state == 3 and self.i >= len(self.script)
 
     def advance(self, to_ms):
         """Run the clock to `to_ms` virtual ms since boot, pressing on cue."""
         rig = self.rig
-        while True:
-            nxt = to_ms
-            if self.held is not None:
-                nxt = min(nxt, self.held[1])
-            elif self.i < len(self.script):
-                nxt = min(nxt, self.script[self.i][0])
-            d = nxt - rig.ms()
-            if d > 0:
-                rig.run(d)
-            if nxt >= to_ms and (self.held is None or self.held[1] > to_ms) and (
-                    self.i >= len(self.script) or self.script[self.i][0] > to_ms):
-                return
-            if self.held is not None and self.held[1] <= rig.ms():
-                rig.up(self.held[0])
-                self.held = None
-            elif self.held is None and self.i < len(self.script) \
-                    and self.script[self.i][0] <= rig.ms():
-                t, b, hold = self.script[self.i]
-                self.i += 1
+        while self.i < len(self.script) and self.script[self.i][0] <= to_ms:
+            t, b, level = self.script[self.i]
+            self.i += 1
+            if t > rig.ms():
+                rig.run(t - rig.ms())
+            if level:
                 rig.down(b)
-                self.held = (b, t + hold)
+            else:
+                rig.up(b)
+        if to_ms > rig.ms():
+            rig.run(to_ms - rig.ms())
 
 
 class Fleet:

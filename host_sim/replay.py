@@ -18,6 +18,7 @@ import host_sim  # noqa: F401  (puts firmware/ on sys.path)
 import clockcore
 import gamelog
 import profiles
+import report as reportmod
 import view as viewmod
 
 EVENTS = ("left", "right", "pause", "end", "adjust", "late", "void", "resume")
@@ -256,30 +257,11 @@ def lcd_rows(clock, cols=16, rows=2):
     return [viewmod.to_text(b) for b in v.render(clock)]
 
 
-def side_report(clock, s):
-    return {
-        "remaining_ms": clock.remaining(s),
-        "overtime_ms": clock.overtime(s),
-        "penalty": clock.penalty(s),
-        "flag": clock.flag(s),
-        "forfeit": bool(clock.forfeited[s]),
-    }
-
-
 def report(clock, at, cols=16, rows=2):
-    run_side = clock.running()
-    return {
-        "profile": clock.rules.name,
-        "t_ms": at,
-        "running": clockcore.SIDE_NAMES[run_side] if run_side >= 0 else None,
-        "paused": clock.state == clockcore.PAUSED,
-        "over": clock.state == clockcore.OVER,
-        "challenge_ms": clock.win,
-        "late": clockcore.SIDE_NAMES[clock.late()] if clock.late() >= 0 else None,
-        "left": side_report(clock, 0),
-        "right": side_report(clock, 1),
-        "lcd": lcd_rows(clock, cols, rows),
-    }
+    """The SPEC §5 state report: firmware/report.py's fields plus the LCD."""
+    rep = reportmod.state(clock, at)
+    rep["lcd"] = lcd_rows(clock, cols, rows)
+    return rep
 
 
 def state_word(rep):

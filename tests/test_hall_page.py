@@ -12,7 +12,7 @@ import pytest
 
 from host_sim import hall as H
 from host_sim import hall_sim
-from rig import LEFT, RIGHT, PAUSE
+from rig import LEFT, RIGHT
 
 pytestmark = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
            "(make tools-os hall-page)")
 
 # Table 1 finishes fast: a couple of turns, then the end-of-game long press.
-QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, PAUSE, 2100)]
+QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.END, 0)]
 
 ROWS_JS = """
 var out = {};
