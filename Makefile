@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 BOARD  ?= pico
 PORT   ?=
 
-.PHONY: venv tools-os test bench sim deploy bundle clean
+.PHONY: venv tools-os target-check test bench sim deploy bundle clean
 
 venv: $(STAMP)
 
@@ -23,18 +23,19 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 
 # Debian packages the tests drive: tmux (the simulator's terminal test),
-# mosquitto (the tournament hall's broker), chromium + chromium-driver (the
-# director's page in a real browser), npm (the page's MQTT library).  Installed
+# qemu-system-arm (the suites on a 32-bit MicroPython image), mosquitto (the
+# tournament hall's broker), chromium + chromium-driver (the director's page in
+# a real browser), npm (the page's MQTT library and the emulated Pico).  Installed
 # where we may (root with apt-get); otherwise the tests that need them are
 # skipped with a note, except under CI=true, where a missing one fails the run.
-OS_TOOLS := tmux:tmux mosquitto:mosquitto mosquitto_passwd:mosquitto chromium:chromium \
-            chromedriver:chromium-driver npm:npm
+OS_TOOLS := tmux:tmux qemu-system-arm:qemu-system-arm mosquitto:mosquitto \
+            mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm
 tools-os:
 	@missing() { m=""; for t in $(OS_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 \
 	  || [ -x /usr/sbin/$${t%%:*} ] || m="$$m $${t#*:}"; done; echo $$m; }; \
 	need=$$(missing); \
 	if [ -n "$$need" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  apt-get update -qq && apt-get install -y -qq $$need >/dev/null; need=$$(missing); fi; \
+	  apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$need >/dev/null; need=$$(missing); fi; \
 	if [ -n "$$need" ]; then \
 	  if [ "$$CI" = true ]; then echo "error: missing Debian packages: $$need"; exit 1; fi; \
 	  echo "note: missing Debian packages ($$need): the tests that need them will be skipped"; fi
@@ -56,10 +57,17 @@ $(MQTT_JS): tools/hall-npm/package.json tools/hall-npm/package-lock.json
 hall: $(STAMP) tools-os hall-page
 	$(PY) -m host_sim hall $(ARGS)
 
-test: $(STAMP) tools-os hall-page
+# The emulated Pico (target/, the npm rp2040js package) and the MicroPython
+# images in ../shared/emu or $$SCRABBLE_EMU_DIR (host_sim/target.py).
+target-check:
+	@if command -v npm >/dev/null 2>&1; then (cd target && npm ci --silent --no-audit --no-fund >/dev/null) \
+	  || echo "note: npm ci in target/ failed; the emulated Pico run will say so"; fi
+	@$(PY) -c "from host_sim import target as t; m = t.missing(images=[t.PICO_UF2, t.BOOTROM, t.QEMU_ELF]); m and print(m)"
+
+test: $(STAMP) tools-os hall-page target-check
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) tools-os target-check
 	$(PY) -m bench.run
 
 # The clock in the terminal (keys: a / l players, space pause, e end, r referee, q quit):

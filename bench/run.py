@@ -787,6 +787,69 @@ def mp_figures(timeout=300):
     return [steady, second, boot]
 
 
+# == on the emulated Pico (issue 11) ==================================================
+
+TARGET_FIGURES = ("target_heap_bytes_running_6s", "target_heap_bytes_per_checkpoint",
+                  "target_heap_bytes_per_log_line", "target_free_heap_after_boot_bytes",
+                  "target_loop_iterations_per_s", "target_flash_erases_per_hour",
+                  "target_flash_programs_per_hour", "target_cpu_busy_fraction")
+
+
+def target_figures():
+    """bench/target_bench.py: the deployed bundle on the official RPI_PICO
+    image under rp2040js (host_sim/target.py)."""
+    from bench import target_bench
+    try:
+        r = target_bench.measure()
+    except RuntimeError as e:
+        raise BenchError(str(e))
+    per_hour = 3600000.0 / r["run_ms"]
+    pico = "the official MicroPython RPI_PICO v1.28.0 on rp2040js at 125 MHz, booted "
+    pico += "from a littlefs image of the deployed bundle"
+    return [
+        Figure("target_heap_bytes_running_6s", r["heap_run_window"], "bytes", 0,
+               "heap allocated by App.step() in 6 s of a running sdev game (%d "
+               "iterations, gc disabled; the game starts in the window with a press, "
+               "so it holds a log line and a checkpoint), %s" % (
+                   round(r["iterations_per_s"] * 6), pico),
+               "the budget: SPEC §6, no garbage collection during a game",
+               "0", r["heap_run_window"] == 0,
+               ["%.2f bytes per iteration on average" % r["heap_per_iteration"]]),
+        Figure("target_heap_bytes_per_checkpoint", r["heap_per_save"], "bytes", 0,
+               "heap one StateStore.save() of the running game allocates on the "
+               "rp2 port's littlefs (10 saves, gc disabled), %s" % pico,
+               "the budget (issue 11: 0 bytes)", "0", r["heap_per_save"] == 0),
+        Figure("target_heap_bytes_per_log_line", r["heap_per_log_line"], "bytes", 0,
+               "heap one GameLog.event() (a pause line) allocates, as above",
+               "the budget (issue 11: 0 bytes)", "0", r["heap_per_log_line"] == 0),
+        Figure("target_free_heap_after_boot_bytes", r["free_after_boot"], "bytes",
+               r["free_bare"],
+               "gc.collect(); gc.mem_free() after App(board, machine) was built and "
+               "its splash passed, %s" % pico,
+               "the same at the REPL just before, after Ctrl-C stopped main.py in its splash (the app's modules imported, no App built)"),
+        Figure("target_loop_iterations_per_s", round(r["iterations_per_s"]), "1/s", 200,
+               "App.step() calls per simulated second while a clock runs (6 s "
+               "window), %s" % pico,
+               "a 5 ms loop period, as press_to_charge_error_ms assumes"),
+        Figure("target_flash_erases_per_hour", round(r["erases"] * per_hour), "erases",
+               289,
+               "4 KB sector erases by the NOR-flash model while a clock ran (%d in "
+               "%.0f s of play, a press every 10 s), scaled to an hour; every one is "
+               "an erase while a clock runs" % (r["erases"], r["run_ms"] / 1000.0),
+               "issue 11's estimate for today's checkpoints",
+               "0 while a clock runs", r["erases"] == 0),
+        Figure("target_flash_programs_per_hour", round(r["programs"] * per_hour),
+               "page programs", 0,
+               "256-byte page programs in the same window, scaled to an hour",
+               "none: first measurement"),
+        Figure("target_cpu_busy_fraction", round(r["busy"], 3), "of the time", 1,
+               "the emulated core's executing time over executing + sleeping (WFE/"
+               "WFI) in the same window, %s" % pico,
+               "a core that never sleeps",
+               "idle when nothing visible changes", r["busy"] < 0.5),
+    ]
+
+
 # == running, printing, the document ==================================================
 
 ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second",
@@ -795,7 +858,8 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "replay_games_per_second",
        "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
        "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
-       "hall_messages_per_second", "press_to_page_p50_ms", "press_to_page_p99_ms")
+       "hall_messages_per_second", "press_to_page_p50_ms", "press_to_page_p99_ms"
+       ) + TARGET_FIGURES
 
 
 def _hall(name):
@@ -819,6 +883,7 @@ MEASURES = (
     (("net_heap_bytes_per_message",), _hall("net_heap")),
     (("hall_messages_per_second",), _hall("hall_throughput")),
     (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
+    (TARGET_FIGURES, target_figures),
 )
 
 

@@ -24,15 +24,29 @@ except ImportError:  # CPython
 
 def wrapping(period):
     """ticks_diff/ticks_add for an arbitrary power-of-two period (tests inject
-    these to run scenarios across the boards' 2**30 wrap on any port)."""
+    these to run scenarios across the boards' 2**30 wrap on any port).
+
+    Every intermediate value stays inside (-period, period): with period =
+    2**30 on a 32-bit port (31-bit small ints) nothing becomes a heap bigint,
+    so the pair allocates nothing, like the C time.ticks_diff/ticks_add
+    (issue 11: `(t + d) & mask` allocated 64 B per call near the wrap)."""
     half = period >> 1
     mask = period - 1
 
     def diff(a, b):
-        return ((a - b + half) & mask) - half
+        d = a - b
+        if d >= half:
+            return d - mask - 1
+        if d < -half:
+            return d + mask + 1
+        return d
 
     def add(t, d):
-        return (t + d) & mask
+        d &= mask
+        room = mask - d
+        if t > room:
+            return t - room - 1
+        return t + d
 
     return diff, add
 

@@ -23,3 +23,13 @@ def venv_tool(name):
     if os.path.exists(cand):
         return cand
     return shutil.which(name)
+
+
+def need(why):
+    """A target-run prerequisite is missing (`why`, one line, or None): skip,
+    or fail under CI=true, where the target run must not be skipped."""
+    if why:
+        import pytest
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)

@@ -216,3 +216,17 @@ def test_update_frequency_changes_nothing(game, splits):
         apply(a, kind, amount, t)
         apply(b, kind, amount, t)
         assert observable(a) == observable(b)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from([1 << 8, 1 << 30, 1 << 62]), st.data())
+def test_wrapping_is_modular_arithmetic(period, data):
+    """ticks.wrapping (issue 11: no intermediate beyond the period, so no
+    bigints on 32-bit ports) equals the textbook modular definitions."""
+    diff, add = ticks.wrapping(period)
+    half, mask = period >> 1, period - 1
+    a = data.draw(st.integers(0, mask))
+    b = data.draw(st.integers(0, mask))
+    d = data.draw(st.integers(-half, half - 1))
+    assert diff(a, b) == ((a - b + half) & mask) - half
+    assert add(a, d) == (a + d) & mask

@@ -19,7 +19,8 @@ import time
 import micropython
 import net
 import sim as board  # boards/sim.py: on MICROPYPATH
-from rig import Rig, LEFT, RIGHT, PAUSE
+import rig as gestures
+from rig import Rig, LEFT, RIGHT
 
 mem_total = micropython.mem_total
 
@@ -90,7 +91,7 @@ def heap(root, port, password):
     for s in (RIGHT, LEFT, RIGHT):
         rig.run(3000)
         rig.press(s)
-    rig.press(PAUSE, hold=2100)
+    rig.perform(gestures.end_game(True))  # stop, hold 2 s, L+R: the end
     out["over"] = rig.clock.state == 3
     out["acked"] = until(rig, lambda: not n.q1 and n.off >= len(n.out))
     out["rem"] = [rig.clock.rem[0], rig.clock.rem[1]]

@@ -127,3 +127,25 @@ def test_steady_state_calls_allocate_nothing():
         v.render(d)
         v4.render(d)
     eq(_alloc(render_late), 0, "view render of a lateness bytes")
+
+
+def test_wrapping_ticks_exact_and_allocation_free_at_the_wrap():
+    # issue 11: on a 32-bit port (31-bit small ints) the old `(t + d) & mask`
+    # made a heap bigint near 2**30.  The pair must give the modular answer
+    # and allocate nothing, as the C time.ticks_diff/ticks_add do.
+    top = (1 << 30) - 1
+    eq(ADD(top, 1), 0, "add across the wrap")
+    eq(ADD(top - 5, 10), 4, "add past the wrap")
+    eq(ADD(3, -10), top - 6, "add backwards across the wrap")
+    eq(DIFF(4, top - 5), 10, "diff across the wrap")
+    eq(DIFF(top - 5, 4), -10, "diff backwards across the wrap")
+    eq(DIFF(1 << 29, 0), -(1 << 29), "half a period is negative")
+    eq(DIFF((1 << 29) - 1, 0), (1 << 29) - 1, "just under half a period")
+
+    def near_wrap():
+        ADD(top - 100, 1000)
+        ADD(top, top)
+        DIFF(5, top - 5)
+        DIFF(top, 0)
+
+    eq(_alloc(near_wrap), 0, "bytes allocated by ticks arithmetic at the wrap")

@@ -1,0 +1,390 @@
+"""The firmware on real 32-bit MicroPython images (issue 11).
+
+Two emulated targets, both running the official MicroPython v1.28.0 builds
+kept in ../shared/emu (or $SCRABBLE_EMU_DIR):
+
+- qemu: QEMU_MPS2_AN385 (Cortex-M3, 31-bit small ints, a Pico-sized 240 KB
+  heap, littlefs) under Debian's qemu-system-arm.  Its UART is a pty; the
+  real `mpremote` runs the suites from a littlefs image of .mpy files that
+  qemu loads into the board's PSRAM (`QemuBoard`, tests/mp/ramflash.py).
+- pico: RPI_PICO on the npm rp2040js emulator (target/harness.js), with a
+  NOR-flash model in a file, the button GPIOs, the I2C0 LCD traffic and the
+  USB-CDC REPL over its stdin/stdout (`Pico`).
+
+Nothing here imitates the firmware: both run the real interpreter on the
+real .mpy bundle.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_BIN = os.path.join(ROOT, ".venv", "bin")
+
+PICO_UF2 = "RPI_PICO-v1.28.0.uf2"
+BOOTROM = "rp2040-bootrom-b1.bin"
+QEMU_ELF = "QEMU_MPS2_AN385-v1.28.0.elf"
+
+MISSING_HELP = ("target run: no MicroPython images in %s (skipped; under CI=true it fails); the official RPI_PICO "
+                "v1.28.0 image comes from the MicroPython download page "
+                "(micropython.org/download/RPI_PICO), see ../shared/emu/BUILD.md for the "
+                "others; point the run at them with SCRABBLE_EMU_DIR=/path/to/emu")
+
+
+def emu_dir():
+    """Where the images are: $SCRABBLE_EMU_DIR, else ../shared/emu beside the repo."""
+    d = os.environ.get("SCRABBLE_EMU_DIR")
+    if d:
+        return os.path.abspath(d)
+    return os.path.abspath(os.path.join(ROOT, "..", "shared", "emu"))
+
+
+def image(name):
+    """Path of an image file, or None if it is not there."""
+    p = os.path.join(emu_dir(), name)
+    return p if os.path.isfile(p) else None
+
+
+def tool(name):
+    p = os.path.join(VENV_BIN, name)
+    return p if os.path.exists(p) else shutil.which(name)
+
+
+def missing(images=(), tools=()):
+    """One line saying what is missing for a target run, or None."""
+    gone = [n for n in images if image(n) is None]
+    if gone:
+        return MISSING_HELP % emu_dir() + " (missing: %s)" % ", ".join(gone)
+    gone = [n for n in tools if tool(n) is None]
+    if gone:
+        return "target run: %s not installed (make test installs it)" % ", ".join(gone)
+    return None
+
+
+# -- a folder of .mpy files, as the device holds them -----------------------------
+
+def compile_tree(dest, sources, keep_py=()):
+    """mpy-cross every .py of `sources` (files) into `dest`; names in keep_py
+    are copied as source (main.py must stay a .py to be run at boot)."""
+    exe = tool("mpy-cross")
+    os.makedirs(dest, exist_ok=True)
+    for src in sources:
+        base = os.path.basename(src)
+        if base in keep_py:
+            shutil.copy(src, os.path.join(dest, base))
+            continue
+        out = os.path.join(dest, base[:-3] + ".mpy")
+        proc = subprocess.run([exe, "-o", out, src], capture_output=True, text=True)
+        if proc.returncode:
+            raise RuntimeError("mpy-cross %s: %s" % (src, proc.stderr.strip()))
+    return dest
+
+
+def mp_suite_files():
+    """What the tests/mp suites import: firmware, hardware fakes, boards, suites."""
+    pats = ["firmware/*.py", "host_sim/fakehw/*.py", "boards/*.py", "tests/mp/*.py"]
+    files = []
+    for p in pats:
+        files += sorted(glob.glob(os.path.join(ROOT, p)))
+    return [f for f in files if os.path.basename(f) != "main.py"]
+
+
+# -- qemu -----------------------------------------------------------------------
+
+class QemuBoard:
+    """qemu-system-arm running the MPS2_AN385 image, its UART on a pty."""
+
+    def __init__(self, loader=None):
+        self.loader = loader    # a disk image qemu puts at PSRAM
+        self.proc = None
+        self.pty = None
+
+    def start(self, timeout=10):
+        self.proc = subprocess.Popen(
+            [tool("qemu-system-arm"), "-M", "mps2-an385", "-display", "none",
+             "-monitor", "none", "-semihosting", "-serial", "pty",
+             "-kernel", image(QEMU_ELF)]
+            + (["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (self.loader, PSRAM)]
+               if self.loader else []),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            text=True)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            line = self.proc.stdout.readline()
+            m = re.search(r"(/dev/pts/\d+)", line or "")
+            if m:
+                self.pty = m.group(1)
+                return self
+            if not line and self.proc.poll() is not None:
+                break
+        self.stop()
+        raise RuntimeError("qemu did not open its serial pty")
+
+    def stop(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            if self.proc.stdout:
+                self.proc.stdout.close()
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def run(self, code, timeout=900):
+        """`mpremote exec code` on the board: (returncode, output)."""
+        proc = subprocess.run(
+            [tool("mpremote"), "connect", self.pty, "exec", code],
+            capture_output=True, text=True, timeout=timeout)
+        return proc.returncode, proc.stdout + proc.stderr
+
+
+PSRAM = 0x21000000          # where qemu loads the disk image (tests/mp/ramflash.py)
+LFS_BLOCK = 4096            # the Pico's flash filesystem: 352 blocks of 4 KB, prog 256
+LFS_BLOCKS = 352
+
+
+def littlefs_image(folder, dirs=("tmp",), extra=None):
+    """A littlefs image (bytes) of every file in `folder`, with the Pico's
+    geometry, plus the empty directories `dirs` and the files of `extra`
+    ({name: bytes})."""
+    from littlefs import LittleFS
+    fs = LittleFS(block_size=LFS_BLOCK, block_count=LFS_BLOCKS, prog_size=256,
+                  read_size=32, lookahead_size=32, disk_version=0x00020000)
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as src, fs.open(name, "wb") as dst:
+            dst.write(src.read())
+    for name, data in sorted((extra or {}).items()):
+        with fs.open(name, "wb") as dst:
+            dst.write(data)
+    for d in dirs:
+        fs.mkdir(d)
+    return bytes(fs.context.buffer)
+
+
+def run_mp_suite_on_qemu(module, timeout=900):
+    """One tests/mp suite on the Cortex-M3 image: (returncode, output).
+    The suite and everything it imports are .mpy files on littlefs."""
+    with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
+        files = os.path.join(tmp, "files")
+        compile_tree(files, mp_suite_files())
+        img = os.path.join(tmp, "flash.img")
+        with open(img, "wb") as f:
+            f.write(littlefs_image(files))
+        with open(os.path.join(ROOT, "tests", "mp", "ramflash.py")) as f:
+            mount = f.read()
+        code = mount + ("\nmount('/')\nos.chdir('/')\nimport mptest\n"
+                        "print('MPTEST-EXIT', mptest.run([%r]))\n" % module)
+        with QemuBoard(loader=img) as board:
+            return board.run(code, timeout=timeout)
+
+
+if __name__ == "__main__":  # python -m host_sim.target qemu test_core_mp
+    if len(sys.argv) >= 3 and sys.argv[1] == "qemu":
+        rc, out = run_mp_suite_on_qemu(sys.argv[2])
+        print(out)
+        sys.exit(rc)
+    print("usage: python -m host_sim.target qemu SUITE")
+    sys.exit(2)
+
+
+# -- the emulated Pico (rp2040js, target/harness.js) ------------------------------
+
+HARNESS = os.path.join(ROOT, "target", "harness.js")
+
+
+def pico_missing():
+    why = missing(images=[PICO_UF2, BOOTROM], tools=["node", "mpy-cross"])
+    if why is None and not os.path.isdir(os.path.join(ROOT, "target", "node_modules", "rp2040js")):
+        why = "target run: rp2040js not installed (make test runs `npm ci` in target/)"
+    return why
+
+
+def bundle_image(dest, board="pico", extra=None):
+    """littlefs image (bytes) of `tools/deploy.py bundle --board`'s output:
+    what `make deploy` copies onto the board (plus `extra` files)."""
+    out = os.path.join(dest, "bundle")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
+                           "--board", board, "--out", out, "--mpy-cross", tool("mpy-cross")],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode:
+        raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
+    return littlefs_image(out, dirs=(), extra=extra)
+
+
+class Pico:
+    """One run of the emulated Pico on a flash file.  `stop()` (or killing the
+    process) is a power cut; a new Pico on the same file powers up again.
+
+        pico = Pico(flash_path, fs_image=img).start()
+        pico.run_to(2000)              # simulated ms
+        pico.pin(14, 0)                # drive a button low (pressed)
+        pico.lcd.text_rows()           # the LCD, decoded from the I2C0 bytes
+    """
+
+    def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
+                 battery_mv=3900):
+        from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
+        self.flash = flash
+        self.fs_image = fs_image
+        self.advance_ms = advance_ms
+        self.battery_mv = battery_mv
+        self.lcd = Hd44780Pcf8574(cols, rows)
+        self.lcd_addr = lcd_addr
+        self.serial = bytearray()
+        self.proc = None
+        self._pty = None
+        self.t_ms = 0
+
+    def start(self):
+        args = ["node", HARNESS, "--bootrom", image(BOOTROM), "--uf2", image(PICO_UF2),
+                "--flash", self.flash]
+        if self.fs_image:
+            args += ["--fs-image", self.fs_image]
+        if self.advance_ms:
+            args += ["--advance-ms", str(self.advance_ms)]
+        args += ["--battery-mv", str(self.battery_mv)]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._buf = b""
+        self._expect("READY")
+        return self
+
+    def _send(self, line):
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def _line(self):
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            data = os.read(fd, 65536)
+            if not data:
+                raise RuntimeError("the emulated Pico stopped")
+            self._buf += data
+        raw, self._buf = self._buf.split(b"\n", 1)
+        line = raw.decode()
+        if line.startswith("S "):
+            data = bytes.fromhex(line[2:])
+            self.serial += data
+            if self._pty is not None:
+                os.write(self._pty[0], data)
+        elif line.startswith("I "):
+            _, addr, data = line.split(" ", 2)
+            if int(addr) == self.lcd_addr:
+                self.lcd.writeto(bytes.fromhex(data))
+        return line
+
+    def _expect(self, word):
+        while True:
+            line = self._line()
+            if line.split(" ", 1)[0] == word:
+                return line
+
+    def run_to(self, ms):
+        """Run until simulated time `ms` (since power-up)."""
+        self._send("RUNTO %d" % ms)
+        self.t_ms = int(self._expect("AT").split()[1])
+        return self.t_ms
+
+    def pin(self, gpio, level):
+        self._send("P %d %d" % (gpio, 1 if level else 0))
+
+    def press(self, gpio, at_ms, bounce=(1, 2), hold_ms=100):
+        """A press at `at_ms`: the first falling edge, bounces (edges spaced
+        by `bounce` ms), low for `hold_ms`, then released (no bounce)."""
+        t = at_ms
+        self.run_to(t)
+        self.pin(gpio, 0)
+        level = 0
+        for g in bounce:
+            t += g
+            self.run_to(t)
+            level = 1 - level
+            self.pin(gpio, level)
+        if level:
+            self.pin(gpio, 0)
+        self.run_to(at_ms + hold_ms)
+        self.pin(gpio, 1)
+
+    def stats(self):
+        self._send("STATS")
+        line = self._expect("STATS")
+        return {k: int(v) for k, v in (w.split("=") for w in line.split()[1:])}
+
+    def write_serial(self, data):
+        self._send("S " + bytes(data).hex())
+
+    def type_serial(self, data, chunk=32, gap_ms=4):
+        """Send data as a terminal would, a little at a time (the board's
+        USB-CDC receive buffer is small): `chunk` bytes every `gap_ms`."""
+        for i in range(0, len(data), chunk):
+            self.write_serial(data[i:i + chunk])
+            self.run_to(self.t_ms + gap_ms)
+
+    def stop(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()           # a power cut: nothing is flushed
+            self.proc.wait()
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.proc = None
+        if self._pty is not None:
+            os.close(self._pty[0])
+            os.close(self._pty[1])
+            self._pty = None
+
+    def with_pty(self, argv_of, timeout=300):
+        """Run a host program against the board's USB-CDC REPL: the board runs
+        freely while `argv_of(pty_path)` (e.g. an mpremote command line) runs
+        with the REPL on a pty; then the board halts.  (returncode, output)"""
+        import select
+        import tty
+        if self._pty is None:
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            self._pty = (master, slave)
+        master = self._pty[0]
+        out = tempfile.TemporaryFile()
+        prog = subprocess.Popen(argv_of(os.ttyname(self._pty[1])), stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
+        self._send("GO")
+        end = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while prog.poll() is None and time.monotonic() < end:
+            if self._buf:
+                self._line_if_complete()
+            r, _, _ = select.select([fd, master], [], [], 0.1)
+            if master in r:
+                self.write_serial(os.read(master, 4096))
+            if fd in r:
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                self._buf += data
+                self._line_if_complete()
+        if prog.poll() is None:
+            prog.kill()
+        prog.wait()
+        self._send("HALT")
+        self.t_ms = int(self._expect("AT").split()[1])
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+        out.close()
+        return prog.returncode, text
+
+    def _line_if_complete(self):
+        while b"\n" in self._buf:
+            self._line()

@@ -1,0 +1,287 @@
+// The emulated Raspberry Pi Pico for the target run (issue 11).
+//
+//   node target/harness.js --bootrom B --uf2 U --flash FILE [--fs-image IMG] [--advance-ms N]
+//        [--battery-mv MV]
+//
+// rp2040js runs the official MicroPython RPI_PICO image from the boot ROM.  What
+// rp2040js leaves out and the firmware needs is added here:
+//  - a NOR flash (W25Q16-like) behind the SSI: WREN, page program, 4K/32K/64K
+//    erase, status, JEDEC id, unique id, read; chip select from the IO_QSPI SS
+//    pad override (how the boot ROM's flash routines frame commands).  The whole
+//    2 MB is kept in FILE and written through on every program and erase, so
+//    killing this process and starting again on FILE is a true power cut.
+//  - the button and I2C lines held high (rp2040js has no pull-ups);
+//  - I2C0 answered with ACKs at every address, the bytes written reported;
+//  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py).
+//
+// Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
+// an input; RUNTO <ms> run until that simulated time, then report; GO run
+// freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
+// Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
+// write transaction; AT <ms> after RUNTO; STATS erases=.. programs=.. ...
+'use strict';
+const fs = require('fs');
+const readline = require('readline');
+const { RP2040, USBCDC, BasePeripheral } = require('rp2040js');
+const path = require('path');
+const { RPSSI } = require(path.join(path.dirname(require.resolve('rp2040js')), 'peripherals', 'ssi.js'));
+
+const FLASH_SIZE = 2 * 1024 * 1024;
+const FS_OFFSET = FLASH_SIZE - 352 * 4096; // the rp2 port's littlefs: the last 1408 KB
+const HIGH_PINS = [13, 14, 15, 4, 5];       // buttons (pull-ups) and I2C0 SDA/SCL
+
+function arg(name, dflt) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+}
+
+const out = (line) => process.stdout.write(line + '\n');
+const hex = (bytes) => Buffer.from(bytes).toString('hex');
+
+// -- the NOR flash ---------------------------------------------------------------
+const stats = { erases: 0, erases4k: 0, erases64k: 0, programs: 0, programBytes: 0, reads: 0 };
+
+class NorFlashSSI extends RPSSI {
+  constructor(rp2040, name, flash, fd) {
+    super(rp2040, name);
+    this.flash = flash;
+    this.fd = fd;
+    this.rx = [];
+    this.selected = false;
+    this.wel = false;
+    this.cmd = -1;
+    this.n = 0;       // bytes of the command so far (after the opcode)
+    this.addr = 0;
+    this.programmed = false;
+  }
+  readUint32(offset) {
+    if (offset === 0x28) { // SR: TX never full, always empty; RX not empty if we have data
+      return 0x2 | 0x4 | (this.rx.length ? 0x8 : 0);
+    }
+    if (offset === 0x24) return this.rx.length; // RXFLR
+    if (offset === 0x20) return 0;              // TXFLR
+    if (offset === 0x60) { if (process.env.SSI_LOG) process.stderr.write('r' + this.rx.length + ' '); return this.rx.length ? this.rx.shift() : 0; }
+    return super.readUint32(offset);
+  }
+  writeUint32(offset, value) {
+    if (offset === 0x60) {
+      this.rx.push(this.selected ? this.byte(value & 0xff) : 0);
+      this.pushes = (this.pushes || 0) + 1;
+      if (process.env.SSI_LOG) process.stderr.write('w' + (value & 0xff).toString(16) + (this.selected ? '' : '*') + ' ');
+      if (this.rx.length > 16) this.rx.shift();
+      return;
+    }
+    if (offset === 0x08 && !(value & 1)) this.rx.length = 0; // SSIENR off empties the FIFOs
+    super.writeUint32(offset, value);
+  }
+  select(low) {
+    if (process.env.SSI_LOG) process.stderr.write(low ? '\nCS0 ' : ' CS1\n');
+    if (low === this.selected) return;
+    if (!low) this.finish();
+    this.selected = low;
+    this.cmd = -1;
+    this.n = 0;
+    this.programmed = false;
+  }
+  persist(start, len) {
+    fs.writeSync(this.fd, this.flash, start, len, start);
+  }
+  erase(size) {
+    if (!this.wel) return;
+    const start = this.addr & ~(size - 1) & (FLASH_SIZE - 1);
+    this.flash.fill(0xff, start, start + size);
+    this.persist(start, size);
+    stats.erases += 1;
+    if (size === 4096) stats.erases4k += 1; else stats.erases64k += 1;
+    this.wel = false;
+  }
+  finish() {
+    if (this.cmd < 0) return;
+    const hasAddr = this.n >= 3;
+    if (this.cmd === 0x02 && this.programmed) {
+      const page = this.addr & ~0xff & (FLASH_SIZE - 1);
+      this.persist(page, 256);
+      stats.programs += 1;
+      this.wel = false;
+    } else if (this.cmd === 0x20 && hasAddr) this.erase(4096);
+    else if (this.cmd === 0x52 && hasAddr) this.erase(32768);
+    else if (this.cmd === 0xd8 && hasAddr) this.erase(65536);
+  }
+  byte(b) {
+    if (this.cmd < 0) {
+      this.cmd = b;
+      this.n = 0;
+      if (b === 0x06) this.wel = true;
+      if (b === 0x04) this.wel = false;
+      return 0;
+    }
+    const i = this.n++;
+    switch (this.cmd) {
+      case 0x05: return this.wel ? 0x02 : 0x00;              // status 1: never busy
+      case 0x35: return 0x02;                                 // status 2: QE set
+      case 0x9f: return [0xef, 0x40, 0x15][i] || 0;           // W25Q16JV
+      case 0x4b: return i < 4 ? 0 : (0x10 + i) & 0xff;        // unique id
+      case 0x03: case 0x0b: case 0x02: case 0x20: case 0x52: case 0xd8: {
+        if (i < 3) {
+          this.addr = ((this.addr << 8) | b) & 0xffffff;
+          if (i === 0) this.addr = b;
+          return 0;
+        }
+        if (this.cmd === 0x0b && i === 3) return 0;           // dummy byte
+        if (this.cmd === 0x02) {
+          if (this.wel) {
+            const base = this.addr & ~0xff;
+            const a = (base | ((this.addr + i - 3) & 0xff)) & (FLASH_SIZE - 1);
+            this.flash[a] &= b;                               // NOR: program clears bits
+            this.programmed = true;
+            stats.programBytes += 1;
+          }
+          return 0;
+        }
+        if (this.cmd === 0x03 || this.cmd === 0x0b) {
+          const skip = this.cmd === 0x0b ? 4 : 3;
+          return this.flash[(this.addr + i - skip) & (FLASH_SIZE - 1)];
+        }
+        return 0;
+      }
+      default: return 0;
+    }
+  }
+}
+
+// IO_QSPI: only the SS pad's output override matters (the flash chip select).
+class QspiIO extends BasePeripheral {
+  constructor(rp2040, name, ssi) {
+    super(rp2040, name);
+    this.regs = new Uint32Array(12);
+    this.ssi = ssi;
+  }
+  readUint32(offset) {
+    return offset < 48 ? this.regs[offset >> 2] : 0;
+  }
+  writeUint32(offset, value) {
+    if (offset >= 48) return;
+    this.regs[offset >> 2] = value;
+    if (offset === 0x0c) { // GPIO_QSPI_SS_CTRL: OUTOVER 2 = drive low, 3 = drive high
+      const over = (value >> 8) & 3;
+      this.ssi.select(over === 2);
+    }
+  }
+}
+
+// -- the board ------------------------------------------------------------------
+function loadUf2(flash, data) {
+  for (let off = 0; off + 512 <= data.length; off += 512) {
+    const magic0 = data.readUInt32LE(off), magic1 = data.readUInt32LE(off + 4);
+    if (magic0 !== 0x0a324655 || magic1 !== 0x9e5d5157) continue;
+    const addr = data.readUInt32LE(off + 12), size = data.readUInt32LE(off + 16);
+    flash.set(data.subarray(off + 32, off + 32 + size), addr - 0x10000000);
+  }
+}
+
+function main() {
+  const flashPath = arg('--flash');
+  const mcu = new RP2040();
+  mcu.logger = { debug() {}, info() {}, warn() {}, error() {} };
+  const rom = fs.readFileSync(arg('--bootrom'));
+  mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
+  const flash = mcu.flash.subarray(0, FLASH_SIZE);
+  if (fs.existsSync(flashPath) && fs.statSync(flashPath).size === FLASH_SIZE) {
+    flash.set(fs.readFileSync(flashPath));     // power up on what the last run left
+  } else {
+    loadUf2(flash, fs.readFileSync(arg('--uf2')));
+    const img = arg('--fs-image');
+    if (img) flash.set(fs.readFileSync(img), FS_OFFSET);
+    fs.writeFileSync(flashPath, flash);
+  }
+  const fd = fs.openSync(flashPath, 'r+');
+  const ssi = new NorFlashSSI(mcu, 'SSI', flash, fd);
+  mcu.peripherals[0x18000] = ssi;
+  mcu.peripherals[0x40018] = new QspiIO(mcu, 'IO_QSPI_BASE', ssi);
+
+  const clock = mcu.clock;
+  const advance = Number(arg('--advance-ms', '0'));
+  if (advance) clock.tick(advance * 1e6);      // the timer starts near its wrap
+  const t0 = clock.nanos;
+  const simMs = () => Math.floor((clock.nanos - t0) / 1e6);
+
+  for (const p of HIGH_PINS) mcu.gpio[p].setInputValue(true);
+  // The battery divider (2:1) on GPIO28 = ADC2, 12 bits of 3.3 V.
+  const mv = Number(arg('--battery-mv', '3900'));
+  mcu.adc.channelValues[2] = Math.round(mv / 2 / 3300 * 4095);
+
+  // I2C0: every address ACKs, each write transaction reported.
+  const i2c = mcu.i2c[0];
+  let addr = -1, bytes = [];
+  i2c.onConnect = (a) => { addr = a; bytes = []; i2c.completeConnect(true); };
+  i2c.onWriteByte = (v) => { bytes.push(v); i2c.completeWrite(true); };
+  i2c.onReadByte = () => i2c.completeRead(0xff);
+  i2c.onStop = () => { if (bytes.length) out('I ' + addr + ' ' + hex(bytes)); bytes = []; i2c.completeStop(); };
+
+  const cdc = new USBCDC(mcu.usbCtrl);
+  cdc.onSerialData = (buf) => out('S ' + hex(buf));
+  cdc.onDeviceConnected = () => out('USB');
+
+
+  // As the rp2040js demo does: start at boot2 (flash offset 0), which sets up
+  // XIP and enters MicroPython; the boot ROM's flash routines serve it after.
+  mcu.core.PC = 0x10000000;
+  let until = 0;          // run while simMs() < until (Infinity: free run)
+  let busyNs = 0, waitNs = 0;
+  const cycleNanos = 1e9 / 125e6;
+  function run() {
+    const end = Date.now() + 20;
+    while (Date.now() < end) {
+      if (simMs() >= until) {
+        if (until !== Infinity && until > 0) { out('AT ' + simMs()); until = 0; }
+        return setTimeout(run, 5);
+      }
+      for (let i = 0; i < 20000; i++) {
+        if (mcu.core.waiting) {
+          const n = clock.nanosToNextAlarm;
+          clock.tick(n);
+          waitNs += n;
+          i += n / cycleNanos;
+        } else {
+          const c = mcu.core.executeInstruction();
+          clock.tick(c * cycleNanos);
+          busyNs += c * cycleNanos;
+        }
+      }
+    }
+    setImmediate(run);
+  }
+
+  const rl = readline.createInterface({ input: process.stdin });
+  rl.on('line', (line) => {
+    const w = line.trim().split(/\s+/);
+    switch (w[0]) {
+      case 'S': for (const b of Buffer.from(w[1], 'hex')) cdc.sendSerialByte(b); break;
+      case 'P': mcu.gpio[Number(w[1])].setInputValue(w[2] === '1'); break;
+      case 'RUNTO': until = Number(w[1]); break;
+      case 'GO': until = Infinity; break;
+      case 'HALT': until = 0; out('AT ' + simMs()); break;
+      case 'STATS':
+        out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +
+            ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs());
+        break;
+      case 'TRACE': {
+        const seen = [];
+        const r32 = mcu.readUint32.bind(mcu), w32 = mcu.writeUint32.bind(mcu);
+        mcu.readUint32 = (a) => { const v = r32(a); if (seen.length < 40 && (a >>> 0) >= 0x14000000) seen.push('r' + (a >>> 0).toString(16) + '=' + (v >>> 0).toString(16)); return v; };
+        mcu.writeUint32 = (a, v) => { if (seen.length < 40 && (a >>> 0) >= 0x14000000) seen.push('w' + (a >>> 0).toString(16) + '=' + (v >>> 0).toString(16)); return w32(a, v); };
+        for (let i = 0; i < 2000; i++) mcu.core.executeInstruction();
+        mcu.readUint32 = r32; mcu.writeUint32 = w32;
+        out('TRACE regs=' + Array.from(mcu.core.registers.slice(0, 16)).map((x) => x.toString(16)).join(',') + ' rx=' + ssi.rx.length + ' ' + seen.join(' '));
+        break;
+      }
+      case 'PC': out('PC ' + mcu.core.PC.toString(16) + ' ' + simMs() + ' sel=' + ssi.selected + ' cmd=' + ssi.cmd); break;
+      case 'QUIT': fs.closeSync(fd); process.exit(0);
+    }
+  });
+  rl.on('close', () => process.exit(0));
+  out('READY ' + FS_OFFSET);
+  run();
+}
+
+main();

@@ -1,0 +1,61 @@
+# A littlefs "flash" for the qemu MPS2_AN385 target (host_sim/target.py).
+#
+# The qemu image has no flash filesystem.  host_sim/target.py builds a littlefs
+# image of the suites' .mpy files (with a /tmp for the files they write) with
+# the Pico's geometry (4096-byte blocks, 352 of them, prog size 256 as the rp2
+# port's _boot.py mounts it); qemu loads it into the board's otherwise unused
+# 16 MB PSRAM at 0x21000000, and this source, sent over the REPL, mounts it at
+# /.  The disk takes no MicroPython heap.  Reads and writes copy byte by byte through one uctypes
+# view made at mount time: the block device itself allocates nothing, so heap
+# figures measured on it are littlefs's own (rp2.Flash is C on the Pico).
+import uctypes
+import os
+
+BASE = 0x21000000
+BLOCK = 4096
+COUNT = 352
+
+
+class RamFlash:
+    def __init__(self, base=BASE, count=COUNT):
+        self.m = uctypes.bytearray_at(base, count * BLOCK)
+        self.count = count
+
+    def readblocks(self, blk, buf, off=0):
+        m = self.m
+        a = blk * BLOCK + off
+        for i in range(len(buf)):
+            buf[i] = m[a + i]
+
+    def writeblocks(self, blk, buf, off=None):
+        m = self.m
+        if off is None:  # simple interface: erase the blocks first
+            off = 0
+            for i in range(len(buf)):
+                m[blk * BLOCK + i] = 0xFF
+        a = blk * BLOCK + off
+        for i in range(len(buf)):
+            m[a + i] &= buf[i]  # NOR: programming only clears bits
+
+    def ioctl(self, op, arg):
+        if op == 4:  # block count
+            return self.count
+        if op == 5:  # block size
+            return BLOCK
+        if op == 6:  # erase
+            m = self.m
+            a = arg * BLOCK
+            for i in range(BLOCK):
+                m[a + i] = 0xFF
+            return 0
+        return 0
+
+
+def mount(path="/", fresh=False):
+    """Mount the disk at `path` (as the rp2 port mounts its flash); `fresh`
+    formats it first, else it holds the image host_sim/target.py loaded."""
+    bdev = RamFlash()
+    if fresh:
+        os.VfsLfs2.mkfs(bdev, progsize=256)
+    os.mount(os.VfsLfs2(bdev, progsize=256), path)
+    return bdev
