@@ -43,7 +43,7 @@ LCD_RETRY_MAX = 2000   # ... up to this
 FAIL_WINDOW_MS = 10000  # this many failed loop iterations in this window:
 FAIL_LIMIT = 5          # stop feeding the watchdog (a reboot, restored paused)
 ERRLOG_MAX = 4096      # errors.txt: at most this many bytes
-LOG_MS_MAX = 999999999  # log times stay below 10**9 ms (replay's bound, 11.6 days)
+LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
 _REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
 
 ASK_NONE = 0
@@ -122,7 +122,8 @@ class App:
         self._set_header()
         self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
         self.store = persist.StateStore(fs, root + "clock.state")
-        self.log = gamelog.GameLog(fs, root + "games")
+        self.log = gamelog.GameLog(fs, root + "games",
+                                   clock=gamelog.clock_id(machine))
         self.log_on = False       # a game file is open for this game
         self.log_offset = 0       # log ms at log_anchor
         self.log_anchor = now
@@ -228,7 +229,7 @@ class App:
         c = self.clock
         self.dirty = True
         if not self.log_on:
-            self.log.begin(c.rules)
+            self.log.begin(c.rules, self.settings.table)
             self.log_on = True
             self.log_offset = 0
             self.log_anchor = t

@@ -5,6 +5,7 @@
 # reproduces the game:
 #
 #   profile sdev  # game 12
+#   # clock e6614c311b5f2a37 table 12
 #   set base=25:00
 #   0 left  # L 25:00 R 25:00
 #   41250 right  # L 24:59 R 24:19
@@ -18,6 +19,12 @@
 # remaining rounded up, overtime rounded down with a minus).  Time-triggered
 # core events (flag, forfeit, challenge window closed, game over) are comment
 # lines: the replay recomputes them.
+#
+# The `# clock` line names the clock that wrote the log: its
+# machine.unique_id() in hex, and the table number from the setup menu
+# (omitted when 0 = none).  `python -m host_sim logs` files each game under
+# its clock's id, so the logs of a tournament's clocks never overwrite each
+# other.  The replay reads it as a comment.
 #
 # Log times are what the app passes: ms since the game started (the first
 # event may be 0), never decreasing, continuing across power cuts.  After a
@@ -52,6 +59,9 @@ _NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
           cc.EV_CAP: "overtime limit"}
 _SIDES = ("left", "right")
 FULL_NOTE = "# log full: later events not recorded\n"
+# Log times stay below this (10**9 ms, about 11.6 days: more than any game
+# reaches); the replay tool rejects later times as no game's (host_sim).
+MAX_MS = 1000000000
 _COPY = 512  # bytes per chunk when restored() rewrites a file
 
 
@@ -66,6 +76,15 @@ def fmt_time(rem):
     return "%s%02d:%02d" % (sign, s // 60, s % 60)
 
 
+def clock_id(machine):
+    """machine.unique_id() as lower-case hex ("" if the port has none)."""
+    try:
+        uid = machine.unique_id()
+    except Exception:
+        return ""
+    return "".join(["%02x" % b for b in uid])
+
+
 def game_number(name):
     """gNNNN.txt -> NNNN; 0 for any other name."""
     if len(name) < 6 or name[0] != "g" or name[-4:] != ".txt":
@@ -78,8 +97,10 @@ def game_number(name):
 
 
 class GameLog:
-    def __init__(self, fs=None, folder="games", max_games=20, max_bytes=64 * 1024):
+    def __init__(self, fs=None, folder="games", max_games=20, max_bytes=64 * 1024,
+                 clock=""):
         self.fs = fs if fs is not None else OsFS()
+        self.clock = clock     # this clock's id (clock_id()), for the header
         self.folder = folder
         self.max_games = max_games if max_games > 1 else 1
         self.max_bytes = max_bytes
@@ -191,8 +212,9 @@ class GameLog:
         return not self.full
 
     # -- a game -----------------------------------------------------------------
-    def begin(self, rules):
-        """Start a new game file with the replay header for `rules`.
+    def begin(self, rules, table=0):
+        """Start a new game file with the replay header for `rules`, this
+        clock's id and `table` (0 = none).
         Returns its number (0 if the filesystem refused)."""
         self._close()
         games = self._scan()
@@ -210,6 +232,9 @@ class GameLog:
                 biggest = g[1]
         self._prune(min(biggest, self.max_bytes // 2))
         head = "profile %s  # game %d\n" % (rules.name, n)
+        if self.clock or table:
+            head += "# clock %s" % (self.clock or "unknown")
+            head += " table %d\n" % table if table else "\n"
         over = rules.overrides()
         if over:
             head += "set " + " ".join(over) + "\n"

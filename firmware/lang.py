@@ -57,6 +57,7 @@ _TEXT = {
         "T_WINDOW": "Challenge time",
         "T_LANG": "Language",
         "T_SOUND": "Sound",
+        "T_TABLE": "Table number",
         # -- referee menu labels --
         "T_ADJ_L_S": "Left +/- 1 s",
         "T_ADJ_L_M": "Left +/- 1 min",
@@ -110,6 +111,7 @@ _TEXT = {
         "T_WINDOW": "Anfechtperiode",
         "T_LANG": "Sprache",
         "T_SOUND": "Ton",
+        "T_TABLE": "Tischnummer",
         "T_ADJ_L_S": "Links +/- 1 s",
         "T_ADJ_L_M": "Links +/- 1 min",
         "T_ADJ_R_S": "Rechts +/- 1 s",
@@ -160,6 +162,7 @@ _TEXT = {
         "T_WINDOW": "Czas sprawdzenia",
         "T_LANG": "Język",
         "T_SOUND": "Dźwięk",
+        "T_TABLE": "Numer stołu",
         "T_ADJ_L_S": "Lewy +/- 1 s",     # L = lewy, P = prawy
         "T_ADJ_L_M": "Lewy +/- 1 min",
         "T_ADJ_R_S": "Prawy +/- 1 s",

@@ -130,17 +130,18 @@ S_WINDOW = 7    # T_WINDOW   custom only: 0..60 s, step 5 (0 = none)
 S_LANG = 8      # T_LANG     en / de / pl (cycles)
 S_SOUND = 9     # T_SOUND    on / off (cycles)
 S_RESULTS = 10  # T_RESULTS  the last games' results (either arrow opens them)
+S_TABLE = 11    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
 
 _S_LABEL = ("T_PROFILE", "T_BASE", "T_BASE_L", "T_BASE_R", "T_ZERO",
             "T_PENALTY", "T_FORFEIT", "T_WINDOW", "T_LANG", "T_SOUND",
-            "T_RESULTS")
-_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_RESULTS)
+            "T_RESULTS", "T_TABLE")
+_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
                       S_PENALTY, S_FORFEIT, S_WINDOW, S_LANG, S_SOUND,
-                      S_RESULTS)
+                      S_TABLE, S_RESULTS)
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
-                  S_LANG, S_SOUND, S_RESULTS)
+                  S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
 _LANG_KEY = {"en": "L_EN", "de": "L_DE", "pl": "L_PL"}
 
@@ -222,6 +223,8 @@ class SetupMenu:
             s.lang = _cycle(st.LANGS, s.lang, up)
         elif it == S_SOUND:
             s.sound = not s.sound
+        elif it == S_TABLE:
+            s.table = _step(s.table, 1, up, 0, st.TABLE_MAX)
 
     def _limits(self):
         """Whether the current item can decrease (bit 0) / increase (bit 1)."""
@@ -239,6 +242,8 @@ class SetupMenu:
             return _lim(s.forfeit >= 0, s.forfeit < st.FORFEIT_MAX)
         if it == S_WINDOW:
             return _lim(s.window > 0, s.window < st.WINDOW_MAX)
+        if it == S_TABLE:
+            return _lim(s.table > 0, s.table < st.TABLE_MAX)
         if it == S_RESULTS:
             return 2  # ">" opens them
         return 3  # choices cycle
@@ -290,6 +295,11 @@ class SetupMenu:
             _center(value, w[_LANG_KEY[s.lang]])
         elif it == S_SOUND:
             _center(value, w["V_ON" if s.sound else "V_OFF"])
+        elif it == S_TABLE:
+            if s.table:
+                _center_num(value, s.table, 0)
+            else:
+                _center(value, w["V_NONE"])
         return rows
 
 

@@ -476,9 +476,7 @@ def start(app, root="", board=None):
     if why:
         print(why + "; the clock stays off the network")
         return None
-    import machine
-    import binascii
-    clock_id = binascii.hexlify(machine.unique_id()).decode()
+    clock_id = app.log.clock  # machine.unique_id() in hex (gamelog.clock_id)
     link = None
     if cfg.get("ssid"):
         import network

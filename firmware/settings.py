@@ -4,7 +4,8 @@
 #
 #   {"v": 1, "profile": "sdev", "base_left": 1800000, "base_right": 1800000,
 #    "lang": "en", "sound": true,
-#    "zero": "overtime", "penalty": 0, "forfeit": -1, "window": 0}
+#    "zero": "overtime", "penalty": 0, "forfeit": -1, "window": 0,
+#    "table": 0}
 #
 #   profile      "sdev" | "pfs" | "custom" (profiles.NAMES)
 #   base_left/right  ms, whole seconds, BASE_MIN..BASE_MAX (the setup menu
@@ -18,6 +19,9 @@
 #     forfeit    seconds of overtime that may still be shown, -1 = none, or
 #                FORFEIT_MIN..FORFEIT_MAX
 #     window     challenge window, ms, whole seconds, 0..WINDOW_MAX
+#   table        the tournament table this clock stands on, 0..TABLE_MAX
+#                (0 = none); every game log's header carries it with the
+#                clock's id (gamelog.py), so logs of many clocks never mix
 #
 # Loading never raises.  A missing file is the first boot: defaults, no
 # notice.  A file that cannot be read, is not JSON, is not ours (no "v": 1),
@@ -56,6 +60,7 @@ FORFEIT_MAX = 600
 FORFEIT_STEP = 60
 WINDOW_MAX = 60000          # ms
 WINDOW_STEP = 5000
+TABLE_MAX = 99              # table number; 0 = none
 
 NOTICE_RESET = "Settings reset"  # lang key SETRESET has it in each language
 MAX_FILE = 1024             # a settings file is ~200 bytes; more is not ours
@@ -100,6 +105,7 @@ class Settings:
         self.penalty = c["penalty"]
         self.forfeit = c["forfeit"]
         self.window = c["window"]
+        self.table = 0
         self.notice = None   # one line for the display after load(), or None
         self.problem = None  # why the settings were reset (for the log)
         self.path = "settings.json"
@@ -133,7 +139,8 @@ class Settings:
                 "base_left": self.base_left, "base_right": self.base_right,
                 "lang": self.lang, "sound": self.sound,
                 "zero": _ZERO_NAMES[self.zero], "penalty": self.penalty,
-                "forfeit": self.forfeit, "window": self.window}
+                "forfeit": self.forfeit, "window": self.window,
+                "table": self.table}
 
     def problem_with(self):
         """None if every value is valid, else what is wrong (one line)."""
@@ -157,6 +164,8 @@ class Settings:
         w = self.window
         if not _is_int(w) or w % 1000 or not 0 <= w <= WINDOW_MAX:
             return "window"
+        if not _is_int(self.table) or not 0 <= self.table <= TABLE_MAX:
+            return "table"
         return None
 
     # -- file ---------------------------------------------------------------------
@@ -224,6 +233,7 @@ class Settings:
         self.penalty = d.get("penalty", self.penalty)
         self.forfeit = d.get("forfeit", self.forfeit)
         self.window = d.get("window", self.window)
+        self.table = d.get("table", self.table)
         why = self.problem_with()
         if why is not None:
             return "bad " + why

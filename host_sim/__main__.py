@@ -1,6 +1,7 @@
 """python -m host_sim COMMAND ...  (see --help)."""
 import argparse
 import json
+import os
 import sys
 
 import host_sim  # noqa: F401
@@ -55,9 +56,15 @@ def _out(text, fallback):
 
 
 def _ms(text):
+    from host_sim import replay
     if not text or text.strip("0123456789"):
-        raise argparse.ArgumentTypeError("expected whole milliseconds, got %r" % text)
-    return int(text)
+        raise argparse.ArgumentTypeError("expected whole milliseconds, got %r"
+                                         % replay.short(text))
+    ms = replay.ms_or_none(text)
+    if ms is None:
+        raise argparse.ArgumentTypeError("%s ms is beyond what a game can reach (at most %d)"
+                                         % (replay.short(text), replay.MAX_MS))
+    return ms
 
 
 def _geometry(text):
@@ -67,9 +74,33 @@ def _geometry(text):
     return int(c), int(r)
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line (exit 2), not the usage text and then it."""
+
+    def error(self, message):
+        self.exit(2, "%s: error: %s (see --help)\n" % (self.prog, message))
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m host_sim",
-                                description="Scrabble clock: simulator and tools")
+    """The command line; a closed output pipe (`... | head -c1`) ends it
+    quietly, with status 1 and no traceback."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Python would report the pipe again while flushing stdout at exit:
+        # point stdout at the null device first.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+
+
+def _main(argv=None):
+    p = _Parser(prog="python -m host_sim",
+                description="Scrabble clock: simulator and tools")
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("replay", help="replay a game log / replay file and print the state")
     r.add_argument("file")

@@ -6,8 +6,17 @@ runs one mpremote command:
 
     mpremote connect PORT fs cp -r :games DIR/.incoming + reset
 
-then moves DIR/.incoming/gNNNN.txt to DIR/ and prints one line per game with
-its final state (host_sim.replay on the log).  Connecting stops the clock's
+then files each DIR/.incoming/gNNNN.txt under its clock, DIR/<clock id>/
+gNNNN.txt (the id from the log's `# clock` header line; a log without one
+goes to DIR/no-clock-id/), and prints one line per game with its final state
+(host_sim.replay on the log).  Every clock numbers its games from g0001, so
+the logs of a tournament's clocks can be pulled into one DIR and nothing is
+overwritten: a file already there is replaced only by a longer copy of the
+same game (pulled again later); a different game of the same number is kept
+beside it as gNNNN-2.txt.
+
+A bad DIR (a file, not writable), a `.incoming` that is not our folder, or
+a folder in the way of a log is one line on stderr and exit status 2.  Connecting stops the clock's
 program; `reset` restarts it, and a game in progress comes back paused as
 after a power cut (the state is checkpointed every 5 s of running time).
 
@@ -24,7 +33,10 @@ import sys
 from host_sim import replay
 
 EXIT_NO_BOARD = 2
+EXIT_BAD_DEST = 2
 STAGING = ".incoming"
+NO_ID = "no-clock-id"   # the folder for logs written before clocks had ids
+HEAD_BYTES = 4096       # the `# clock` line is in the header, near the top
 
 # mpremote's words for "there is no board there" (as tools/deploy.py).
 NO_BOARD = ("no device found", "failed to access", "no device with serial number",
@@ -76,10 +88,14 @@ def read_log(path):
     game = replay.parse(lines)
     last = game.events[-1].t if game.events else 0
     for line in lines:
-        # the clock's notes of time-triggered events: "# 463610 flag right"
+        # the clock's notes of time-triggered events: "# 463610 flag right";
+        # a number no game reaches (replay.MAX_MS, of any length) is a
+        # person's note, not the clock's
         words = line.split()
-        if len(words) >= 3 and words[0] == "#" and words[1].isdigit() and words[1].isascii():
-            last = max(last, int(words[1]))
+        if len(words) >= 3 and words[0] == "#":
+            t = replay.ms_or_none(words[1])
+            if t is not None and t > last:
+                last = t
     return Log(game, torn, restored, last)
 
 
@@ -137,6 +153,81 @@ def _clock_time(ms):
     return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
 
 
+# -- filing the logs per clock ---------------------------------------------------
+
+def clock_of(path):
+    """(clock id, table) from a log's `# clock <hex> [table N]` header line;
+    (None, 0) if it has none (or one that is not an id we wrote)."""
+    with open(path, "rb") as f:
+        head = f.read(HEAD_BYTES)
+    for raw in head.split(b"\n"):
+        words = raw.split()
+        if not words:
+            continue
+        if words[0] != b"#" and words[0] not in (b"profile", b"set", b"\xef\xbb\xbfprofile"):
+            break  # the events begin: no header line
+        if len(words) >= 3 and words[:2] == [b"#", b"clock"]:
+            cid = words[2].decode("ascii", "replace").lower()
+            if not 1 <= len(cid) <= 64 or cid.strip("0123456789abcdef"):
+                return None, 0
+            table = 0
+            if len(words) == 5 and words[3] == b"table" and words[4].isdigit() \
+                    and len(words[4]) <= 4:
+                table = int(words[4])
+            return cid, table
+    return None, 0
+
+
+def _same_game(old, new):
+    """True if file `old` holds a prefix of file `new` (the same game, pulled
+    again after it went on)."""
+    with open(old, "rb") as f:
+        a = f.read()
+    with open(new, "rb") as f:
+        b = f.read(len(a))
+    return a == b
+
+
+def _target(folder, name, staged):
+    """Where a staged log goes in `folder`: its own name unless another game
+    is there; then gNNNN-2.txt, -3, ... (never over a different game)."""
+    stem = name[:-4]
+    k = 1
+    while True:
+        cand = os.path.join(folder, name if k == 1 else "%s-%d.txt" % (stem, k))
+        if os.path.isdir(cand):
+            raise LogsError("%s is a folder, not a game log: move it away and run "
+                            "logs again (the games are still on the clock)" % cand,
+                            EXIT_BAD_DEST)
+        if not os.path.lexists(cand):
+            return cand
+        if os.path.isfile(cand) and not os.path.islink(cand) and _same_game(cand, staged):
+            return cand
+        k += 1
+
+
+def file_logs(dest, staging, names):
+    """Move the staged logs into dest/<clock>/; returns [(clock, table, path)]
+    in game order.  Every target is worked out before anything moves."""
+    plan = []
+    for name in names:
+        src = os.path.join(staging, name)
+        cid, table = clock_of(src)
+        folder = os.path.join(dest, cid or NO_ID)
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            raise LogsError("%s is in the way of the clock's folder: move it away" % folder,
+                            EXIT_BAD_DEST)
+        target = _target(folder, name, src) if os.path.isdir(folder) \
+            else os.path.join(folder, name)
+        plan.append((cid, table, src, target))
+    done = []
+    for cid, table, src, target in plan:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(src, target)
+        done.append((cid, table, target))
+    return done
+
+
 # -- mpremote ----------------------------------------------------------------------
 
 def find_mpremote(override=None):
@@ -172,9 +263,7 @@ def fetch(port=None, dest="clock-games", mpremote=None, dry_run=False, reset=Tru
         return []
     exe = find_mpremote(mpremote)
     staging = os.path.join(dest, STAGING)
-    os.makedirs(dest, exist_ok=True)
-    if os.path.exists(staging):
-        shutil.rmtree(staging)
+    _prepare(dest, staging)
     try:
         proc = subprocess.run([exe] + argv, capture_output=True, text=True, timeout=300)
     except OSError as e:
@@ -196,15 +285,35 @@ def fetch(port=None, dest="clock-games", mpremote=None, dry_run=False, reset=Tru
             raise LogsError("the clock on %s has no games/ folder: no game logged yet"
                             % where(port))
         raise LogsError("mpremote failed copying from %s: %s" % (where(port), last))
-    copied = []
     names = os.listdir(staging) if os.path.isdir(staging) else []
-    for name in sorted(names, key=game_number):
-        if game_number(name):
-            target = os.path.join(dest, name)
-            os.replace(os.path.join(staging, name), target)
-            copied.append(target)
+    names = sorted((n for n in names if game_number(n)
+                    and os.path.isfile(os.path.join(staging, n))), key=game_number)
+    try:
+        copied = file_logs(dest, staging, names)
+    except OSError as e:
+        raise LogsError("cannot file the logs in %s: %s (the games are still on the clock)"
+                        % (dest, e.strerror or e), EXIT_BAD_DEST)
     shutil.rmtree(staging, ignore_errors=True)
     return copied
+
+
+def _prepare(dest, staging):
+    """Check dest is a folder we can write and clear our staging folder in it;
+    LogsError (one line, status 2) if not."""
+    if os.path.lexists(dest) and not os.path.isdir(dest):
+        raise LogsError("--dest %s is a file, not a folder" % dest, EXIT_BAD_DEST)
+    if os.path.islink(staging) or (os.path.lexists(staging) and not os.path.isdir(staging)):
+        raise LogsError("%s is not the folder this tool stages logs in (a link or a "
+                        "file): remove it, or choose another --dest" % staging, EXIT_BAD_DEST)
+    try:
+        os.makedirs(dest, exist_ok=True)
+        if os.path.exists(staging):
+            shutil.rmtree(staging)
+        os.mkdir(staging)   # proves dest is writable before the board is touched
+        os.rmdir(staging)
+    except OSError as e:
+        raise LogsError("cannot write to --dest %s: %s" % (dest, e.strerror or e),
+                        EXIT_BAD_DEST)
 
 
 def main(port=None, dest="clock-games", dry_run=False, reset=True, mpremote=None,
@@ -225,6 +334,16 @@ def main(port=None, dest="clock-games", dry_run=False, reset=True, mpremote=None
         out("no game logs on the clock")
         return 0
     out("%d game log%s copied to %s" % (len(paths), "" if len(paths) == 1 else "s", dest))
-    for p in paths:
-        out(describe(p))
+    clocks = []
+    for cid, table, p in paths:
+        if cid not in clocks:
+            clocks.append(cid)
+    for cid in clocks:
+        mine = [(t, p) for c, t, p in paths if c == cid]
+        tables = sorted(set(t for t, p in mine if t))
+        out("clock %s%s: %s" % (cid or "without an id (older firmware)",
+                                " table " + ",".join(map(str, tables)) if tables else "",
+                                os.path.join(dest, cid or NO_ID)))
+        for t, p in mine:
+            out("  " + describe(p))
     return 0

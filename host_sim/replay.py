@@ -16,12 +16,33 @@ timestamps, `report()` builds the JSON state report.
 import host_sim  # noqa: F401  (puts firmware/ on sys.path)
 
 import clockcore
+import gamelog
 import profiles
 import report as reportmod
 import view as viewmod
 
 EVENTS = ("left", "right", "pause", "end", "adjust", "late", "void", "resume")
 SIDED = ("late", "void")  # events that name a side: `<ms> late left`
+
+# No game reaches gamelog.MAX_MS (10**9 ms, about 11.6 days) of log time: a
+# time or an adjustment beyond it is an error, not a run of the core for
+# years of virtual time.  The length is checked before int() (Python refuses
+# to convert more than 4300 digits, and a long number is never a time).
+MAX_MS = gamelog.MAX_MS
+MAX_DIGITS = len(str(MAX_MS))
+
+
+def short(text, n=24):
+    """text for an error line: at most n characters."""
+    return text if len(text) <= n else text[:n] + "... (%d characters)" % len(text)
+
+
+def ms_or_none(text):
+    """Whole milliseconds 0..MAX_MS from plain ASCII digits, else None."""
+    if not _digits(text) or len(text) > MAX_DIGITS:
+        return None
+    v = int(text)
+    return v if v <= MAX_MS else None
 
 
 class ReplayError(Exception):
@@ -65,7 +86,10 @@ def _digits(text):
 def _int(text, line, what):
     t = text[1:] if text[:1] in "+-" else text
     if not _digits(t):
-        raise ReplayError(line, "bad number for %s: %r" % (what, text))
+        raise ReplayError(line, "bad number for %s: %r" % (what, short(text)))
+    if ms_or_none(t) is None:
+        raise ReplayError(line, "%s of %s ms is beyond what a game can reach (at most "
+                                "%d ms)" % (what, short(text), MAX_MS))
     return int(text)
 
 
@@ -111,8 +135,11 @@ def parse(lines):
                     raise ReplayError(lineno, str(e))
             continue
         if not _digits(words[0]):
-            raise ReplayError(lineno, "expected `<ms> <event>`, got %r" % text)
-        t = int(words[0])
+            raise ReplayError(lineno, "expected `<ms> <event>`, got %r" % short(text, 40))
+        t = ms_or_none(words[0])
+        if t is None:
+            raise ReplayError(lineno, "time %s ms is beyond what a game can reach (at most "
+                                      "%d ms, about 11.6 days)" % (short(words[0]), MAX_MS))
         if t < last_t:
             raise ReplayError(lineno, "time goes backwards (%d after %d)" % (t, last_t))
         last_t = t

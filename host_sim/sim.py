@@ -371,8 +371,11 @@ class Tui:
         m0 = time.monotonic_ns()
         v0 = sim.now()
         last_draw = -1.0
+        gone = terminal_watch()
         while True:
             ch = scr.getch()
+            if ch == -1 and gone():
+                return  # the terminal went away (closed, hung up): leave
             # Virtual time from the monotonic clock, afresh each time.
             sim.advance(v0 + (time.monotonic_ns() - m0) * num // den)
             if ch == curses.KEY_RESIZE:
@@ -400,7 +403,12 @@ class Tui:
                 self.beep_until = t + BEEP_SHOW_S
             if t - last_draw >= FRAME_S:
                 last_draw = t
-                self.draw()
+                try:
+                    self.draw()
+                except (curses.error, OSError):
+                    if gone():   # a write error on a terminal that is gone
+                        return
+                    raise
 
     def key_action(self, ch):
         sim = self.sim
@@ -555,6 +563,37 @@ def _set_locale():
         locale.setlocale(locale.LC_ALL, "")
     except locale.Error:
         pass
+
+
+def terminal_watch(fds=None):
+    """A function telling whether the terminal has gone away: the input or
+    output file hung up, failed or closed (poll() reports POLLHUP, POLLERR or
+    POLLNVAL).  curses's getch() returns -1 for
+    "no key" and for "no terminal" alike, so without this a simulator whose
+    terminal closed without a SIGHUP reaching it (started with setsid or
+    nohup, or the hang-up lost) would spin on a dead terminal forever.
+    Where poll() does not exist (Windows) it always says no."""
+    import select
+    if not hasattr(select, "poll"):
+        return lambda: False
+    if fds is None:
+        fds = []
+        for f in (sys.stdin, sys.stdout):
+            try:
+                fds.append(f.fileno())
+            except (AttributeError, OSError, ValueError):
+                pass
+    p = select.poll()
+    for fd in fds:
+        p.register(fd, select.POLLIN)
+    bad = select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+    def gone():
+        for fd, ev in p.poll(0):
+            if ev & bad:
+                return True
+        return False
+    return gone
 
 
 def _exit_on_hangup():

@@ -78,7 +78,8 @@ def test_bundle_main_and_board_are_sources(bundle_dir):
     if os.path.exists(os.path.join(FIRMWARE, "main.py")):
         with open(os.path.join(FIRMWARE, "main.py"), "rb") as f:
             assert (bundle_dir / "main.py").read_bytes() == f.read()
-    expected = {m + ".mpy" for m in firmware_modules() if m != "main"} | {"board.py", "README.txt"}
+    expected = {m + ".mpy" for m in firmware_modules() if m != "main"} | {"board.py", "README.txt",
+                                                                        deploy.MARKER}
     if "main" in firmware_modules():
         expected.add("main.py")
     assert files == expected
@@ -151,7 +152,8 @@ def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
     proc = run_deploy(["bundle", "--board", "pico_2004", "--firmware", str(fake_firmware),
                        "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
-    assert sorted(os.listdir(out)) == ["README.txt", "board.py", "helper.mpy", "main.py"]
+    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.mpy",
+                                       "main.py"]
     assert (out / "main.py").read_text() == FAKE_FIRMWARE["main.py"]
     assert (out / "helper.mpy").read_bytes()[:2] == bytes([ord("M"), mpy_cross_version()[0]])
     # main.py as MicroPython runs it at boot, importing helper from helper.mpy
@@ -162,14 +164,65 @@ def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
 
 def test_bundle_sources(fake_firmware, tmp_path):
     out = tmp_path / "bundle"
-    out.mkdir()
-    (out / "stale.mpy").write_bytes(b"M\x06")  # an earlier build's leftovers go
-    (out / "notes.md").write_text("mine")  # other files stay
     proc = run_deploy(["bundle", "--board", "esp32", "--sources", "--firmware",
                        str(fake_firmware), "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
-    assert sorted(os.listdir(out)) == ["README.txt", "board.py", "helper.py", "main.py",
-                                       "notes.md"]
+    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.py",
+                                       "main.py"]
+
+
+def one_line(proc, status, *words):
+    assert proc.returncode == status, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("deploy: "), proc.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+    return lines[0]
+
+
+def test_bundle_and_deploy_refuse_a_folder_they_do_not_own(fake_firmware, tmp_path):
+    """Issue 12 item 5: --out / --build-dir never delete the user's files: a
+    non-empty folder without the tool's marker is refused, one line, exit 2."""
+    mine = tmp_path / "my-project"
+    mine.mkdir()
+    files = {"clockcore.py": "# my own edit", "old.mpy": "M\x06", "README.txt": "mine",
+             "notes.md": "mine"}
+    for name, text in files.items():
+        (mine / name).write_text(text)
+    for args in (["bundle", "--board", "pico", "--out", str(mine)],
+                 ["bundle", "--board", "pico", "--sources", "--out", str(mine)],
+                 ["deploy", "--board", "pico", "--dry-run", "--build-dir", str(mine)]):
+        one_line(run_deploy(args), 2, str(mine), "not empty", "not made by this tool")
+        assert {f: (mine / f).read_text() for f in os.listdir(mine)} == files
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    one_line(run_deploy(["bundle", "--board", "pico", "--out", str(afile)]), 2, "is a file")
+    assert afile.read_text() == "mine"
+
+
+def test_a_rebuild_removes_only_the_files_the_last_build_wrote(fake_firmware, tmp_path):
+    """Issue 12 item 5: the marker lists what the build wrote; the next build
+    removes those (a module gone from firmware/ goes from the folder too) and
+    nothing else, even if the marker was edited to name other files."""
+    out = tmp_path / "bundle"
+    (fake_firmware / "extra.py").write_text("X = 1\n")
+    args = ["bundle", "--board", "pico", "--firmware", str(fake_firmware), "--out", str(out)]
+    assert run_deploy(args).returncode == 0
+    assert "extra.mpy" in os.listdir(out)
+    (out / "notes.md").write_text("mine")          # the user's files, added later
+    (out / "mine.py").write_text("mine")
+    (tmp_path / "outside.py").write_text("mine")
+    with open(out / deploy.MARKER, "a") as f:       # a marker edited by hand
+        f.write("../outside.py\nnotes.md/\n.hidden\n")
+    (fake_firmware / "extra.py").unlink()
+    proc = run_deploy(args)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.mpy",
+                                       "main.py", "mine.py", "notes.md"]
+    assert (out / "notes.md").read_text() == (out / "mine.py").read_text() == "mine"
+    assert (tmp_path / "outside.py").read_text() == "mine"
+    assert sorted(deploy.read_manifest(str(out))) == ["README.txt", "board.py", "helper.mpy", "main.py"]
 
 
 def test_unknown_board_is_one_line(tmp_path):
@@ -229,7 +282,7 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path):
     c = cmds[1]
     assert c[3] == "exec" and c[5] == "+" and c[6] == "cp" and c[-1] == ":"
     copied = c[7:-1]
-    staged = sorted(os.listdir(build))
+    staged = sorted(f for f in os.listdir(build) if f != deploy.MARKER)
     assert sorted(os.path.basename(p) for p in copied) == staged
     assert all(os.path.isfile(p) for p in copied)
     assert os.path.basename(copied[-1]) == ("main.py" if "main.py" in staged else copied[-1])
@@ -239,6 +292,8 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path):
     for m in mods:
         assert '"%s.py"' % m in c[4], "the stale %s.py must go" % m
     assert '"board.mpy"' in c[4]
+    # the old main.py goes before anything is copied, the new one comes last
+    assert c[4].index('"main.py"') < c[4].index('"board.mpy"')
     # 3: reset
     assert cmds[2][3:] == ["reset"]
 
@@ -267,6 +322,32 @@ if "cp" in args:
             sys.exit(1)
 if "exec" in args and "_mpy" in args[args.index("exec") + 1]:
     print(os.environ["FAKE_MPY"])
+# With FAKE_BOARD_FS the board's flash is that folder: `exec` runs the clean-up
+# there, `cp` copies file by file (failing as a pulled cable does after
+# FAKE_CP_FAIL_AFTER files), `reset` can fail (FAKE_RESET_FAIL).
+board = os.environ.get("FAKE_BOARD_FS")
+if board:
+    import shutil
+    if "exec" in args and "_mpy" not in args[args.index("exec") + 1]:
+        here = os.getcwd()
+        os.chdir(board)
+        exec(args[args.index("exec") + 1], {{}})
+        os.chdir(here)
+    if "cp" in args:
+        fail = int(os.environ.get("FAKE_CP_FAIL_AFTER", "-1"))
+        for i, p in enumerate(args[args.index("cp") + 1:-1]):
+            if i == fail:
+                sys.stdout.write("cp %s :\\n ... copying  40%% [####------]\\r" % p)
+                sys.stderr.write("Traceback (most recent call last):\\n"
+                                 "  File \\"mpremote/transport_serial.py\\", line 250\\n"
+                                 "OSError: [Errno 5] Input/output error\\n")
+                sys.exit(1)
+            print("cp %s :" % p)
+            shutil.copyfile(p, os.path.join(board, os.path.basename(p)))
+    if args[-1] == "reset" and os.environ.get("FAKE_RESET_FAIL"):
+        sys.stderr.write("mpremote: failed to access /dev/ttyFAKE0 (it may be in use by "
+                         "another program)\\n")
+        sys.exit(1)
 """
 
 
@@ -319,7 +400,8 @@ def test_deploy_falls_back_to_sources_on_another_mpy_version(tmp_path, fake_boar
     cp = log[1]
     copied = cp[cp.index("cp") + 1:-1]
     assert copied and all(p.endswith(".py") for p in copied)
-    assert sorted(os.path.basename(p) for p in copied) == sorted(os.listdir(build))
+    assert sorted(os.path.basename(p) for p in copied) == sorted(
+        f for f in os.listdir(build) if f != deploy.MARKER)
     assert {os.path.basename(p) for p in copied} >= {m + ".py" for m in firmware_modules()}
     for m in firmware_modules():
         if m != "main":
@@ -377,6 +459,69 @@ def test_makefile_targets_call_deploy():
     out = subprocess.run(["make", "-n", "bundle", "BOARD=pico_2004"], capture_output=True,
                          text=True, cwd=ROOT).stdout
     assert "tools/deploy.py bundle --board pico_2004" in out, out
+
+
+def old_board(tmp_path):
+    """A board running an older version of the small app."""
+    board = tmp_path / "flash"
+    board.mkdir()
+    (board / "main.py").write_text("import helper\nprint('old main', helper.OLD)\n")
+    (board / "helper.mpy").write_bytes(b"M\x06old")
+    (board / "board.py").write_text("LCD_COLS = 16\n")
+    return board
+
+
+def test_a_copy_cut_off_midway_leaves_no_main_py_and_says_why(fake_firmware, tmp_path,
+                                                              fake_board):
+    """Issue 12 item 5: the old main.py goes before anything is copied and
+    the new one comes last, so a copy cut off midway never leaves a board
+    that boots a mix of old and new modules; the error is mpremote's own
+    reason (its last stderr line), not its progress output.  A good deploy
+    then boots the new app (run by the real micropython)."""
+    env, read_log = fake_board
+    board = old_board(tmp_path)
+    env["FAKE_BOARD_FS"] = str(board)
+    build = tmp_path / "stage"
+    args = ["deploy", "--board", "pico", "--port", PORT, "--firmware", str(fake_firmware),
+            "--build-dir", str(build)]
+    for fail_after in (0, 1, 2):
+        env["FAKE_CP_FAIL_AFTER"] = str(fail_after)
+        line = one_line(run_deploy(args, env=env), 1, "OSError: [Errno 5] Input/output error",
+                        "no main.py")
+        assert "%" not in line and "cp " not in line and "no MicroPython board" not in line
+        assert "main.py" not in os.listdir(board)   # boots to the REPL, not a mix
+    del env["FAKE_CP_FAIL_AFTER"]
+    proc = run_deploy(args, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (board / "main.py").read_text() == FAKE_FIRMWARE["main.py"]
+    boot = run_micropython([str(board / "main.py")], [str(board)], str(tmp_path))
+    assert boot.stdout.split() == ["main", "45", "25:00", "16"], boot.stdout + boot.stderr
+
+
+def test_a_reset_failing_after_a_good_copy_is_not_no_board(fake_firmware, tmp_path,
+                                                           fake_board):
+    """Issue 12 item 5: the files are on the board; only the restart failed,
+    and the message says so with mpremote's reason."""
+    env, read_log = fake_board
+    board = old_board(tmp_path)
+    env["FAKE_BOARD_FS"] = str(board)
+    env["FAKE_RESET_FAIL"] = "1"
+    line = one_line(run_deploy(["deploy", "--board", "pico", "--port", PORT, "--firmware",
+                                str(fake_firmware), "--build-dir", str(tmp_path / "stage")],
+                               env=env), 1, "copied", "resetting the board failed",
+                    "failed to access /dev/ttyFAKE0", "reset button")
+    assert "no MicroPython board found" not in line
+    assert (board / "main.py").read_text() == FAKE_FIRMWARE["main.py"]
+
+
+def test_reason_skips_progress_lines():
+    # progress output alone is no reason
+    assert deploy.reason("", "cp a.mpy :\n ... copying  40% [####------]\r", 1) == \
+        "exit status 1"
+    assert deploy.reason("mpremote: cp: No space left on device\n",
+                         "cp a.mpy :\n ... copying  40% [####---]\r", 1) == \
+        "cp: No space left on device"
+    assert deploy.reason("", "", 3) == "exit status 3"
 
 
 def test_net_json_goes_onto_the_board(tmp_path):

@@ -186,6 +186,26 @@ def test_press_together_is_logged_but_not_applied(tmp_path):
     assert clock.rem[1] == live.rem[1]
 
 
+def test_every_game_log_names_its_clock_and_table(tmp_path):
+    """Issue 12 item 4: the log header carries machine.unique_id() in hex and
+    the table number from the setup menu; replay reads it as a comment."""
+    import machine
+    from host_sim import replay
+
+    rig = _rig(tmp_path)
+    rig.app.settings.table = 12
+    rig.press(ds.LEFT)
+    rig.run(2000)
+    rig.press(ds.RIGHT)
+    root = str(tmp_path / "clock") + "/"
+    name = sorted(os.listdir(root + "games"))[-1]
+    text = open(root + "games/" + name).read()
+    uid = "".join("%02x" % b for b in machine.unique_id())
+    assert text.split("\n")[1] == "# clock %s table 12" % uid
+    clock, _ = replay.run(replay.parse(text.split("\n")))
+    assert clock.running() == rig.clock.running() == ds.LEFT
+
+
 class _Stop(BaseException):
     pass
 

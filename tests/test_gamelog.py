@@ -10,6 +10,7 @@ exactly the live clock's state.  Storage stays bounded over 1000 games.
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -458,6 +459,31 @@ def test_a_failing_filesystem_stops_logging_not_the_clock():
     assert lg.event(0, cc.EV_LEFT, 0, 0, 1, 1) is False
 
 
+def test_header_carries_the_clock_id_and_table_number():
+    """Issue 12 item 4: `# clock <unique_id hex> [table N]` after the profile
+    line (table 0 = none is left out); the replay parser skips it."""
+    class Machine:
+        def unique_id(self):
+            return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
+
+    cid = gamelog.clock_id(Machine())
+    assert cid == "e6614c311b5f2a37"
+    assert gamelog.clock_id(object()) == ""       # a port without unique_id()
+    ff = FakeFlash(journal=False)
+    gl = gamelog.GameLog(fs=ff, clock=cid)
+    rules = profiles.make_rules("sdev")
+    gl.begin(rules, 12)
+    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+    gl.close()
+    gl.begin(rules)
+    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+    first = ff.files["games/g0001.txt"].decode().split("\n")
+    second = ff.files["games/g0002.txt"].decode().split("\n")
+    assert first[:2] == ["profile sdev  # game 1", "# clock e6614c311b5f2a37 table 12"]
+    assert second[:2] == ["profile sdev  # game 2", "# clock e6614c311b5f2a37"]
+    assert [e.kind for e in replay.parse(first).events] == ["left"]
+
+
 # -- python -m host_sim logs -----------------------------------------------------------
 
 FAKE_MPREMOTE = r'''#!%(python)s
@@ -534,21 +560,114 @@ def test_logs_copies_the_games_and_lists_their_final_state(fake_board):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     assert out[0] == "3 game logs copied to %s" % dest
-    assert out[1].startswith("g0001.txt") and " over " in out[1]
-    assert out[2].startswith("g0002.txt") and "power restored x1" in out[2]
-    assert out[3].startswith("g0003.txt") and "running: left" in out[3] and "torn last line" in out[3]
-    assert sorted(os.listdir(dest)) == ["g0001.txt", "g0002.txt", "g0003.txt"]
-    for name in os.listdir(dest):
-        assert (dest / name).read_bytes() == ff.files["games/" + name]
+    # logs from before clocks had ids are filed together, under a plain name
+    assert out[1] == "clock without an id (older firmware): %s" % (dest / "no-clock-id")
+    assert out[2].startswith("  g0001.txt") and " over " in out[2]
+    assert out[3].startswith("  g0002.txt") and "power restored x1" in out[3]
+    assert out[4].startswith("  g0003.txt") and "running: left" in out[4] and "torn last line" in out[4]
+    assert sorted(os.listdir(dest)) == ["no-clock-id"]
+    got = dest / "no-clock-id"
+    assert sorted(os.listdir(got)) == ["g0001.txt", "g0002.txt", "g0003.txt"]
+    for name in os.listdir(got):
+        assert (got / name).read_bytes() == ff.files["games/" + name]
     assert (tmp / "calls.txt").read_text() == "connect auto fs cp -r :games %s + reset\n" % (
         os.path.join(str(dest), ".incoming"))
     # the listed state is the live clock's at its end, flags after the last
     # press included (they are notes in the log)
-    log = logs.read_log(str(dest / "g0002.txt"))
+    log = logs.read_log(str(got / "g0002.txt"))
     rep = logs.final_state(log)
     assert rep["over"] == (dev.clock.state == cc.OVER)
     assert rep == replay.report(dev.clock, rep["t_ms"])
-    assert ("game over" if rep["over"] else "paused") in out[2]
+    assert ("game over" if rep["over"] else "paused") in out[3]
+
+
+def clock_with_games(clock_dir, cid, table, seeds):
+    """Fill a fake board's flash with finished games logged by clock `cid`."""
+    ff = FakeFlash(journal=False)
+    for seed in seeds:
+        gl = gamelog.GameLog(fs=ff, clock=cid)
+        gl.begin(profiles.make_rules("sdev"), table)
+        gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+        gl.event(1000 + seed, cc.EV_RIGHT, 1, 0, 1800000, 1799000 - seed)
+        gl.close()
+    if clock_dir.exists():
+        shutil.rmtree(clock_dir)
+    (clock_dir / "games").mkdir(parents=True)
+    for path, data in ff.files.items():
+        (clock_dir / path).write_bytes(data)
+    return ff
+
+
+def test_logs_of_many_clocks_pulled_into_one_folder_overwrite_nothing(fake_board):
+    """Issue 12 item 4: every clock numbers its games from g0001; 40 clocks
+    pulled one after another into one --dest keep all 80 games, each filed
+    under its clock's id; pulling a clock again replaces its copies only by
+    longer copies of the same games, and a different game of the same number
+    is kept beside the first."""
+    clock, env, tmp = fake_board
+    dest = tmp / "out"
+    ids = ["%016x" % (0xe6614c311b5f0000 + i) for i in range(40)]
+    boards = {}
+    for i, cid in enumerate(ids):
+        boards[cid] = clock_with_games(clock, cid, i + 1, [i, 100 + i])
+        proc = run_logs(env, "--dest", str(dest))
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[1] == "clock %s table %d: %s" % (cid, i + 1, dest / cid)
+    assert sorted(os.listdir(dest)) == ids
+    for cid in ids:
+        assert sorted(os.listdir(dest / cid)) == ["g0001.txt", "g0002.txt"]
+        for name in ("g0001.txt", "g0002.txt"):
+            assert (dest / cid / name).read_bytes() == boards[cid].files["games/" + name]
+    # the first clock again: the same games (unchanged) stay one copy each;
+    # after its logs were wiped, a new g0001 is a different game: kept beside
+    ff = clock_with_games(clock, ids[0], 1, [0, 100])
+    assert run_logs(env, "--dest", str(dest)).returncode == 0
+    assert sorted(os.listdir(dest / ids[0])) == ["g0001.txt", "g0002.txt"]
+    ff = clock_with_games(clock, ids[0], 1, [7])
+    assert run_logs(env, "--dest", str(dest)).returncode == 0
+    assert sorted(os.listdir(dest / ids[0])) == ["g0001-2.txt", "g0001.txt", "g0002.txt"]
+    assert (dest / ids[0] / "g0001-2.txt").read_bytes() == ff.files["games/g0001.txt"]
+    assert (dest / ids[0] / "g0001.txt").read_bytes() == boards[ids[0]].files["games/g0001.txt"]
+
+
+def one_line_exit_2(proc, *words):
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("logs: "), proc.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+def test_logs_bad_dest_and_odd_folder_contents_are_one_line(fake_board):
+    """Issue 12 item 4: a --dest that is a file or cannot be written, a
+    `.incoming` symlink, a folder where a log goes: one line, status 2, and
+    nothing outside --dest is touched (the games stay on the clock)."""
+    clock, env, tmp = fake_board
+    clock_with_games(clock, "00ff", 3, [1])
+    afile = tmp / "afile"
+    afile.write_text("mine")
+    one_line_exit_2(run_logs(env, "--dest", str(afile)), "is a file")
+    one_line_exit_2(run_logs(env, "--dest", str(afile / "sub")), "cannot write")
+    assert afile.read_text() == "mine"
+    ro = tmp / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    unwritable = "/sys" if os.access(str(ro), os.W_OK) else str(ro)   # root ignores modes
+    one_line_exit_2(run_logs(env, "--dest", unwritable), "cannot write")
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    dest = tmp / "out"
+    dest.mkdir()
+    (dest / ".incoming").symlink_to(elsewhere)
+    one_line_exit_2(run_logs(env, "--dest", str(dest)), ".incoming", "link")
+    assert os.listdir(elsewhere) == []
+    (dest / ".incoming").unlink()
+    (dest / "00ff" / "g0001.txt").mkdir(parents=True)
+    one_line_exit_2(run_logs(env, "--dest", str(dest)), "g0001.txt is a folder")
+    (dest / "00ff" / "g0001.txt").rmdir()
+    assert run_logs(env, "--dest", str(dest)).returncode == 0
+    assert os.listdir(dest / "00ff") == ["g0001.txt"]
 
 
 def test_logs_without_a_board_is_one_line_and_status_2(fake_board):

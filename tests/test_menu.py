@@ -11,6 +11,7 @@ import itertools
 import pytest
 
 import clockcore as cc
+import lang
 import menu
 import profiles
 import settings
@@ -42,11 +43,11 @@ def test_action_codes_are_the_apps():
 
 
 def test_setup_walk_default_profile_items_and_wrap():
-    """sdev/pfs show profile, time, language, sound and the last games'
-    results (SPEC v2 §4); A_NEXT wraps round."""
+    """sdev/pfs show profile, time, language, sound, the table number and the
+    last games' results (SPEC v2 §4); A_NEXT wraps round."""
     m = menu.SetupMenu(settings.Settings(), 16, 2)
     seen = []
-    for _ in range(6):
+    for _ in range(7):
         seen.append(shown(m))
         assert m.handle(A_NEXT) is None
     assert seen == [
@@ -54,6 +55,7 @@ def test_setup_walk_default_profile_items_and_wrap():
         ["Time per player ", "<    30:00     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
+        ["Table number    ", "      none     >"],
         ["Last games      ", "               >"],
         ["Rules           ", "<  SDeV (TSO)  >"],
     ]
@@ -68,7 +70,7 @@ def test_setup_profile_change_jumps_base_to_profile_default():
     m.handle(A_NEXT)
     press(m, A_LEFT, A_LEFT, A_LEFT, A_LEFT, A_LEFT)       # 25:00 (TSO option)
     assert (s.base_left, s.base_right) == (25 * MIN, 25 * MIN)
-    for _ in range(4):
+    for _ in range(5):
         m.handle(A_NEXT)                                   # back to profile
     assert m.handle(A_RIGHT) is None
     assert s.profile == "pfs" and (s.base_left, s.base_right) == (20 * MIN, 20 * MIN)
@@ -103,7 +105,7 @@ def test_setup_custom_walkthrough_every_item():
     m = menu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
     seen = []
-    for _ in range(12):
+    for _ in range(13):
         seen.append(shown(m))
         m.handle(A_NEXT)
     assert seen == [
@@ -117,13 +119,14 @@ def test_setup_custom_walkthrough_every_item():
         ["Challenge time  ", "      none     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
+        ["Table number    ", "      none     >"],
         ["Last games      ", "               >"],
         ["Rules           ", "<    Custom    >"],
     ]
 
 
 def goto(m, label):
-    for _ in range(12):
+    for _ in range(14):
         if shown(m, 16, 2)[0].rstrip() == label:
             return
         m.handle(A_NEXT)
@@ -218,10 +221,11 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
     labels = []
-    for _ in range(9):
+    for _ in range(10):
         m.handle(A_NEXT)
         labels.append(shown(m)[0].rstrip())
-    assert labels == ["Challenge time", "Language", "Sound", "Last games", "Rules",
+    assert labels == ["Challenge time", "Language", "Sound", "Table number", "Last games",
+                      "Rules",
                       "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
@@ -313,15 +317,35 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
     m = menu.SetupMenu(s, 20, 4)
-    assert shown(m, 20, 4) == ["Setup            1/5",
+    assert shown(m, 20, 4) == ["Setup            1/6",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
                                "Pause=next hold=OK  "]
     s.set_profile("custom")
     m.handle(A_NEXT)
-    assert shown(m, 20, 4)[:3] == ["Setup           2/11",
+    assert shown(m, 20, 4)[:3] == ["Setup           2/12",
                                    "Time per player     ",
                                    "<      20:00       >"]
+
+
+def test_setup_table_number_none_then_1_to_99():
+    """Issue 12 item 4: the table number (0 = none) every game log carries."""
+    s = settings.Settings()
+    m = menu.SetupMenu(s)
+    goto(m, "Table number")
+    assert shown(m) == ["Table number    ", "      none     >"]
+    assert m.handle(A_RIGHT) is None and s.table == 1
+    assert shown(m) == ["Table number    ", "<      1       >"]
+    for _ in range(120):
+        m.handle(A_RIGHT)
+    assert s.table == settings.TABLE_MAX == 99
+    assert shown(m) == ["Table number    ", "<      99       "]
+    for _ in range(120):
+        m.handle(A_LEFT)
+    assert s.table == 0
+    for lg in settings.LANGS:
+        s.lang = lg
+        assert shown(m)[0].rstrip() == view.to_text(lang.word(lg, "T_TABLE"))
 
 
 def test_setup_unknown_actions_do_nothing():

@@ -11,7 +11,7 @@ from settings import Settings
 
 DEFAULTS = {"v": 1, "profile": "sdev", "base_left": 1800000, "base_right": 1800000,
             "lang": "en", "sound": True, "zero": "overtime", "penalty": 0,
-            "forfeit": -1, "window": 0}
+            "forfeit": -1, "window": 0, "table": 0}
 
 
 class MemFile:
@@ -171,6 +171,7 @@ BAD_VALUES = [
     ("forfeit", -2), ("forfeit", 0), ("forfeit", 59), ("forfeit", 601), ("forfeit", None),
     ("window", -1000), ("window", 61000), ("window", 20), ("window", 20500),
     ("window", False),
+    ("table", -1), ("table", 100), ("table", "12"), ("table", 12.0), ("table", True),
 ]
 
 
@@ -333,3 +334,17 @@ def test_custom_fields_do_not_leak_into_built_in_profiles():
 
 def test_notice_fits_a_16_column_display():
     assert len(settings.NOTICE_RESET) <= 16
+
+
+def test_table_number_is_kept_and_an_older_file_without_it_means_none():
+    """Issue 12 item 4: the table number (0 = none) survives a save/load;
+    a file from before it existed loads with table 0 and no notice."""
+    fs = MemFs()
+    s = Settings()
+    s.table = 12
+    assert s.save(fs=fs)
+    assert Settings.load(fs=fs).table == 12
+    old = dict(DEFAULTS)
+    del old["table"]
+    s = Settings.load(fs=with_file(old))
+    assert s.table == 0 and s.notice is None

@@ -46,9 +46,10 @@ class Term:
     """One tmux server with one 80x24 pane running the simulator; after the
     simulator exits, the pane's shell prints EXIT=<status> and `stty -a`."""
 
-    def __init__(self, args, state_dir, sock, width=80, height=24):
+    def __init__(self, args, state_dir, sock, width=80, height=24, prefix=()):
         self.sock = sock
-        cmd = [PY, "-m", "host_sim", "sim", "--state-dir", str(state_dir)] + list(args)
+        cmd = list(prefix) + [PY, "-m", "host_sim", "sim", "--state-dir",
+                              str(state_dir)] + list(args)
         shell = "cd %s && %s; echo EXIT=$?; stty -a; sleep 600" % (
             shlex.quote(ROOT), shlex.join(cmd))
         self.tmux("new-session", "-d", "-s", "sim", "-x", str(width),
@@ -408,3 +409,70 @@ def test_sim_time_lands_exactly_on_each_target(tmp_path):
     assert not s.held(sim.LEFT)
     s.advance(12007)
     assert s.lcd_rows()[0] == "  01:00   00:58\u25b6"
+
+
+def sim_processes(state_dir):
+    """Live processes whose command line names this state dir (from /proc)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read().split(b"\0")
+            with open("/proc/%s/stat" % d, "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z" and b"host_sim" in cmd and str(state_dir).encode() in cmd:
+            found.append(int(d))
+    return found
+
+
+@pytest.mark.parametrize("how", ["kill-session", "kill-server, no hang-up signal"])
+def test_the_simulator_exits_when_its_terminal_goes_away(term, tmp_path, how):
+    """Issue 12 item 6: closing the terminal ends the simulator (it used to
+    spin on the dead terminal at 10-60 % of a core, forever).  kill-session:
+    the hang-up (SIGHUP) path.  setsid + kill-server: the process is in a
+    session of its own, so no SIGHUP reaches it; it sees the terminal hang
+    up (poll) and leaves."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs /proc to find the process")
+    prefix = ()
+    if "no hang-up" in how:
+        setsid = shutil.which("setsid")
+        if setsid is None:
+            pytest.skip("setsid (util-linux) is not installed")
+        prefix = (setsid, "-w")
+    t = term("--speed", "10", prefix=prefix)
+    t.wait(lambda s: HELP in s, "the simulator on the screen")
+    pids = sim_processes(tmp_path / "state0")
+    assert len(pids) == 1, pids
+    t.tmux(how.split(",")[0], *(["-t", "sim"] if how == "kill-session" else []))
+    end = time.monotonic() + 5.0
+    while sim_processes(tmp_path / "state0") and time.monotonic() < end:
+        time.sleep(0.05)
+    left = sim_processes(tmp_path / "state0")
+    for pid in left:   # do not leave it spinning if the test fails
+        os.kill(pid, 9)
+    assert left == [], "the simulator still runs %.0f s after its terminal went away" % 5.0
+
+
+def test_terminal_watch_sees_a_pty_hang_up():
+    """Issue 12 item 6, the check itself (no tmux): a live terminal is not
+    'gone'; once its other end closes, it is."""
+    import pty
+    from host_sim import sim
+    master, slave = pty.openpty()
+    try:
+        gone = sim.terminal_watch([slave])
+        assert not gone()
+        os.write(master, b"a")        # a key waiting is not a hang-up either
+        assert not gone()
+        os.close(master)
+        master = None
+        assert gone()
+    finally:
+        if master is not None:
+            os.close(master)
+        os.close(slave)

@@ -28,6 +28,21 @@ MicroPython looks for foo.py before foo.mpy in each directory, so a stale
 clockcore.py left on the board would shadow a new clockcore.mpy: deploy
 deletes each copied module's twin (.py for .mpy and vice versa) first.
 
+A copy cut off midway (a cable pulled, a board reset) must not leave a
+board that boots a mix of old and new modules: deploy removes the old
+main.py before it copies anything and copies main.py last, so until every
+module is on the board there is no main.py and the board boots to its REPL
+(run `make deploy` again).
+
+The build folders (--out, --build-dir) hold nothing but what this tool
+wrote: each gets a marker file, .clock-build, listing the files written
+there, and the next build removes exactly those.  A folder that is not
+empty and has no marker is not ours and is refused (one line, exit 2); the
+default folders under build/ are the project's own.
+
+When mpremote fails, the message is its own reason (the last line it wrote
+to stderr, not a progress line); a reset failing after a good copy says so.
+
 With --dry-run, deploy prints the mpremote commands it would run, one per
 line, and runs none of them.
 """
@@ -58,6 +73,9 @@ NO_BOARD = ("no device found", "failed to access", "no device with serial number
             "could not enter raw repl")
 
 EXIT_NO_BOARD = 2
+EXIT_BAD_FOLDER = 2
+MARKER = ".clock-build"  # in a build folder: first line MARKER_HEAD, then one file a line
+MARKER_HEAD = "# made by tools/deploy.py; it removes the files listed here on the next build"
 
 
 class DeployError(Exception):
@@ -163,19 +181,80 @@ def app_sources(board, firmware_dir=FIRMWARE):
 SOURCE_ONLY = ("main", "board")
 
 
-def clean_dir(out_dir):
-    """Remove what an earlier build left (only our kinds of files)."""
-    if not os.path.isdir(out_dir):
-        os.makedirs(out_dir)
-        return
-    for f in os.listdir(out_dir):
-        if f.endswith((".py", ".mpy")) or f == "README.txt":
-            os.remove(os.path.join(out_dir, f))
+def _ours(name):
+    """A file name a manifest may list: a plain name in the folder itself."""
+    return bool(name) and name not in (".", "..", MARKER) and "/" not in name \
+        and "\\" not in name and not name.startswith(".")
 
 
-def build(out_dir, board, compiled=True, firmware_dir=FIRMWARE, mpy_cross=None):
-    """Write the app into out_dir; return the file names, main.py last."""
-    clean_dir(out_dir)
+def read_manifest(out_dir):
+    """The files an earlier build wrote in out_dir (from its marker), or
+    None if the folder has no marker."""
+    path = os.path.join(out_dir, MARKER)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != MARKER_HEAD:
+        return None
+    return [n for n in lines[1:] if _ours(n)]
+
+
+def write_manifest(out_dir, names):
+    with open(os.path.join(out_dir, MARKER), "w", encoding="utf-8") as f:
+        f.write("\n".join([MARKER_HEAD] + list(names)) + "\n")
+
+
+def clean_dir(out_dir, default=False, planned=()):
+    """Make out_dir ours and empty of an earlier build: remove only the files
+    its marker lists (or, in a default build/ folder from before markers,
+    our kinds of files).  A non-empty folder without a marker is refused.
+    The marker then lists `planned` (written before the files, so a build
+    cut short is still cleaned up next time)."""
+    check_folder(out_dir, default)
+    try:
+        if not os.path.isdir(out_dir):
+            os.makedirs(out_dir)
+        old = read_manifest(out_dir)
+        if old is None:  # new, empty, or a default folder from before markers
+            old = [f for f in os.listdir(out_dir)
+                   if f.endswith((".py", ".mpy")) or f == "README.txt"] if default else []
+        for f in old:
+            p = os.path.join(out_dir, f)
+            if os.path.isfile(p) and not os.path.islink(p):
+                os.remove(p)
+        write_manifest(out_dir, planned)
+    except OSError as e:
+        raise DeployError("cannot write to %s: %s" % (out_dir, e.strerror or e),
+                          EXIT_BAD_FOLDER)
+
+
+def check_folder(out_dir, default=False):
+    """Refuse (one line, exit 2) a build folder that is a file, or not empty
+    and not ours; changes nothing."""
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise DeployError("%s is a file, not a folder" % out_dir, EXIT_BAD_FOLDER)
+    try:
+        if default or not os.path.isdir(out_dir) or read_manifest(out_dir) is not None:
+            return
+        if os.listdir(out_dir):
+            raise DeployError("%s is not empty and was not made by this tool (no %s "
+                              "in it): give a new or empty folder" % (out_dir, MARKER),
+                              EXIT_BAD_FOLDER)
+    except OSError as e:
+        raise DeployError("cannot read %s: %s" % (out_dir, e.strerror or e), EXIT_BAD_FOLDER)
+
+
+def planned_names(board, compiled, firmware_dir):
+    return [mod + (".mpy" if compiled and mod not in SOURCE_ONLY else ".py")
+            for _src, mod in app_sources(board, firmware_dir)]
+
+
+def build(out_dir, board, compiled=True, firmware_dir=FIRMWARE, mpy_cross=None,
+          default=False, extra=()):
+    """Write the app into out_dir; return the file names, main.py last.
+    `extra`: other files the caller writes there (listed in the marker)."""
+    clean_dir(out_dir, default, planned_names(board, compiled, firmware_dir) + list(extra))
     names = []
     for src, mod in app_sources(board, firmware_dir):
         if compiled and mod not in SOURCE_ONLY:
@@ -211,8 +290,9 @@ README = """\
 Scrabble tournament clock: {name}
 Built by `make bundle BOARD={board}` from firmware/ and boards/{board}.py.
 
-Copy every file of this folder EXCEPT this README.txt to the top folder (/)
-of the board, for example with Thonny:
+Copy every file of this folder EXCEPT this README.txt (and the hidden
+.clock-build, the list of files `make bundle` wrote here) to the top folder
+(/) of the board, for example with Thonny:
 
   1. Flash MicroPython onto the board first (docs/build.md, "Flashing
      MicroPython").
@@ -220,9 +300,11 @@ of the board, for example with Thonny:
      or "MicroPython (ESP32)", and the board's port.
   3. View > Files.  In the "This computer" pane open this folder, select
      the files listed below, right-click > "Upload to /".
-  4. If an older version of the clock is on the board, delete its copies of
-     these modules ending in the other extension first: the board uses
-     clockcore.py in preference to clockcore.mpy.
+  4. If an older version of the clock is on the board, delete its main.py
+     first and upload main.py last (a board with a mix of old and new
+     modules must not start), and delete its copies of these modules ending
+     in the other extension: the board uses clockcore.py in preference to
+     clockcore.mpy.
   5. Press the board's reset button (or Ctrl-D in Thonny's shell).
      The clock starts.
 
@@ -252,13 +334,15 @@ def describe(name):
     return "app module" + (" (compiled)" if name.endswith(".mpy") else "")
 
 
-def bundle(board, out_dir, sources=False, firmware_dir=FIRMWARE, mpy_cross=None):
+def bundle(board, out_dir, sources=False, firmware_dir=FIRMWARE, mpy_cross=None,
+           default=False):
     cross = None
+    check_folder(out_dir, default)
     if not sources:
         mpy_cross = find_tool("mpy-cross", mpy_cross)
         cross = mpy_cross_version(mpy_cross)
     names = build(out_dir, board, compiled=not sources, firmware_dir=firmware_dir,
-                  mpy_cross=mpy_cross)
+                  mpy_cross=mpy_cross, default=default, extra=["README.txt"])
     name = board_name(board)
     width = max(len(n) for n in names)
     files = "\n".join("  %-*s  %s" % (width, n, describe(n)) for n in names)
@@ -293,6 +377,11 @@ def copy_commands(port, out_dir, names):
     if rel.startswith(os.pardir):
         rel = out_dir
     twins = stale_twins(names)
+    if "main.py" in names:
+        # the old main.py goes first and the new one is copied last (names
+        # ends with it): a copy cut off midway leaves no main.py, never a
+        # board booting a mix of old and new modules
+        twins = ["main.py"] + twins
     # double quotes inside, so the printed command needs no quote escapes
     cleanup = ("import os; l = os.listdir(); [os.remove(f) for f in (%s,) if f in l]"
                % ", ".join('"%s"' % t for t in twins))
@@ -310,6 +399,23 @@ def where(port):
     return port if port else "any USB serial port"
 
 
+_PROGRESS = re.compile(r"^(\.\.\. )?\w+ +\d+% \[|^cp \S+ :|^(Up to date|removed):")
+
+
+def reason(stderr, stdout, status):
+    """mpremote's own reason for failing: the last line it wrote to stderr
+    (a traceback's last line is the exception), skipping progress output;
+    stdout only if stderr is silent."""
+    for text in (stderr, stdout):
+        for raw in reversed(text.replace("\r", "\n").splitlines()):
+            line = raw.strip()
+            if line and not _PROGRESS.search(line):
+                if line.startswith("mpremote: "):
+                    line = line[len("mpremote: "):]
+                return line
+    return "exit status %d" % status
+
+
 def run_mpremote(mpremote, argv, port, what):
     try:
         proc = subprocess.run([mpremote] + argv, cwd=ROOT, capture_output=True,
@@ -319,23 +425,35 @@ def run_mpremote(mpremote, argv, port, what):
     except subprocess.TimeoutExpired:
         raise DeployError("mpremote did not finish %s on %s in 5 minutes" % (what, where(port)))
     if proc.returncode != 0:
-        lines = [l.strip() for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
-        last = lines[-1] if lines else "exit status %d" % proc.returncode
-        if last.startswith("mpremote: "):
-            last = last[len("mpremote: "):]
+        last = reason(proc.stderr, proc.stdout, proc.returncode)
+        if what == RESETTING:
+            # the files are on the board; only the restart failed
+            raise DeployError("the app was copied to %s, but resetting the board failed: "
+                              "%s; press its reset button (or unplug and plug it in)"
+                              % (where(port), last))
         if any(k in last.lower() for k in NO_BOARD):
             raise DeployError("no MicroPython board found on %s; plug it in, or give "
                               "PORT=... [mpremote: %s]" % (where(port), last), EXIT_NO_BOARD)
+        if what == COPYING:
+            raise DeployError("mpremote failed copying the files to %s: %s; the board has "
+                              "no main.py now, so it will not start a mix of versions: run "
+                              "the deploy again" % (where(port), last))
         raise DeployError("mpremote failed %s on %s: %s" % (what, where(port), last),
                           EXIT_NO_BOARD if what == "asking the board" else 1)
     return proc.stdout
 
 
+COPYING = "copying the files"
+RESETTING = "resetting the board"
+
+
 def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
            firmware_dir=FIRMWARE, mpy_cross=None, mpremote=None, out=print,
            net_json=None):
+    default = not build_dir
     out_dir = build_dir or os.path.join(ROOT, "build", "deploy-" + board)
     board_path(board)
+    check_folder(out_dir, default)
     mpremote = "mpremote" if dry_run else find_tool("mpremote", mpremote)
     query = query_command(port)
     compiled = not sources
@@ -356,7 +474,8 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
             note("%s: copying .py sources instead" % reason)
             compiled = False
     names = build(out_dir, board, compiled=compiled, firmware_dir=firmware_dir,
-                  mpy_cross=mpy_cross)
+                  mpy_cross=mpy_cross, default=default,
+                  extra=["net.json"] if net_json else ())
     if net_json:  # the tournament hall's settings (make deploy TABLE=n, docs/hall.md)
         shutil.copyfile(net_json, os.path.join(out_dir, "net.json"))
         names.insert(0, "net.json")
@@ -367,8 +486,8 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
         return names
     if sources:
         run_mpremote(mpremote, query, port, "asking the board")
-    run_mpremote(mpremote, cmds[0], port, "copying the files")
-    run_mpremote(mpremote, cmds[1], port, "resetting the board")
+    run_mpremote(mpremote, cmds[0], port, COPYING)
+    run_mpremote(mpremote, cmds[1], port, RESETTING)
     note("copied %d files (%s) to %s and reset it"
          % (len(names), "compiled" if compiled else "sources", where(port)))
     return names
@@ -403,7 +522,8 @@ def main(argv=None):
         if args.cmd == "bundle":
             out_dir = args.out or os.path.join(ROOT, "build", "bundle-" + args.board)
             names = bundle(args.board, out_dir, sources=args.sources,
-                           firmware_dir=args.firmware, mpy_cross=args.mpy_cross)
+                           firmware_dir=args.firmware, mpy_cross=args.mpy_cross,
+                           default=not args.out)
             note("wrote %d files and README.txt to %s"
                  % (len(names), os.path.relpath(out_dir, os.getcwd())))
         else:

@@ -153,28 +153,29 @@ def test_setup_walkthrough():
     s = settings.Settings()
     m = menu.SetupMenu(s, 16, 2)
     seen = []
-    for _ in range(6):
+    for _ in range(7):
         seen.append(shown(m))
         m.handle(A_NEXT)
     eq(seen, [["Rules           ", "<  SDeV (TSO)  >"],
               ["Time per player ", "<    30:00     >"],
               ["Language        ", "<   English    >"],
               ["Sound           ", "<      on      >"],
+              ["Table number    ", "      none     >"],
               ["Last games      ", "               >"],
               ["Rules           ", "<  SDeV (TSO)  >"]], "sdev items")
-    for _ in range(4):
+    for _ in range(5):
         m.handle(A_NEXT)          # round again to the profile
     m.handle(A_RIGHT)
     eq((s.profile, s.base_left), ("pfs", 20 * MIN), "pfs base")
     m.handle(A_RIGHT)
     eq(s.profile, "custom", "custom")
     labels = []
-    for _ in range(11):
+    for _ in range(12):
         m.handle(A_NEXT)
         labels.append(shown(m)[0].rstrip())
     eq(labels, ["Time per player", "Time: left", "Time: right", "At 00:00",
                 "Penalty/minute", "Forfeit after", "Challenge time", "Language",
-                "Sound", "Last games", "Rules"], "custom items")
+                "Sound", "Table number", "Last games", "Rules"], "custom items")
 
 
 def test_setup_custom_values_and_bounds():
@@ -206,7 +207,7 @@ def test_setup_custom_values_and_bounds():
 
 def test_setup_20x4():
     m = menu.SetupMenu(settings.Settings(), 20, 4)
-    eq(shown(m, 20, 4), ["Setup            1/5", "Rules               ",
+    eq(shown(m, 20, 4), ["Setup            1/6", "Rules               ",
                          "<    SDeV (TSO)    >", "Pause=next hold=OK  "], "20x4")
 
 

@@ -168,6 +168,24 @@ def test_game_log_cut_back_to_the_checkpoint():
     eq(gamelog.GameLog(folder=DIR + "/games").begin(profiles.make_rules("pfs")), 2, "next game")
 
 
+class _Uid:
+    def unique_id(self):
+        return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
+
+
+def test_game_log_header_names_the_clock():
+    """Issue 12 item 4, on MicroPython: unique_id() as hex and the table."""
+    _rm_tree(DIR)
+    os.mkdir(DIR)
+    eq(gamelog.clock_id(_Uid()), "e6614c311b5f2a37", "clock id")
+    eq(gamelog.clock_id(object()), "", "no unique_id()")
+    lg = gamelog.GameLog(folder=DIR + "/games", clock=gamelog.clock_id(_Uid()))
+    lg.begin(profiles.make_rules("sdev"), 7)
+    lg.close()
+    eq(lg.read(1).split("\n")[:2], ["profile sdev  # game 1",
+                                    "# clock e6614c311b5f2a37 table 7"], "header")
+
+
 def _alloc(fn, n=8):
     worst = 0
     for _ in range(n):
