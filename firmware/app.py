@@ -229,7 +229,7 @@ class App:
         c = self.clock
         self.dirty = True
         if not self.log_on:
-            self.log.begin(c.rules, self.settings.table)
+            self.log.begin(c.rules, self._table())
             self.log_on = True
             self.log_offset = 0
             self.log_anchor = t
@@ -248,6 +248,14 @@ class App:
         # resume go into it; a new game closes it (_forget_game).
         if self.net is not None:
             self.net.event(code, side, t, arg)
+
+    def _table(self):
+        """The table number for the log header: the setup menu's, else the
+        hall's (net.json) on a clock that has one; 0 = none."""
+        t = self.settings.table
+        if not t and self.net is not None:
+            t = self.net.table
+        return t
 
     def _save(self, now):
         self.last_save = now
