@@ -1078,3 +1078,17 @@ def test_human_readable_on_a_console_without_the_glyphs(tmp_path):
     assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
     text = proc.stdout.decode("cp1252")
     assert "running: right" in text and "30:00" in text
+
+
+def test_a_window_of_100_s_or_more_fits_the_display(tmp_path):
+    """Issue 12: a challenge window of 100 s or more showed two digits
+    (`CHL 50` for 150 s); it shows three (`CHL150`), on 16x2 and 20x4."""
+    content = "profile sdev\nset window=150\n0 left\n1000 right\n"
+    rep = state(tmp_path, content, "--at", "1000")
+    assert "CHL150" in rep["lcd"][1]
+    rep = state(tmp_path, content, "--at", "51000")
+    assert "CHL100" in rep["lcd"][1]
+    rep = state(tmp_path, content, "--at", "52000")   # 99 000 ms left
+    assert "CHL 99" in rep["lcd"][1]
+    rep = state(tmp_path, content, "--at", "1000", "--lcd", "20x4")
+    assert "CHL150" in rep["lcd"][3]
