@@ -121,8 +121,9 @@ def _main(argv=None):
     from host_sim import sim
     s = sub.add_parser("sim", help="the clock in the terminal: the device app on emulated hardware",
                        description="The clock in a terminal (curses): keys a/l = the players' "
-                       "buttons, space = pause key, e = end-of-game long press, r = referee "
-                       "gesture, q = quit.")
+                       "buttons, space = pause key, e = the pause key held 2 s, y = both "
+                       "player buttons held 1 s (yes), r = referee gesture, [ ] = late "
+                       "arrival, q = quit.")
     sim.add_arguments(s)
     s.set_defaults(func=cmd_sim)
     from host_sim import hall

@@ -7,7 +7,7 @@ module is CPython's, standing in for the board's network: the same net.py
 code talks to the real Mosquitto.  FlakySockets can take the "Wi-Fi" away.
 
 A Fleet plays one whole game per clock from a seeded script (turns of random
-length, some into overtime, then the end-of-game long press), with every
+length, some into overtime, then the end gesture: stop, hold the pause key, confirm with L+R), with every
 clock's virtual time following the wall clock times `speed`.
 """
 import errno

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(
     reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
            "(make tools-os hall-page)")
 
-# Table 1 finishes fast: a couple of turns, then the end-of-game long press.
+# Table 1 finishes fast: a couple of turns, then the end gesture (stop, hold, L+R).
 QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.END, 0)]
 
 ROWS_JS = """
