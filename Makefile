@@ -1,7 +1,7 @@
 # Scrabble tournament clock — developer entry points.
 #   make sim      the clock in the terminal (the simulator)
 #   make test     every check: pytest on CPython, the MicroPython runs, mpy-cross
-#   make bench    the published figures (docs/benchmarks.md)
+#   make bench    the published figures, printed (make bench-docs: into docs/benchmarks.md)
 #   make hall     the tournament hall: Mosquitto + the director's page (docs/hall.md)
 #   make deploy BOARD=pico [PORT=/dev/ttyACM0]   flash the app onto a board
 #   make bundle BOARD=pico                       a folder of files for Thonny users
@@ -13,32 +13,43 @@ STAMP  := $(VENV)/.installed
 BOARD  ?= pico
 PORT   ?=
 
-.PHONY: venv tools-os target-check test bench sim deploy bundle clean
+.PHONY: venv deps tools-os target-check test bench bench-docs sim deploy bundle clean
 
 venv: $(STAMP)
 
+# The project root goes onto .venv's import path (a .pth file, as an editable
+# install would), so `python tools/x.py` finds host_sim, which puts the
+# firmware on the path (pytest.ini's `pythonpath`, the one list of it).
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -c "import sysconfig; open(sysconfig.get_paths()['purelib'] + '/scrabble_clock.pth', 'w').write('$(CURDIR)\n')"
 	touch $(STAMP)
 
-# Debian packages the tests drive: tmux (the simulator's terminal test),
-# qemu-system-arm (the suites on a 32-bit MicroPython image), mosquitto (the
-# tournament hall's broker), chromium + chromium-driver (the director's page in
-# a real browser), npm (the page's MQTT library and the emulated Pico).  Installed
-# where we may (root with apt-get); otherwise the tests that need them are
-# skipped with a note, except under CI=true, where a missing one fails the run.
+# make deps: the Debian packages the tests drive, one explicit step that
+# `make test`, `make bench` and `make hall` call first: tmux (the simulator's
+# terminal test), qemu-system-arm (the suites on a 32-bit MicroPython image),
+# mosquitto (the tournament hall's broker), chromium + chromium-driver (the
+# director's page in a real browser), npm (the page's MQTT library and the
+# emulated Pico).  As root with apt-get it installs the missing ones and says
+# so; otherwise it prints one line naming what to install, and the tests that
+# need them are skipped; under CI=true a missing one fails the run.
 OS_TOOLS := tmux:tmux qemu-system-arm:qemu-system-arm mosquitto:mosquitto \
             mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm
-tools-os:
+deps:
 	@missing() { m=""; for t in $(OS_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 \
-	  || [ -x /usr/sbin/$${t%%:*} ] || m="$$m $${t#*:}"; done; echo $$m; }; \
+	  || [ -x /usr/sbin/$${t%%:*} ] || case " $$m " in *" $${t#*:} "*) ;; *) m="$$m $${t#*:}";; esac; done; echo $$m; }; \
 	need=$$(missing); \
 	if [ -n "$$need" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$need >/dev/null; need=$$(missing); fi; \
+	  echo "deps: apt-get install $$need"; \
+	  apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$need >/dev/null \
+	    || echo "deps: apt-get failed"; \
+	  left=$$(missing); for p in $$need; do case " $$left " in *" $$p "*) ;; *) done="$$done $$p";; esac; done; \
+	  [ -n "$$done" ] && echo "deps: installed$$done"; need=$$left; fi; \
 	if [ -n "$$need" ]; then \
-	  if [ "$$CI" = true ]; then echo "error: missing Debian packages: $$need"; exit 1; fi; \
-	  echo "note: missing Debian packages ($$need): the tests that need them will be skipped"; fi
+	  if [ "$$CI" = true ]; then echo "error: missing Debian packages:$$(printf ' %s' $$need) (CI=true: nothing may be skipped)"; exit 1; fi; \
+	  echo "note: install the Debian packages$$(printf ' %s' $$need) (as root: make deps); the tests that need them are skipped"; fi
+tools-os: deps
 
 # The director's page uses the npm mqtt package's browser build (MIT), pinned
 # by tools/hall-npm/package-lock.json and installed into build/npm.
@@ -54,7 +65,7 @@ $(MQTT_JS): tools/hall-npm/package.json tools/hall-npm/package-lock.json
 
 # The tournament hall (docs/hall.md): Mosquitto + the director's page.
 #   make hall ARGS="--clocks 100"        ... with 100 simulated clocks
-hall: $(STAMP) tools-os hall-page
+hall: $(STAMP) deps hall-page
 	$(PY) -m host_sim hall $(ARGS)
 
 # The emulated Pico (target/, the npm rp2040js package) and the MicroPython
@@ -64,11 +75,16 @@ target-check:
 	  || echo "note: npm ci in target/ failed; the emulated Pico run will say so"; fi
 	@$(PY) -c "from host_sim import target as t; m = t.missing(images=[t.PICO_UF2, t.BOOTROM, t.QEMU_ELF]); m and print(m)"
 
-test: $(STAMP) tools-os hall-page target-check
+test: $(STAMP) deps hall-page target-check
 	$(PY) -m pytest -q
 
-bench: $(STAMP) tools-os target-check
+bench: $(STAMP) deps target-check
 	$(PY) -m bench.run
+
+# The same figures written into the tracked docs/benchmarks.md (with the date
+# and the commit measured): only when asked, so a bench run changes no file.
+bench-docs: $(STAMP) deps target-check
+	$(PY) -m bench.run --write
 
 # The clock in the terminal (keys: a / l players, space pause, e end, r referee, q quit):
 #   make sim ARGS="--profile pfs --base 15:00 --speed 10 --lang pl --board sim_2004"

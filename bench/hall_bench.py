@@ -17,13 +17,10 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 
 from bench.run import Figure, BenchError, ROOT, FIRMWARE, FAKEHW, MP_DIR, BOARDS, tool
-
-sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 NET_RIG = os.path.join(MP_DIR, "net_rig.py")
 LOOP_ITERS = 3000

@@ -62,10 +62,6 @@ class Rules:
         self.window = window    # ms, 0 = none
         self.late = late        # seconds, LATE_NONE or LATE_BASE
 
-    def as_ints(self):
-        return [self.base[0], self.base[1], self.zero, self.penalty,
-                self.forfeit, self.window, self.late]
-
     def overrides(self):
         """The `set` items that rebuild these rules from the named profile
         (used for the game log header)."""

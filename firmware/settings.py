@@ -26,8 +26,8 @@
 # Loading never raises.  A missing file is the first boot: defaults, no
 # notice.  A file that cannot be read, is not JSON, is not ours (no "v": 1),
 # or holds a value of the wrong type or out of range gives *all* defaults
-# (sdev, 30:00, English, sound on) and `.notice` = "Settings reset" (the
-# reason is in `.problem`, for the log).  A key that is missing from an
+# (sdev, 30:00, English, sound on) and `.notice` = True (the app shows
+# "Settings reset", lang key SETRESET; the reason is in `.problem`, for the log).  A key that is missing from an
 # otherwise good file takes its default silently (a file written by an older
 # firmware); unknown keys are ignored (one written by a newer firmware).
 #
@@ -62,7 +62,6 @@ WINDOW_MAX = 60000          # ms
 WINDOW_STEP = 5000
 TABLE_MAX = 99              # table number; 0 = none
 
-NOTICE_RESET = "Settings reset"  # lang key SETRESET has it in each language
 MAX_FILE = 1024             # a settings file is ~200 bytes; more is not ours
 
 _ZERO_NAMES = ("overtime", "flag")  # index = profiles.ZERO_*
@@ -106,7 +105,7 @@ class Settings:
         self.forfeit = c["forfeit"]
         self.window = c["window"]
         self.table = 0
-        self.notice = None   # one line for the display after load(), or None
+        self.notice = False  # load() fell back to defaults: the app says so
         self.problem = None  # why the settings were reset (for the log)
         self.path = "settings.json"
         self.fs = None
@@ -207,7 +206,7 @@ class Settings:
         s.fs = fs
         if problem is not None:
             s.problem = path + ": " + problem
-            s.notice = NOTICE_RESET
+            s.notice = True
         return s
 
     def _apply(self, data):

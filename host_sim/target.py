@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from host_sim import FIRMWARE, ROOT, firmware_files
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 
 PICO_UF2 = "RPI_PICO-v1.28.0.uf2"
@@ -85,12 +85,27 @@ def compile_tree(dest, sources, keep_py=()):
     return dest
 
 
+def mp_suites():
+    """{module name: path} of the test files that run inside MicroPython:
+    every tests/test_*.py written for both interpreters (it imports the
+    shared bench tests/mp/mptest.py) and the tests/mp/test_*_mp.py suites."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "test_*.py"))):
+        with open(path, encoding="utf-8") as f:
+            if re.search(r"^(from mptest import|import mptest)", f.read(), re.M):
+                out[os.path.basename(path)[:-3]] = path
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "mp", "test_*_mp.py"))):
+        out[os.path.basename(path)[:-3]] = path
+    return out
+
+
 def mp_suite_files():
-    """What the tests/mp suites import: firmware, hardware fakes, boards, suites."""
-    pats = ["firmware/*.py", "host_sim/fakehw/*.py", "boards/*.py", "tests/mp/*.py"]
-    files = []
-    for p in pats:
+    """What the MicroPython suites import: the firmware (firmware/manifest.py),
+    hardware fakes, boards, the benches in tests/mp and the suites."""
+    files = [os.path.join(FIRMWARE, f) for f in sorted(firmware_files())]
+    for p in ["host_sim/fakehw/*.py", "boards/*.py", "tests/mp/*.py"]:
         files += sorted(glob.glob(os.path.join(ROOT, p)))
+    files += [p for p in mp_suites().values() if p not in files]
     return [f for f in files if os.path.basename(f) != "main.py"]
 
 
@@ -176,7 +191,7 @@ def littlefs_image(folder, dirs=("tmp",), extra=None):
 
 
 def run_mp_suite_on_qemu(module, timeout=900):
-    """One tests/mp suite on the Cortex-M3 image: (returncode, output).
+    """One MicroPython suite (mp_suites()) on the Cortex-M3 image: (returncode, output).
     The suite and everything it imports are .mpy files on littlefs."""
     with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
         files = os.path.join(tmp, "files")

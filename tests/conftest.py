@@ -1,20 +1,13 @@
-"""Shared pytest set-up: put the device's flat module folders on sys.path.
+"""Shared pytest helpers.
 
-firmware/ is what goes onto the clock (flat modules, imported as `import
-clockcore`); host_sim/fakehw/ holds the hardware fakes (machine, the HD44780 +
-PCF8574 emulator) that the host runs in place of real pins and buses.
+The import path (firmware/, host_sim/fakehw/, tests/mp/, tools/) is
+pytest.ini's `pythonpath`; the folder names come from host_sim, the one host
+helper that knows them.
 """
 import os
 import shutil
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
-FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
-MP_TESTS = os.path.join(ROOT, "tests", "mp")  # benches shared with the MicroPython suites
-for p in (MP_TESTS, FIRMWARE, FAKEHW, ROOT):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+from host_sim import FAKEHW, FIRMWARE, MP_TESTS, ROOT  # noqa: F401  (the tests import them from here)
 
 
 def venv_tool(name):

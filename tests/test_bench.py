@@ -93,7 +93,7 @@ def test_failure_is_loud(monkeypatch, tmp_path, capsys):
 
     out = tmp_path / "benchmarks.md"
     monkeypatch.setattr(bench, "MEASURES", ((("accounting_error_ms",), broken),))
-    assert bench.main(["--out", str(out)]) == 1
+    assert bench.main(["--write", "--out", str(out)]) == 1
     assert not out.exists()
     assert "cannot measure: no such thing" in capsys.readouterr().err
 
@@ -102,9 +102,12 @@ def test_document(monkeypatch, tmp_path, capsys):
     small = lambda: bench.accounting_error(games=5)  # noqa: E731
     monkeypatch.setattr(bench, "MEASURES", ((("accounting_error_ms",), small),))
     out = tmp_path / "benchmarks.md"
-    assert bench.main(["--out", str(out)]) == 0
+    assert bench.main(["--out", str(out)]) == 0      # make bench: prints, writes nothing
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1 and LINE.match(lines[0])
+    assert not out.exists()
+    assert bench.main(["--write", "--out", str(out)]) == 0  # make bench-docs (issue 13 item 5)
+    assert capsys.readouterr().out.splitlines()[0].split(":")[0] == "accounting_error_ms"
     text = out.read_text()
     assert "| `accounting_error_ms` |" in text
     assert re.search(r"date: \d{4}-\d\d-\d\d", text)
@@ -117,7 +120,7 @@ def test_not_a_number_is_a_failure(value):
 
 
 @pytest.mark.skipif(__import__("host_sim.hall", fromlist=["x"]).find_mosquitto() is None,
-                    reason="mosquitto missing (make tools-os)")
+                    reason="mosquitto missing (make deps)")
 def test_hall_figures_small():
     """The tournament hall's quick figures (issue 14): heap per message under
     MicroPython, the hall's throughput on a short run.  (The loop-latency and

@@ -12,14 +12,11 @@ import importlib.util
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 
+import wiring
 from conftest import ROOT, venv_tool
-
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import wiring  # noqa: E402
 
 BOARDS_DIR = os.path.join(ROOT, "boards")
 BOARDS = sorted(f[:-3] for f in os.listdir(BOARDS_DIR)

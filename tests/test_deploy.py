@@ -16,10 +16,9 @@ import sys
 
 import pytest
 
+import deploy
 from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
-
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import deploy  # noqa: E402
+from host_sim import firmware_files
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
 PORT = "/dev/ttyFAKE0"
@@ -37,7 +36,7 @@ def mpy_cross_version():
 
 
 def firmware_modules():
-    return sorted(f[:-3] for f in os.listdir(FIRMWARE) if f.endswith(".py"))
+    return sorted(f[:-3] for f in firmware_files())
 
 
 def run_micropython(args, path, cwd):
@@ -144,7 +143,13 @@ def fake_firmware(tmp_path):
     fw.mkdir()
     for name, text in FAKE_FIRMWARE.items():
         (fw / name).write_text(text)
+    write_fake_manifest(fw)
     return fw
+
+
+def write_fake_manifest(fw, extra=()):
+    names = sorted(FAKE_FIRMWARE) + list(extra)
+    (fw / "manifest.py").write_text("".join('module("%s")\n' % n for n in names))
 
 
 def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
@@ -207,6 +212,7 @@ def test_a_rebuild_removes_only_the_files_the_last_build_wrote(fake_firmware, tm
     nothing else, even if the marker was edited to name other files."""
     out = tmp_path / "bundle"
     (fake_firmware / "extra.py").write_text("X = 1\n")
+    write_fake_manifest(fake_firmware, ["extra.py"])
     args = ["bundle", "--board", "pico", "--firmware", str(fake_firmware), "--out", str(out)]
     assert run_deploy(args).returncode == 0
     assert "extra.mpy" in os.listdir(out)
@@ -216,6 +222,7 @@ def test_a_rebuild_removes_only_the_files_the_last_build_wrote(fake_firmware, tm
     with open(out / deploy.MARKER, "a") as f:       # a marker edited by hand
         f.write("../outside.py\nnotes.md/\n.hidden\n")
     (fake_firmware / "extra.py").unlink()
+    write_fake_manifest(fake_firmware)
     proc = run_deploy(args)
     assert proc.returncode == 0, proc.stderr
     assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.mpy",

@@ -22,17 +22,15 @@ import sys
 
 import pytest
 
+import clockcore as cc
+import lang
+import profiles
+import screens
+import view
 from conftest import ROOT
 
 DOCS = os.path.join(ROOT, "docs")
 SCREENS = os.path.join(DOCS, "screens")
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import screens  # noqa: E402
-
-import clockcore as cc  # noqa: E402
-import lang  # noqa: E402
-import profiles  # noqa: E402
-import view  # noqa: E402
 
 MIN = 60000
 

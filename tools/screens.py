@@ -28,10 +28,7 @@ import shutil
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-import host_sim  # noqa: E402,F401  (puts firmware/ and host_sim/fakehw/ on sys.path)
+from host_sim import ROOT  # also: firmware/ and host_sim/fakehw/ on sys.path
 
 import clockcore as cc  # noqa: E402
 import settings as setmod  # noqa: E402

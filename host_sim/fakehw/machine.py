@@ -123,11 +123,6 @@ class I2C:
         return dev.readfrom(n)
 
 
-def bus(id=0):
-    """The device table of I2C bus `id` (attach emulated devices here)."""
-    return _buses.setdefault(id, {})
-
-
 class ADC:
     def __init__(self, pin, atten=None):
         self.pin = pin
@@ -167,10 +162,6 @@ def reset_world():
     """Forget every pin and bus (a fresh board, between tests)."""
     _buses.clear()
     _pins.clear()
-
-
-def idle():
-    pass
 
 
 def unique_id():

@@ -1,12 +1,31 @@
-# A tiny test runner that works under MicroPython (unix port) and CPython.
+# The test bench shared by both interpreters, and a tiny runner for MicroPython.
 #
-#   micropython tests/mp/mptest.py test_core_mp [test_other_mp ...]
+# A test file that imports this module is written once and runs twice:
+# under pytest on CPython, and inside the `micropython` executable
+# (tests/test_micropython.py; on the 32-bit qemu image, tests/test_target_qemu.py):
 #
-# Imports each named module, runs every function whose name starts with
-# "test_", prints one line per failure and a closing "N passed, N failed" line,
-# and exits 1 if anything failed.  tests/test_micropython.py starts it as a
-# subprocess for every tests/mp/test_*_mp.py module.
+#   micropython tests/mp/mptest.py test_core [test_other ...]
+#
+# The runner imports each named module, runs every function whose name
+# starts with "test_", prints one line per failure and a closing
+# "N passed, N skipped, N failed" line, and exits 1 if anything failed.
+#
+# Tests that need one interpreter are marked so (decorators, below):
+#   @cpython_only     pytest fixtures (tmp_path, monkeypatch, ...), hypothesis,
+#                     files, subprocesses: the runner skips it
+#   @micropython_only heap measurements (heap_bytes): pytest skips it
+#   @parametrize("a, b", [(1, 2), ...])   pytest.mark.parametrize on
+#                     CPython; the runner calls the test once per row
+# MicroPython functions take no attributes, so the marks live in _MARKS.
 import sys
+
+MICROPYTHON = sys.implementation.name == "micropython"
+if MICROPYTHON:
+    pytest = None
+else:
+    import pytest
+
+_MARKS = {}  # test function -> "cpython" / "micropython" / (names, rows)
 
 
 def eq(got, want, what=""):
@@ -14,8 +33,53 @@ def eq(got, want, what=""):
         raise AssertionError("%s: got %r, want %r" % (what, got, want))
 
 
+def raises(exc, fn, *args):
+    """fn(*args) raises exc (both interpreters; pytest.raises is CPython's)."""
+    try:
+        fn(*args)
+    except exc as e:
+        return e
+    raise AssertionError("%s not raised" % exc.__name__)
+
+
+def cpython_only(fn):
+    _MARKS[fn] = "cpython"
+    return fn
+
+
+def micropython_only(fn):
+    if MICROPYTHON:
+        _MARKS[fn] = "micropython"
+        return fn
+    return pytest.mark.skip(reason="MicroPython only (tests/test_micropython.py runs it)")(fn)
+
+
+def parametrize(names, rows):
+    def mark(fn):
+        if MICROPYTHON:
+            _MARKS[fn] = (names, rows)
+            return fn
+        return pytest.mark.parametrize(names, rows)(fn)
+    return mark
+
+
+def _call(fn, mark):
+    if mark is None or mark == "micropython":
+        fn()
+        return 1
+    if isinstance(mark, tuple):
+        single = "," not in mark[0]
+        for row in mark[1]:
+            if single:
+                fn(row)
+            else:
+                fn(*row)
+        return len(mark[1])  # one test a row, as pytest counts them
+    return 0  # cpython only
+
+
 def run(names):
-    passed = failed = 0
+    passed = skipped = failed = 0
     for name in names:
         mod = __import__(name)
         for attr in sorted(dir(mod)):
@@ -23,19 +87,16 @@ def run(names):
                 continue
             fn = getattr(mod, attr)
             try:
-                fn()
-                passed += 1
+                n = _call(fn, _MARKS.get(fn))
+                passed += n
+                skipped += not n
             except Exception as e:  # report every failure, keep going
                 failed += 1
                 print("FAIL %s.%s: %s %s" % (name, attr, type(e).__name__, e))
                 if hasattr(sys, "print_exception"):
                     sys.print_exception(e)
-    print("%d passed, %d failed" % (passed, failed))
+    print("%d passed, %d skipped, %d failed" % (passed, skipped, failed))
     return failed
-
-
-if __name__ == "__main__":
-    sys.exit(1 if run(sys.argv[1:]) else 0)
 
 
 def heap_bytes(fn, n=200):
@@ -59,3 +120,8 @@ def heap_bytes(fn, n=200):
     b = gc.mem_alloc()
     tb = mem_total() if mem_total else 0
     return max(b - a, tb - ta)
+
+
+if __name__ == "__main__":
+    import mptest  # the module the tests import (and mark in), not __main__
+    sys.exit(1 if mptest.run(sys.argv[1:]) else 0)

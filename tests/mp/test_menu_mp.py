@@ -74,7 +74,7 @@ def test_settings_defaults_and_first_boot():
     s = settings.Settings.load(fs=MemFs())
     eq((s.profile, s.base_left, s.base_right, s.lang, s.sound),
        ("sdev", 30 * MIN, 30 * MIN, "en", True), "defaults")
-    eq(s.notice, None, "no notice on first boot")
+    eq(s.notice, False, "no notice on first boot")
 
 
 def test_settings_round_trip_memfs():
@@ -91,7 +91,7 @@ def test_settings_round_trip_memfs():
     eq(s.save(fs=fs), True, "saved")
     t = settings.Settings.load(fs=fs)
     eq(t.as_dict(), s.as_dict(), "round trip")
-    eq(t.notice, None, "notice")
+    eq(t.notice, False, "notice")
 
 
 def test_settings_bad_files_reset_with_notice():
@@ -106,7 +106,7 @@ def test_settings_bad_files_reset_with_notice():
            b"\xff" * 2000]
     for data in bad:
         s = settings.Settings.load(fs=MemFs({"settings.json": data}))
-        eq((s.profile, s.lang, s.notice), ("sdev", "en", "Settings reset"),
+        eq((s.profile, s.lang, s.notice), ("sdev", "en", True),
            "reset for %r" % data[:20])
 
 
@@ -144,7 +144,7 @@ def test_settings_rules_match_make_rules():
     s = settings.Settings()
     for name in profiles.NAMES:
         s.set_profile(name)
-        eq(s.rules().as_ints(), profiles.make_rules(name).as_ints(), name)
+        eq(s.rules().__dict__, profiles.make_rules(name).__dict__, name)
 
 
 # -- setup menu -------------------------------------------------------------------
