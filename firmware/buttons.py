@@ -40,7 +40,7 @@
 # a function needing more than 11 slots (arguments + locals + operand stack)
 # on the heap - freed on return, so gc.mem_alloc() does not show it, yet it
 # counts towards the next collection.  Hence the many small methods below;
-# tests/mp/test_buttons_mp.py checks that no collection is provoked.
+# tests/test_buttons.py (under MicroPython) checks that no collection is provoked.
 #
 # Ordering.  Presses come out in the order of their first edges, each with
 # its own edge time (two player buttons pressed 1 ms apart: in that order).

@@ -207,7 +207,7 @@ def run_mp_suite_on_qemu(module, timeout=900):
             return board.run(code, timeout=timeout)
 
 
-if __name__ == "__main__":  # python -m host_sim.target qemu test_core_mp
+if __name__ == "__main__":  # python -m host_sim.target qemu test_core
     if len(sys.argv) >= 3 and sys.argv[1] == "qemu":
         rc, out = run_mp_suite_on_qemu(sys.argv[2])
         print(out)

@@ -4,14 +4,21 @@ The pins are the fake machine.Pin: drive(0) presses (the IRQ handler runs
 synchronously, as a hard IRQ would), drive(None) releases.  A virtual clock in
 microseconds is behind the injected ticks_ms, wrapped at the boards' 2**30 ms
 and started just before the wrap, so every scenario also crosses it.
+
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython (where the
+last part measures the heap the IRQ path and Gestures.next() allocate),
+tests/test_target_qemu.py on the 32-bit image.
 """
-import random
-
-import pytest
-
 import machine
 import buttons as B
 from buttons_rig import Rig, PERIOD, DIFF, ADD, START_MS, L, R, P  # noqa: F401
+from mptest import Random, cpython_only, eq, micropython_only, parametrize, small_heap
+
+
+def rig_ms(t):
+    """The millisecond the rig's tick reads at t ms (it keeps whole µs)."""
+    return int(t * 1000 + 0.5) // 1000
 
 
 # -- debounce: Buttons --------------------------------------------------------
@@ -36,9 +43,9 @@ def test_press_time_is_the_edge_not_when_the_loop_reads_it():
     assert r.actions[0][2] == 650
 
 
-@pytest.mark.parametrize("seed", range(20))
+@parametrize("seed", range(20))
 def test_bounce_trains_give_one_press_and_one_release(seed):
-    rnd = random.Random(seed)
+    rnd = Random(seed)
     r = Rig()
     t = 50.0
     expect = []
@@ -46,11 +53,11 @@ def test_bounce_trains_give_one_press_and_one_release(seed):
     for _ in range(30):
         gaps = [rnd.uniform(0.1, 5.0) for _ in range(2 * rnd.randint(1, 12))]
         end = r.bounce(L, t, 0, gaps)                  # press train, ends low
-        expect.append((L, B.PRESS, int(t)))
+        expect.append((L, B.PRESS, rig_ms(t)))
         hold = end + rnd.uniform(26, 400)
         evs += r.raw_loop(hold, every_ms=rnd.choice((1, 3, 10)))
         gaps = [rnd.uniform(0.1, 5.0) for _ in range(2 * rnd.randint(1, 12))]
-        expect.append((L, B.RELEASE, int(hold)))
+        expect.append((L, B.RELEASE, rig_ms(hold)))
         end = r.bounce(L, hold, 1, gaps)               # release train, ends high
         t = end + 25 + rnd.uniform(0.01, 300)
         evs += r.raw_loop(t, every_ms=rnd.choice((1, 3, 10)))
@@ -176,7 +183,7 @@ def test_player_presses_are_immediate_game_actions():
     assert [seen for _, _, seen in r.actions] == [100, 2000]
 
 
-@pytest.mark.parametrize("first,second", [(L, R), (R, L)])
+@parametrize("first,second", [(L, R), (R, L)])
 def test_both_player_buttons_within_one_ms_come_out_in_edge_order(first, second):
     r = Rig()
     r.loop(100)
@@ -458,7 +465,7 @@ def _mash(seed, hours, stalls=False):
     pause presses shorter than long_ms (often together with player buttons),
     every contact bouncing, a main loop of varying period.  Returns the rig,
     the plan of edges and each pin's presses as (first edge, release edge)."""
-    rnd = random.Random(seed)
+    rnd = Random(seed)
     r = Rig()
     end_ms = hours * 3600 * 1000
     plan = []                          # (ms, pin, level)
@@ -496,7 +503,8 @@ def _mash(seed, hours, stalls=False):
     return r, plan, holds
 
 
-@pytest.mark.parametrize("seed,hours,stalls", [(1, 1.0, False), (2, 0.25, False), (3, 0.25, True)])
+@cpython_only  # its edge plan is a list (MicroPython: the ten minutes below)
+@parametrize("seed,hours,stalls", [(1, 1.0, False), (2, 0.25, False), (3, 0.25, True)])
 def test_mashing_never_gives_referee_and_loses_no_press(seed, hours, stalls):
     # stalls: the main loop sometimes takes 150-400 ms (flash writes)
     r, plan, holds = _mash(seed, hours, stalls)
@@ -552,7 +560,7 @@ class _InterruptingPin:
 
 class _World:
     def __init__(self, seed):
-        self.rnd = random.Random(seed)
+        self.rnd = Random(seed)
         self.due = []                  # edges waiting to happen: (pin, level)
         self.countdown = -1
 
@@ -566,7 +574,7 @@ class _World:
             self.due = []
 
 
-@pytest.mark.parametrize("seed", range(8))
+@parametrize("seed", range(8))
 def test_edges_interrupting_the_main_loop_anywhere(seed):
     world = _World(seed)
     rnd = world.rnd
@@ -581,7 +589,7 @@ def test_edges_interrupting_the_main_loop_anywhere(seed):
     expect = []
     t = 10
     state = [1, 1, 1]
-    for _ in range(400):
+    for _ in range(120 if small_heap() else 400):   # the plan fits a Pico's heap
         i = rnd.randrange(3)
         t += rnd.choice((1, 3, 10, 30, 60))
         level = 1 - state[i]
@@ -628,3 +636,245 @@ def last_press_t(expect, i):
         if b == i:
             return t
     return -1000
+
+
+# -- ten minutes of mashing, in a Pico's heap ------------------------------------
+
+def _mash_edges(rnd, end, want, pauses):
+    """The pin edges of `end` ms of random mashing, yielded lazily in time
+    order (issue 11: the whole list does not fit a Pico's 240 KB heap).
+    Every press is an edge, a 0.5 ms bounce, and a release; presses of one
+    button never overlap.  Appends to want[i] the tick (ms) at which each
+    player press must be a game action (its first edge finds the pause key
+    up), and one entry to `pauses` per pause press."""
+    queues = ([], [], [])       # each button's edges not yet yielded, in order
+    free = [0.0, 0.0, 0.0]
+    hold = (-1.0, -1.0)         # the latest pause press: (down, up)
+    t = 10.0                    # no later press starts before t
+    while True:
+        while True:             # yield every edge that no new press can precede
+            best = -1
+            for i in (0, 1, 2):
+                if queues[i] and (best < 0 or queues[i][0][0] < queues[best][0][0]):
+                    best = i
+            if best < 0 or (t < end and queues[best][0][0] >= t):
+                break
+            yield queues[best].pop(0)
+        if t >= end:
+            return
+        i = rnd.choice((0, 1, 0, 1, 2))
+        t0 = max(t, free[i] + 26)
+        dur = rnd.uniform(30, 1900) if i == 2 else rnd.uniform(30, 2500)
+        q = queues[i]
+        q.append((t0, i, 0))
+        q.append((t0 + 1.5, i, 1))
+        q.append((t0 + 2.0, i, 0))      # a bounce
+        q.append((t0 + 2.0 + dur, i, 1))
+        if i == 2:
+            hold = (t0, t0 + 2.0 + dur)
+            pauses.append(t0)
+        elif not hold[0] < t0 < hold[1]:
+            want[i].append(int(t0 * 1000 + 0.5) // 1000)
+        free[i] = t0 + 2.0 + dur
+        t = t0 + rnd.uniform(20, 500)
+
+
+def test_mashing_ten_minutes_never_referee():
+    """Issue 11: mashing with lazily made edges, so it also runs in a Pico's
+    heap (the 32-bit image); no referee, no long pause, every press kept."""
+    rnd = Random(11)
+    r = Rig()
+    want = ([], [])
+    pauses = []
+    got = {"pause_down": 0, "left": 0, "right": 0}
+    end = 10 * 60 * 1000
+    edges = _mash_edges(rnd, end, want, pauses)
+    nxt = next(edges, None)
+    loop_at = 0
+    while True:
+        if nxt is not None and nxt[0] <= loop_at:
+            ms, i, lv = nxt
+            r.at(ms)
+            r.pins[i].drive(None if lv else 0)
+            nxt = next(edges, None)
+            continue
+        if nxt is None:
+            r.loop(end + 5000, 10)
+        else:
+            r.at(loop_at)
+            r.drain()
+            loop_at += rnd.choice((1, 5, 10, 30))
+        for name, t in r.names():       # checked as they come, then dropped
+            assert name not in ("referee", "pause_long"), (name, t)
+            if name in got:
+                got[name] += 1
+            if name in ("left", "right"):
+                i = 0 if name == "left" else 1
+                # every player press whose first edge found the pause key up
+                # is a game action at that edge's tick, in order
+                assert want[i], (name, t)
+                eq(t, want[i].pop(0), name)
+        r.actions.clear()
+        if nxt is None:
+            break
+    eq(want, ([], []), "presses that never became actions")
+    eq(got["pause_down"], len(pauses), "pause presses")
+    assert got["left"] + got["right"] > 300
+
+
+# -- allocation (MicroPython only) ---------------------------------------------
+# What only MicroPython can tell: the IRQ path allocates nothing (heap locked,
+# as in a hard IRQ), and Gestures.next() allocates nothing in steady state,
+# idle or with events flowing (gc.mem_alloc() before/after).
+
+@micropython_only
+def test_irq_path_allocates_nothing():
+    import micropython
+    for hard in (False, True):
+        r = Rig(hard=hard)
+        r.loop(10)
+        r.press(L, 10)                      # warm up
+        r.release(L, 60)
+        r.loop(200)
+        micropython.heap_lock()
+        try:
+            r.pins[L].drive(0)              # the handler runs with the heap locked
+            r.pins[L].drive(None)
+            r.pins[L].drive(0)
+            r.pins[P].drive(0)
+        finally:
+            micropython.heap_unlock()
+        r.loop(300)
+        eq(r.names(), [("left", 10), ("left", 200), ("pause_down", 200)], "recorded under heap lock")
+
+
+def _alloc(fn, n=300):
+    """Bytes left allocated by n calls (after a warm-up)."""
+    import gc
+    for _ in range(5):
+        fn()
+    gc.collect()
+    a = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    return gc.mem_alloc() - a
+
+
+def _provokes_gc(fn, n=300):
+    """Did n calls allocate at all, even memory freed again at once (call
+    frames too big for the C stack are heap-allocated and freed on return,
+    invisible to mem_alloc)?  With a low gc threshold any allocation soon
+    triggers a collection, which frees a piece of garbage left on purpose."""
+    import gc
+    for _ in range(5):
+        fn()
+    gc.collect()
+    gc.threshold(512)
+    junk = bytearray(3000)
+    junk = None
+    a = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    freed = a - gc.mem_alloc()
+    gc.threshold(-1)
+    return freed > 0
+
+
+# Module-level state for the measured loops (a closure's cells would count).
+S = {}
+
+
+def _idle():                                # empty queue
+    r = S["r"]
+    r.us += 1000
+    S["g"].next(r.ticks_ms())
+
+
+def _drain_into(seen):
+    r = S["r"]
+    g = S["g"]
+    now = r.ticks_ms()
+    while True:
+        a = g.next(now)
+        if a == 0:
+            return
+        seen[a] = 1
+
+
+def _flow():                                # bounce, presses, releases, gestures
+    r = S["r"]
+    pins = r.pins
+    seen = S["seen"]
+    r.us += 1000
+    pins[0].drive(0)
+    pins[0].drive(None)
+    pins[0].drive(0)                        # LEFT, with bounce
+    _drain_into(seen)
+    r.us += 60000
+    pins[0].drive(None)
+    pins[2].drive(0)                        # PAUSE_DOWN ...
+    pins[1].drive(0)                        # ... with a player press (no game action)
+    _drain_into(seen)
+    r.us += 40000
+    pins[1].drive(None)
+    pins[2].drive(None)
+    _drain_into(seen)
+    r.us += 40000
+    pins[2].drive(0)                        # PAUSE_DOWN, PAUSE_SHORT
+    _drain_into(seen)
+    r.us += 30000
+    pins[2].drive(None)
+    _drain_into(seen)
+    r.us += 30000
+    _drain_into(seen)
+
+
+def _stalled():                             # bursts queued behind each other
+    r = S["r"]
+    pins = r.pins
+    r.us += 1000
+    pins[2].drive(0)
+    r.us += 300000
+    pins[2].drive(None)                     # pause up ...
+    r.us += 5000
+    pins[1].drive(0)                        # ... a player press behind it ...
+    r.us += 30000
+    pins[2].drive(0)                        # ... and the pause again, all queued
+    r.us += 300000
+    pins[2].drive(None)
+    pins[1].drive(None)
+    r.us += 100000
+    _drain_into(S["seen"])
+
+
+def _big(a, b, c, d, e):                    # a frame too big for the C stack
+    f = a + b
+    g = c + d
+    h = e + f
+    i = g + h
+    j = i + a
+    k = j + b
+    m = k + c
+    n = m + d
+    return n + e
+
+
+def _calls_big():
+    _big(1, 2, 3, 4, 5)
+
+
+@micropython_only
+def test_next_allocates_nothing_idle_or_with_events_flowing():
+    # the detector works: a big frame is caught, a plain call is not
+    assert _provokes_gc(_calls_big, 2000)
+    S["r"] = r = Rig()
+    S["g"] = r.g
+    S["seen"] = seen = bytearray(8)
+    assert not _provokes_gc(_idle, 2000)
+    eq(_alloc(_idle, 2000), 0, "next() idle: bytes")
+    eq(_alloc(_flow), 0, "next() with events flowing: bytes")
+    assert not _provokes_gc(_flow), "next() with events flowing allocates"
+    assert not _provokes_gc(_stalled), "queued bursts allocate"
+    assert seen[B.LEFT] and seen[B.RIGHT] and seen[B.PAUSE_DOWN] and seen[B.PAUSE_SHORT]
+    eq(r.b.dropped, 0, "dropped")
+    S.clear()

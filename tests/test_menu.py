@@ -5,11 +5,12 @@ Rules behind the menus: SPEC §4 Setup and Referee functions; TSO § 7.3.2.2
 (referee deducts or credits time), TSO § 2.4 and PFS § 6.3.2-6.3.3 (late
 players: the elapsed time is set on the clock), TSO § 1.4.1 a (no reset by
 accident), TSO § 1.1 b / PFS § 1.2 (base times per profile).
+
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython (where the
+last test measures the heap render() allocates), tests/test_target_qemu.py
+on the 32-bit image.
 """
-import itertools
-
-import pytest
-
 import clockcore as cc
 import lang
 import menu
@@ -17,6 +18,7 @@ import profiles
 import settings
 import view
 from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE
+from mptest import cpython_only, micropython_only, parametrize
 
 MIN = 60000
 
@@ -269,7 +271,7 @@ def test_setup_german_and_polish_rows_with_rom_letters():
     goto(m, "Bei 00:00")
     assert shown(m)[1] == "<  Hochzählen  >"
     raw = m.render(rows_of())[1]
-    assert 0xE1 in raw                                     # ä from the A00 ROM
+    assert b"\xe1" in raw                                  # ä from the A00 ROM
     s.lang = "pl"
     assert shown(m) == ["Przy 00:00      ", "< Liczy dalej  >"]
 
@@ -284,6 +286,7 @@ def test_setup_sound_toggles():
     assert s.sound is True
 
 
+@cpython_only  # io.StringIO with a close() hook: the settings file on CPython's io
 def test_setup_done_returns_save_and_the_settings_survive_a_reload():
     fs_files = {}
 
@@ -402,10 +405,10 @@ def ref_goto(m, label, t=0):
     raise AssertionError("no item " + label)
 
 
-@pytest.mark.parametrize("state", ["ready", "paused"])
-@pytest.mark.parametrize("label,side,step", [
-    ("Left +/- 1 s", 0, 1000), ("Left +/- 1 min", 0, MIN),
-    ("Right +/- 1 s", 1, 1000), ("Right +/- 1 min", 1, MIN)])
+@parametrize("state,label,side,step", [
+    (state, label, side, step) for state in ("ready", "paused")
+    for label, side, step in (("Left +/- 1 s", 0, 1000), ("Left +/- 1 min", 0, MIN),
+                              ("Right +/- 1 s", 1, 1000), ("Right +/- 1 min", 1, MIN))])
 def test_referee_adjust_items_change_by_exactly_the_step_and_log_it(state, label, side, step):
     """TSO § 7.3.2.2: time deducted or credited by the referee; every press is
     one clock.adjust(), so the game log gets EV_ADJUST with the delta."""
@@ -540,7 +543,7 @@ def test_reset_needs_two_right_presses_tso_1_4_1_a():
     assert c.state == cc.READY and c.rem == [30 * MIN, 30 * MIN]
 
 
-@pytest.mark.parametrize("cancel", [A_LEFT, A_NEXT, A_DONE])
+@parametrize("cancel", [A_LEFT, A_NEXT, A_DONE])
 def test_any_other_key_cancels_the_reset_question(cancel):
     c, log = paused_game()
     m = menu.RefereeMenu(c)
@@ -556,7 +559,8 @@ def test_any_other_key_cancels_the_reset_question(cancel):
 def test_mashing_left_and_next_never_resets():
     """Every sequence of up to 9 presses of A_LEFT/A_NEXT (all items reached)."""
     for n in range(1, 10):
-        for seq in itertools.product((A_LEFT, A_NEXT), repeat=n):
+        for k in range(1 << n):   # every sequence of n presses: bit i picks press i
+            seq = [A_LEFT if k >> i & 1 else A_NEXT for i in range(n)]
             c, log = paused_game()
             m = menu.RefereeMenu(c)
             for i, a in enumerate(seq):
@@ -641,3 +645,39 @@ def test_deduction_in_a_flag_profile_stops_at_zero_and_logs_what_was_taken():
     assert log.adjusts() == [(0, -40000)]                 # nothing left to take
     m.handle(A_RIGHT, 0)
     assert c.rem[0] == MIN
+
+
+# -- no allocation in render() (MicroPython only) -----------------------------------
+
+def _alloc(fn, n=100):
+    """Bytes left allocated by n calls (gc.mem_alloc()), as this test has
+    always measured.  micropython.mem_total() also counts short-lived heap
+    frames, and render() still takes some (heap_bytes() is not 0 here)."""
+    import gc
+    fn()
+    gc.collect()
+    before = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    return gc.mem_alloc() - before
+
+
+@micropython_only
+def test_render_allocates_nothing():
+    c, log = paused_game()
+    r2 = rows_of()
+    r4 = rows_of(20, 4)
+    s = settings.Settings()
+    s.set_profile("custom")
+    s.lang = "de"
+    sm = menu.SetupMenu(s)
+    rm = menu.RefereeMenu(c, 16, 2, "pl")
+    for i in range(10):
+        assert _alloc(lambda: sm.render(r2)) == 0, "setup render item %d" % sm.item
+        assert _alloc(lambda: sm.render(r4)) == 0, "setup 20x4 item %d" % sm.item
+        sm.handle(A_NEXT)
+        sm.handle(A_RIGHT)
+    for i in range(8):
+        assert _alloc(lambda: rm.render(r2)) == 0, "referee render item %d" % rm.item
+        assert _alloc(lambda: rm.render(r4)) == 0, "referee 20x4 item %d" % rm.item
+        rm.handle(A_NEXT, 0)

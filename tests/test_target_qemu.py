@@ -1,5 +1,6 @@
-"""Every tests/mp suite on a 32-bit MicroPython image with the Pico's heap
-(issue 11 "What to build" 2).
+"""Every MicroPython suite (host_sim.target.mp_suites(): the test files
+written for both interpreters and tests/mp/test_*_mp.py) on a 32-bit
+MicroPython image with the Pico's heap (issue 11 "What to build" 2).
 
 The official MicroPython v1.28.0 for the Cortex-M3 board MPS2_AN385 runs under
 qemu-system-arm: 31-bit small ints, ticks that wrap at 2**30, a 240 KB heap,

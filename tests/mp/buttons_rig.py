@@ -1,5 +1,5 @@
-# The buttons test bench, shared by tests/test_buttons.py (CPython) and
-# tests/mp/test_buttons_mp.py (the real MicroPython interpreter): three fake
+# The buttons test bench of tests/test_buttons.py, which runs on CPython and
+# inside the real MicroPython interpreter: three fake
 # pins, a virtual clock in microseconds behind the injected ticks_ms (wrapped
 # at the boards' 2**30 ms and started just before the wrap, so every scenario
 # crosses it), and the real Buttons and Gestures.

@@ -28,6 +28,56 @@ else:
 _MARKS = {}  # test function -> "cpython" / "micropython" / (names, rows)
 
 
+def small_heap():
+    """Running in a Pico-sized heap (the 32-bit image: 240 KB)?  A test
+    whose data would not fit there takes a smaller sample."""
+    if not MICROPYTHON:
+        return False
+    import gc
+    gc.collect()
+    return gc.mem_free() + gc.mem_alloc() < 1000000
+
+if MICROPYTHON:
+    class Random:
+        """The few random.Random methods the tests use (MicroPython's random
+        module has no class): a 64-bit xorshift, seeded like CPython's, so
+        each seed gives its own repeatable stream (not CPython's numbers)."""
+
+        def __init__(self, seed=0):
+            self.s = (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & 0xFFFFFFFFFFFFFFFF or 1
+
+        def _next(self):
+            x = self.s
+            x ^= (x << 13) & 0xFFFFFFFFFFFFFFFF
+            x ^= x >> 7
+            x ^= (x << 17) & 0xFFFFFFFFFFFFFFFF
+            self.s = x
+            return x
+
+        def random(self):
+            return (self._next() >> 11) / 9007199254740992
+
+        def randrange(self, a, b=None):
+            if b is None:
+                a, b = 0, a
+            return a + self._next() % (b - a)
+
+        def randint(self, a, b):
+            return self.randrange(a, b + 1)
+
+        def uniform(self, a, b):
+            return a + (b - a) * self.random()
+
+        def choice(self, seq):
+            return seq[self.randrange(len(seq))]
+
+        def expovariate(self, lambd):
+            import math
+            return -math.log(1.0 - self.random()) / lambd
+else:
+    from random import Random  # noqa: F401  (the tests' numbers stay CPython's)
+
+
 def eq(got, want, what=""):
     if got != want:
         raise AssertionError("%s: got %r, want %r" % (what, got, want))
