@@ -7,7 +7,7 @@
 # host_sim/fakehw and an injected tick source; the device passes the real ones.
 #
 # step() is one main-loop iteration.  In a running game with no key pressed it
-# allocates nothing (measured by tests/mp/test_device_mp.py and `make bench`):
+# allocates nothing (measured by tests/test_device.py and `make bench`):
 # every press is timestamped by the pin IRQ, so a slow LCD write never changes
 # the time charged to anyone.
 import sys

@@ -13,7 +13,8 @@ tests/test_target_qemu.py on the 32-bit image.
 import machine
 import buttons as B
 from buttons_rig import Rig, PERIOD, DIFF, ADD, START_MS, L, R, P  # noqa: F401
-from mptest import Random, cpython_only, eq, micropython_only, parametrize, small_heap
+from mptest import Random, bytes_left, cpython_only, eq, micropython_only, parametrize
+from mptest import small_heap
 
 
 def rig_ms(t):
@@ -750,14 +751,7 @@ def test_irq_path_allocates_nothing():
 
 def _alloc(fn, n=300):
     """Bytes left allocated by n calls (after a warm-up)."""
-    import gc
-    for _ in range(5):
-        fn()
-    gc.collect()
-    a = gc.mem_alloc()
-    for _ in range(n):
-        fn()
-    return gc.mem_alloc() - a
+    return bytes_left(fn, n, warm=5)
 
 
 def _provokes_gc(fn, n=300):

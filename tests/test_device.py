@@ -1,20 +1,27 @@
 """The device app end to end on emulated hardware (issue: device firmware).
 
-The scenarios live in tests/mp/device_scenarios.py so that exactly the same
-code also runs under the real MicroPython interpreter
-(tests/mp/test_device_mp.py, started by tests/test_micropython.py).
+The scenarios live in tests/mp/device_scenarios.py.  Written once for both
+interpreters (tests/mp/mptest.py): pytest runs this file on CPython,
+tests/test_micropython.py inside the real MicroPython, where the scenarios
+that CPython also replays from their logs (host_sim, CPython only) run on
+their own and the main loop's heap allocation is measured;
+tests/test_target_qemu.py runs it on the 32-bit image, without the long
+scenarios (every virtual second costs real seconds of emulation there).
 """
-import importlib.util
 import os
 
-import pytest
-
-from conftest import ROOT
 import clockcore as cc
-import device_scenarios as ds  # tests/mp/ is on sys.path (conftest.py)
+import device_scenarios as ds
+from mptest import MICROPYTHON, cpython_only, eq, heap_bytes, micropython_only, parametrize
+from mptest import small_heap
 
 
 def load_board(name):
+    """boards/<name>.py (on MicroPython, boards/ is on MICROPYPATH)."""
+    if MICROPYTHON:
+        return __import__(name)
+    import importlib.util
+    from conftest import ROOT
     spec = importlib.util.spec_from_file_location("board_" + name,
                                                   os.path.join(ROOT, "boards", name + ".py"))
     mod = importlib.util.module_from_spec(spec)
@@ -22,9 +29,26 @@ def load_board(name):
     return mod
 
 
-@pytest.mark.parametrize("scenario", ds.SCENARIOS, ids=lambda f: f.__name__)
-def test_device_scenario(tmp_path, scenario):
-    scenario(load_board("sim"), ds.fresh_dir(str(tmp_path / "clock")))
+def new_root(name):
+    """A fresh folder for one clock's files (its flash)."""
+    if MICROPYTHON:
+        base = "/tmp/sclock_mp_device"
+        try:
+            os.mkdir(base)
+        except OSError:
+            pass
+        return ds.fresh_dir(base + "/" + name)
+    import tempfile
+    return ds.fresh_dir(tempfile.mkdtemp(prefix="sclock-%s-" % name))
+
+
+def _name(f):
+    return f.__name__
+
+
+@parametrize("scenario", ds.SCENARIOS, ids=_name)
+def test_device_scenario(scenario):
+    scenario(load_board("sim"), new_root(scenario.__name__))
 
 
 def replay_matches_live(rig, root):
@@ -49,8 +73,8 @@ def replay_matches_live(rig, root):
     return text
 
 
-@pytest.mark.parametrize("scenario", ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS,
-                         ids=lambda f: f.__name__)
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
+@parametrize("scenario", ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS, ids=_name)
 def test_gesture_scenario_replays_to_the_live_clock(tmp_path, scenario):
     """Issue 10: each gesture scenario (SPEC v2 §4 Gestures) on the emulated
     device, and its game log replays to exactly the live clock, so no key
@@ -63,6 +87,7 @@ def test_gesture_scenario_replays_to_the_live_clock(tmp_path, scenario):
     replay_matches_live(rig, root)
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_thirty_days_idle_paused_running(tmp_path):
     """Issue 12 "any uptime works" (the scenario runs on MicroPython too).
     A game longer than 11.6 days cannot be replayed exactly (its log times
@@ -76,10 +101,11 @@ def test_thirty_days_idle_paused_running(tmp_path):
     assert at == 999999999 and clock.running() == cc.LEFT  # its last line: resumed
 
 
-def test_device_20x4(tmp_path):
-    ds.scenario_20x4_layout(load_board("sim_2004"), ds.fresh_dir(str(tmp_path / "clock")))
+def test_device_20x4():
+    ds.scenario_20x4_layout(load_board("sim_2004"), new_root("20x4"))
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_power_cut_log_replays_to_the_live_clock(tmp_path):
     """SPEC §4 Game log: the log the clock wrote through a power cut replays
     (python -m host_sim replay) to exactly the live clock's final state."""
@@ -111,6 +137,7 @@ def _rig(tmp_path, profile="sdev", base_s=600, sound=True):
     return rig
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_side_leds_show_the_running_side(tmp_path):
     """Issue: two side LEDs show which side runs (visible across the room)."""
     import machine
@@ -127,6 +154,7 @@ def test_side_leds_show_the_running_side(tmp_path):
     assert (led_l.value(), led_r.value()) == (0, 0)
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_low_battery_warning_on_the_display(tmp_path):
     """Issue: a battery voltage input with a low-battery warning; the divider
     (2:1) and the 3400 mV threshold come from the board file."""
@@ -144,6 +172,7 @@ def test_low_battery_warning_on_the_display(tmp_path):
     assert "BATT" not in rig.screen()[1]
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_beeps_at_window_close_flag_and_forfeit_and_sound_off(tmp_path):
     """Issue: a short beep when the challenge window closes, a distinct one at
     00:00 and at forfeit; switchable off in the setup."""
@@ -168,6 +197,7 @@ def test_beeps_at_window_close_flag_and_forfeit_and_sound_off(tmp_path):
     assert quiet.app.buzzer.beeps == 0 and quiet.clock.flag(ds.RIGHT)
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_press_together_is_logged_but_not_applied(tmp_path):
     """SPEC §4: a press that is ignored is logged, with no effect; the one
     dropped as "pressed together" is a comment, so the log still replays to
@@ -186,6 +216,7 @@ def test_press_together_is_logged_but_not_applied(tmp_path):
     assert clock.rem[1] == live.rem[1]
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_every_game_log_names_its_clock_and_table(tmp_path):
     """Issue 12 item 4: the log header carries machine.unique_id() in hex and
     the table number from the setup menu; replay reads it as a comment."""
@@ -231,6 +262,7 @@ def _run_loops(app, rig, n, step=None):
     return len(fed)
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_an_unexpected_error_is_logged_and_the_loop_goes_on(tmp_path):
     """Issue 12: anything that escapes a loop iteration goes to errors.txt
     (bounded) and the clock goes on (it keeps feeding the watchdog); only a
@@ -264,6 +296,7 @@ def test_an_unexpected_error_is_logged_and_the_loop_goes_on(tmp_path):
     assert os.path.getsize(path) <= 4096
 
 
+@cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_boot_notices_show_each_in_turn(tmp_path):
     """Issue 12: "Settings reset" no longer hides "SAVED GAME LOST", each
     shows NOTICE_MS from the end of the splash, then the game screen."""
@@ -283,3 +316,60 @@ def test_boot_notices_show_each_in_turn(tmp_path):
             seen.append(row)
         rig.run(500)
     assert seen == ["Settings reset", "SAVED GAME LOST", "READY"], seen
+
+
+# -- MicroPython: the scenarios CPython runs with their replay, and the heap -------
+
+# The long ones (minutes of virtual play each: eighteen chord boots, a
+# 15-minute lateness, 30 days, a minute of a flaky bus) are left out on the
+# 32-bit image (a Pico-sized heap, under qemu).
+LONG = (ds.scenario_void_after_a_forfeit, ds.scenario_chords,
+        ds.scenario_second_hold_on_the_final_screen, ds.scenario_late_sdev,
+        ds.scenario_late_arrival_begins_the_game, ds.scenario_results_of_the_last_games,
+        ds.scenario_bus_faults, ds.scenario_thirty_days,
+        ds.scenario_pause_held_through_a_challenge, ds.scenario_slow_referee)
+ON_THEIR_OWN = [f for f in ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS + (ds.scenario_thirty_days,)
+                if f not in ds.SCENARIOS and not (MICROPYTHON and small_heap() and f in LONG)]
+
+
+@micropython_only
+@parametrize("scenario", ON_THEIR_OWN, ids=_name)
+def test_scenario_inside_micropython(scenario):
+    scenario(load_board("sim"), new_root(scenario.__name__))
+
+
+@micropython_only
+def test_main_loop_allocates_nothing_in_a_running_game():
+    """Issue budget: 0 bytes per main-loop iteration in steady state."""
+    from rig import Rig, LEFT
+    root = new_root("alloc")
+    ds.write_settings(root, "sdev", 600)
+    rig = Rig(load_board("sim"), root)
+    rig.run(1600)
+    rig.press(LEFT)                       # right runs
+    rig.run(4500)                          # past the first checkpoint
+    app = rig.app
+    # Align to just after a second boundary of right's remaining time.
+    rig.run(rig.clock.rem[1] % 1000 + 1)
+
+    def one_ms():
+        rig.now = rig.add(rig.now, 1)
+        app.step()
+
+    steady = heap_bytes(one_ms, 300)       # 300 loops, no boundary, no checkpoint
+    eq(rig.clock.state, cc.RUNNING, "still running")
+    eq(steady, 0, "heap bytes in 300 steady-state loop iterations")
+
+    def one_s():
+        rig.now = rig.add(rig.now, 1000)
+        app.step()
+
+    rig.run(rig.clock.rem[1] % 1000 + 1)
+    # Across second boundaries (the LCD changes each time); checkpoints every
+    # 4 s write the state file, so measure 3 boundaries between two of them.
+    rig.run(5)
+    app.last_save = rig.now                # no checkpoint write in the window
+    crossing = heap_bytes(one_s, 2)        # warm-up + 2 boundaries < 4 s
+    print("heap bytes: steady %d per loop, across a second boundary %d per loop"
+          % (steady // 300, crossing // 2))
+    eq(crossing, 0, "heap bytes across two second boundaries (LCD rewrites)")

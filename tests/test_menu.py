@@ -18,7 +18,7 @@ import profiles
 import settings
 import view
 from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE
-from mptest import cpython_only, micropython_only, parametrize
+from mptest import bytes_left, cpython_only, micropython_only, parametrize
 
 MIN = 60000
 
@@ -653,13 +653,7 @@ def _alloc(fn, n=100):
     """Bytes left allocated by n calls (gc.mem_alloc()), as this test has
     always measured.  micropython.mem_total() also counts short-lived heap
     frames, and render() still takes some (heap_bytes() is not 0 here)."""
-    import gc
-    fn()
-    gc.collect()
-    before = gc.mem_alloc()
-    for _ in range(n):
-        fn()
-    return gc.mem_alloc() - before
+    return bytes_left(fn, n)
 
 
 @micropython_only

@@ -3,7 +3,7 @@
 # that wraps at 2**30 like the boards' ticks.
 #
 # Runs under CPython and the MicroPython unix port, so the device scenarios
-# (tests/test_device.py, tests/mp/test_device_mp.py), the simulator and the
+# (tests/test_device.py, on both interpreters), the simulator and the
 # benchmarks all drive exactly the code that runs on the clock.
 import machine
 import ticks

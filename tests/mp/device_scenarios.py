@@ -1,5 +1,5 @@
-# End-to-end device scenarios, shared by CPython (tests/test_device.py) and
-# the real MicroPython interpreter (tests/mp/test_device_mp.py).
+# End-to-end device scenarios, run by tests/test_device.py on CPython and
+# inside the real MicroPython interpreter.
 #
 # Each scenario boots the real app (firmware/app.py) on the fake machine with
 # the HD44780 + PCF8574 emulator on its I2C bus and virtual time that wraps

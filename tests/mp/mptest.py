@@ -99,18 +99,21 @@ def cpython_only(fn):
 
 def micropython_only(fn):
     if MICROPYTHON:
-        _MARKS[fn] = "micropython"
+        _MARKS.setdefault(fn, "micropython")  # keeps a parametrize below it
         return fn
     return pytest.mark.skip(reason="MicroPython only (tests/test_micropython.py runs it)")(fn)
 
 
-def parametrize(names, rows):
+def parametrize(names, rows, ids=None):
+    rows = list(rows)
+
     def mark(fn):
         if MICROPYTHON:
             _MARKS[fn] = (names, rows)
             return fn
-        return pytest.mark.parametrize(names, rows)(fn)
+        return pytest.mark.parametrize(names, rows, ids=ids)(fn)
     return mark
+
 
 
 def _call(fn, mark):
@@ -147,6 +150,19 @@ def run(names):
                     sys.print_exception(e)
     print("%d passed, %d skipped, %d failed" % (passed, skipped, failed))
     return failed
+
+
+def bytes_left(fn, n=200, warm=1):
+    """Bytes still allocated after n calls of fn (gc.mem_alloc() only:
+    garbage left behind; heap_bytes() also counts what was freed at once)."""
+    import gc
+    for _ in range(warm):
+        fn()
+    gc.collect()
+    a = gc.mem_alloc()
+    for _ in range(n):
+        fn()
+    return gc.mem_alloc() - a
 
 
 def heap_bytes(fn, n=200):
