@@ -49,7 +49,7 @@ deps:
 	if [ -n "$$need" ]; then \
 	  if [ "$$CI" = true ]; then echo "error: missing Debian packages:$$(printf ' %s' $$need) (CI=true: nothing may be skipped)"; exit 1; fi; \
 	  echo "note: install the Debian packages$$(printf ' %s' $$need) (as root: make deps); the tests that need them are skipped"; fi
-tools-os: deps
+tools-os: deps   # its former name
 
 # The director's page uses the npm mqtt package's browser build (MIT), pinned
 # by tools/hall-npm/package-lock.json and installed into build/npm.
