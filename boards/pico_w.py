@@ -32,3 +32,9 @@ BATTERY_LOW_MV = 3400
 
 # Wi-Fi: the app starts firmware/net.py when net.json is on the board.
 WIFI = True
+
+# Platform facts (firmware/hw.py): RP2040 pin interrupts are hard; its ADC
+# has no attenuation setting.
+MCU = "rp2040"
+HARD_IRQ = True
+ADC_ATTN = None

@@ -22,3 +22,9 @@ LED_RIGHT = 18
 BATTERY_ADC = 28
 BATTERY_DIVIDER = (2, 1)
 BATTERY_LOW_MV = 3400
+
+# Platform facts (firmware/hw.py): no MCU (the fake machine: pin ids only);
+# its pin interrupts run at once, like the RP2040's hard ones.
+MCU = None
+HARD_IRQ = True
+ADC_ATTN = None

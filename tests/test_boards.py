@@ -79,6 +79,7 @@ TYPES = {
     "BUZZER": (int, type(None)), "LED_LEFT": (int, type(None)),
     "LED_RIGHT": (int, type(None)), "BATTERY_ADC": (int, type(None)),
     "BATTERY_DIVIDER": tuple, "BATTERY_LOW_MV": int,
+    "MCU": (str, type(None)), "HARD_IRQ": bool, "ADC_ATTN": (str, type(None)),
 }
 
 
@@ -120,10 +121,13 @@ def test_names_and_types(board):
         assert type(getattr(mod, name, typ())) is typ, name
     for name, typ in TYPES.items():
         value = getattr(mod, name)
+        if typ is bool:
+            assert type(value) is bool, (name, value)
+            continue
         assert isinstance(value, typ), (name, value)
         assert not isinstance(value, bool), name
     for name in TYPES:
-        if name not in OPTIONAL:
+        if name not in OPTIONAL + ("MCU", "ADC_ATTN"):
             assert getattr(mod, name) is not None, name
     num, den = mod.BATTERY_DIVIDER
     assert len(mod.BATTERY_DIVIDER) == 2
