@@ -71,8 +71,8 @@ def source(name, boards_dir=BOARDS_DIR, _seen=()):
             text = source(base, boards_dir, _seen + (name,))
         except BoardError as e:
             raise BoardError("boards/%s.py:%d: %s" % (name, i + 1, e))
-        out.append("# ---- %s: boards/%s.py, then what %s.py changes ----"
-                   % (line.strip(), base, name))
+        out.append("# ---- boards/%s.py (written in here by deploy: %s.py derives "
+                   "from it) ----" % (base, name))
         out += text.splitlines()
         out.append("# ---- end of boards/%s.py; the rest is boards/%s.py ----"
                    % (base, name))
