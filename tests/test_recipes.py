@@ -146,3 +146,80 @@ def test_add_a_board_is_one_file(repo):
     # the simulator on the derived simulator board: a 20x4 screen
     screen = sim_screen(repo, ["--board", "sim_recipe"], "20x4")
     assert "20x4" in screen
+
+
+# -- add a language: the table entry and the card -----------------------------------
+
+def xx_word(key):
+    """The throwaway language "xx": English with the case of every letter
+    swapped (a different word in every field, the same width, ROM-safe)."""
+    import lang
+    return "Xx-Lang" if key == "LANG" else lang.text("en", key).swapcase()
+
+
+def add_language_entry(repo):
+    """The recipe's one code edit: an entry appended to lang._TABLES."""
+    import lang
+    entry = ['    ("xx", {']
+    for k in lang._TEXT["en"]:
+        entry.append("        %r: %r," % (k, xx_word(k)))
+    entry.append("    }),")
+    path = repo / "firmware" / "lang.py"
+    text = path.read_text(encoding="utf-8")
+    end = "\n)\nLANGS = tuple("
+    assert text.count(end) == 1
+    path.write_text(text.replace(end, "\n" + "\n".join(entry) + end), encoding="utf-8")
+
+
+def add_card(repo):
+    """The recipe's card: the German one's layout with xx's screens and
+    xx's screen words in its code quotes (its prose stays German: the card
+    checks only ask for no English)."""
+    import lang
+    shown = {}
+    for k in lang._TEXT["en"]:
+        shown[lang.word("de", k).decode("latin-1")] = xx_word(k)
+    text = (repo / "docs" / "quickref.de.md").read_text(encoding="utf-8")
+    text = text.replace("screens/de_", "screens/xx_")
+    text = re.sub(r"`([^`\n]+)`", lambda m: "`%s`" % shown.get(m.group(1), m.group(1)), text)
+    (repo / "docs" / "quickref.xx.md").write_text(text, encoding="utf-8")
+
+
+def test_add_a_language_is_the_table_and_the_card(repo):
+    """docs/architecture.md "... a language": one entry in lang.py's table and
+    the card, then `make screens`; the language checks pass for it, the
+    setup menu offers it, and the simulator runs in it (--lang xx)."""
+    add_language_entry(repo)
+    add_card(repo)
+    proc = run(repo, "tools/screens.py")                                 # make screens
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "docs" / "screens" / "xx_ready.svg").is_file()
+
+    # the language checks (tests/test_lang.py) and the card and screen checks
+    proc = run(repo, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_lang.py",
+               "-k", "xx")
+    assert passed(proc) >= 5       # keys, no English, fits, ROM codes, its card
+    proc = run(repo, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_docs.py",
+               "-k", "card or screen")
+    assert passed(proc) >= 10
+    assert "xx" in run(repo, "-m", "pytest", "-q", "--co", "-p", "no:cacheprovider",
+                       "tests/test_docs.py", "-k", "card").stdout
+
+    # the setup menu cycles into it and names it; settings keep it
+    code = ("import sys; sys.path[:0] = ['firmware']\n"
+            "import lang, settings, menu\n"
+            "s = settings.Settings(); m = menu.SetupMenu(s)\n"
+            "print(lang.LANGS, settings.LANGS == lang.LANGS)\n"
+            "import view\n"
+            "rows = [bytearray(b' ' * 16), bytearray(b' ' * 16)]\n"
+            "while view.to_text(m.render(rows)[0]).strip() != lang.text('en', 'T_LANG'):\n"
+            "    m.handle(menu.A_NEXT)\n"
+            "for _ in range(3): m.handle(menu.A_RIGHT)\n"
+            "print(s.lang, view.to_text(m.render(rows)[1]).strip('<> '))\n")
+    proc = run(repo, "-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["('en', 'de', 'pl', 'xx') True", "xx Xx-Lang"]
+
+    # the simulator takes --lang xx and shows xx's words
+    screen = sim_screen(repo, ["--lang", "xx"], xx_word("READY"))
+    assert xx_word("READY") in screen
