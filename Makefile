@@ -17,13 +17,9 @@ PORT   ?=
 
 venv: $(STAMP)
 
-# The project root goes onto .venv's import path (a .pth file, as an editable
-# install would), so `python tools/x.py` finds host_sim, which puts the
-# firmware on the path (pytest.ini's `pythonpath`, the one list of it).
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -c "import sysconfig; open(sysconfig.get_paths()['purelib'] + '/scrabble_clock.pth', 'w').write('$(CURDIR)\n')"
 	touch $(STAMP)
 
 # make deps: the Debian packages the tests drive, one explicit step that

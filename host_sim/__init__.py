@@ -13,8 +13,8 @@ module is the one place the host finds them:
   `firmware_files()` for deploy, bundle, the target images and the
   mpy-cross test.
 
-`make venv` makes the project root importable from .venv's Python (a .pth
-file), so `python tools/x.py` finds this package too.
+A tool run by its path (`python tools/x.py`) finds this package through
+tools/repo_root.py, the only other place that touches sys.path.
 """
 import configparser
 import os

@@ -20,13 +20,8 @@ def load_board(name):
     """boards/<name>.py (on MicroPython, boards/ is on MICROPYPATH)."""
     if MICROPYTHON:
         return __import__(name)
-    import importlib.util
-    from conftest import ROOT
-    spec = importlib.util.spec_from_file_location("board_" + name,
-                                                  os.path.join(ROOT, "boards", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from host_sim.boards import load  # the one board loader
+    return load(name)
 
 
 def new_root(name):
