@@ -665,11 +665,11 @@ def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
     """An hour of play on the rig: a press every 20-60 s, now and then a
     pause of 0.5-3 min, then the end of the game (the end gesture).  Returns
     (state bytes, state writes, log bytes, log writes, presses, pauses)."""
-    import app as appmod
+    import session as sessmod
     rng = random.Random(seed)
-    saved = appmod.CHECKPOINT_MS
+    saved = sessmod.CHECKPOINT_MS
     if checkpoint_ms is not None:
-        appmod.CHECKPOINT_MS = checkpoint_ms
+        sessmod.CHECKPOINT_MS = checkpoint_ms
     try:
         rig = make_rig(root, step_ms)
         _boot(rig)
@@ -698,7 +698,7 @@ def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
         log_bytes = sum(os.path.getsize(os.path.join(games, n)) for n in os.listdir(games))
         return (store.bytes_written, store.writes, log_bytes, log.writes, presses, pauses)
     finally:
-        appmod.CHECKPOINT_MS = saved
+        sessmod.CHECKPOINT_MS = saved
 
 
 def flash_per_hour(seed=5, hours=1.0):

@@ -2,9 +2,9 @@
 # is stopped for a power failure).
 #
 # The app checkpoints the core's snapshot (clockcore.Clock.snapshot(), a list
-# of ints) after every event and every 5 s of running time; after a power cut
-# it loads the newest good record and resumes the game paused
-# (Clock.restore(ints, t=now)).
+# of ints) after every event and every session.CHECKPOINT_MS (4 s) of running
+# time (firmware/session.py); after a power cut it loads the newest good
+# record and resumes the game paused (Clock.restore(ints, t=now)).
 #
 # One record, little-endian, fixed size for a given number n of ints
 # (n = clockcore.SNAPSHOT_LEN = 18 -> 100 bytes):
