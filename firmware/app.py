@@ -494,8 +494,7 @@ class App:
             # comment: a replay must not apply it).
             x = self.gestures.first
             c.press(x, t)
-            self.session.comment(self.gestures.t2, "%s ignored: pressed together with %s"
-                                 % (cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
+            self.session.ignored(self.gestures.t2, x)
         elif a == btn.CONFIRM:
             kind = self.ask
             self._unask()

@@ -314,6 +314,14 @@ class GameLog:
         is appended if the game was running (the clock comes back paused as
         of the checkpoint), else a comment.  Returns False if there is no such
         game file (logging stays off: call begin())."""
+        if not self.reopen(game, pos):
+            return False
+        return self.power_line(log_ms, running)
+
+    def reopen(self, game=0, pos=-1):
+        """The first half of restored(): the game file cut back to pos and
+        opened for appending (the session adds the journal's lines, then
+        power_line())."""
         self._close()
         games = self._scan()
         if not game:
@@ -341,6 +349,11 @@ class GameLog:
         self.pos = keep
         self.full = False
         self.error = None
+        return True
+
+    def power_line(self, log_ms, running):
+        """`<log_ms> pause  # power restored` (the clock comes back paused),
+        or a comment if no clock ran."""
         if running:
             return self._write("%d pause  # power restored\n" % log_ms)
         return self._write("# %d power restored (the clock was paused)\n" % log_ms)

@@ -13,6 +13,7 @@
 #   tick(now, running)    every main-loop iteration: a checkpoint every
 #                         CHECKPOINT_MS of running time, the time base moved on
 #   save(now)             a checkpoint now (e.g. the referee's base time)
+#   ignored(t, x)         a press ignored (pressed together with side x)
 #   forget()              the game was reset: nothing to restore, the next
 #                         event opens a new log
 #   log_ms(t)             the log time of tick t
@@ -35,6 +36,7 @@
 import clockcore as cc
 import persist
 import gamelog
+import journal as jmod
 
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
@@ -46,6 +48,8 @@ LOST = 1        # a corrupt or foreign state file: a clean `ready` (say so)
 RULES = 2       # a `ready` clock with the referee's rules, no game log yet
 RESTORED = 3    # a game resumed as of its last checkpoint (paused if it ran)
 
+_PAIR = "%d %s ignored: pressed together with %s"
+
 
 class Session:
     def __init__(self, clock, now, diff, fs=None, root="", clock_id="",
@@ -53,12 +57,25 @@ class Session:
         self.clock = clock
         self.diff = diff
         self.table = table      # () -> the table number for a new log's header
+        fs = fs if fs is not None else persist.OsFS()
         self.store = persist.StateStore(fs, root + "clock.state")
         self.log = gamelog.GameLog(fs, root + "games", clock=clock_id)
-        self.on = False         # a game file is open for this game
+        self.on = False         # a game is on: its log time base is set
+        self.begun = False      # its game file is open
         self.offset = 0         # log ms at `anchor`
         self.anchor = now
         self.last_save = now
+        # The running-clock journal (journal.py), where the filesystem has a
+        # raw block device (the boards); else every write goes to the files.
+        raw = getattr(fs, "raw", None)
+        bdev = raw() if raw is not None else None
+        self.j = None
+        if bdev is not None:
+            try:
+                self.j = jmod.Journal(fs, bdev, root + "journal.bin", cc.SNAPSHOT_LEN)
+            except (OSError, AttributeError, TypeError):
+                self.j = None
+        self.folded = 0         # journal records already in the files
 
     # -- the log time base --------------------------------------------------------
     def log_ms(self, t):
@@ -72,14 +89,28 @@ class Session:
 
     # -- checkpoints ----------------------------------------------------------------
     def save(self, now):
+        """A checkpoint: into the journal while a clock runs, else (after
+        folding the journal) into the state file."""
         self.last_save = now
+        if self.j is not None and self.clock.running() >= 0:
+            if self._journal(jmod.KIND_CHECK, 0, -1, 0, now):
+                return
+        self._save_file(now)
+
+    def _save_file(self, now):
+        if self.pending():
+            self.fold(now)      # saves too
+            return
         lg = self.log
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
 
     def tick(self, now, running):
         """One main-loop iteration; `running`: a clock runs."""
-        if running and self.diff(now, self.last_save) >= CHECKPOINT_MS:
-            self.save(now)
+        if running:
+            if self.diff(now, self.last_save) >= CHECKPOINT_MS:
+                self.save(now)
+        elif self.j is not None and self.j.count > self.folded:
+            self.fold(now)      # the clock stopped: the journal goes to the files
         if self.diff(now, self.anchor) >= _REANCHOR_MS:
             self.offset = self.log_ms(now)
             self.anchor = now
@@ -89,39 +120,150 @@ class Session:
         """Log the event, then checkpoint (the window's end is only shown,
         not kept).  The log stays open on the final screen: the referee's
         void and resume go into it; forget() closes it."""
-        c = self.clock
         if not self.on:
-            self.log.begin(c.rules, self.table() if self.table is not None else 0)
             self.on = True
             self.offset = 0
             self.anchor = t
+        if self.j is not None:
+            if self._journal(jmod.KIND_EVENT, code, side, arg, t):
+                self.last_save = t
+                return
+            self.fold(t)        # full or failing: the files, as without one
+        c = self.clock
+        self._begin()
         self.log.event(self.log_ms(t), code, side, arg, c.rem[0], c.rem[1])
         if code != cc.EV_WINDOW:
             self.save(t)
 
-    def comment(self, t, text):
-        """A comment line at log time of tick t, if a game is logged."""
-        if self.on:
-            self.log.comment("%d %s" % (self.log_ms(t), text))
+    def ignored(self, t, x):
+        """Side 1-x's press at t was ignored: pressed together with side x."""
+        if not self.on:
+            return
+        if self.j is not None and self._journal(jmod.KIND_PAIR, 0, x, 0, t):
+            return
+        self._begin()
+        self.log.comment(_PAIR % (self.log_ms(t), cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
+
+    def _begin(self):
+        if not self.begun:
+            self.log.begin(self.clock.rules, self.table() if self.table is not None else 0)
+            self.begun = True
+
+    # -- the journal: records while a clock runs (no erase, no allocation) ------------
+    def _journal(self, kind, code, side, arg, t):
+        j = self.j
+        if not j.ok:
+            return False
+        r = j.rec
+        r[0] = kind
+        self._fields(r, code, side, arg, t)
+        self._snap(r)
+        return j.append()
+
+    def _fields(self, r, code, side, arg, t):
+        s = self.store.seq
+        persist._put(r, 4, s if s > 0 else 0)
+        persist._put(r, 8, self.log_ms(t))
+        r[12] = code
+        r[13] = side + 1
+        persist._put(r, 16, arg)
+        self._rems(r)
+
+    def _rems(self, r):
+        c = self.clock
+        persist._put(r, 20, c.rem[0])
+        persist._put(r, 24, c.rem[1])
+
+    def _snap(self, r):
+        s = self.clock.snapshot()
+        for k in range(len(s)):
+            persist._put(r, 28 + 4 * k, s[k])
+
+    def pending(self):
+        return self.j is not None and self.j.count > self.folded
+
+    def fold(self, now):
+        """The journal's records since the last fold go into the files: the
+        log lines, then one checkpoint of the clock as it is now.  The
+        journal is re-armed when more than half full (erases: call this
+        only while no clock runs, unless the journal is full)."""
+        j = self.j
+        recs = j.records(self.folded) if j.ok else []
+        self.folded = j.count
+        for rec in recs:
+            self._line(rec)
+        lg = self.log
+        self.last_save = now
+        self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
+        if not j.ok or j.full() or 2 * j.count > j.slots:
+            self._arm()
+
+    def _arm(self):
+        self.folded = 0
+        if not self.j.arm():
+            self.j = None       # the flash refused: the files only, from now on
+
+    def _line(self, rec):
+        """A journal record's log line (events and ignored presses)."""
+        kind = rec[0]
+        if kind == jmod.KIND_CHECK:
+            return
+        self._begin()
+        ms = jmod.field(rec, 8)
+        side = rec[13] - 1
+        if kind == jmod.KIND_PAIR:
+            self.log.comment(_PAIR % (ms, cc.SIDE_NAMES[1 - side], cc.SIDE_NAMES[side]))
+        else:
+            self.log.event(ms, rec[12], side, jmod.field(rec, 16),
+                           jmod.field(rec, 20), jmod.field(rec, 24))
 
     def forget(self):
+        """The game was reset: its journal records go to its log first, then
+        nothing is left to restore; the next event opens a new log."""
+        if self.pending():
+            self.fold(self.anchor)
+        if self.j is not None and self.j.count:
+            self._arm()
         self.store.clear()
         self.log.close()
         self.on = False
+        self.begun = False
 
     # -- power-up -----------------------------------------------------------------------
     def restore(self, now, rules):
         """Resume a game cut off by a power failure, paused, as of its last
-        checkpoint.  `rules`: () -> the rules of a clean `ready` when the
-        record cannot be used."""
+        checkpoint (the state file's, or a newer one in the journal).
+        `rules`: () -> the rules of a clean `ready` when the record cannot
+        be used."""
         st = self.store
         got = st.load()
+        recs = self._unfolded()
+        if self.j is not None:
+            self.folded = self.j.count  # all of it is in hand now
+        if not recs:
+            r = self._restore_file(now, rules, got)
+        else:
+            r = self._restore_journal(now, rules, got, recs)
+        j = self.j
+        if j is not None and (not j.ok or j.count):
+            self._arm()         # a fresh journal (no clock has run yet)
+        return r
+
+    def _unfolded(self):
+        """The journal's records newer than the state file's record."""
+        j = self.j
+        if j is None or not j.find():
+            return []
+        seq = self.store.seq if self.store.seq > 0 else 0
+        return [r for r in j.records() if jmod.field(r, 4) >= seq]
+
+    def _restore_file(self, now, rules, got):
+        st = self.store
         if got is None:
             if st.message and st.message != persist.NO_GAME:
                 return LOST
             return NOTHING
         ints, log_ms = got
-        was_running = ints[1] == cc.RUNNING
         c = self.clock
         try:
             c.restore(ints, now)
@@ -136,6 +278,36 @@ class Session:
         # The log is cut back to where this checkpoint was taken, then
         # "<ms> pause  # power restored" (a clock that ran comes back paused;
         # a lateness clock runs on, it is not a game yet).
-        self.on = self.log.restored(log_ms, was_running, st.game, st.log_pos)
+        self.on = self.begun = self.log.restored(log_ms, ints[1] == cc.RUNNING,
+                                                 st.game, st.log_pos)
         self.save(now)
+        return RESTORED
+
+    def _restore_journal(self, now, rules, got, recs):
+        """The state file's record (if any), then the journal's records after
+        it: the log is cut back to the file record's length, the journal's
+        lines follow, then the power line; the clock is the last record's."""
+        st = self.store
+        last = recs[-1]
+        ints = jmod.snapshot(last)
+        log_ms = jmod.field(last, 8)
+        c = self.clock
+        try:
+            c.restore(ints, now)
+        except ValueError:
+            c.rules = rules()
+            c.reset(now)
+            return LOST
+        self.offset = log_ms
+        self.anchor = now
+        self.on = True
+        self.begun = got is not None and st.game > 0 and st.log_pos > 0 and \
+            self.log.reopen(st.game, st.log_pos)
+        for rec in recs:
+            self._line(rec)
+        if self.begun:
+            self.log.power_line(log_ms, ints[1] == cc.RUNNING)
+        self.last_save = now
+        lg = self.log
+        st.save(c.snapshot(), log_ms, lg.pos, lg.number)
         return RESTORED

@@ -212,13 +212,13 @@ def test_forget_clears_the_state_and_the_next_event_opens_a_new_game():
 
 
 @pytest.mark.parametrize("on", [True, False])
-def test_comment_only_when_a_game_is_logged(on):
+def test_an_ignored_press_is_a_comment_only_when_a_game_is_logged(on):
     flash = FakeFlash()
     d = Device(flash)
     if on:
         d.press(cc.LEFT)
         d.run(250)
-    d.s.comment(d.t, "right ignored: pressed together with left")
+    d.s.ignored(d.t, cc.LEFT)
     if on:
         assert newest_log(flash).endswith("# 250 right ignored: pressed together with left\n")
     else:
