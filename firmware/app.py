@@ -200,9 +200,8 @@ class App:
         if cc.is_action(code) and self.notes:
             self.notes = []          # a key press dismisses the notices
             self._show_note(t)
-        b = _BEEPS.get(code)
-        if b is not None:
-            self.buzzer.beep(b, t)
+        if code in _BEEPS:
+            self.buzzer.beep(_BEEPS[code], t)
         if self.net is not None:
             self.net.event(code, side, t, arg)
 
@@ -246,7 +245,10 @@ class App:
         g = self.gestures
         a = g.next(now)
         while a != btn.NONE:
-            self._action(a, g.t, now)
+            if self.mode == MODE_GAME:
+                self._game_action(a, g.t, now)  # (a small frame: no allocation)
+            else:
+                self._action(a, g.t, now)
             a = g.next(now)
         if self.setup_due and not g.held(btn.BTN_PAUSE):
             self._setup_on_release(now)
@@ -479,14 +481,41 @@ class App:
         """SPEC v2 §4 Gestures on the device: no single held key ends,
         resets or starts a game; an end or a new game is confirmed by both
         player buttons held with the pause key up, which the referee
-        gesture (the pause key with both buttons) can never give."""
+        gesture (the pause key with both buttons) can never give.
+        (Split by action: a press in a running game must not allocate, and
+        MicroPython puts a frame of more than ~11 words on the heap.)"""
+        if a == btn.LEFT or a == btn.RIGHT:
+            self._player(a, t)
+        elif a == btn.PAUSE_DOWN or a == btn.PAUSE_SHORT:
+            self._pause_key(a, t)
+        else:
+            self._gesture(a, t, now)
+
+    def _player(self, a, t):
+        if self._unask():
+            return  # a single button answers "no"
+        self.clock.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
+
+    def _pause_key(self, a, t):
+        c = self.clock
+        if a == btn.PAUSE_DOWN:
+            self._unask()
+            # A running clock stops on the key's leading edge (TSO § 4.1); a
+            # late player's clock too (the late player has arrived).
+            self.pause_acted = c.running() >= 0
+            if self.pause_acted:
+                c.pause(t)
+        else:
+            # A paused clock resumes when the key is released, so that a
+            # hold can be a challenge (any length) or a question.
+            if not self.pause_acted and c.state == cc.PAUSED:
+                c.pause(t)
+            self.pause_acted = False
+
+    def _gesture(self, a, t, now):
         c = self.clock
         st = c.state
-        if a == btn.LEFT or a == btn.RIGHT:
-            if self._unask():
-                return  # a single button answers "no"
-            c.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
-        elif a == btn.PAIR:
+        if a == btn.PAIR:
             if self.ask != ASK_NONE:
                 return  # both held: the CONFIRM may follow
             # Both player buttons together: the first edge won, the other
@@ -502,19 +531,6 @@ class App:
                 c.end(t)
             elif kind == ASK_NEW:
                 self.new_game(now)
-        elif a == btn.PAUSE_DOWN:
-            self._unask()
-            # A running clock stops on the key's leading edge (TSO § 4.1); a
-            # late player's clock too (the late player has arrived).
-            self.pause_acted = c.running() >= 0
-            if self.pause_acted:
-                c.pause(t)
-        elif a == btn.PAUSE_SHORT:
-            # A paused clock resumes when the key is released, so that a
-            # hold can be a challenge (any length) or a question.
-            if not self.pause_acted and st == cc.PAUSED:
-                c.pause(t)
-            self.pause_acted = False
         elif a == btn.PAUSE_LONG:
             acted = self.pause_acted
             self.pause_acted = False

@@ -23,15 +23,16 @@
 # (writeblocks(block, page, offset): a program, never an erase).  No file
 # operation, no erase, no allocation (preallocated buffers only).
 #
-# A record (RECORD bytes, little-endian, persist's 32-bit ints and CRC-32):
+# A record (record_size(n) bytes, little-endian 32-bit ints as persist's; the
+# checksum is a small Fletcher-16, whose loop fits MicroPython's stack frame):
 #   0  kind (KIND_*), 1 n (snapshot ints), 2-3 0
 #   4  base: the state store's seq when the record was made (records with a
 #      base below the stored seq were folded into the files already)
 #   8  log_ms   12 code  13 side (+1)  14-15 0   16 arg
 #   20 rem left 24 rem right   28 the clock's snapshot (n ints)
-#   28+4n CRC-32 of bytes 0 .. 27+4n
-# A record slot that is all 0xFF is the journal's end; a record whose CRC
-# does not match was torn by a power cut (and ends the journal too).
+#   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n, then a^255, b^255
+# A record slot that is all 0xFF is the journal's end; a record whose
+# checksum does not match was torn by a power cut (and ends the journal too).
 #
 # The session (session.py) folds the journal into the game log and the state
 # file whenever the clock stops, and re-arms it when it is half full; after
@@ -209,56 +210,64 @@ class Journal:
         return True
 
     # -- while a clock runs: program one record -----------------------------------
+    # (Small functions, no try/loop together: MicroPython puts a call frame of
+    # more than ~11 words on the heap.  tests/mp/test_journal_mp.py measures
+    # 0 bytes per main-loop iteration with a record.)
     def full(self):
         return self.u >= self.units
 
     def append(self):
-        """Program self.rec (filled by the caller; the CRC is added here) at
-        the write position.  False if the journal is full or the flash
-        refused (then .ok is False: the caller falls back to the files)."""
+        """Program self.rec (filled by the caller; the checksum is added
+        here) at the write position.  False if the journal is full or the
+        flash refused (then .ok is False: the caller falls back to the files)."""
         if not self.ok:
             return False
         self._next()
         if self.u >= self.units:
             return False
-        r = self.rec
-        persist.crc_into(r, self.size - 4, r, self.size - 4)
-        try:
-            self._program(self.blk[self.u], self.p)
-        except OSError:
-            self.ok = False
+        seal(self.rec, self.size)
+        if not self._safe():
             return False
         self.p += self.size
         self.count += 1
         return True
 
     def _next(self):
-        # (a small frame: no allocation on MicroPython)
         while self.u < self.units and (self.blk[self.u] == _NONE or
                                        self.p + self.size > self.end[self.u]):
             self.u += 1
             if self.u < self.units:
                 self.p = self.start[self.u]
 
-    def _program(self, b, a):
-        """The record at byte a of block b: each page it touches is read,
+    def _safe(self):
+        try:
+            self._program()
+        except OSError:
+            self.ok = False
+            return False
+        return True
+
+    def _program(self):
+        """The record at the write position: each page it touches is read,
         the record ANDed in, and the page programmed back."""
         k = 0
         while k < self.size:
-            k = self._page(b, a, k)
+            k = self._page(k)
 
-    def _page(self, b, a, k):
-        ps = (a + k) & ~(PAGE - 1)
+    def _page(self, k):
+        a = self.p + k
+        ps = a & -PAGE
+        self.bdev.readblocks(self.blk[self.u], self.page, ps)
+        k = self._and(a - ps, k)
+        self.bdev.writeblocks(self.blk[self.u], self.page, ps)
+        return k
+
+    def _and(self, i, k):
         pg = self.page
-        self.bdev.readblocks(b, pg, ps)
-        i = a + k - ps
-        r = self.rec
-        n = self.size
-        while i < PAGE and k < n:
-            pg[i] &= r[k]
+        while i < PAGE and k < self.size:
+            pg[i] &= self.rec[k]
             i += 1
             k += 1
-        self.bdev.writeblocks(b, pg, ps)
         return k
 
     # -- reading back (power-up, folding) -------------------------------------------
@@ -267,20 +276,45 @@ class Journal:
         (skip+1)-th on; stops at the first erased or torn slot."""
         out = []
         buf = bytearray(self.size)
-        crc = bytearray(4)
-        n = self.size - 4
         k = 0
         for u, p in self._slots():
             self.bdev.readblocks(self.blk[u], buf, p)
-            if buf[0] == 0xFF and buf[1] == 0xFF and buf[n] == 0xFF:
-                break
-            persist.crc_into(buf, n, crc, 0)
-            if crc != buf[n:]:
-                break
+            if not sealed(buf, self.size):
+                break               # erased (the end) or torn
             if k >= skip:
                 out.append(bytes(buf))
             k += 1
         return out
+
+
+def _sum(r, n):
+    """Fletcher-16 of r[0:n] as (b << 8) | a; a, b < 255."""
+    a = 0
+    b = 0
+    i = 0
+    while i < n:
+        a = (a + r[i]) % 255
+        b = (b + a) % 255
+        i += 1
+    return (b << 8) | a
+
+
+def seal(r, size):
+    """The record's last 4 bytes: its checksum a, b and their complements.
+    An erased (0xFF) or partly programmed trailer never matches: a and b
+    are below 255."""
+    v = _sum(r, size - 4)
+    r[size - 4] = v & 255
+    r[size - 3] = v >> 8
+    r[size - 2] = (v & 255) ^ 255
+    r[size - 1] = (v >> 8) ^ 255
+
+
+def sealed(r, size):
+    """Is r a whole record (not erased, not torn)?"""
+    v = _sum(r, size - 4)
+    return (r[size - 4] == v & 255 and r[size - 3] == v >> 8 and
+            r[size - 2] == (v & 255) ^ 255 and r[size - 1] == (v >> 8) ^ 255)
 
 
 def field(rec, at):

@@ -38,6 +38,8 @@ import persist
 import gamelog
 import journal as jmod
 
+_put = persist._put
+
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
 _REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
@@ -119,16 +121,33 @@ class Session:
     def event(self, code, side, t, arg):
         """Log the event, then checkpoint (the window's end is only shown,
         not kept).  The log stays open on the final screen: the referee's
-        void and resume go into it; forget() closes it."""
+        void and resume go into it; forget() closes it.  While the journal
+        takes records, both are one journal record (no file write)."""
         if not self.on:
-            self.on = True
-            self.offset = 0
-            self.anchor = t
-        if self.j is not None:
-            if self._journal(jmod.KIND_EVENT, code, side, arg, t):
-                self.last_save = t
-                return
-            self.fold(t)        # full or failing: the files, as without one
+            self._start(t)
+        if not self._jevent(code, side, t, arg):
+            self._direct(code, side, t, arg)
+
+    def _start(self, t):
+        self.on = True
+        self.offset = 0
+        self.anchor = t
+
+    def _jevent(self, code, side, t, arg):
+        if self.j is None or not self.j.ok:
+            return False
+        r = self.j.rec
+        r[0] = jmod.KIND_EVENT
+        r[12] = code
+        r[13] = side + 1
+        _put(r, 16, arg)
+        if self._record(t):
+            self.last_save = t
+            return True
+        self.fold(t)        # full or failing: the files, as without one
+        return False
+
+    def _direct(self, code, side, t, arg):
         c = self.clock
         self._begin()
         self.log.event(self.log_ms(t), code, side, arg, c.rem[0], c.rem[1])
@@ -150,34 +169,38 @@ class Session:
             self.begun = True
 
     # -- the journal: records while a clock runs (no erase, no allocation) ------------
+    # (Small frames: MicroPython puts a frame of more than ~11 words on the heap.)
     def _journal(self, kind, code, side, arg, t):
-        j = self.j
-        if not j.ok:
+        if not self.j.ok:
             return False
-        r = j.rec
+        r = self.j.rec
         r[0] = kind
-        self._fields(r, code, side, arg, t)
-        self._snap(r)
-        return j.append()
-
-    def _fields(self, r, code, side, arg, t):
-        s = self.store.seq
-        persist._put(r, 4, s if s > 0 else 0)
-        persist._put(r, 8, self.log_ms(t))
         r[12] = code
         r[13] = side + 1
-        persist._put(r, 16, arg)
+        _put(r, 16, arg)
+        return self._record(t)
+
+    def _record(self, t):
+        r = self.j.rec
+        s = self.store.seq
+        _put(r, 4, s if s > 0 else 0)
+        _put(r, 8, self.log_ms(t))
         self._rems(r)
+        self._snap(r)
+        return self.j.append()
 
     def _rems(self, r):
         c = self.clock
-        persist._put(r, 20, c.rem[0])
-        persist._put(r, 24, c.rem[1])
+        _put(r, 20, c.rem[0])
+        _put(r, 24, c.rem[1])
 
     def _snap(self, r):
         s = self.clock.snapshot()
-        for k in range(len(s)):
-            persist._put(r, 28 + 4 * k, s[k])
+        n = len(s)
+        k = 0
+        while k < n:
+            _put(r, 28 + 4 * k, s[k])
+            k += 1
 
     def pending(self):
         return self.j is not None and self.j.count > self.folded
