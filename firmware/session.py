@@ -34,6 +34,7 @@
 # call frame of more than ~11 words on the heap) and allocates nothing unless
 # a checkpoint is due.
 import clockcore as cc
+import fsys
 import persist
 import gamelog
 import journal as jmod
@@ -59,8 +60,10 @@ class Session:
         self.clock = clock
         self.diff = diff
         self.table = table      # () -> the table number for a new log's header
-        fs = fs if fs is not None else persist.OsFS()
-        self.store = persist.StateStore(fs, root + "clock.state")
+        fs = fs if fs is not None else fsys.OsFS()
+        # (a record of another snapshot length, from another firmware, is
+        # not restored: "state lost", a clean ready)
+        self.store = persist.StateStore(fs, root + "clock.state", cc.SNAPSHOT_LEN)
         self.log = gamelog.GameLog(fs, root + "games", clock=clock_id)
         self.on = False         # a game is on: its log time base is set
         self.begun = False      # its game file is open

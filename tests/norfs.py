@@ -5,7 +5,7 @@ The filesystem is the real littlefs (littlefs-python, the C library) with
 the Pico's geometry (4096-byte blocks, prog size 256); what it stores goes
 through Nor, a NOR model: a program only clears bits (new = old AND data),
 an erase sets a block to 0xFF and is counted.  NorFS is the firmware's
-filesystem API (persist.OsFS: open, rename, remove, listdir, stat, mkdir)
+filesystem API (fsys.OsFS: open, rename, remove, listdir, stat, mkdir)
 over it, plus raw(): the block device under it (readblocks/writeblocks with
 an offset, ioctl), as rp2.Flash() is on the Pico.
 
@@ -92,7 +92,7 @@ def _oserror(e):
 
 
 class NorFS:
-    """persist.OsFS's API on littlefs over `nor` (mounted: formatted first
+    """fsys.OsFS's API on littlefs over `nor` (mounted: formatted first
     if `fresh`)."""
 
     def __init__(self, nor=None, fresh=None):

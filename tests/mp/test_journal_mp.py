@@ -6,7 +6,7 @@
 # The app runs on the rig (fake pins and LCD) with its files on MicroPython's
 # own littlefs (os.VfsLfs2) over the NOR model of ramflash.py, in a
 # bytearray mounted at /jnl; the filesystem adapter offers that block device
-# as raw(), as persist.OsFS does with rp2.Flash() on the Pico.  Each main-loop
+# as raw(), as fsys.OsFS does with rp2.Flash() on the Pico.  Each main-loop
 # iteration's allocation is read with micropython.mem_total() around
 # App.step() alone (the fake pins are driven outside it).
 import gc
@@ -14,8 +14,8 @@ import os
 
 import sim as board          # boards/sim.py
 import clockcore as cc
+import fsys
 import journal
-import persist
 import ramflash
 from mptest import eq
 from rig import Rig, LEFT, RIGHT, PAUSE
@@ -28,7 +28,7 @@ except ImportError:          # CPython: the figures are MicroPython's
     mem_total = None
 
 
-class JournalFS(persist.OsFS):
+class JournalFS(fsys.OsFS):
     def __init__(self, bdev):
         self.bdev = bdev
 
