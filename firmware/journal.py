@@ -132,15 +132,14 @@ class Journal:
             return False
         if not self._scan(bytes(head[4:8])):
             return False
-        # the write position: after the last slot that holds anything
-        last = -1
-        k = 0
-        for u, p in self._slots():
-            if not self._erased(u, p):
-                last = k
-            k += 1
-        self._seek(last + 1)
-        self.count = last + 1
+        # the write position: after the whole records, and after a torn one
+        k = len(self.records())
+        if k < self.slots:
+            self._seek(k)
+            if not self._erased(self.u, self.p):
+                k += 1
+        self._seek(k)
+        self.count = k
         return True
 
     def _scan(self, nonce):
@@ -204,10 +203,7 @@ class Journal:
     def _erased(self, u, p):
         buf = bytearray(self.size)
         self.bdev.readblocks(self.blk[u], buf, p)
-        for x in buf:
-            if x != 0xFF:
-                return False
-        return True
+        return buf == bytearray(b"\xff" * self.size)
 
     # -- while a clock runs: program one record -----------------------------------
     # (Small functions, no try/loop together: MicroPython puts a call frame of

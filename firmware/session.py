@@ -221,7 +221,7 @@ class Session:
         lg = self.log
         self.last_save = now
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
-        if not j.ok or j.full() or 2 * j.count > j.slots:
+        if not j.ok or self._roomy():
             self._arm()
 
     def _arm(self):
@@ -271,9 +271,14 @@ class Session:
         else:
             r = self._restore_journal(now, rules, got, recs)
         j = self.j
-        if j is not None and (not j.ok or j.count):
-            self._arm()         # a fresh journal (no clock has run yet)
+        if j is not None and (not j.ok or self._roomy()):
+            self._arm()         # no journal yet, or little room left
         return r
+
+    def _roomy(self):
+        """Re-arm the journal?  (It is full, or more than half used.)"""
+        j = self.j
+        return j.full() or 2 * j.count > j.slots
 
     def _unfolded(self):
         """The journal's records newer than the state file's record."""
@@ -283,6 +288,18 @@ class Session:
         seq = self.store.seq if self.store.seq > 0 else 0
         return [r for r in j.records() if jmod.field(r, 4) >= seq]
 
+    def _clock_from(self, ints, now, rules):
+        """The clock restored from a snapshot (paused if it ran); False,
+        and a clean `ready` with `rules()`, if the snapshot is not one."""
+        c = self.clock
+        try:
+            c.restore(ints, now)
+        except ValueError:
+            c.rules = rules()
+            c.reset(now)
+            return False
+        return True
+
     def _restore_file(self, now, rules, got):
         st = self.store
         if got is None:
@@ -291,11 +308,7 @@ class Session:
             return NOTHING
         ints, log_ms = got
         c = self.clock
-        try:
-            c.restore(ints, now)
-        except ValueError:
-            c.rules = rules()
-            c.reset(now)
+        if not self._clock_from(ints, now, rules):
             return LOST
         if c.state == cc.READY and (st.game <= 0 or st.log_pos <= 0):
             return RULES    # the referee's rules for the next game (no log yet)
@@ -318,11 +331,7 @@ class Session:
         ints = jmod.snapshot(last)
         log_ms = jmod.field(last, 8)
         c = self.clock
-        try:
-            c.restore(ints, now)
-        except ValueError:
-            c.rules = rules()
-            c.reset(now)
+        if not self._clock_from(ints, now, rules):
             return LOST
         self.offset = log_ms
         self.anchor = now
