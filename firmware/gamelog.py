@@ -49,6 +49,7 @@
 # max_bytes with a `# log full` line.
 import clockcore as cc
 from persist import OsFS
+from profiles import fmt_time  # the display's mm:ss (one rounding rule)
 
 _WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
           cc.EV_END: "end", cc.EV_RESUME: "resume", cc.EV_LATE: "late",
@@ -63,17 +64,6 @@ FULL_NOTE = "# log full: later events not recorded\n"
 # reaches); the replay tool rejects later times as no game's (host_sim).
 MAX_MS = 1000000000
 _COPY = 512  # bytes per chunk when restored() rewrites a file
-
-
-def fmt_time(rem):
-    """The display's time: mm:ss rounded up; overtime -mm:ss rounded down."""
-    if rem > 0:
-        s = (rem + 999) // 1000
-        sign = ""
-    else:
-        s = (-rem) // 1000
-        sign = "-" if s > 0 else ""
-    return "%s%02d:%02d" % (sign, s // 60, s % 60)
 
 
 def clock_id(machine):

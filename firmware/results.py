@@ -92,7 +92,7 @@ class Result:
 
 
 def _secs(text):
-    """'01:12' -> 72, '-04:22' -> -262 (as gamelog.fmt_time wrote them)."""
+    """'01:12' -> 72, '-04:22' -> -262 (as profiles.fmt_time wrote them into the log)."""
     neg = text[:1] == "-"
     if neg:
         text = text[1:]

@@ -19,7 +19,10 @@
 # Rounding (SPEC §4): remaining time is shown rounded up to the second, so
 # 00:00 appears exactly when time runs out; overtime is shown rounded down
 # with a minus sign, so -00:01 appears after one whole second over (TSO § 5.2 a).
+# The rule is written once, profiles.shown_secs; the log and the host tools
+# print the same seconds with profiles.fmt_time.
 from clockcore import READY, PAUSED, OVER, LATE
+from profiles import shown_secs
 import lang
 
 # CGRAM glyph codes and their 5x8 patterns (the app loads them at boot).
@@ -204,13 +207,12 @@ def _copy(dst, src):
 
 
 def _time(buf, pos, rem):
-    """6 columns: sign + mm:ss (ceil for remaining, floor for overtime)."""
-    if rem > 0:
-        secs = (rem + 999) // 1000
-        sign = SP
-    else:
-        secs = (-rem) // 1000
-        sign = 0x2D if secs > 0 else SP  # '-' from one whole second over
+    """6 columns: sign + mm:ss (the rounding rule: profiles.shown_secs)."""
+    secs = shown_secs(rem)
+    sign = SP
+    if secs < 0:
+        secs = -secs
+        sign = 0x2D  # '-' from one whole second over
     if secs > _MAX_SECS:
         secs = _MAX_SECS
     m = secs // 60

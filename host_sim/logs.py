@@ -108,10 +108,7 @@ def final_state(log):
 
 def _side(rep, name):
     r = rep[name]
-    if r["overtime_ms"]:
-        t = "-" + replay.profiles.fmt_mmss(r["overtime_ms"])
-    else:
-        t = replay.profiles.fmt_mmss(r["remaining_ms"] + 999)
+    t = replay.shown_time(r)
     extra = ""
     if r["penalty"]:
         extra += " P%d" % r["penalty"]

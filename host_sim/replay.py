@@ -289,14 +289,17 @@ def load_or_report(path, err):
     return None
 
 
+def shown_time(side):
+    """A side of a state report as the clock shows it: "24:58", "-01:23"
+    (firmware/profiles.fmt_time, the display's rounding rule)."""
+    return profiles.fmt_time(side["remaining_ms"] - side["overtime_ms"])
+
+
 def summary(rep):
     """The human-readable form of a report."""
     def side(name):
         r = rep[name]
-        if r["overtime_ms"]:
-            t = "-" + profiles.fmt_mmss(r["overtime_ms"])
-        else:
-            t = profiles.fmt_mmss(r["remaining_ms"] + 999)
+        t = shown_time(r)
         extra = []
         if r["penalty"]:
             extra.append("penalty %d points" % r["penalty"])
