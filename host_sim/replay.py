@@ -21,8 +21,9 @@ import profiles
 import report as reportmod
 import view as viewmod
 
-EVENTS = ("left", "right", "pause", "end", "adjust", "late", "void", "resume")
-SIDED = ("late", "void")  # events that name a side: `<ms> late left`
+# The event words are the game log's (firmware/gamelog.py WORDS, SIDED).
+EVENTS = tuple(gamelog.WORDS.values())
+SIDED = tuple(gamelog.WORDS[k] for k in gamelog.SIDED)  # `<ms> late left`
 
 # No game reaches gamelog.MAX_MS (10**9 ms, about 11.6 days) of log time: a
 # time or an adjustment beyond it is an error, not a run of the core for
