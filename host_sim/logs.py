@@ -70,14 +70,7 @@ class Log:
 
 def read_log(path):
     """Parse a game log from the clock; raises replay.ReplayError / OSError."""
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise replay.ReplayError(data.count(b"\n", 0, e.start) + 1,
-                                 "not a text file (UTF-8): byte 0x%02x" % data[e.start])
-    lines = text.split("\n")
+    lines = replay.read_lines(path)
     torn = None
     if lines[-1] != "":
         # Every line the clock writes ends with "\n": this one was cut.  Its

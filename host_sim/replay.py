@@ -171,7 +171,10 @@ def parse(lines):
     return Game(profiles.make_rules(name, overrides), events, overrides)
 
 
-def load(path):
+def read_lines(path):
+    """A replay file or game log as its text lines; raises OSError, or
+    ReplayError naming the line of the first byte that is not UTF-8 (the one
+    reader of `replay` and `logs`)."""
     with open(path, "rb") as f:
         data = f.read()
     try:
@@ -183,7 +186,11 @@ def load(path):
     # Lines end at "\n" only (as editors and grep -n count them); a "\r"
     # before it is whitespace.  str.splitlines() would also break at form
     # feeds, U+2028 and the like and throw the reported line numbers off.
-    return parse(text.split("\n"))
+    return text.split("\n")
+
+
+def load(path):
+    return parse(read_lines(path))
 
 
 def _plain_diff(a, b):
