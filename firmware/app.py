@@ -15,6 +15,7 @@ import sys
 import ticks
 import clockcore as cc
 import view as viewmod
+import rows as rowsmod
 import lcd as lcdmod
 import buttons as btn
 import outputs
@@ -161,8 +162,8 @@ class App:
         line = ("v" + VERSION + " " + self.clock.rules.name).encode()
         r0 = bytearray(b" " * c)
         r1 = bytearray(b" " * c)
-        viewmod._word(r0, 0, c, top, 2)
-        viewmod._word(r1, 0, c, line, 2)
+        rowsmod.word(r0, 0, c, top, 2)
+        rowsmod.word(r1, 0, c, line, 2)
         if not self.lcd_down:
             try:
                 self.lcd.show(0, r0)
@@ -305,8 +306,7 @@ class App:
         self.setup_due = False
         if self.mode == MODE_GAME and self.clock.state == cc.READY \
                 and self.gestures.alone():
-            self.menu = menumod.SetupMenu(self.settings, self.board.LCD_COLS,
-                                          self.board.LCD_ROWS)
+            self.menu = menumod.SetupMenu(self.settings)
             self._set_mode(MODE_SETUP)
 
     def _game_tick(self, now):
@@ -483,8 +483,7 @@ class App:
                 elif r == "results":
                     self._leave_setup(now)
                     self.menu = menumod.ResultsMenu(
-                        results.finished_games(self.log), self.board.LCD_COLS,
-                        self.board.LCD_ROWS, self.settings.lang)
+                        results.finished_games(self.log), self.settings.lang)
                     self._set_mode(MODE_RESULTS)
             elif mode == MODE_RESULTS:
                 if self.menu.handle(m) is not None:
@@ -588,9 +587,7 @@ class App:
             self._unask()
             self.setup_due = False
             if st == cc.READY or st == cc.PAUSED or st == cc.OVER:
-                self.menu = menumod.RefereeMenu(c, self.board.LCD_COLS,
-                                                self.board.LCD_ROWS,
-                                                self.settings.lang)
+                self.menu = menumod.RefereeMenu(c, self.settings.lang)
                 self._set_mode(MODE_REFEREE)
 
     def _leave_setup(self, now):

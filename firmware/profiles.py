@@ -120,8 +120,9 @@ def parse_mmss(text):
 # SPEC §4: remaining time is shown rounded up to the second, so 00:00 appears
 # exactly when time runs out; overtime (and any time counting up: lateness,
 # elapsed time) rounded down, with a minus sign from one whole second over
-# (TSO § 5.2 a).  view.py draws it on the LCD (allocation-free, capped at
-# 99:59 to fit its columns), gamelog.py writes it into the log's comments,
+# (TSO § 5.2 a).  rows.mmss draws it on the LCD for the game screen and the
+# menus (allocation-free, capped at 99:59 to fit its columns), gamelog.py
+# writes it into the log's comments,
 # and host_sim's replay and logs print it: all through shown_secs().
 
 def shown_secs(rem):

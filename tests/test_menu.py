@@ -45,7 +45,7 @@ def test_action_codes_are_the_apps():
 def test_setup_walk_default_profile_items_and_wrap():
     """sdev/pfs show profile, time, language, sound, the table number and the
     last games' results (SPEC v2 §4); A_NEXT wraps round."""
-    m = menu.SetupMenu(settings.Settings(), 16, 2)
+    m = menu.SetupMenu(settings.Settings())
     seen = []
     for _ in range(7):
         seen.append(shown(m))
@@ -316,7 +316,7 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
-    m = menu.SetupMenu(s, 20, 4)
+    m = menu.SetupMenu(s)
     assert shown(m, 20, 4) == ["Setup            1/6",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
@@ -450,7 +450,7 @@ def test_late_arrival_sets_elapsed_time_in_minute_steps_tso_2_4_pfs_6_3_3():
     """Both players late 7 and 4 minutes: the referee sets each side's
     elapsed time before the start (PFS § 6.3.3, TSO § 2.4 c)."""
     c, log = clock("pfs")
-    m = menu.RefereeMenu(c, 16, 2, "pl")
+    m = menu.RefereeMenu(c, "pl")
     ref_goto(m, "Spoznienie L")
     assert shown(m)[1] == "      00:00    >"
     for _ in range(7):
@@ -587,7 +587,7 @@ def test_exit_by_long_press_or_the_exit_item():
 
 def test_referee_render_20x4_shows_both_times():
     c, log = paused_game()
-    m = menu.RefereeMenu(c, 20, 4, "de")
+    m = menu.RefereeMenu(c, "de")
     assert shown(m, 20, 4) == ["Schiedsrichter   1/8",
                                "Links +/- 1 s       ",
                                "<       29:30      >",
@@ -596,7 +596,7 @@ def test_referee_render_20x4_shows_both_times():
 
 def test_referee_german_labels_with_umlaut():
     c, log = clock()
-    m = menu.RefereeMenu(c, 16, 2, "de")
+    m = menu.RefereeMenu(c, "de")
     ref_goto(m, "Verspätung L")
     for _ in range(3):
         m.handle(A_NEXT, 0)
