@@ -476,31 +476,30 @@ class App:
             m = menumod.A_LEFT if a == btn.LEFT else menumod.A_RIGHT if a == btn.RIGHT \
                 else menumod.A_NEXT if a == btn.PAUSE_SHORT else menumod.A_DONE
             self.buzzer.beep(outputs.BEEP_KEY, now)
-            if mode == MODE_SETUP:
-                r = self.menu.handle(m)
-                if r == "save":
-                    self._leave_setup(now)
-                elif r == "results":
-                    self._leave_setup(now)
-                    self.menu = menumod.ResultsMenu(
-                        results.finished_games(self.log), self.settings.lang)
-                    self._set_mode(MODE_RESULTS)
-            elif mode == MODE_RESULTS:
-                if self.menu.handle(m) is not None:
-                    self._set_mode(MODE_GAME)
+            self._menu_done(self.menu.handle(m, t), now)
+
+    def _menu_done(self, r, now):
+        """What a menu's handle() returned (menu.py: one code)."""
+        if r == menumod.SAVE or r == menumod.RESULTS:
+            self._leave_setup(now)
+            if r == menumod.RESULTS:
+                self.menu = menumod.ResultsMenu(
+                    results.finished_games(self.log), self.settings.lang)
+                self._set_mode(MODE_RESULTS)
+        elif r == menumod.RESET or r == menumod.RULES:
+            # The referee reset the game or changed the base time before
+            # the start: a new game, with the referee's rules.
+            self._forget_game()
+            if r == menumod.RULES:
+                self._save(now)  # the referee's base time survives a power cut
             else:
-                r = self.menu.handle(m, t)
-                if r == "reset" or self.menu.rules_changed:
-                    # The referee reset the game or changed the base time
-                    # before the start: a new game, with the referee's rules.
-                    self.menu.rules_changed = False
-                    self._forget_game()
-                    if r != "reset":
-                        # the referee's base time survives a power cut
-                        self._save(now)
-                if r is not None:
-                    self._set_header()
-                    self._set_mode(MODE_GAME)
+                self._to_game()
+        elif r == menumod.EXIT:
+            self._to_game()
+
+    def _to_game(self):
+        self._set_header()
+        self._set_mode(MODE_GAME)
 
     def _set_mode(self, mode):
         self.mode = mode

@@ -30,6 +30,16 @@ A_RIGHT = 2
 A_NEXT = 3
 A_DONE = 4
 
+# What handle() returns: one code, the only thing the app reads from a menu
+# (None: stay in the menu, nothing for the app to do).
+SAVE = "save"        # setup done: the app saves the settings, a new game
+RESULTS = "results"  # setup: save as SAVE, then show the last games' results
+EXIT = "exit"        # back to the game screen
+RESET = "reset"      # referee: the clock was reset: a new game log, back
+RULES = "rules"      # referee: the base time changed (the clock was reset
+                     # with it): a new game log that keeps the referee's
+                     # rules over a power cut; the menu stays open
+
 LT = 0x3C  # '<'
 GT = 0x3E  # '>'
 
@@ -132,7 +142,8 @@ def _cycle(seq, cur, up):
 class SetupMenu:
     """Before a game (SPEC §4 Setup): profile, base times, language, sound,
     and the custom profile's rules.  Edits `settings` in place; handle()
-    returns "save" on A_DONE (the app saves and goes back to ready)."""
+    returns SAVE on A_DONE (the app saves and goes back to ready), RESULTS
+    on the results item's arrows, else None."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -147,14 +158,14 @@ class SetupMenu:
             return _S_CUSTOM_FLAG
         return _S_CUSTOM_OVERTIME
 
-    def handle(self, action):
+    def handle(self, action, t=None):
         if action == A_DONE:
-            return "save"
+            return SAVE
         if action == A_NEXT:
             items = self.items()
             self.item = _cycle(items, self.item, True)
         elif self.item == S_RESULTS and (action == A_LEFT or action == A_RIGHT):
-            return "results"  # the app saves, then shows the results
+            return RESULTS  # the app saves, then shows the results
         elif action == A_LEFT or action == A_RIGHT:
             self._change(action == A_RIGHT)
         return None
@@ -357,18 +368,16 @@ def _takeable(c, side, step):
 
 class RefereeMenu:
     """Referee functions (SPEC §4), entered only in ready, paused or over
-    (the app checks).  handle(action, t) returns None, "exit" (leave the menu) or
-    "reset" (the clock has been reset to ready: the app starts a new game
-    log and leaves the menu).  `rules_changed` is True once the base time
-    was changed (the clock was reset with new rules: the app rewrites its
-    log header)."""
+    (the app checks).  handle(action, t) returns None, EXIT (leave the
+    menu), RESET (the clock has been reset to ready: the app starts a new
+    game log and leaves the menu) or RULES (the base time changed and the
+    clock was reset with it: a new game log, the menu stays open)."""
 
     def __init__(self, clock, language="en"):
         self.clock = clock
         self.language = language
         self.item = self.items()[0]   # the final screen has no time items
         self.confirm = False   # reset asked, waiting for the second A_RIGHT
-        self.rules_changed = False
 
     def items(self):
         c = self.clock
@@ -388,10 +397,10 @@ class RefereeMenu:
             self.confirm = False
             if action == A_RIGHT and self.item == R_RESET:
                 self.clock.reset(t)
-                return "reset"
+                return RESET
             return None
         if action == A_DONE:
-            return "exit"
+            return EXIT
         if action == A_NEXT:
             items = self.items()
             self.item = _cycle(items, self.item, True)
@@ -418,20 +427,20 @@ class RefereeMenu:
                 b[0] = _base_step(b[0], up)
                 b[1] = _base_step(b[1], up)
                 c.reset(t)
-                self.rules_changed = True
+                return RULES
         elif it == R_RESET:
             if up:
                 self.confirm = True
         elif it == R_EXIT:
-            return "exit"
+            return EXIT
         elif it == R_VOID:
             # TSO § 5.2 d: one press of the right button; the game is over
             # and the final screen shows the corrected times.
             if up and c.void(c.void_side, t):
-                return "exit"
+                return EXIT
         elif it == R_RESUME:
             if up and c.resume(t):
-                return "exit"
+                return EXIT
         return None
 
     def _late(self, side, up, t):
@@ -514,7 +523,7 @@ class ResultsMenu:
     def handle(self, action, t=None):
         n = len(self.results)
         if action == A_DONE:
-            return "exit"
+            return EXIT
         if action == A_LEFT and self.i + 1 < n:
             self.i += 1
         elif action == A_RIGHT and self.i > 0:

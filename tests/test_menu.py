@@ -504,11 +504,11 @@ def test_base_time_change_only_in_ready_and_resets_the_clock():
     m.handle(A_LEFT, 0)                  # an adjustment before the change ...
     ref_goto(m, "Time per player")
     assert shown(m)[1] == "<    30:00     >"
-    for _ in range(5):
-        m.handle(A_LEFT, 10)             # TSO § 1.1 b: 25 minutes
+    # TSO § 1.1 b: 25 minutes; each step tells the app (a new game log)
+    assert [m.handle(A_LEFT, 10) for _ in range(5)] == [menu.RULES] * 5
     assert c.rules.base == [25 * MIN, 25 * MIN]
     assert c.rem == [25 * MIN, 25 * MIN]  # ... is gone: a fresh ready clock
-    assert c.state == cc.READY and m.rules_changed
+    assert c.state == cc.READY
     assert shown(m)[1] == "<    25:00     >"
 
 
@@ -518,12 +518,12 @@ def test_base_time_item_absent_when_paused():
     labels = []
     for _ in range(8):
         labels.append(shown(m)[0].rstrip())
-        m.handle(A_NEXT, 0)
+        assert m.handle(A_NEXT, 0) is None
     assert labels == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
                       "Right +/- 1 min", "Late arrival L", "Late arrival R",
                       "Reset game", "Exit"]
     assert shown(m)[0].rstrip() == "Left +/- 1 s"     # wrapped
-    assert c.rules.base == [30 * MIN, 30 * MIN] and not m.rules_changed
+    assert c.rules.base == [30 * MIN, 30 * MIN]
 
 
 def test_reset_needs_two_right_presses_tso_1_4_1_a():
