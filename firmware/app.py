@@ -173,10 +173,7 @@ class App:
 
     def _set_header(self):
         self.dirty = True
-        if self.board.LCD_ROWS >= 4:
-            r = self.clock.rules
-            from profiles import fmt_mmss
-            self.view.set_header(("%s %s" % (r.name, fmt_mmss(r.base[0]))).encode())
+        self.view.show_rules(self.clock.rules)
 
     def _restore(self, now):
         """Resume a game cut off by a power failure (TSO § 4.1 f): paused, as
@@ -594,18 +591,26 @@ class App:
         s.save()
         self.buzzer.enabled = s.sound
         self.view.set_language(s.lang)
-        self.clock.rules = s.rules()
-        self.clock.reset(now)
-        self._set_header()
+        self.new_game(now)  # what the referee changed in ready goes too
         self._set_mode(MODE_GAME)
 
-    def new_game(self, now):
-        """A new game with the settings' rules (the final screen is left
-        only this way, after its confirmation)."""
-        self.clock.rules = self.settings.rules()
+    # -- the public API (the host tools use only this and the attributes) -----
+    def new_game(self, now, rules=None):
+        """A new game in `ready` with `rules` (a profiles.Rules; None: the
+        settings' rules): the clock reset, the old game's log closed and its
+        checkpoint cleared, the 20x4 header rewritten.  On the clock: after
+        setup, and leaving the final screen (confirmed)."""
+        self.clock.rules = rules if rules is not None else self.settings.rules()
         self.clock.reset(now)
         self._forget_game()
         self._set_header()
+
+    def show_game(self, now):
+        """The game screen from the next step on: no boot screen, no
+        notices (the simulator replaying a file)."""
+        self.splash_until = now
+        self.notes = []
+        self._show_note(now)
 
     def _forget_game(self):
         """The clock was reset: nothing to restore, next event opens a new log."""

@@ -25,6 +25,7 @@
 # menus.
 from clockcore import READY, PAUSED, OVER, LATE
 import lang
+from profiles import fmt_mmss
 from rows import SP, blank, copy, mmss, uint, ndigits, word  # the LCD-row toolkit
 
 # CGRAM glyph codes and their 5x8 patterns (the app loads them at boot).
@@ -80,6 +81,12 @@ class View:
     def set_header(self, text_bytes):
         """Row 0 of a 4-row display (e.g. profile and base time)."""
         word(self.header, 0, self.cols, text_bytes, 0)
+
+    def show_rules(self, rules):
+        """The 20x4 header: the game's profile and base time, "sdev 30:00"
+        (allocates: call it when the rules change, not every loop)."""
+        if self.rows >= 4:
+            self.set_header(("%s %s" % (rules.name, fmt_mmss(rules.base[0]))).encode())
 
     # -- rendering ------------------------------------------------------------
     def render(self, clock):

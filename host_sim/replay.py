@@ -260,8 +260,7 @@ def run(game, at=None, warn=None):
 
 def lcd_rows(clock, cols=16, rows=2):
     v = viewmod.View(cols, rows)
-    if rows >= 4:
-        v.set_header(("%s %s" % (clock.rules.name, profiles.fmt_mmss(clock.rules.base[0]))).encode())
+    v.show_rules(clock.rules)
     return [viewmod.to_text(b) for b in v.render(clock)]
 
 
