@@ -1,7 +1,6 @@
 """The App's public API for the host tools (issue 13 point 1): a new game
 with given rules in one call, and the game screen without the boot screen;
 the simulator uses only these.  Played on the real app through the Rig."""
-import importlib.util
 import os
 
 import clockcore as cc
@@ -10,16 +9,7 @@ import profiles
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE
 from host_sim import replay, sim
-
-from conftest import ROOT
-
-
-def load_board(name):
-    spec = importlib.util.spec_from_file_location(
-        "board_" + name, os.path.join(ROOT, "boards", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from host_sim.sim import load_board
 
 
 def boot(tmp_path, board="sim", splash=True):
