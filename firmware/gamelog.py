@@ -57,9 +57,9 @@ WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
          cc.EV_END: "end", cc.EV_ADJUST: "adjust", cc.EV_LATE: "late",
          cc.EV_VOID: "void", cc.EV_RESUME: "resume"}
 SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
-_NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
-          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
-          cc.EV_CAP: "overtime limit"}
+NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
+         cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
+         cc.EV_CAP: "overtime limit"}  # time-triggered: `# <ms> <note>` lines
 FULL_NOTE = "# log full: later events not recorded\n"
 # Log times stay below this (10**9 ms, about 11.6 days: more than any game
 # reaches); the replay tool rejects later times as no game's (host_sim).
@@ -271,7 +271,7 @@ class GameLog:
         elif w is not None:
             line = "%d %s" % (log_ms, w)
         else:
-            note = _NOTES.get(kind, "event %d" % kind)
+            note = NOTES.get(kind, "event %d" % kind)
             if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT or kind == cc.EV_CAP:
                 note += " " + cc.SIDE_NAMES[side]
             # the times at that instant too (the results menu reads them)
