@@ -128,7 +128,7 @@ def describe(path):
         notes.append("power restored x%d" % log.restored)
     if log.torn is not None:
         notes.append("torn last line dropped")
-    moves = sum(1 for e in log.game.events if e.kind in ("left", "right"))
+    moves = sum(1 for e in log.game.events if e.kind in replay.PRESSES)
     line = "%-10s %-6s %-16s %-18s %-18s %3d presses" % (
         name, rep["profile"], state + " " + _clock_time(rep["t_ms"]),
         _side(rep, "left"), _side(rep, "right"), moves)

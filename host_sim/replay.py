@@ -24,6 +24,7 @@ import view as viewmod
 # The event words are the game log's (firmware/gamelog.py WORDS, SIDED).
 EVENTS = tuple(gamelog.WORDS.values())
 SIDED = tuple(gamelog.WORDS[k] for k in gamelog.SIDED)  # `<ms> late left`
+PRESSES = (gamelog.WORDS[clockcore.EV_LEFT], gamelog.WORDS[clockcore.EV_RIGHT])
 
 # No game reaches gamelog.MAX_MS (10**9 ms, about 11.6 days) of log time: a
 # time or an adjustment beyond it is an error, not a run of the core for
