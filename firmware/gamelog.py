@@ -47,9 +47,9 @@
 # them on the clock).  Storage stays within max_games files and max_bytes
 # (oldest games deleted first); a single runaway game stops logging at
 # max_bytes with a `# log full` line.
+from profiles import fmt_time  # the display's mm:ss (one rounding rule)
 import clockcore as cc
 from persist import OsFS
-from profiles import fmt_time  # the display's mm:ss (one rounding rule)
 
 # The replay format's event words, one table for both sides of it: the log
 # writes them, host_sim/replay.py reads them (its EVENTS and SIDED).
