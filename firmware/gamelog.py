@@ -47,7 +47,7 @@
 # them on the clock).  Storage stays within max_games files and max_bytes
 # (oldest games deleted first); a single runaway game stops logging at
 # max_bytes with a `# log full` line.
-from profiles import fmt_time  # the display's mm:ss (one rounding rule)
+import profiles
 import clockcore as cc
 from persist import OsFS
 
@@ -65,6 +65,12 @@ FULL_NOTE = "# log full: later events not recorded\n"
 # reaches); the replay tool rejects later times as no game's (host_sim).
 MAX_MS = 1000000000
 _COPY = 512  # bytes per chunk when restored() rewrites a file
+
+
+def fmt_time(rem):
+    """The display's mm:ss, for the comments (profiles.fmt_time: the one
+    rounding rule)."""
+    return profiles.fmt_time(rem)
 
 
 def clock_id(machine):
