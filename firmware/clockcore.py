@@ -461,7 +461,9 @@ class Clock:
         if not (READY <= snap[1] <= LATE) or not (-1 <= snap[2] <= 1) \
                 or not (-1 <= snap[5] <= 1):
             raise ValueError("clock snapshot out of range")
-        if snap[1] != READY and snap[2] < 0:
+        if snap[1] != READY and snap[1] != OVER and snap[2] < 0:
+            # (over may have no side: a referee's adjustment in ready that
+            # reaches a forfeit or both flags ends a game never started)
             raise ValueError("clock snapshot out of range")
         r = self.rules
         r.base[0] = snap[11]
