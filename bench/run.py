@@ -99,11 +99,8 @@ def fmt(v):
 
 def load_board(name=BOARD):
     """boards/<name>.py as the `board` module the app expects."""
-    path = os.path.join(BOARDS, name + ".py")
-    spec = importlib.util.spec_from_file_location("board", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from host_sim import boards
+    return boards.load(name)
 
 
 def tool(name):

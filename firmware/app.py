@@ -2,22 +2,20 @@
 # battery, settings, menus, power-loss store and game log.
 #
 # Hardware stays at the edge: App takes the board description (board.py) and
-# a `machine` module, builds the Pin/I2C/PWM/ADC objects once, and hands them
-# to the drivers.  The simulator and the tests pass the fake machine from
+# a `machine` module and asks hw.py for the device objects (keys, display,
+# buzzer, LEDs, battery), built once from the board's data.  The simulator and the tests pass the fake machine from
 # host_sim/fakehw and an injected tick source; the device passes the real ones.
 #
 # step() is one main-loop iteration.  In a running game with no key pressed it
 # allocates nothing (measured by tests/mp/test_device_mp.py and `make bench`):
 # every press is timestamped by the pin IRQ, so a slow LCD write never changes
 # the time charged to anyone.
-import sys
-
 import ticks
 import clockcore as cc
 import view as viewmod
 import rows as rowsmod
-import lcd as lcdmod
 import buttons as btn
+import hw
 import outputs
 import settings as setmod
 import menu as menumod
@@ -37,7 +35,6 @@ SPLASH_MS = 1500
 NOTICE_MS = 4000
 ASK_MS = 6000          # an END?/NEW GAME? question waits this long for L+R
 CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
-LCD_ADDRS = (0x27, 0x3F)
 
 LCD_RETRY_MS = 100     # a failed display is retried after this, doubling ...
 LCD_RETRY_MAX = 2000   # ... up to this
@@ -64,31 +61,10 @@ class App:
         self.board = board
         self.root = root
         now = self.ticks_ms()
-        Pin = machine.Pin
-
-        # -- inputs
-        def button(n):
-            return Pin(n, Pin.IN, Pin.PULL_UP)
-
-        # rp2 has hard pin IRQs: the edge is stamped the moment it happens,
-        # even in the middle of an I2C transfer.  ESP32 pin IRQs are soft
-        # (run between bytecodes), so there a press landing during an LCD
-        # write is stamped when that write returns (docs/architecture.md).
-        self.buttons = btn.Buttons(
-            (button(board.BTN_LEFT), button(board.BTN_RIGHT), button(board.BTN_PAUSE)),
-            self.ticks_ms, self.diff, hard=sys.platform == "rp2")
+        # -- the hardware, built from the board file (hw.py)
+        self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.gestures = btn.Gestures(self.buttons, self.diff)
-
-        # -- display: the board's address, or whichever backpack answers
-        i2c = machine.I2C(board.I2C_ID, scl=Pin(board.I2C_SCL),
-                          sda=Pin(board.I2C_SDA), freq=board.I2C_FREQ)
-        addr = board.LCD_ADDR
-        found = i2c.scan()
-        if addr not in found:
-            for a in LCD_ADDRS:
-                if a in found:
-                    addr = a
-        self.lcd = lcdmod.Lcd(i2c, addr, board.LCD_COLS, board.LCD_ROWS, init=False)
+        self.lcd = hw.display(board, machine)
         self.nrows = board.LCD_ROWS
         self.lcd_down = False     # the display's bus failed: retry later
         self.lcd_retry_at = now
@@ -96,25 +72,11 @@ class App:
         self.lcd_errors = 0       # bus errors seen (a figure for the log/tests)
         if not self._lcd_start():
             self._lcd_failed(now)
-
-        # -- outputs
-        pwm = None
-        if board.BUZZER is not None:
-            pwm = machine.PWM(Pin(board.BUZZER), freq=2000, duty_u16=0)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
-        self.buzzer = outputs.Buzzer(pwm, self.diff, self.add, self.settings.sound)
-
-        def led(n):
-            return None if n is None else Pin(n, Pin.OUT, value=0)
-
-        self.leds = outputs.Leds(led(board.LED_LEFT), led(board.LED_RIGHT))
-        adc = None
-        if board.BATTERY_ADC is not None:
-            adc = machine.ADC(Pin(board.BATTERY_ADC))
-            if hasattr(machine.ADC, "ATTN_11DB"):
-                adc.atten(machine.ADC.ATTN_11DB)  # ESP32: full 0-3.3 V range
-        self.battery = outputs.Battery(adc, board.BATTERY_DIVIDER,
-                                       board.BATTERY_LOW_MV, self.diff, self.add)
+        self.buzzer = hw.buzzer(board, machine, self.diff, self.add,
+                                self.settings.sound)
+        self.leds = hw.leds(board, machine)
+        self.battery = hw.battery(board, machine, self.diff, self.add)
 
         # -- the game
         self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,

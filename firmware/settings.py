@@ -10,7 +10,7 @@
 #   profile      "sdev" | "pfs" | "custom" (profiles.NAMES)
 #   base_left/right  ms, whole seconds, BASE_MIN..BASE_MAX (the setup menu
 #                steps whole minutes; a hand-edited 25:30 is kept)
-#   lang         "en" | "de" | "pl"
+#   lang         a code in lang.LANGS ("en" | "de" | "pl")
 #   sound        true | false
 #   zero, penalty, forfeit, window: the `custom` profile's rules, kept while
 #                another profile is chosen:
@@ -45,9 +45,9 @@ import os
 
 import profiles
 from profiles import ZERO_OVERTIME, ZERO_FLAG
+from lang import LANGS  # the one language table
 
 VERSION = 1
-LANGS = ("en", "de", "pl")
 
 MINUTE = 60000
 BASE_MIN = 1 * MINUTE       # short games for practice and trying the clock

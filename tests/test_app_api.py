@@ -9,7 +9,7 @@ import profiles
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE
 from host_sim import replay, sim
-from host_sim.sim import load_board
+from host_sim.boards import load as load_board  # the one board loader
 
 
 def boot(tmp_path, board="sim", splash=True):
