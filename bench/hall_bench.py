@@ -145,7 +145,7 @@ def net_heap():
     if r["ready_bytes_per_iter"] or r["running_bytes_per_iter"]:
         raise BenchError("the loop allocates while nothing is published: %r" % r)
     import net
-    size = len(net.publish_packet("scrabble/mp/1/state", clockcore_state(), 0, True))
+    size = len(net.publish_packet("scrabble/mp/1/state/1", clockcore_state(), 0, True))
     return [Figure(
         "net_heap_bytes_per_message", r["bytes_per_state_message"], "bytes", size,
         "heap allocated per published state message (JSON built from the clock, "
@@ -164,18 +164,18 @@ def hall_throughput(seconds=3.0, clocks=50):
             got = [0]
             sub = H.viewer_client(h.port)
             sub.on_message = lambda c, u, m: got.__setitem__(0, got[0] + 1)
-            sub.subscribe("scrabble/mp/+/heartbeat")
+            sub.subscribe("scrabble/mp/+/heartbeat/+")
             sub.loop_start()
             socks = []
             for t in range(1, clocks + 1):
                 s = socket.create_connection(("127.0.0.1", h.port))
                 s.sendall(net.connect_packet("tp%d" % t, str(t), pw[t],
-                                             "scrabble/mp/%d/status" % t, "offline"))
+                                             "scrabble/mp/%d/status/%d" % (t, t), "offline"))
                 if s.recv(4)[3:4] != b"\x00":
                     raise BenchError("broker refused clock %d" % t)
                 socks.append(s)
             c = clockcore_state()
-            pkts = [bytes(net.publish_packet("scrabble/mp/%d/heartbeat" % t, c)) * 20
+            pkts = [bytes(net.publish_packet("scrabble/mp/%d/heartbeat/%d" % (t, t), c)) * 20
                     for t in range(1, clocks + 1)]
             time.sleep(0.3)
             sent = 0

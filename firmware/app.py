@@ -602,6 +602,8 @@ class App:
         self.clock.reset(now)
         self._set_header()
         self._set_mode(MODE_GAME)
+        if self.net is not None:
+            self.net.retable(now)  # the menu's table, from this game on
 
     def new_game(self, now):
         """A new game with the settings' rules (the final screen is left

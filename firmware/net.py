@@ -1,15 +1,25 @@
 # The clock on the tournament hall's network: a publish-only MQTT 3.1.1
 # client that never stalls the main loop (issue 14; docs/hall.md).
 #
-# The clock publishes under scrabble/<event>/<table>/:
-#   status          "online" (retained) after each connect; the last will
-#                   "offline" (retained, QoS 1) when the broker loses it
-#   state           retained JSON after every event: the replay report's
-#                   fields minus lcd, plus clock id, table and game number
-#   heartbeat       the same JSON every HEARTBEAT_MS while a game runs
-#   result/<game>   the final state, retained, QoS 1, re-sent until PUBACK
-#   log/<game>      the game's log file (replay format), retained, QoS 1
+# The clock publishes under scrabble/<event>/<table>/, each topic ending in
+# its account name (<user>: the broker's ACL lets an account write only
+# topics that end in its own name, at any table):
+#   status/<user>          "online" (retained) after each connect; the last
+#                          will "offline" (retained, QoS 1) when the broker
+#                          loses it
+#   state/<user>           retained JSON after every event: the replay
+#                          report's fields minus lcd, plus clock id, table
+#                          and game number
+#   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
+#   result/<game>/<user>   the final state, retained, QoS 1, re-sent until PUBACK
+#   log/<game>/<user>      the game's log file (replay format), retained, QoS 1
 # It subscribes to nothing: nobody can change a clock over the network.
+#
+# The table: the setup menu's (settings.table) when it is not 0, else
+# net.json's.  A new one takes effect at the next game (retable(), when the
+# setup menu is left) or at boot: the clock reconnects (its last will moves
+# with it) and empties its retained state and status under the old table
+# (QoS 1, re-sent until acknowledged), so the page shows no ghost there.
 #
 # Why not umqtt.simple: its connect() and publish(qos=1) block on the socket
 # (connect waits for CONNACK, QoS 1 waits for PUBACK, wait_msg() reads
@@ -63,6 +73,7 @@ _REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
             4: "bad user name or password", 5: "not authorised"}
 PINGREQ = b"\xc0\x00"
 CONFIG_KEYS = ("host", "port", "event", "table", "password")
+DISCONNECT = b"\xe0\x00"
 
 
 def _err(e):
@@ -138,9 +149,13 @@ def check_config(cfg):
     for k in ("host", "event", "password"):
         if not isinstance(cfg[k], str) or not cfg[k]:
             return "net.json: %r must be a non-empty text" % k
-    for ch in "+#/ ":
-        if ch in cfg["event"]:
-            return "net.json: event must not contain %r" % ch
+    for k in ("event", "user"):
+        v = cfg.get(k, "x")
+        if not isinstance(v, str) or not v:
+            return "net.json: %r must be a non-empty text" % k
+        for ch in "+#/ ":
+            if ch in v:
+                return "net.json: %s must not contain %r" % (k, ch)
     return None
 
 
@@ -156,11 +171,13 @@ class Net:
         self.sock_mod = sock_mod
         self.host = cfg["host"]
         self.port = cfg["port"]
-        self.table = cfg["table"]
-        self.user = str(cfg["table"])
+        self.home = cfg["table"]  # net.json's table: the menu's wins if set
+        self.user = cfg.get("user") or str(cfg["table"])  # the clock's account
         self.password = cfg["password"]
         self.clock_id = clock_id
-        self.prefix = "scrabble/%s/%d/" % (cfg["event"], cfg["table"])
+        self.event_name = cfg["event"]
+        self.table = self._menu_table()
+        self.prefix = self._prefix(self.table)
         now = app.ticks_ms()
         self.st = IDLE
         self.sock = None
@@ -217,6 +234,38 @@ class Net:
         else:
             self._handshake(now)
 
+    def retable(self, now):
+        """The setup menu was left: a new table number takes effect now (the
+        game is reset).  Reconnect under it and empty the old table's
+        retained state and status."""
+        t = self._menu_table()
+        if t == self.table:
+            return
+        old = self.prefix
+        self.table = t
+        self.prefix = self._prefix(t)
+        self._q1(self.topic("state", old), b"")
+        self._q1(self.topic("status", old), b"")
+        if self.st == UP and self.off >= len(self.out):
+            try:
+                self.sock.send(DISCONNECT)  # the old table's will is dropped
+            except OSError:
+                pass
+        if self.st != IDLE:
+            self._fail(now, "table changed", 1)
+        self.backoff = BACKOFF_MIN
+
+    def _menu_table(self):
+        t = self.app.settings.table
+        return t if t else self.home
+
+    def _prefix(self, table):
+        return "scrabble/%s/%d/" % (self.event_name, table)
+
+    def topic(self, kind, prefix=None):
+        """scrabble/<event>/<table>/<kind>/<user> (kind may hold "result/<n>")."""
+        return (prefix or self.prefix) + kind + "/" + self.user
+
     # -- what gets published ----------------------------------------------------
     def _fields(self, now):
         a = self.app
@@ -232,7 +281,7 @@ class Net:
         a = self.app
         d = self._fields(self.end_t)
         n = a.log.number
-        self._q1(self.prefix + "result/%d" % n, json.dumps(d))
+        self._q1(self.topic("result/%d" % n), json.dumps(d))
         text = None
         try:
             if n:
@@ -242,7 +291,7 @@ class Net:
         if text is not None:
             if len(text) > LOG_MAX:
                 text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
-            self._q1(self.prefix + "log/%d" % n, text)
+            self._q1(self.topic("log/%d" % n), text)
 
     def _q1(self, topic, payload):
         if len(self.q1) >= MAX_QOS1:
@@ -292,7 +341,7 @@ class Net:
             self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
             self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
             self._start(connect_packet("clock-" + self.clock_id, self.user,
-                                       self.password, self.prefix + "status",
+                                       self.password, self.topic("status"),
                                        "offline"))
             self.st = HANDSHAKE
             self.deadline = self.add(now, REPLY_MS)
@@ -313,7 +362,7 @@ class Net:
             self._next(now)
         elif self.app.clock.state == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
             self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(publish_packet(self.prefix + "heartbeat",
+            self._start(publish_packet(self.topic("heartbeat"),
                                        json.dumps(self._fields(now))))
         elif self.diff(now, self.ping_at) >= 0:
             self._start(PINGREQ)
@@ -327,7 +376,7 @@ class Net:
     def _next(self, now):
         if self.online_due:
             self.online_due = False
-            self._start(publish_packet(self.prefix + "status", "online", 0, True))
+            self._start(publish_packet(self.topic("status"), "online", 0, True))
         elif self.unsent:
             for m in self.q1:
                 if not m[2]:
@@ -339,7 +388,7 @@ class Net:
         else:
             self.dirty = False
             self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(publish_packet(self.prefix + "state",
+            self._start(publish_packet(self.topic("state"),
                                        json.dumps(self._fields(now)), 0, True))
 
     def _wait(self, now):
