@@ -33,8 +33,16 @@
 #     preallocated buffer;
 #   - any error, EOF or missed reply closes the socket and retries after a
 #     back-off (1 s doubling to 30 s); QoS 1 messages stay queued (at most
-#     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set.
+#     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set, also
+#     after a power cut (OUTBOX below).
 # poll() allocates nothing when there is nothing to publish.
+#
+# The QoS 1 queue is also kept on flash (OUTBOX, next to the app, written
+# atomically: a temp file renamed over it) from the moment a message is
+# queued until its PUBACK: a result not yet acknowledged when the power is cut
+# is sent again after the boot.  One line per message: "R <topic> <JSON>" (a
+# result), "L <topic> <game>" (a game's log, read again from its file), "C
+# <topic>" (an emptied retained topic).
 #
 # The state fields are firmware/report.py's, the same as `replay --json`
 # (minus lcd).
@@ -61,6 +69,8 @@ BACKOFF_MAX = 30000
 CHUNK = 536             # bytes written per poll() at most
 MAX_QOS1 = 8            # results and logs waiting for PUBACK
 LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
+OUTBOX = "net.out"      # the QoS 1 queue on flash, until each PUBACK
+OUTBOX_MAX = 4096       # a longer outbox file is not ours
 
 IDLE = 0        # no socket; (re)connect at retry_at
 CONNECTING = 1  # TCP connect in progress
@@ -163,8 +173,10 @@ class Net:
     """The publisher.  The app calls event() from its core hook and poll()
     once per main-loop iteration; nothing here waits on the network."""
 
-    def __init__(self, cfg, app, clock_id, link=None, sock_mod=socket):
+    def __init__(self, cfg, app, clock_id, link=None, sock_mod=socket, fs=None):
         self.app = app
+        self.fs = fs if fs is not None else app.store.fs  # the app's filesystem
+        self.outbox = app.root + OUTBOX
         self.diff = app.diff
         self.add = app.add
         self.link = link          # Wi-Fi interface (isconnected()), None: wired
@@ -208,6 +220,8 @@ class Net:
         self.connects = 0
         self.dropped = 0          # QoS 1 messages lost to a full queue
         self.published = 0
+        self.outbox_writes = 0
+        self._load_outbox()
 
     # -- the app's side ---------------------------------------------------------
     def event(self, code, side, t, arg):
@@ -244,8 +258,9 @@ class Net:
         old = self.prefix
         self.table = t
         self.prefix = self._prefix(t)
-        self._q1(self.topic("state", old), b"")
-        self._q1(self.topic("status", old), b"")
+        self._q1(self.topic("state", old), b"", "C " + self.topic("state", old))
+        self._q1(self.topic("status", old), b"", "C " + self.topic("status", old))
+        self._save_outbox()
         if self.st == UP and self.off >= len(self.out):
             try:
                 self.sock.send(DISCONNECT)  # the old table's will is dropped
@@ -281,27 +296,101 @@ class Net:
         a = self.app
         d = self._fields(self.end_t)
         n = a.log.number
-        self._q1(self.topic("result/%d" % n), json.dumps(d))
-        text = None
-        try:
-            if n:
-                text = a.log.read(n)
-        except (OSError, ValueError):
-            text = None
+        topic = self.topic("result/%d" % n)
+        text = json.dumps(d)
+        self._q1(topic, text, "R %s %s" % (topic, text))
+        text = self._log_text(n)
         if text is not None:
-            if len(text) > LOG_MAX:
-                text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
-            self._q1(self.topic("log/%d" % n), text)
+            topic = self.topic("log/%d" % n)
+            self._q1(topic, text, "L %s %d" % (topic, n))
+        self._save_outbox()
 
-    def _q1(self, topic, payload):
+    def _log_text(self, n):
+        """Game n's log file as published (cut at LOG_MAX); None if none."""
+        try:
+            text = self.app.log.read(n) if n else None
+        except (OSError, ValueError):
+            return None
+        if text is not None and len(text) > LOG_MAX:
+            text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
+        return text
+
+    def _q1(self, topic, payload, line):
+        """Queue a retained QoS 1 message; `line` is its OUTBOX line."""
         if len(self.q1) >= MAX_QOS1:
             old = self.q1.pop(0)
             self.dropped += 1
             if not old[2]:
                 self.unsent -= 1
         self.pid = self.pid % 65535 + 1
-        self.q1.append([self.pid, publish_packet(topic, payload, 1, True, self.pid), False])
+        self.q1.append([self.pid, publish_packet(topic, payload, 1, True, self.pid), False,
+                        line])
         self.unsent += 1
+
+    # -- the QoS 1 queue on flash ---------------------------------------------------
+    def _save_outbox(self):
+        """Write the queue's lines (temp file + rename), or remove the file
+        when the queue is empty.  A failing flash costs a note, not the game."""
+        fs = self.fs
+        path = self.outbox
+        try:
+            if not self.q1:
+                try:
+                    fs.remove(path)
+                except OSError:
+                    pass
+                return
+            f = fs.open(path + ".tmp", "wb")
+            try:
+                for m in self.q1:
+                    f.write((m[3] + "\n").encode())
+            finally:
+                f.close()
+            fs.rename(path + ".tmp", path)
+            self.outbox_writes += 1
+        except OSError as e:
+            self.note = "cannot keep the queue on flash: %s" % e
+
+    def _load_outbox(self):
+        """The messages a power cut left unacknowledged: queued again."""
+        try:
+            f = self.fs.open(self.outbox, "rb")
+        except OSError:
+            return
+        try:
+            data = f.read(OUTBOX_MAX + 1)
+        finally:
+            f.close()
+        bad = len(data) > OUTBOX_MAX
+        try:
+            lines = data.decode().split("\n")
+        except UnicodeError:
+            lines = ()
+            bad = True
+        for line in lines:
+            if line and not bad:
+                bad = not self._requeue(line)
+        if bad:
+            print("%s: not a queue of this clock's messages; ignored" % OUTBOX)
+
+    def _requeue(self, line):
+        p = line.split(" ", 2)
+        if len(p) < 2 or not p[1].startswith("scrabble/"):
+            return False
+        if p[0] == "C" and len(p) == 2:
+            self._q1(p[1], b"", line)
+        elif p[0] == "R" and len(p) == 3:
+            self._q1(p[1], p[2], line)
+        elif p[0] == "L" and len(p) == 3:
+            try:
+                text = self._log_text(int(p[2]))
+            except ValueError:
+                return False
+            if text is not None:
+                self._q1(p[1], text, line)
+        else:
+            return False
+        return True
 
     # -- connection states --------------------------------------------------------
     def _open(self, now):
@@ -476,6 +565,7 @@ class Net:
         for i in range(len(q)):
             if q[i][0] == pid:
                 q.pop(i)
+                self._save_outbox()
                 return
 
     def _fail(self, now, why, backoff=0):

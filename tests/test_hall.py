@@ -373,3 +373,58 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert n.table == 1
     finally:
         fleet.close()
+
+
+def _freeze(hall, on):
+    """The broker stops answering (SIGSTOP) or goes on (SIGCONT): what the
+    clock wrote meanwhile waits in the broker's socket buffer."""
+    import signal
+    hall.proc.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
+
+
+@pytest.mark.parametrize("cut", ["after_publish", "broker_down"])
+def test_unacknowledged_result_survives_a_power_cut(hall, cut):
+    """issue 14, 2 ("the final result (retained, QoS 1, sent again until
+    acknowledged)"): a result the broker has not acknowledged when the power
+    is cut is kept on flash (net.out) and sent again after the boot; the CSV
+    has it exactly once.  after_publish: the result went out, the PUBACK did
+    not come back (the broker frozen); broker_down: it never left the clock."""
+    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    c = fleet.clocks[0]
+    outbox = c.root + net.OUTBOX
+    try:
+        # Up to just before the end gesture's confirmation.
+        end = c.script[-1][0]
+        fleet.run(seconds=30, until=lambda: c.rig.ms() >= end - 3000)
+        assert c.net.st == net.UP and not c.rig.app.clock.state == 3
+        if cut == "after_publish":
+            _freeze(hall, True)
+        else:
+            hall.stop()
+        fleet.run(seconds=30, until=lambda: c.over())
+        assert fleet.run(seconds=10, until=lambda: any(m[2] for m in c.net.q1)
+                         if cut == "after_publish" else c.net.st == net.IDLE)
+        assert c.net.q1, "the result waits for its PUBACK"
+        assert os.path.isfile(outbox)
+        with open(outbox) as f:
+            kept = f.read()
+        assert kept.startswith("R scrabble/cup/1/result/1/1 {"), kept
+        times = final(c)
+        c.power_cut()
+        assert [m[3][0] for m in c.net.q1] == ["R", "L"], "queued again from flash"
+        if cut == "after_publish":
+            _freeze(hall, False)
+        else:
+            hall.start()
+        assert fleet.run(seconds=30), c.net.note
+        assert not os.path.exists(outbox), "removed once acknowledged"
+        assert final(c) == times  # the restored game is the same game
+        rows = results_csv(hall)
+        check_rows(rows, fleet)  # one row, the clock's own times
+        assert len(rows) == 1
+        msgs = H.collect(hall.port, "scrabble/cup/1/log/+/+")
+        assert msgs["scrabble/cup/1/log/1/1"].startswith(b"profile sdev")
+    finally:
+        if cut == "after_publish" and hall.proc is not None:
+            _freeze(hall, False)
+        fleet.close()
