@@ -7,24 +7,10 @@ mpremote 1.28 `fs cp -r :games DIR` into a DIR that does not exist copies
 nothing when games/ has no sub-folder, so `logs` must copy into a folder that
 exists."""
 import os
-import subprocess
 import sys
 
-import pytest
-
-from conftest import need, ROOT
 from host_sim import target
-
-LEFT, RIGHT = 14, 15                 # boards/pico.py
-
-
-@pytest.fixture(scope="module")
-def fs_image(tmp_path_factory):
-    need(target.pico_missing())
-    d = tmp_path_factory.mktemp("pico-logs")
-    img = d / "fs.img"
-    img.write_bytes(target.bundle_image(str(d)))
-    return str(img)
+from test_target_pico import fs_image, LEFT, RIGHT  # noqa: F401  (the bundle's image)
 
 
 def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path):
