@@ -7,9 +7,7 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
 1. main.py runs the app as on a real clock; a game is started with the left
    key and played with a press every 10 s.  The harness counts the flash
    erases and page programs (NOR-flash model) and the emulated core's busy
-   and sleeping time while a clock runs; then main.py is stopped and the
-   same firmware only sleeps at the REPL (time.sleep_ms): the busy floor of
-   MicroPython and its USB stack on this emulator, which no app can go under.
+   and sleeping time while a clock runs.
 2. Ctrl-C at the REPL, then App(board, machine).step() in a counted loop
    (gc disabled, so no collection hides an allocation): iterations per
    simulated second and heap bytes per iteration while a clock runs (the
@@ -26,7 +24,6 @@ from host_sim import target
 LEFT, RIGHT = 14, 15
 RUN_MS = 40000          # the running-clock window of run 1 (simulated)
 PRESS_EVERY_MS = 10000
-FLOOR_MS = 10000        # the bare-sleep window after the game (simulated)
 
 STEP_CODE = """\
 import gc
@@ -93,13 +90,6 @@ def _game_run(img, flash, res):
             t += PRESS_EVERY_MS
             pico.run_to(t)
         b = pico.stats()
-        pico.write_serial(b"\x03\x03")  # stop main.py: only the firmware's own work
-        pico.run_to(t + 500)
-        _paste(pico, "import time\ntime.sleep_ms(%d)\n" % (FLOOR_MS + 3000))
-        pico.run_to(t + 2000)
-        c = pico.stats()
-        pico.run_to(t + 2000 + FLOOR_MS)
-        d = pico.stats()
     finally:
         pico.stop()
     res["erases"] = b["erases"] - a["erases"]
@@ -107,8 +97,6 @@ def _game_run(img, flash, res):
     res["run_ms"] = b["t_ms"] - a["t_ms"]
     busy = b["busy_ns"] - a["busy_ns"]
     res["busy"] = busy / float(busy + b["wait_ns"] - a["wait_ns"])
-    busy = d["busy_ns"] - c["busy_ns"]
-    res["busy_floor"] = busy / float(busy + d["wait_ns"] - c["wait_ns"])
 
 
 def _step_run(img, flash, res):
