@@ -99,11 +99,8 @@ def fmt(v):
 
 def load_board(name=BOARD):
     """boards/<name>.py as the `board` module the app expects."""
-    path = os.path.join(BOARDS, name + ".py")
-    spec = importlib.util.spec_from_file_location("board", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from host_sim import boards
+    return boards.load(name)
 
 
 def tool(name):
@@ -665,11 +662,11 @@ def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
     """An hour of play on the rig: a press every 20-60 s, now and then a
     pause of 0.5-3 min, then the end of the game (the end gesture).  Returns
     (state bytes, state writes, log bytes, log writes, presses, pauses)."""
-    import app as appmod
+    import session as sessmod
     rng = random.Random(seed)
-    saved = appmod.CHECKPOINT_MS
+    saved = sessmod.CHECKPOINT_MS
     if checkpoint_ms is not None:
-        appmod.CHECKPOINT_MS = checkpoint_ms
+        sessmod.CHECKPOINT_MS = checkpoint_ms
     try:
         rig = make_rig(root, step_ms)
         _boot(rig)
@@ -698,7 +695,7 @@ def play_hour(root, seed, checkpoint_ms=None, hours=1.0, step_ms=20):
         log_bytes = sum(os.path.getsize(os.path.join(games, n)) for n in os.listdir(games))
         return (store.bytes_written, store.writes, log_bytes, log.writes, presses, pauses)
     finally:
-        appmod.CHECKPOINT_MS = saved
+        sessmod.CHECKPOINT_MS = saved
 
 
 def flash_per_hour(seed=5, hours=1.0):
@@ -821,12 +818,17 @@ def target_figures():
                "0", r["heap_run_window"] == 0,
                ["%.2f bytes per iteration on average" % r["heap_per_iteration"]]),
         Figure("target_heap_bytes_per_checkpoint", r["heap_per_save"], "bytes", 0,
-               "heap one StateStore.save() of the running game allocates on the "
-               "rp2 port's littlefs (10 saves, gc disabled), %s" % pico,
-               "the budget (issue 11: 0 bytes)", "0", r["heap_per_save"] == 0),
+               "heap one checkpoint of the running game (Session.save: a record "
+               "programmed into the journal on the rp2 port's flash, firmware/journal.py) "
+               "allocates (10 checkpoints, gc disabled), %s" % pico,
+               "the budget (issue 11: 0 bytes; a state file save allocated 1248 bytes "
+               "before the journal)", "0", r["heap_per_save"] == 0),
         Figure("target_heap_bytes_per_log_line", r["heap_per_log_line"], "bytes", 0,
-               "heap one GameLog.event() (a pause line) allocates, as above",
-               "the budget (issue 11: 0 bytes)", "0", r["heap_per_log_line"] == 0),
+               "heap one event of the running game (Session.event: its journal "
+               "record; the log line is written when the clock stops) allocates, "
+               "as above",
+               "the budget (issue 11: 0 bytes; GameLog.event allocated 272 bytes)", "0",
+               r["heap_per_log_line"] == 0),
         Figure("target_free_heap_after_boot_bytes", r["free_after_boot"], "bytes",
                r["free_bare"],
                "gc.collect(); gc.mem_free() after App(board, machine) was built and "
@@ -839,9 +841,11 @@ def target_figures():
         Figure("target_flash_erases_per_hour", round(r["erases"] * per_hour), "erases",
                289,
                "4 KB sector erases by the NOR-flash model while a clock ran (%d in "
-               "%.0f s of play, a press every 10 s), scaled to an hour; every one is "
-               "an erase while a clock runs" % (r["erases"], r["run_ms"] / 1000.0),
-               "issue 11's estimate for today's checkpoints",
+               "%.0f s of play, a press every 10 s), scaled to an hour; the "
+               "checkpoints and events go to the journal (page programs only) while a "
+               "clock runs; the files are written when it stops" % (
+                   r["erases"], r["run_ms"] / 1000.0),
+               "issue 11's estimate for checkpoint files (360 measured before the journal)",
                "0 while a clock runs", r["erases"] == 0),
         Figure("target_flash_programs_per_hour", round(r["programs"] * per_hour),
                "page programs", 0,

@@ -12,8 +12,9 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
    (gc disabled, so no collection hides an allocation): iterations per
    simulated second and heap bytes per iteration while a clock runs (the
    window holds a turn-ending press, its log line and checkpoints), the
-   heap a checkpoint (StateStore.save) and a log line (GameLog.event) take
-   on the board's own littlefs, and the free heap once the app has booted.
+   heap a checkpoint (Session.save) and an event's log line (Session.event)
+   take while the clock runs (records in the journal on the board's own
+   flash, firmware/journal.py), and the free heap once the app has booted.
 """
 import os
 import re
@@ -60,8 +61,10 @@ def alloc(fn, k):
     gc.enable()
     return (m1 - m0) // k
 c = a.clock
-print('SAVE', alloc(lambda: a.store.save(c.snapshot(), 0, a.log.pos, a.log.number), 10))
-print('LOGLINE', alloc(lambda: a.log.event(1000, cc.EV_PAUSE, 0, 0, c.rem[0], c.rem[1]), 10))
+s = a.session
+print('JOURNAL', 1 if s.j is not None and s.j.ok else 0, c.running())
+print('SAVE', alloc(lambda: s.save(time.ticks_ms()), 10))
+print('LOGLINE', alloc(lambda: s.event(cc.EV_WINDOW, 0, time.ticks_ms(), 0), 10))
 print('END', 'OK')
 """
 
@@ -117,7 +120,8 @@ def _step_run(img, flash, res):
         out = pico.serial[n0:].decode(errors="replace")
     finally:
         pico.stop()
-    m = {k: re.search(r"^%s (.*)$" % k, out, re.M) for k in ("BARE", "FREE", "RUN", "SAVE", "LOGLINE")}
+    m = {k: re.search(r"^%s (.*)$" % k, out, re.M)
+         for k in ("BARE", "FREE", "RUN", "JOURNAL", "SAVE", "LOGLINE")}
     if not all(m.values()):
         raise RuntimeError("the REPL measurement did not finish:\n" + out[-1500:])
     res["free_after_boot"] = int(m["FREE"].group(1).split()[0])
@@ -128,6 +132,9 @@ def _step_run(img, flash, res):
     res["iterations_per_s"] = n / 6.0
     res["heap_per_iteration"] = alloc / float(n)
     res["heap_run_window"] = alloc
+    journal_on, running = (int(x) for x in m["JOURNAL"].group(1).split()[:2])
+    if not journal_on or running < 0:
+        raise RuntimeError("no journal, or no clock ran, for the checkpoint figures:\n" + out[-1500:])
     res["heap_per_save"] = int(m["SAVE"].group(1).split()[0])
     res["heap_per_log_line"] = int(m["LOGLINE"].group(1).split()[0])
 

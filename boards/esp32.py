@@ -33,3 +33,9 @@ BATTERY_LOW_MV = 4400  # 1.1 V per NiMH cell; the 3.3 V regulator needs headroom
 
 # Wi-Fi: the app starts firmware/net.py when net.json is on the board.
 WIFI = True
+
+# Platform facts (firmware/hw.py): ESP32 pin interrupts are soft; the
+# battery pin reads 0-2450 mV linearly at 11 dB attenuation.
+MCU = "esp32"
+HARD_IRQ = False
+ADC_ATTN = "ATTN_11DB"

@@ -28,3 +28,9 @@ LED_RIGHT = 18  # (pin 24)
 BATTERY_ADC = 28
 BATTERY_DIVIDER = (2, 1)  # V_bat = V_pin * 2 / 1
 BATTERY_LOW_MV = 3400
+
+# Platform facts (firmware/hw.py): RP2040 pin interrupts are hard; its ADC
+# has no attenuation setting.
+MCU = "rp2040"
+HARD_IRQ = True
+ADC_ATTN = None

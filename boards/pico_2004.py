@@ -1,30 +1,9 @@
-# Raspberry Pi Pico / Pico W (RP2040) with a 20x4 LCD (same wiring as pico.py).
-# Copied onto the board as board.py by `make deploy BOARD=pico_2004`.
-# Pin numbers are GPIO numbers (GPn on the silkscreen); boards/README.md
-# explains every choice, docs/wiring/pico_2004.svg shows the wiring.
+# Raspberry Pi Pico / Pico W (RP2040) with a 20x4 LCD: the pico.py wiring.
+# Copied onto the board as board.py by `make deploy BOARD=pico_2004` (with
+# boards/pico.py written into it: the device reads one file).
+# docs/wiring/pico_2004.svg shows the wiring.
+from pico import *  # noqa: F401,F403  (the wiring and the platform facts)
+
 NAME = "Raspberry Pi Pico / Pico W (RP2040), 20x4 LCD"
-
-# Momentary switches to GND, internal pull-ups (physical pins 17, 19, 20;
-# pin 18 between them is a GND).
-BTN_LEFT = 14
-BTN_RIGHT = 15
-BTN_PAUSE = 13
-
-# I2C0 on GP4 (SDA, pin 6) / GP5 (SCL, pin 7).
-I2C_ID = 0
-I2C_SDA = 4
-I2C_SCL = 5
-I2C_FREQ = 100000
-
-LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 20
 LCD_ROWS = 4
-
-BUZZER = 16  # piezo, driven by PWM (pin 21); None if not fitted
-LED_LEFT = 17  # via 330 ohm to GND (pin 22); None if not fitted
-LED_RIGHT = 18  # (pin 24)
-
-# Battery through a 100k/100k divider into ADC2 (GP28, pin 34).
-BATTERY_ADC = 28
-BATTERY_DIVIDER = (2, 1)  # V_bat = V_pin * 2 / 1
-BATTERY_LOW_MV = 3400

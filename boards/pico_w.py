@@ -1,34 +1,11 @@
 # Raspberry Pi Pico W: the Pico build (boards/pico.py, same pins) with Wi-Fi
 # for the tournament hall (firmware/net.py, docs/hall.md).
-# Copied onto the board as board.py by `make deploy BOARD=pico_w TABLE=n`.
-# Pin numbers are GPIO numbers (GPn on the silkscreen); boards/README.md
-# explains every choice, docs/wiring/pico.svg shows the wiring.
+# Copied onto the board as board.py by `make deploy BOARD=pico_w TABLE=n`
+# (with boards/pico.py written into it: the device reads one file).
+# docs/wiring/pico_w.svg shows the wiring.
+from pico import *  # noqa: F401,F403  (the wiring and the platform facts)
+
 NAME = "Raspberry Pi Pico W (RP2040 + CYW43439 Wi-Fi)"
-
-# Momentary switches to GND, internal pull-ups (physical pins 17, 19, 20;
-# pin 18 between them is a GND).
-BTN_LEFT = 14
-BTN_RIGHT = 15
-BTN_PAUSE = 13
-
-# I2C0 on GP4 (SDA, pin 6) / GP5 (SCL, pin 7).
-I2C_ID = 0
-I2C_SDA = 4
-I2C_SCL = 5
-I2C_FREQ = 100000
-
-LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
-LCD_COLS = 16
-LCD_ROWS = 2
-
-BUZZER = 16  # piezo, driven by PWM (pin 21); None if not fitted
-LED_LEFT = 17  # via 330 ohm to GND (pin 22); None if not fitted
-LED_RIGHT = 18  # (pin 24)
-
-# Battery through a 100k/100k divider into ADC2 (GP28, pin 34).
-BATTERY_ADC = 28
-BATTERY_DIVIDER = (2, 1)  # V_bat = V_pin * 2 / 1
-BATTERY_LOW_MV = 3400
 
 # Wi-Fi: the app starts firmware/net.py when net.json is on the board.
 WIFI = True

@@ -2,25 +2,23 @@
 # battery, settings, menus, power-loss store and game log.
 #
 # Hardware stays at the edge: App takes the board description (board.py) and
-# a `machine` module, builds the Pin/I2C/PWM/ADC objects once, and hands them
-# to the drivers.  The simulator and the tests pass the fake machine from
+# a `machine` module and asks hw.py for the device objects (keys, display,
+# buzzer, LEDs, battery), built once from the board's data.  The simulator and the tests pass the fake machine from
 # host_sim/fakehw and an injected tick source; the device passes the real ones.
 #
 # step() is one main-loop iteration.  In a running game with no key pressed it
 # allocates nothing (measured by tests/mp/test_device_mp.py and `make bench`):
 # every press is timestamped by the pin IRQ, so a slow LCD write never changes
 # the time charged to anyone.
-import sys
-
 import ticks
 import clockcore as cc
 import view as viewmod
-import lcd as lcdmod
 import buttons as btn
+import hw
 import outputs
 import settings as setmod
 import menu as menumod
-import persist
+import session as sessmod
 import gamelog
 import results
 
@@ -35,8 +33,6 @@ MODE_RESULTS = 4
 SPLASH_MS = 1500
 NOTICE_MS = 4000
 ASK_MS = 6000          # an END?/NEW GAME? question waits this long for L+R
-CHECKPOINT_MS = 4000   # < 5 s: at most this much running time can go uncharged
-LCD_ADDRS = (0x27, 0x3F)
 LOOP_MS = 2            # the main loop's pause while something is pending ...
 IDLE_LOOP_MS = 20      # ... and while nothing is (bench/target_bench.py: CPU busy)
 
@@ -45,8 +41,6 @@ LCD_RETRY_MAX = 2000   # ... up to this
 FAIL_WINDOW_MS = 10000  # this many failed loop iterations in this window:
 FAIL_LIMIT = 5          # stop feeding the watchdog (a reboot, restored paused)
 ERRLOG_MAX = 4096      # errors.txt: at most this many bytes
-LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
-_REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
 
 ASK_NONE = 0
 ASK_END = 1            # "END? hold L+R": the end of the game, confirmed
@@ -65,31 +59,10 @@ class App:
         self.board = board
         self.root = root
         now = self.ticks_ms()
-        Pin = machine.Pin
-
-        # -- inputs
-        def button(n):
-            return Pin(n, Pin.IN, Pin.PULL_UP)
-
-        # rp2 has hard pin IRQs: the edge is stamped the moment it happens,
-        # even in the middle of an I2C transfer.  ESP32 pin IRQs are soft
-        # (run between bytecodes), so there a press landing during an LCD
-        # write is stamped when that write returns (docs/architecture.md).
-        self.buttons = btn.Buttons(
-            (button(board.BTN_LEFT), button(board.BTN_RIGHT), button(board.BTN_PAUSE)),
-            self.ticks_ms, self.diff, hard=sys.platform == "rp2")
+        # -- the hardware, built from the board file (hw.py)
+        self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.gestures = btn.Gestures(self.buttons, self.diff)
-
-        # -- display: the board's address, or whichever backpack answers
-        i2c = machine.I2C(board.I2C_ID, scl=Pin(board.I2C_SCL),
-                          sda=Pin(board.I2C_SDA), freq=board.I2C_FREQ)
-        addr = board.LCD_ADDR
-        found = i2c.scan()
-        if addr not in found:
-            for a in LCD_ADDRS:
-                if a in found:
-                    addr = a
-        self.lcd = lcdmod.Lcd(i2c, addr, board.LCD_COLS, board.LCD_ROWS, init=False)
+        self.lcd = hw.display(board, machine)
         self.nrows = board.LCD_ROWS
         self.lcd_down = False     # the display's bus failed: retry later
         self.lcd_retry_at = now
@@ -97,25 +70,11 @@ class App:
         self.lcd_errors = 0       # bus errors seen (a figure for the log/tests)
         if not self._lcd_start():
             self._lcd_failed(now)
-
-        # -- outputs
-        pwm = None
-        if board.BUZZER is not None:
-            pwm = machine.PWM(Pin(board.BUZZER), freq=2000, duty_u16=0)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
-        self.buzzer = outputs.Buzzer(pwm, self.diff, self.add, self.settings.sound)
-
-        def led(n):
-            return None if n is None else Pin(n, Pin.OUT, value=0)
-
-        self.leds = outputs.Leds(led(board.LED_LEFT), led(board.LED_RIGHT))
-        adc = None
-        if board.BATTERY_ADC is not None:
-            adc = machine.ADC(Pin(board.BATTERY_ADC))
-            if hasattr(machine.ADC, "ATTN_11DB"):
-                adc.atten(machine.ADC.ATTN_11DB)  # ESP32: full 0-3.3 V range
-        self.battery = outputs.Battery(adc, board.BATTERY_DIVIDER,
-                                       board.BATTERY_LOW_MV, self.diff, self.add)
+        self.buzzer = hw.buzzer(board, machine, self.diff, self.add,
+                                self.settings.sound)
+        self.leds = hw.leds(board, machine)
+        self.battery = hw.battery(board, machine, self.diff, self.add)
 
         # -- the game
         self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,
@@ -123,13 +82,11 @@ class App:
         self.view = viewmod.View(board.LCD_COLS, board.LCD_ROWS, self.settings.lang)
         self._set_header()
         self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
-        self.store = persist.StateStore(fs, root + "clock.state")
-        self.log = gamelog.GameLog(fs, root + "games",
-                                   clock=gamelog.clock_id(machine))
-        self.log_on = False       # a game file is open for this game
-        self.log_offset = 0       # log ms at log_anchor
-        self.log_anchor = now
-        self.last_save = now
+        # the power-loss store, the game log and their order (session.py)
+        self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
+                                       gamelog.clock_id(machine), self._table)
+        self.store = self.session.store
+        self.log = self.session.log
         self.pause_acted = False  # the pause key's edge paused a running clock
         self.dirty = True         # something on the game screen changed
         self._k_run = self._k_win = 0   # what the screen showed last:
@@ -182,72 +139,33 @@ class App:
     def _restore(self, now):
         """Resume a game cut off by a power failure (TSO § 4.1 f): paused, as
         of the last checkpoint, with a notice on the screen."""
-        got = self.store.load()
-        if got is None:
-            if self.store.message and self.store.message != persist.NO_GAME:
-                # Corrupt or foreign state file: a clean `ready`, and say so.
-                self._note("STATELOST", NOTICE_MS)
-            return
-        ints, log_ms = got
-        was_running = ints[1] == cc.RUNNING
-        try:
-            self.clock.restore(ints, now)
-        except ValueError:
-            self.clock.rules = self.settings.rules()
-            self.clock.reset(now)
+        r = self.session.restore(now, self.settings.rules)
+        if r == sessmod.LOST:
+            # Corrupt or foreign state file: a clean `ready`, and say so.
             self._note("STATELOST", NOTICE_MS)
-            return
-        self._set_header()  # the restored game's rules, not the settings'
-        st = self.store
-        if self.clock.state == cc.READY and (st.game <= 0 or st.log_pos <= 0):
-            return  # the referee's rules for the next game (no log yet)
-        self.log_offset = log_ms
-        self.log_anchor = now
-        # The log is cut back to where this checkpoint was taken, so the log
-        # and the restored clock agree, then "<ms> pause  # power restored"
-        # (a clock that ran comes back paused; a lateness clock runs on, it
-        # is not a game yet).
-        self.log_on = self.log.restored(log_ms, was_running, st.game, st.log_pos)
-        # The notice stays until the next key press resumes play.
-        self._note("RESTORED", 0)
-        self._save(now)
+        elif r != sessmod.NOTHING:
+            self._set_header()  # the restored game's rules, not the settings'
+            if r == sessmod.RESTORED:
+                # The notice stays until the next key press resumes play.
+                self._note("RESTORED", 0)
+
+    @property
+    def log_on(self):
+        return self.session.on
+
+    def _log_ms(self, t):
+        return self.session.log_ms(t)
 
     # -- the core's events: log, persist, beep ----------------------------------
-    def _log_ms(self, t):
-        """ms since the game began: never negative, never past LOG_MS_MAX
-        (a stale anchor is moved on by _reanchor long before half a wrap)."""
-        d = self.diff(t, self.log_anchor)
-        if d < 0:
-            d = 0
-        m = self.log_offset + d
-        return m if m < LOG_MS_MAX else LOG_MS_MAX
-
-    def _reanchor(self, now):
-        if self.diff(now, self.log_anchor) >= _REANCHOR_MS:
-            self.log_offset = self._log_ms(now)
-            self.log_anchor = now
-
     def _on_event(self, code, side, t, arg):
-        c = self.clock
         self.dirty = True
-        if not self.log_on:
-            self.log.begin(c.rules, self._table())
-            self.log_on = True
-            self.log_offset = 0
-            self.log_anchor = t
-        # The log line first, then the checkpoint that records how far the
-        # log got (a power cut between the two loses neither).
-        self.log.event(self._log_ms(t), code, side, arg, c.rem[0], c.rem[1])
+        # the log line, then the checkpoint (session.py)
+        self.session.event(code, side, t, arg)
         if cc.is_action(code) and self.notes:
             self.notes = []          # a key press dismisses the notices
             self._show_note(t)
-        b = _BEEPS.get(code)
-        if b is not None:
-            self.buzzer.beep(b, t)
-        if code != cc.EV_WINDOW:  # the window's end is only shown, not kept
-            self._save(t)
-        # The log stays open on the final screen: the referee's void and
-        # resume go into it; a new game closes it (_forget_game).
+        if code in _BEEPS:
+            self.buzzer.beep(_BEEPS[code], t)
         if self.net is not None:
             self.net.event(code, side, t, arg)
 
@@ -258,11 +176,6 @@ class App:
         if not t and self.net is not None:
             t = self.net.table
         return t
-
-    def _save(self, now):
-        self.last_save = now
-        lg = self.log
-        self.store.save(self.clock.snapshot(), self._log_ms(now), lg.pos, lg.number)
 
     # -- the main loop ------------------------------------------------------------
     def step(self):
@@ -296,7 +209,10 @@ class App:
         g = self.gestures
         a = g.next(now)
         while a != btn.NONE:
-            self._action(a, g.t, now)
+            if self.mode == MODE_GAME:
+                self._game_action(a, g.t, now)  # (a small frame: no allocation)
+            else:
+                self._action(a, g.t, now)
             a = g.next(now)
         if self.setup_due and not g.held(btn.BTN_PAUSE):
             self._setup_on_release(now)
@@ -317,11 +233,9 @@ class App:
         # A press waiting to be told from a gesture (buttons.CHORD_MS) is
         # charged at its edge: the clock does not run past it meanwhile.
         c.update(g.hold_t if g.holding else now)
-        if c.running() >= 0 and self.diff(now, self.last_save) >= CHECKPOINT_MS:
-            self._save(now)
+        self.session.tick(now, c.running() >= 0)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
-        self._reanchor(now)
         if self.view.lowbat != self.battery.low:
             self.view.lowbat = self.battery.low
             self.dirty = True
@@ -513,7 +427,7 @@ class App:
                     self._forget_game()
                     if r != "reset":
                         # the referee's base time survives a power cut
-                        self._save(now)
+                        self.session.save(now)
                 if r is not None:
                     self._set_header()
                     self._set_mode(MODE_GAME)
@@ -544,14 +458,41 @@ class App:
         """SPEC v2 §4 Gestures on the device: no single held key ends,
         resets or starts a game; an end or a new game is confirmed by both
         player buttons held with the pause key up, which the referee
-        gesture (the pause key with both buttons) can never give."""
+        gesture (the pause key with both buttons) can never give.
+        (Split by action: a press in a running game must not allocate, and
+        MicroPython puts a frame of more than ~11 words on the heap.)"""
+        if a == btn.LEFT or a == btn.RIGHT:
+            self._player(a, t)
+        elif a == btn.PAUSE_DOWN or a == btn.PAUSE_SHORT:
+            self._pause_key(a, t)
+        else:
+            self._gesture(a, t, now)
+
+    def _player(self, a, t):
+        if self._unask():
+            return  # a single button answers "no"
+        self.clock.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
+
+    def _pause_key(self, a, t):
+        c = self.clock
+        if a == btn.PAUSE_DOWN:
+            self._unask()
+            # A running clock stops on the key's leading edge (TSO § 4.1); a
+            # late player's clock too (the late player has arrived).
+            self.pause_acted = c.running() >= 0
+            if self.pause_acted:
+                c.pause(t)
+        else:
+            # A paused clock resumes when the key is released, so that a
+            # hold can be a challenge (any length) or a question.
+            if not self.pause_acted and c.state == cc.PAUSED:
+                c.pause(t)
+            self.pause_acted = False
+
+    def _gesture(self, a, t, now):
         c = self.clock
         st = c.state
-        if a == btn.LEFT or a == btn.RIGHT:
-            if self._unask():
-                return  # a single button answers "no"
-            c.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
-        elif a == btn.PAIR:
+        if a == btn.PAIR:
             if self.ask != ASK_NONE:
                 return  # both held: the CONFIRM may follow
             # Both player buttons together: the first edge won, the other
@@ -559,10 +500,7 @@ class App:
             # comment: a replay must not apply it).
             x = self.gestures.first
             c.press(x, t)
-            if self.log_on:
-                self.log.comment("%d %s ignored: pressed together with %s"
-                                 % (self._log_ms(self.gestures.t2),
-                                    cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
+            self.session.ignored(self.gestures.t2, x)
         elif a == btn.CONFIRM:
             kind = self.ask
             self._unask()
@@ -570,19 +508,6 @@ class App:
                 c.end(t)
             elif kind == ASK_NEW:
                 self.new_game(now)
-        elif a == btn.PAUSE_DOWN:
-            self._unask()
-            # A running clock stops on the key's leading edge (TSO § 4.1); a
-            # late player's clock too (the late player has arrived).
-            self.pause_acted = c.running() >= 0
-            if self.pause_acted:
-                c.pause(t)
-        elif a == btn.PAUSE_SHORT:
-            # A paused clock resumes when the key is released, so that a
-            # hold can be a challenge (any length) or a question.
-            if not self.pause_acted and st == cc.PAUSED:
-                c.pause(t)
-            self.pause_acted = False
         elif a == btn.PAUSE_LONG:
             acted = self.pause_acted
             self.pause_acted = False
@@ -630,8 +555,6 @@ class App:
 
     def _forget_game(self):
         """The clock was reset: nothing to restore, next event opens a new log."""
-        self.store.clear()
-        self.log.close()
-        self.log_on = False
+        self.session.forget()
         self.notes = []
         self._show_note(self.ticks_ms())

@@ -48,7 +48,7 @@
 # (oldest games deleted first); a single runaway game stops logging at
 # max_bytes with a `# log full` line.
 import clockcore as cc
-from persist import OsFS
+import fsys
 
 _WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
           cc.EV_END: "end", cc.EV_RESUME: "resume", cc.EV_LATE: "late",
@@ -76,6 +76,16 @@ def fmt_time(rem):
     return "%s%02d:%02d" % (sign, s // 60, s % 60)
 
 
+def _copy(src, dst, n):
+    """The first n bytes of src into dst, in chunks."""
+    while n > 0:
+        chunk = src.read(_COPY if n > _COPY else n)
+        if not chunk:
+            break
+        dst.write(chunk)
+        n -= len(chunk)
+
+
 def clock_id(machine):
     """machine.unique_id() as lower-case hex ("" if the port has none)."""
     try:
@@ -99,7 +109,7 @@ def game_number(name):
 class GameLog:
     def __init__(self, fs=None, folder="games", max_games=20, max_bytes=64 * 1024,
                  clock=""):
-        self.fs = fs if fs is not None else OsFS()
+        self.fs = fs if fs is not None else fsys.OsFS()
         self.clock = clock     # this clock's id (clock_id()), for the header
         self.folder = folder
         self.max_games = max_games if max_games > 1 else 1
@@ -314,6 +324,14 @@ class GameLog:
         is appended if the game was running (the clock comes back paused as
         of the checkpoint), else a comment.  Returns False if there is no such
         game file (logging stays off: call begin())."""
+        if not self.reopen(game, pos):
+            return False
+        return self.power_line(log_ms, running)
+
+    def reopen(self, game=0, pos=-1):
+        """The first half of restored(): the game file cut back to pos and
+        opened for appending (the session adds the journal's lines, then
+        power_line())."""
         self._close()
         games = self._scan()
         if not game:
@@ -341,6 +359,11 @@ class GameLog:
         self.pos = keep
         self.full = False
         self.error = None
+        return True
+
+    def power_line(self, log_ms, running):
+        """`<log_ms> pause  # power restored` (the clock comes back paused),
+        or a comment if no clock ran."""
         if running:
             return self._write("%d pause  # power restored\n" % log_ms)
         return self._write("# %d power restored (the clock was paused)\n" % log_ms)
@@ -371,28 +394,15 @@ class GameLog:
         return start + i + 1 if i >= 0 else start
 
     def _truncate(self, path, keep):
-        """Cut a file to `keep` bytes: copy to a temp file, rename over (a
+        """Cut a file to `keep` bytes: a copy replaces it atomically (a
         power cut on the way leaves the original)."""
-        fs = self.fs
-        tmp = path + ".tmp"
-        src = fs.open(path, "rb")
+        src = self.fs.open(path, "rb")
         try:
-            dst = fs.open(tmp, "wb")
-            try:
-                left = keep
-                while left > 0:
-                    chunk = src.read(_COPY if left > _COPY else left)
-                    if not chunk:
-                        break
-                    dst.write(chunk)
-                    left -= len(chunk)
-            finally:
-                dst.close()
+            fsys.write_atomic(self.fs, path, lambda dst: _copy(src, dst, keep))
         finally:
             src.close()
-        fs.rename(tmp, path)
 
-    # -- for the host tool / REPL -------------------------------------------------
+    # -- reading back (the results menu, the hall, the REPL) -----------------------
     def list_games(self):
         """The game files, oldest first: ["g0007.txt", ...]."""
         try:

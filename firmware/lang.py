@@ -26,13 +26,19 @@
 #   menu.py, row 1 values between the arrows (12): V_*
 #   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
 #   app/settings notice (16): SETRESET STATELOST LCDBACK
-# Language-independent names (language and profile names) are in _SAME and
-# appear in every table.
+#   menu.py, the language item (12): LANG, the language's own name
+# Language-independent names (the profile names) are in _SAME and appear in
+# every table.
 
-LANGS = ("en", "de", "pl")
-
-_TEXT = {
-    "en": {
+# The languages, in the language menu's order: (code, every word).  This is
+# the one list: settings, the menus, the simulator's --lang and the screens
+# tool all take it from here.  Adding a language is one entry here (every key
+# of the English table; tests/test_lang.py) plus its quick-reference card
+# docs/quickref.<code>.md (tests/test_docs.py); `make screens` draws its
+# pictures.
+_TABLES = (
+    ("en", {
+        "LANG": "English",  # its own name, for the language menu
         # -- game screen (view.py) --
         "READY": "READY",      # center field, 6 columns
         "PAUSE": "PAUSE",
@@ -87,8 +93,9 @@ _TEXT = {
         "SETRESET": "Settings reset",
         "STATELOST": "SAVED GAME LOST",
         "LCDBACK": "DISPLAY RESTORED",  # the display's bus answered again
-    },
-    "de": {
+    }),
+    ("de", {
+        "LANG": "Deutsch",  # its own name, for the language menu
         "READY": "BEREIT",
         "PAUSE": "PAUSE",
         "END": "ENDE",
@@ -138,8 +145,9 @@ _TEXT = {
         "SETRESET": "Standardwerte",
         "STATELOST": "SPIELST. DEFEKT",
         "LCDBACK": "ANZEIGE ZURÜCK",
-    },
-    "pl": {
+    }),
+    ("pl", {
+        "LANG": "Polski",  # its own name, for the language menu
         "READY": "GOTOWY",
         "PAUSE": "STOP",        # not PAUZA: in PFS § 3.4 "pauza" is a pass
         "END": "KONIEC",
@@ -189,14 +197,13 @@ _TEXT = {
         "SETRESET": "Ustaw. domyślne",
         "STATELOST": "ZAPIS USZKODZONY",
         "LCDBACK": "EKRAN WZNOWIONY",
-    },
-}
+    }),
+)
+LANGS = tuple([t[0] for t in _TABLES])
+_TEXT = dict(_TABLES)
 
 # Names that read the same in every language.
 _SAME = {
-    "L_EN": "English",
-    "L_DE": "Deutsch",
-    "L_PL": "Polski",
     "P_SDEV": "SDeV (TSO)",
     "P_PFS": "PFS",
 }

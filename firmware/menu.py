@@ -127,7 +127,7 @@ S_ZERO = 4      # T_ZERO     custom only: overtime / flag (cycles)
 S_PENALTY = 5   # T_PENALTY  custom + overtime only: 0..50 points, step 5
 S_FORFEIT = 6   # T_FORFEIT  custom + overtime only: none, 1:00..10:00
 S_WINDOW = 7    # T_WINDOW   custom only: 0..60 s, step 5 (0 = none)
-S_LANG = 8      # T_LANG     en / de / pl (cycles)
+S_LANG = 8      # T_LANG     lang.LANGS (cycles)
 S_SOUND = 9     # T_SOUND    on / off (cycles)
 S_RESULTS = 10  # T_RESULTS  the last games' results (either arrow opens them)
 S_TABLE = 11    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
@@ -143,7 +143,6 @@ _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
                   S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
-_LANG_KEY = {"en": "L_EN", "de": "L_DE", "pl": "L_PL"}
 
 
 def _cycle(seq, cur, up):
@@ -220,7 +219,7 @@ class SetupMenu:
         elif it == S_WINDOW:
             s.window = _step(s.window, st.WINDOW_STEP, up, 0, st.WINDOW_MAX)
         elif it == S_LANG:
-            s.lang = _cycle(st.LANGS, s.lang, up)
+            s.lang = _cycle(lang.LANGS, s.lang, up)
         elif it == S_SOUND:
             s.sound = not s.sound
         elif it == S_TABLE:
@@ -292,7 +291,7 @@ class SetupMenu:
             else:
                 _center(value, w["V_NONE"])
         elif it == S_LANG:
-            _center(value, w[_LANG_KEY[s.lang]])
+            _center(value, w["LANG"])     # the language's own name
         elif it == S_SOUND:
             _center(value, w["V_ON" if s.sound else "V_OFF"])
         elif it == S_TABLE:

@@ -38,7 +38,7 @@
 # poll() allocates nothing when there is nothing to publish.
 #
 # The QoS 1 queue is also kept on flash (OUTBOX, next to the app, written
-# atomically: a temp file renamed over it) from the moment a message is
+# atomically by fsys.write_atomic) from the moment a message is
 # queued until its PUBACK: a result not yet acknowledged when the power is cut
 # is sent again after the boot.  One line per message: "R <topic> <JSON>" (a
 # result), "L <topic> <game>" (a game's log, read again from its file), "C
@@ -56,6 +56,7 @@ except ImportError:  # older MicroPython
     import uerrno as errno
 
 import clockcore as cc
+import fsys
 import report
 
 HEARTBEAT_MS = 5000
@@ -340,13 +341,7 @@ class Net:
                 except OSError:
                     pass
                 return
-            f = fs.open(path + ".tmp", "wb")
-            try:
-                for m in self.q1:
-                    f.write((m[3] + "\n").encode())
-            finally:
-                f.close()
-            fs.rename(path + ".tmp", path)
+            fsys.write_atomic(fs, path, "".join([m[3] + "\n" for m in self.q1]).encode())
             self.outbox_writes += 1
         except OSError as e:
             self.note = "cannot keep the queue on flash: %s" % e

@@ -2,9 +2,9 @@
 # is stopped for a power failure).
 #
 # The app checkpoints the core's snapshot (clockcore.Clock.snapshot(), a list
-# of ints) after every event and every 5 s of running time; after a power cut
-# it loads the newest good record and resumes the game paused
-# (Clock.restore(ints, t=now)).
+# of ints) after every event and every session.CHECKPOINT_MS (4 s) of running
+# time (firmware/session.py); after a power cut it loads the newest good
+# record and resumes the game paused (Clock.restore(ints, t=now)).
 #
 # One record, little-endian, fixed size for a given number n of ints
 # (n = clockcore.SNAPSHOT_LEN = 18 -> 100 bytes):
@@ -30,12 +30,14 @@
 # was written completely but not yet renamed (power failed in between) holds
 # a genuine newer record: load() uses it and finishes the rename.
 #
-# Nothing here raises on bad file content or missing files.  save() allocates
-# only what the filesystem's open() and rename() allocate (the record buffer
-# and the file names are made once; encoding and CRC allocate nothing): the
-# CRC is integer-only with 16-bit halves, so no long ints on the boards'
-# 31-bit small ints.  Measured under MicroPython: tests/mp/test_persist_mp.py.
-import os
+# Nothing here raises on bad file content or missing files.  The CRC is
+# integer-only with 16-bit halves, so no long ints on the boards' 31-bit
+# small ints.  A save writes a file (littlefs allocates its file cache, 1.3 KB
+# on the Pico, and erases): on a board with a raw flash the session calls it
+# only while no clock runs; the running clock's checkpoints go to the
+# journal (journal.py: no erase, no allocation).  Measured under MicroPython:
+# tests/mp/test_persist_mp.py, tests/mp/test_journal_mp.py.
+import fsys
 
 MAGIC = b"SClk"
 VERSION = 1
@@ -52,33 +54,7 @@ def record_size(n):
     return HEADER + 4 * n + TRAILER
 
 
-# -- the filesystem ------------------------------------------------------------
-
-_replace = getattr(os, "replace", None) or os.rename  # CPython on Windows: replace
-
-
-class OsFS:
-    """The real filesystem: os + builtin open.  Tests inject a fake with the
-    same methods (open(path, mode) for "rb"/"wb"/"ab" with read/write/flush/
-    seek/close, rename over an existing file, remove, listdir, stat, mkdir)."""
-
-    def open(self, path, mode):
-        return open(path, mode)
-
-    def rename(self, old, new):
-        _replace(old, new)
-
-    def remove(self, path):
-        os.remove(path)
-
-    def listdir(self, path):
-        return os.listdir(path)
-
-    def stat(self, path):
-        return os.stat(path)
-
-    def mkdir(self, path):
-        os.mkdir(path)
+# (The filesystem adapter and the atomic writer are fsys.py's.)
 
 
 # -- CRC-32 in 16-bit halves (no long ints on a 32-bit MicroPython port) --------
@@ -192,7 +168,7 @@ class StateStore:
     """
 
     def __init__(self, fs=None, path="clock.state", count=0):
-        self.fs = fs if fs is not None else OsFS()
+        self.fs = fs if fs is not None else fsys.OsFS()
         self.slots = (path + ".a", path + ".b")
         self.tmp = path + ".tmp"
         self.count = count
@@ -235,23 +211,9 @@ class StateStore:
         _put(buf, i + 4, log_pos)
         _put(buf, i + 8, game)
         crc_into(buf, i + 12, buf, i + 12)
-        fs = self.fs
-        f = None
         try:
-            f = fs.open(self.tmp, "wb")
-            w = f.write(buf)
-            f.close()
-            f = None
-            if w is not None and w != len(buf):
-                self.message = "cannot save the game: short write"
-                return False
-            fs.rename(self.tmp, self.slots[seq & 1])
+            fsys.write_atomic(self.fs, self.slots[seq & 1], buf, self.tmp)
         except OSError as e:
-            if f is not None:
-                try:
-                    f.close()
-                except OSError:
-                    pass
             self.message = "cannot save the game: error %s" % (e.args[0] if e.args else e)
             return False
         self.seq = seq

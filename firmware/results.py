@@ -139,19 +139,9 @@ def _feed(res, raw):
 
 def finished_games(log, limit=20):
     """Results of the finished games in the log's folder, newest first."""
-    try:
-        names = log.fs.listdir(log.folder)
-    except OSError:
-        return []
-    nums = []
-    for n in names:
-        k = gamelog.game_number(n)
-        if k:
-            nums.append(k)
-    nums.sort()
     out = []
-    for k in reversed(nums):
-        r = read(log.fs, "%s/g%04d.txt" % (log.folder, k), k)
+    for name in reversed(log.list_games()):
+        r = read(log.fs, log.folder + "/" + name, gamelog.game_number(name))
         if r is not None and r.finished():
             out.append(r)
             if len(out) >= limit:

@@ -10,7 +10,7 @@
 #   profile      "sdev" | "pfs" | "custom" (profiles.NAMES)
 #   base_left/right  ms, whole seconds, BASE_MIN..BASE_MAX (the setup menu
 #                steps whole minutes; a hand-edited 25:30 is kept)
-#   lang         "en" | "de" | "pl"
+#   lang         a code in lang.LANGS ("en" | "de" | "pl")
 #   sound        true | false
 #   zero, penalty, forfeit, window: the `custom` profile's rules, kept while
 #                another profile is chosen:
@@ -38,16 +38,17 @@
 # and returns False; save() never raises either.
 #
 # File access goes through an `fs` object with open(path, mode),
-# rename(src, dst) and remove(path); the default uses the builtin open and
-# the os module, tests inject fakes.
+# rename(src, dst) and remove(path) (fsys.OsFS by default; tests inject
+# fakes); the temp file + rename is fsys.write_atomic.
 import json
-import os
+
+import fsys
 
 import profiles
 from profiles import ZERO_OVERTIME, ZERO_FLAG
+from lang import LANGS  # the one language table
 
 VERSION = 1
-LANGS = ("en", "de", "pl")
 
 MINUTE = 60000
 BASE_MIN = 1 * MINUTE       # short games for practice and trying the clock
@@ -68,24 +69,7 @@ MAX_FILE = 1024             # a settings file is ~200 bytes; more is not ours
 _ZERO_NAMES = ("overtime", "flag")  # index = profiles.ZERO_*
 
 
-class OsFs:
-    """The real file system (builtin open + os)."""
-
-    def open(self, path, mode):
-        return open(path, mode)
-
-    def rename(self, src, dst):
-        rep = getattr(os, "replace", None)  # CPython on Windows needs replace
-        if rep is not None:
-            rep(src, dst)
-        else:
-            os.rename(src, dst)
-
-    def remove(self, path):
-        os.remove(path)
-
-
-_OSFS = OsFs()
+_OSFS = fsys.OsFS()
 
 
 def _is_int(v):
@@ -244,21 +228,12 @@ class Settings:
         failure the previous file is left as it was and False is returned."""
         path = path or self.path
         fs = fs or self.fs or _OSFS
-        tmp = path + ".tmp"
         try:
-            text = json.dumps(self.as_dict())
-            f = fs.open(tmp, "w")
-            try:
-                f.write(text)
-                if hasattr(f, "flush"):
-                    f.flush()
-            finally:
-                f.close()
-            fs.rename(tmp, path)
+            fsys.write_atomic(fs, path, json.dumps(self.as_dict()))
         except Exception as e:
             self.problem = path + ": cannot save (%s)" % _errtext(e)
             try:
-                fs.remove(tmp)
+                fs.remove(path + ".tmp")
             except Exception:
                 pass
             return False

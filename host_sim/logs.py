@@ -22,7 +22,8 @@ beside it as gNNNN-2.txt.
 A bad DIR (a file, not writable), a `.incoming` that is not our folder, or
 a folder in the way of a log is one line on stderr and exit status 2.  Connecting stops the clock's
 program; `reset` restarts it, and a game in progress comes back paused as
-after a power cut (the state is checkpointed every 5 s of running time).
+after a power cut (the state is checkpointed every 4 s of running time,
+firmware/session.py CHECKPOINT_MS).
 
 A log whose last line has no newline was cut by a power failure while that
 line was written: `read_log()` keeps the line if its event is complete (the

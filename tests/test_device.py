@@ -4,22 +4,15 @@ The scenarios live in tests/mp/device_scenarios.py so that exactly the same
 code also runs under the real MicroPython interpreter
 (tests/mp/test_device_mp.py, started by tests/test_micropython.py).
 """
-import importlib.util
 import os
 
 import pytest
 
-from conftest import ROOT
 import clockcore as cc
 import device_scenarios as ds  # tests/mp/ is on sys.path (conftest.py)
 
 
-def load_board(name):
-    spec = importlib.util.spec_from_file_location("board_" + name,
-                                                  os.path.join(ROOT, "boards", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from host_sim.boards import load as load_board  # noqa: E402
 
 
 @pytest.mark.parametrize("scenario", ds.SCENARIOS, ids=lambda f: f.__name__)

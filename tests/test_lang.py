@@ -19,7 +19,7 @@ def test_same_key_set_in_every_language(lg):
     assert set(lang.keys(lg)) == set(lang.table(lg))
 
 
-@pytest.mark.parametrize("lg", ["de", "pl"])
+@pytest.mark.parametrize("lg", [lg for lg in lang.LANGS if lg != "en"])
 def test_no_english_left_in_translations(lg):
     leftover = [k for k in lang._TEXT[lg]
                 if lang.text(lg, k) == lang.text("en", k) and (lg, k) not in SAME_OK]
@@ -88,3 +88,66 @@ def test_view_keys_still_there():
                   "RESTORED", "LOWBAT"):
             assert isinstance(t[k], bytes)
     assert lang.table("xx") is not None and lang.table("xx")["READY"] == b"READY"
+
+
+# -- one language table (issue 13: "add a language" = the table + the card) ------
+
+def test_the_table_is_the_one_list():
+    """settings, the menu, the simulator's --lang and the screens tool take
+    their languages from lang.LANGS, in its order (the menu's cycle)."""
+    import settings
+    from host_sim import sim
+    from tools import screens
+    assert lang.LANGS == ("en", "de", "pl")
+    assert settings.LANGS is lang.LANGS
+    assert sim.LANGS is lang.LANGS and screens.LANGS is lang.LANGS
+    assert set(lang._TEXT) == set(lang.LANGS)
+
+
+def test_menu_cycles_the_table_and_shows_each_languages_own_name():
+    """SPEC §4 Setup (language): the setup menu steps through every language
+    of the table in its order and names each in its own language."""
+    import menu
+    import settings
+    import view
+    s = settings.Settings()
+    m = menu.SetupMenu(s)
+    for _ in range(20):
+        if view.to_text(m.render([bytearray(16), bytearray(16)])[0]).strip() == \
+                lang.text("en", "T_LANG"):
+            break
+        m.handle(menu.A_NEXT)
+    seen = []
+    for _ in range(len(lang.LANGS)):
+        rows = m.render([bytearray(b" " * 16), bytearray(b" " * 16)])
+        seen.append((s.lang, view.to_text(rows[1]).strip("<> ")))
+        m.handle(menu.A_RIGHT)
+    assert seen == [(c, lang.text(c, "LANG")) for c in lang.LANGS]
+    assert s.lang == lang.LANGS[0]          # round the cycle
+
+
+def test_a_language_the_table_lacks_is_a_settings_reset():
+    """settings.py: a value out of range gives all defaults and the notice."""
+    import settings
+
+    class Fs:
+        def __init__(self, text):
+            self.text = text
+
+        def open(self, path, mode="r"):
+            import io
+            if path.endswith(".tmp") or self.text is None:
+                raise OSError(2)
+            return io.StringIO(self.text)
+
+    good = settings.Settings.load("s.json", Fs('{"v": 1, "lang": "%s"}' % lang.LANGS[-1]))
+    assert good.lang == lang.LANGS[-1] and not good.notice
+    bad = settings.Settings.load("s.json", Fs('{"v": 1, "lang": "xx"}'))
+    assert bad.lang == "en" and bad.notice
+
+
+@pytest.mark.parametrize("lg", lang.LANGS)
+def test_every_language_has_its_card(lg):
+    import os
+    from conftest import ROOT
+    assert os.path.isfile(os.path.join(ROOT, "docs", "quickref.%s.md" % lg))

@@ -47,7 +47,6 @@ the pfs test fails at 19 of 175 (a flag that ends the game was saved as
 running, so the restored clock is paused where the log says over).
 """
 import copy
-import importlib.util
 import os
 
 import pytest
@@ -60,7 +59,6 @@ from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD
 from host_sim import replay
 from test_power_loss import FakeFlash, PowerCut
 
-from conftest import ROOT
 
 ALL = os.environ.get("POWER_CUTS_ALL") == "1"
 LOG_BYTE_EVERY = 3        # cuts inside log lines: every 3rd byte
@@ -70,12 +68,7 @@ REBOOT_T0 = PERIOD - 700  # the restored clock's ticks wrap 0.7 s after power-up
 UNCHARGED_MS = 5000       # SPEC §4 Power loss: at most 5 s of running time lost
 
 
-def load_board(name):
-    spec = importlib.util.spec_from_file_location(
-        "board_" + name, os.path.join(ROOT, "boards", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from host_sim.boards import load as load_board  # noqa: E402
 
 
 BOARD = load_board("sim")

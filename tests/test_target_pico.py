@@ -37,8 +37,10 @@ def test_bundle_boots_from_littlefs_and_survives_a_power_cut(fs_image, tmp_path)
         rows = pico.lcd.text_rows()
         assert rows == ["  30:00   30:00 ", "     READY      "], rows
         s = pico.stats()
-        # the image's filesystem was mounted, not reformatted at boot
-        assert s["erases"] == 0, s
+        # the image's filesystem was mounted, not reformatted at boot (a
+        # format erases all 352 blocks): the only erases are the first
+        # boot's running-clock journal (firmware/journal.py, 64 KB)
+        assert s["erases"] <= 64 * 1024 // 4096 + 4, s
         assert s["busy_ns"] > 0
     finally:
         pico.stop()           # kill -9: a power cut
@@ -142,6 +144,11 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
     erases = running["erases"] - run_start["erases"]
     print("flash while a clock ran 58.5 s: %d erases, %d page programs"
           % (erases, running["programs"] - run_start["programs"]))
+    # issue 11 "Flash erases": no erase while a clock runs (the rp2 port
+    # erases with interrupts off, ~45 ms a sector); the checkpoints and the
+    # flag went into the journal as page programs only
+    assert erases == 0
+    assert running["programs"] - run_start["programs"] >= 58 // 4
 
 
 def test_make_deploy_onto_an_empty_pico(tmp_path):

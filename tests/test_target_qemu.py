@@ -19,9 +19,7 @@ from test_micropython import MODULES
 
 # Checks that fail on the 32-bit target and are not fixed yet: each must still
 # fail (so a fix has to remove it from here).  Empty when issue 11 is done.
-KNOWN_OPEN = {
-    "test_persist_mp.test_heap_per_save": "persist.save allocates 1344 B on littlefs",
-}
+KNOWN_OPEN = {}
 
 
 def need_target():

@@ -7,7 +7,9 @@
 (`make deploy BOARD=pico [PORT=...]` and `make bundle BOARD=pico` call these.)
 
 The app is every firmware/*.py plus boards/<BOARD>.py, which goes onto the
-board as board.py.  Modules are compiled to .mpy bytecode with mpy-cross
+board as board.py (a board file that derives from another, `from pico import
+*`, gets that one written into it: the device reads one self-contained file;
+host_sim/boards.py).  Modules are compiled to .mpy bytecode with mpy-cross
 (faster import, far less RAM than compiling on the device) except:
 
 * main.py stays source: MicroPython runs main.py at boot, never main.mpy;
@@ -57,9 +59,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+from host_sim import boards as boardfiles  # noqa: E402  (the one board loader)
 from host_sim import usb  # noqa: E402  (mpremote: shared with `python -m host_sim logs`)
+
 FIRMWARE = os.path.join(ROOT, "firmware")
-BOARDS = os.path.join(ROOT, "boards")
+BOARDS = boardfiles.BOARDS_DIR
 
 # What deploy asks the board.  _mpy encodes the .mpy version in bits 0-7, the
 # sub-version in bits 8-9 and the native architecture in bits 10 and up.
@@ -142,12 +146,19 @@ def mpy_compatible(board_mpy, cross, firmware=None, native=False):
 # -- the app -----------------------------------------------------------------
 
 def board_path(board):
-    path = os.path.join(BOARDS, board + ".py")
-    if not os.path.isfile(path):
-        names = sorted(f[:-3] for f in os.listdir(BOARDS) if f.endswith(".py"))
-        raise DeployError("no board file boards/%s.py (boards: %s)"
-                          % (board, ", ".join(names)), 2)
-    return path
+    try:
+        return boardfiles.path(board)
+    except boardfiles.BoardError as e:
+        raise DeployError(str(e), 2)
+
+
+def board_source(board):
+    """The board file as the device gets it: one board.py, with the boards
+    it derives from written into it (host_sim/boards.py)."""
+    try:
+        return boardfiles.source(board)
+    except boardfiles.BoardError as e:
+        raise DeployError(str(e), 2)
 
 
 def app_sources(board, firmware_dir=FIRMWARE):
@@ -250,6 +261,10 @@ def build(out_dir, board, compiled=True, firmware_dir=FIRMWARE, mpy_cross=None,
                 msg = (proc.stderr or proc.stdout).strip().splitlines()
                 raise DeployError("mpy-cross failed on %s: %s"
                                   % (os.path.relpath(src, ROOT), msg[-1] if msg else "?"))
+        elif mod == "board":
+            name = "board.py"
+            with open(os.path.join(out_dir, name), "w", encoding="utf-8", newline="\n") as f:
+                f.write(board_source(board))
         else:
             name = mod + ".py"
             shutil.copyfile(src, os.path.join(out_dir, name))
@@ -338,10 +353,10 @@ def bundle(board, out_dir, sources=False, firmware_dir=FIRMWARE, mpy_cross=None,
 
 
 def board_name(board):
-    ns = {}
-    with open(board_path(board)) as f:
-        exec(compile(f.read(), board_path(board), "exec"), ns)
-    return ns.get("NAME", board)
+    try:
+        return getattr(boardfiles.load(board), "NAME", board)
+    except boardfiles.BoardError as e:
+        raise DeployError(str(e), 2)
 
 
 # -- mpremote ----------------------------------------------------------------

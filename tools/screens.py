@@ -22,7 +22,6 @@ tests/test_docs.py regenerates into a temporary folder and compares the
 bytes with docs/screens/.
 """
 import argparse
-import importlib.util
 import os
 import shutil
 import sys
@@ -38,9 +37,11 @@ import settings as setmod  # noqa: E402
 import app as appmod  # noqa: E402
 import rig as rigmod  # noqa: E402
 from hd44780_emu import a00_char  # noqa: E402
+from host_sim import boards as boardfiles  # noqa: E402
+import lang as langmod  # noqa: E402
 
 OUT_DIR = os.path.join(ROOT, "docs", "screens")
-LANGS = ("en", "de", "pl")
+LANGS = langmod.LANGS  # the one language table (firmware/lang.py)
 MIN = 60000
 
 LEFT, RIGHT, PAUSE = rigmod.LEFT, rigmod.RIGHT, rigmod.PAUSE
@@ -50,11 +51,7 @@ COARSE_STEP = 500     # long waits: the core charges exactly at any step
 
 
 def load_board(name):
-    path = os.path.join(ROOT, "boards", name + ".py")
-    spec = importlib.util.spec_from_file_location("board_" + name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return boardfiles.load(name)
 
 
 # -- the bench -------------------------------------------------------------------

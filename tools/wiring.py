@@ -17,7 +17,11 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BOARDS = os.path.join(ROOT, "boards")
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from host_sim import boards as boardfiles  # noqa: E402  (the one board loader)
+
+BOARDS = boardfiles.BOARDS_DIR
 WIRING_DIR = os.path.join(ROOT, "docs", "wiring")
 BUILD_MD = os.path.join(ROOT, "docs", "build.md")
 README_MD = os.path.join(ROOT, "README.md")
@@ -101,25 +105,21 @@ PICO = _pico()
 DEVKITC = _devkitc()
 
 
+# The header each MCU's boards are wired to (the board file's MCU names it).
+HEADERS = {"rp2040": PICO, "esp32": DEVKITC}
+
+
 def header_for(ns):
-    """The header a board file is wired to, from its NAME (None: no wiring,
+    """The header a board file is wired to, from its MCU (None: no wiring,
     e.g. the simulator's board)."""
-    name = ns.get("NAME", "")
-    if "RP2040" in name and "Pico" in name:
-        return PICO
-    if "ESP32-DevKitC" in name:
-        return DEVKITC
-    return None
+    return HEADERS.get(ns.get("MCU"))
 
 
 # -- what goes where ---------------------------------------------------------
 
 def load_board(board, boards_dir=BOARDS):
-    path = os.path.join(boards_dir, board + ".py")
-    ns = {}
-    with open(path) as f:
-        exec(compile(f.read(), path, "exec"), ns)
-    return ns
+    """The board's names as a dict (host_sim/boards.py loads it)."""
+    return vars(boardfiles.load(board, boards_dir))
 
 
 def resistor_k(num, den):
@@ -439,12 +439,8 @@ def _battery(s, y, title, conns, ns):
 # -- command line ------------------------------------------------------------
 
 def wired_boards(boards_dir=BOARDS):
-    out = []
-    for f in sorted(os.listdir(boards_dir)):
-        if f.endswith(".py") and not f.startswith("_"):
-            if header_for(load_board(f[:-3], boards_dir)) is not None:
-                out.append(f[:-3])
-    return out
+    return [b for b in boardfiles.names(boards_dir)
+            if header_for(load_board(b, boards_dir)) is not None]
 
 
 def write_svg(board, out_dir=WIRING_DIR, boards_dir=BOARDS):
@@ -456,14 +452,35 @@ def write_svg(board, out_dir=WIRING_DIR, boards_dir=BOARDS):
     return path
 
 
-def update_doc(boards, doc=BUILD_MD, boards_dir=BOARDS):
-    """Refresh the tables between the markers in docs/build.md; returns the
-    boards whose markers are missing."""
+def add_section(text, board, table, boards_dir=BOARDS):
+    """A new board's picture and table, after the doc's last table (None if
+    the doc has no table to follow)."""
+    ends = list(re.finditer(r"<!-- /wiring-table:\w+ -->\n", text))
+    if not ends:
+        return None
+    start, end = markers(board)
+    name = load_board(board, boards_dir)["NAME"]
+    section = ("\n#### %s (`BOARD=%s`)\n\n![%s wiring](wiring/%s.svg)\n\n%s\n%s%s\n"
+               % (name, board, name, board, start, table, end))
+    at = ends[-1].end()
+    return text[:at] + section + text[at:]
+
+
+def update_doc(boards, doc=BUILD_MD, boards_dir=BOARDS, add=False):
+    """Refresh the tables between the markers in docs/build.md; with `add`,
+    a board without markers gets a new section after the last table (so a
+    new board file is all `make wiring` needs).  Returns the boards whose
+    markers are still missing."""
     with open(doc, encoding="utf-8") as f:
         text = f.read()
     missing = []
     for b in boards:
-        text, found = replace_table(text, b, markdown_table(b, boards_dir))
+        table = markdown_table(b, boards_dir)
+        text, found = replace_table(text, b, table)
+        if not found and add:
+            added = add_section(text, b, table, boards_dir)
+            if added is not None:
+                text, found = added, True
         if not found:
             missing.append(b)
     with open(doc, "w", encoding="utf-8", newline="\n") as f:
@@ -489,7 +506,7 @@ def main(argv=None):
             else:
                 print(os.path.relpath(write_svg(b, args.out), os.getcwd()))
         if args.all and not args.table and os.path.exists(BUILD_MD):
-            for b in update_doc(boards):
+            for b in update_doc(boards, add=True):
                 print("wiring.py: docs/build.md has no table markers for %s" % b,
                       file=sys.stderr)
             for b in update_doc(README_BOARDS, README_MD):

@@ -75,6 +75,7 @@ class Pin:
     def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
         self._handler = handler
         self._trigger = trigger
+        self.hard = hard
         return self
 
     # -- the outside world --------------------------------------------------
@@ -100,6 +101,8 @@ def pin(id):
 class I2C:
     def __init__(self, id=0, scl=None, sda=None, freq=400000):
         self.id = id
+        self.scl = scl
+        self.sda = sda
         self.freq = freq
         self.devices = _buses.setdefault(id, {})
 
@@ -129,15 +132,23 @@ def bus(id=0):
 
 
 class ADC:
+    # The ESP32 port's attenuation constants (a port without them, like the
+    # RP2040's, simply has no atten()); atten() remembers the last one set.
+    ATTN_0DB = 0
+    ATTN_2_5DB = 1
+    ATTN_6DB = 2
+    ATTN_11DB = 3
+
     def __init__(self, pin, atten=None):
         self.pin = pin
         self.level_u16 = 0xFFFF
+        self.attenuation = atten
 
     def read_u16(self):
         return self.level_u16
 
     def atten(self, a):
-        pass
+        self.attenuation = a
 
 
 class PWM:

@@ -121,7 +121,7 @@ def test_main_loop_allocates_nothing_in_a_running_game():
     # Across second boundaries (the LCD changes each time); checkpoints every
     # 4 s write the state file, so measure 3 boundaries between two of them.
     rig.run(5)
-    app.last_save = rig.now                # no checkpoint write in the window
+    app.session.last_save = rig.now               # no checkpoint write in the window
     crossing = heap_bytes(one_s, 2)        # warm-up + 2 boundaries < 4 s
     print("heap bytes: steady %d per loop, across a second boundary %d per loop"
           % (steady // 300, crossing // 2))

@@ -1,0 +1,323 @@
+# The running-clock journal: checkpoints and events while a clock runs,
+# with no flash erase and no heap allocation (issue 11 "Flash erases",
+# SPEC §6: no garbage collection in a game; SPEC §4 "Power loss").
+#
+# Why.  Every file write on littlefs (copy-on-write) sooner or later erases a
+# 4 KB sector, and the rp2 port erases with interrupts off (~45 ms on the
+# Pico's W25Q16): a checkpoint file every 4 s cost ~360 erases an hour, all
+# while a clock ran.  NOR flash can also be *programmed* without an erase:
+# a program only clears bits (1 -> 0), so re-programming a page with its
+# current bytes plus new bytes in its still-erased (0xFF) part changes only
+# that part.
+#
+# How.  The journal is an ordinary littlefs file (`journal.bin`, UNITS units
+# of UNIT bytes) that arm() writes while no clock runs (littlefs erases
+# then).  Each unit begins with a marker, MAGIC + a fresh 4-byte nonce + the
+# unit's index, and is 0xFF after it.  arm() then finds the markers on the
+# raw flash (the block device the filesystem is mounted on: rp2.Flash(),
+# the ESP32 "vfs" partition; readblocks), which gives each unit's block and
+# offset (littlefs stores file data as is; a unit cut by a block boundary
+# keeps only the part before it).  While a clock runs, append() programs one
+# record into the erased part of a unit: it reads the 256-byte page(s) the
+# record falls in, ANDs the record into them and programs them back
+# (writeblocks(block, page, offset): a program, never an erase).  No file
+# operation, no erase, no allocation (preallocated buffers only).
+#
+# A record (record_size(n) bytes, little-endian 32-bit ints as persist's; the
+# checksum is a small Fletcher-16, whose loop fits MicroPython's stack frame):
+#   0  kind (KIND_*), 1 n (snapshot ints), 2-3 0
+#   4  base: the state store's seq when the record was made (records with a
+#      base below the stored seq were folded into the files already)
+#   8  log_ms   12 code  13 side (+1)  14-15 0   16 arg
+#   20 rem left 24 rem right   28 the clock's snapshot (n ints)
+#   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n, then a^255, b^255
+# A record slot that is all 0xFF is the journal's end; a record whose
+# checksum does not match was torn by a power cut (and ends the journal too).
+#
+# The session (session.py) folds the journal into the game log and the state
+# file whenever the clock stops, and re-arms it when it is half full; after
+# a power cut it reads the records back (records()).  Where the filesystem
+# offers no raw block device (CPython, the unix port) there is no journal
+# unless a test gives one (tests/test_journal.py: littlefs on a NOR model).
+import persist
+
+MAGIC = b"SCjn"
+HEAD = 10              # MAGIC, nonce (4), unit index (2)
+UNIT = 512
+UNITS = 128            # 64 KB: ~500 records, half an hour of running time
+PAGE = 256             # NOR program page
+KIND_CHECK = 1         # a checkpoint
+KIND_EVENT = 2         # a core event (its log line), with the checkpoint after it
+KIND_PAIR = 3          # a press ignored: pressed together with the other side
+_NONE = 0xFFFF
+
+
+def record_size(n):
+    return 32 + 4 * n
+
+
+def _nonce():
+    try:
+        import os
+        return bytes(os.urandom(4))
+    except (ImportError, AttributeError, OSError):
+        import time
+        t = time.ticks_ms() if hasattr(time, "ticks_ms") else int(time.time() * 1000)
+        return bytes((t & 255, (t >> 8) & 255, (t >> 16) & 255, (t >> 24) & 127))
+
+
+class Journal:
+    def __init__(self, fs, bdev, path="journal.bin", n=19, units=0):
+        units = units or UNITS
+        self.fs = fs
+        self.bdev = bdev
+        self.path = path
+        self.units = units
+        self.bs = bdev.ioctl(5, 0) or 4096      # block size
+        self.nb = bdev.ioctl(4, 0)              # block count
+        self.size = record_size(n)
+        self.n = n
+        self.rec = bytearray(self.size)         # the record append() writes
+        self.rec[1] = n
+        self.page = bytearray(PAGE)
+        self.blk = [_NONE] * units              # each unit's raw block ...
+        self.start = [0] * units                # ... its first record slot ...
+        self.end = [0] * units                  # ... and where it ends
+        self.u = 0                              # the write position: unit ...
+        self.p = 0                              # ... and offset in its block
+        self.count = 0                          # records since arm()
+        self.slots = 0                          # record slots in all units
+        self.ok = False                         # armed and found
+        self.error = None
+
+    # -- arming (no clock runs) ---------------------------------------------------
+    def arm(self):
+        """Write a fresh journal file (erases happen here) and find its units
+        on the raw flash.  False (with .error) if that failed: no journal."""
+        self.ok = False
+        nonce = _nonce()
+        buf = bytearray(b"\xff" * UNIT)
+        buf[0:4] = MAGIC
+        buf[4:8] = nonce
+        try:
+            f = self.fs.open(self.path, "wb")
+            try:
+                for i in range(self.units):
+                    buf[8] = i & 255
+                    buf[9] = i >> 8
+                    f.write(buf)
+            finally:
+                f.close()
+        except OSError as e:
+            self.error = "journal: error %s" % (e.args[0] if e.args else e)
+            return False
+        return self._scan(nonce)
+
+    def find(self):
+        """At power-up: find the journal file's units (False: no usable
+        journal, arm() it).  The write position is after the last record
+        slot that is not erased."""
+        self.ok = False
+        try:
+            f = self.fs.open(self.path, "rb")
+            try:
+                head = f.read(HEAD)
+            finally:
+                f.close()
+            if self.fs.stat(self.path)[6] != self.units * UNIT:
+                return False
+        except OSError:
+            return False
+        if head is None or len(head) < HEAD or head[0:4] != MAGIC:
+            return False
+        if not self._scan(bytes(head[4:8])):
+            return False
+        # the write position: after the whole records, and after a torn one
+        k = len(self.records())
+        if k < self.slots:
+            self._seek(k)
+            if not self._erased(self.u, self.p):
+                k += 1
+        self._seek(k)
+        self.count = k
+        return True
+
+    def _scan(self, nonce):
+        """Find the units (MAGIC + nonce + index) on the raw flash."""
+        key = MAGIC + nonce
+        units = self.units
+        for i in range(units):
+            self.blk[i] = _NONE
+        buf = bytearray(self.bs)
+        found = 0
+        try:
+            for b in range(self.nb):
+                self.bdev.readblocks(b, buf, 0)
+                data = buf if hasattr(buf, "find") else bytes(buf)
+                at = data.find(key)
+                while at >= 0:
+                    i = data[at + 8] | (data[at + 9] << 8)
+                    end = at + UNIT if at + UNIT < self.bs else self.bs
+                    if i < units and self.blk[i] == _NONE and at + HEAD + self.size <= end:
+                        self.blk[i] = b
+                        self.start[i] = at + HEAD
+                        self.end[i] = end
+                        found += 1
+                    at = data.find(key, at + HEAD)
+        except OSError as e:
+            self.error = "journal: error %s" % (e.args[0] if e.args else e)
+            return False
+        self.slots = 0
+        for i in range(units):
+            if self.blk[i] != _NONE:
+                self.slots += (self.end[i] - self.start[i]) // self.size
+        self._seek(0)
+        self.count = 0
+        self.ok = found > 0
+        if not self.ok:
+            self.error = "journal: not found on the flash"
+        return self.ok
+
+    def _slots(self):
+        """(unit, offset) of every record slot, in order (not on the hot path)."""
+        for u in range(self.units):
+            if self.blk[u] == _NONE:
+                continue
+            p = self.start[u]
+            while p + self.size <= self.end[u]:
+                yield u, p
+                p += self.size
+
+    def _seek(self, k):
+        """Put the write position at slot k."""
+        self.u = self.units
+        self.p = 0
+        j = 0
+        for u, p in self._slots():
+            if j == k:
+                self.u = u
+                self.p = p
+                return
+            j += 1
+
+    def _erased(self, u, p):
+        buf = bytearray(self.size)
+        self.bdev.readblocks(self.blk[u], buf, p)
+        return buf == bytearray(b"\xff" * self.size)
+
+    # -- while a clock runs: program one record -----------------------------------
+    # (Small functions, no try/loop together: MicroPython puts a call frame of
+    # more than ~11 words on the heap.  tests/mp/test_journal_mp.py measures
+    # 0 bytes per main-loop iteration with a record.)
+    def full(self):
+        return self.u >= self.units
+
+    def append(self):
+        """Program self.rec (filled by the caller; the checksum is added
+        here) at the write position.  False if the journal is full or the
+        flash refused (then .ok is False: the caller falls back to the files)."""
+        if not self.ok:
+            return False
+        self._next()
+        if self.u >= self.units:
+            return False
+        seal(self.rec, self.size)
+        if not self._safe():
+            return False
+        self.p += self.size
+        self.count += 1
+        return True
+
+    def _next(self):
+        while self.u < self.units and (self.blk[self.u] == _NONE or
+                                       self.p + self.size > self.end[self.u]):
+            self.u += 1
+            if self.u < self.units:
+                self.p = self.start[self.u]
+
+    def _safe(self):
+        try:
+            self._program()
+        except OSError:
+            self.ok = False
+            return False
+        return True
+
+    def _program(self):
+        """The record at the write position: each page it touches is read,
+        the record ANDed in, and the page programmed back."""
+        k = 0
+        while k < self.size:
+            k = self._page(k)
+
+    def _page(self, k):
+        a = self.p + k
+        ps = a & -PAGE
+        self.bdev.readblocks(self.blk[self.u], self.page, ps)
+        k = self._and(a - ps, k)
+        self.bdev.writeblocks(self.blk[self.u], self.page, ps)
+        return k
+
+    def _and(self, i, k):
+        pg = self.page
+        while i < PAGE and k < self.size:
+            pg[i] &= self.rec[k]
+            i += 1
+            k += 1
+        return k
+
+    # -- reading back (power-up, folding) -------------------------------------------
+    def records(self, skip=0):
+        """The whole records since arm(), in order, as bytes, from the
+        (skip+1)-th on; stops at the first erased or torn slot."""
+        out = []
+        buf = bytearray(self.size)
+        k = 0
+        for u, p in self._slots():
+            self.bdev.readblocks(self.blk[u], buf, p)
+            if not sealed(buf, self.size):
+                break               # erased (the end) or torn
+            if k >= skip:
+                out.append(bytes(buf))
+            k += 1
+        return out
+
+
+def _sum(r, n):
+    """Fletcher-16 of r[0:n] as (b << 8) | a; a, b < 255."""
+    a = 0
+    b = 0
+    i = 0
+    while i < n:
+        a = (a + r[i]) % 255
+        b = (b + a) % 255
+        i += 1
+    return (b << 8) | a
+
+
+def seal(r, size):
+    """The record's last 4 bytes: its checksum a, b and their complements.
+    An erased (0xFF) or partly programmed trailer never matches: a and b
+    are below 255."""
+    v = _sum(r, size - 4)
+    r[size - 4] = v & 255
+    r[size - 3] = v >> 8
+    r[size - 2] = (v & 255) ^ 255
+    r[size - 1] = (v >> 8) ^ 255
+
+
+def sealed(r, size):
+    """Is r a whole record (not erased, not torn)?"""
+    v = _sum(r, size - 4)
+    return (r[size - 4] == v & 255 and r[size - 3] == v >> 8 and
+            r[size - 2] == (v & 255) ^ 255 and r[size - 1] == (v >> 8) ^ 255)
+
+
+def field(rec, at):
+    """A signed 32-bit field of a record."""
+    return persist._get(rec, at)
+
+
+def snapshot(rec):
+    """The clock snapshot a record carries, as a list of ints."""
+    return [persist._get(rec, 28 + 4 * k) for k in range(rec[1])]

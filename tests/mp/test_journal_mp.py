@@ -1,0 +1,140 @@
+# The running-clock journal under the real MicroPython (issue 11 items 2 and
+# 3 "Flash erases": while a clock runs, no flash erase and 0 heap bytes per
+# main-loop iteration, counting iterations with a press, a checkpoint or a
+# log line; SPEC §6: no garbage collection during a game).
+#
+# The app runs on the rig (fake pins and LCD) with its files on MicroPython's
+# own littlefs (os.VfsLfs2) over the NOR model of ramflash.py, in a
+# bytearray mounted at /jnl; the filesystem adapter offers that block device
+# as raw(), as fsys.OsFS does with rp2.Flash() on the Pico.  Each main-loop
+# iteration's allocation is read with micropython.mem_total() around
+# App.step() alone (the fake pins are driven outside it).
+import gc
+import os
+
+import sim as board          # boards/sim.py
+import clockcore as cc
+import fsys
+import journal
+import ramflash
+from mptest import eq
+from rig import Rig, LEFT, RIGHT, PAUSE
+
+MOUNT = "/jnl"
+BLOCKS = 12                  # 48 KB of RAM (the Pico's heap is 240 KB): the games,
+                             # the state, the journal
+try:
+    from micropython import mem_total
+except ImportError:          # CPython: the figures are MicroPython's
+    mem_total = None
+
+
+class JournalFS(fsys.OsFS):
+    def __init__(self, bdev):
+        self.bdev = bdev
+
+    def raw(self):
+        return self.bdev
+
+
+def _mount():
+    try:
+        os.umount(MOUNT)
+    except OSError:
+        pass
+    gc.collect()
+    # (one allocation; littlefs erases each block before it programs it)
+    bdev = ramflash.RamFlash(count=BLOCKS, ram=bytearray(BLOCKS * ramflash.BLOCK))
+    os.VfsLfs2.mkfs(bdev, progsize=256)
+    os.mount(os.VfsLfs2(bdev, progsize=256), MOUNT)
+    return bdev
+
+
+def _settings(root):
+    f = open(root + "settings.json", "w")
+    f.write('{"v": 1, "profile": "sdev", "base_left": 600000, "base_right": 600000, '
+            '"lang": "en", "sound": true}')
+    f.close()
+
+
+class Steps:
+    """Main-loop iterations 5 ms apart, each one's allocation measured."""
+
+    def __init__(self, rig, bdev):
+        self.rig = rig
+        self.bdev = bdev
+        self.worst = 0
+        self.n = 0
+        self.erases = 0       # erases while a clock ran
+        self.events = 0
+
+    def run(self, ms):
+        rig = self.rig
+        app = rig.app
+        j = app.session.j
+        k = ms // 5
+        while k > 0:
+            rig.now = rig.add(rig.now, 5)
+            running = app.clock.running() >= 0
+            e = self.bdev.erases
+            c = j.count
+            a = mem_total() if mem_total else 0
+            app.step()
+            b = mem_total() if mem_total else 0
+            if b - a > self.worst:
+                self.worst = b - a
+            if running and app.clock.running() >= 0:
+                self.erases += self.bdev.erases - e
+            self.events += j.count - c
+            self.n += 1
+            k -= 1
+
+    def press(self, b, hold=80):
+        self.rig.down(b)
+        self.run(hold)
+        self.rig.up(b)
+        self.run(400)
+
+
+def test_no_erase_and_no_allocation_while_a_clock_runs():
+    bdev = _mount()
+    try:
+        root = MOUNT + "/"
+        _settings(root)
+        journal.UNITS = 16     # 8 KB of the small disk
+        rig = Rig(board, root, fs=JournalFS(bdev))
+        app = rig.app
+        eq(app.session.j is not None and app.session.j.ok, True, "journal armed")
+        s = Steps(rig, bdev)
+        s.run(1600)                        # the splash
+        s.press(LEFT)                      # the game starts: right runs
+        eq(app.clock.running(), cc.RIGHT, "right runs")
+        gc.collect()
+        gc.disable()                       # no collection hides an allocation
+        try:
+            s.worst = 0
+            s.run(4500)                    # a checkpoint (4 s)
+            s.press(RIGHT)                 # a turn-ending press: its record
+            s.run(9000)                    # two checkpoints, the window closes
+            s.press(LEFT)
+            s.run(4500)
+        finally:
+            gc.enable()
+        eq(app.clock.running(), cc.RIGHT, "right runs")
+        print("journal: %d iterations, %d records, worst %d B per iteration, "
+              "%d erases while a clock ran" % (s.n, s.events, s.worst, s.erases))
+        eq(s.events >= 6, True, "records written (presses, window, checkpoints)")
+        eq(s.erases, 0, "flash erases while a clock ran")
+        if mem_total is not None:
+            eq(s.worst, 0, "heap bytes in the worst main-loop iteration")
+        # the clock stops: the journal goes to the files (erases allowed)
+        s.press(PAUSE)
+        eq(app.clock.state, cc.PAUSED, "paused")
+        eq(app.session.j.count, app.session.folded, "folded")
+        f = open(root + "games/g0001.txt")
+        text = f.read()
+        f.close()
+        eq(text.count("\n") >= 6 and " pause  # " in text, True, "the log got the lines")
+    finally:
+        journal.UNITS = 128
+        os.umount(MOUNT)

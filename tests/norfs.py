@@ -1,0 +1,143 @@
+"""Littlefs on a NOR-flash model, for the running-clock journal's tests
+(firmware/journal.py).
+
+The filesystem is the real littlefs (littlefs-python, the C library) with
+the Pico's geometry (4096-byte blocks, prog size 256); what it stores goes
+through Nor, a NOR model: a program only clears bits (new = old AND data),
+an erase sets a block to 0xFF and is counted.  NorFS is the firmware's
+filesystem API (fsys.OsFS: open, rename, remove, listdir, stat, mkdir)
+over it, plus raw(): the block device under it (readblocks/writeblocks with
+an offset, ioctl), as rp2.Flash() is on the Pico.
+
+Power cuts in the journal: with `budget` set, each byte that a raw program
+changes uses one unit; when none is left the program stops there (the bytes
+before stay programmed) and PowerCut is raised.  boot() mounts the same
+flash again, as a power-up does.
+"""
+import errno
+
+from littlefs import LittleFS, UserContext
+from littlefs.errors import LittleFSError
+
+BLOCK = 4096
+BLOCKS = 96           # 384 KB: the bundle is not on it, the games and the journal are
+
+
+class PowerCut(Exception):
+    pass
+
+
+class Nor(UserContext):
+    def __init__(self, blocks=BLOCKS):
+        UserContext.__init__(self, buffsize=blocks * BLOCK)
+        self.blocks = blocks
+        self.erases = 0
+        self.programs = 0       # littlefs page programs
+        self.raw_programs = 0   # the journal's page programs
+        self.budget = None
+
+    def prog(self, cfg, block, off, data):
+        a = block * BLOCK + off
+        b = self.buffer
+        for i, x in enumerate(data):
+            b[a + i] &= x
+        self.programs += 1
+        return 0
+
+    def erase(self, cfg, block):
+        self.erases += 1
+        return UserContext.erase(self, cfg, block)
+
+
+class Raw:
+    """The block device under the filesystem (the rp2.Flash() API)."""
+
+    def __init__(self, nor):
+        self.nor = nor
+
+    def readblocks(self, blk, buf, off=0):
+        a = blk * BLOCK + off
+        buf[:] = self.nor.buffer[a:a + len(buf)]
+
+    def writeblocks(self, blk, buf, off=None):
+        if off is None:
+            raise AssertionError("the journal never erases (writeblocks without an offset)")
+        nor = self.nor
+        a = blk * BLOCK + off
+        if (a & 255) or len(buf) != 256:
+            raise AssertionError("a NOR page program is one whole aligned page")
+        b = nor.buffer
+        for i in range(len(buf)):
+            new = b[a + i] & buf[i]
+            if new != b[a + i]:
+                if nor.budget is not None:
+                    if nor.budget <= 0:
+                        raise PowerCut()
+                    nor.budget -= 1
+                b[a + i] = new
+        nor.raw_programs += 1
+
+    def ioctl(self, op, arg):
+        if op == 4:
+            return self.nor.blocks
+        if op == 5:
+            return BLOCK
+        return 0
+
+
+def _oserror(e):
+    if isinstance(e, LittleFSError):
+        return OSError(errno.ENOENT if e.code == -2 else errno.EIO, str(e))
+    return e
+
+
+class NorFS:
+    """fsys.OsFS's API on littlefs over `nor` (mounted: formatted first
+    if `fresh`)."""
+
+    def __init__(self, nor=None, fresh=None):
+        self.nor = nor if nor is not None else Nor()
+        self.lfs = LittleFS(context=self.nor, block_size=BLOCK, block_count=self.nor.blocks,
+                            prog_size=256, read_size=1, mount=False)
+        if fresh or (fresh is None and nor is None):
+            self.lfs.format()
+        self.lfs.mount()
+
+    def boot(self):
+        """A power-up on the same flash."""
+        return NorFS(self.nor, fresh=False)
+
+    def raw(self):
+        return Raw(self.nor)
+
+    def _do(self, fn, *a):
+        try:
+            return fn(*a)
+        except LittleFSError as e:
+            raise _oserror(e)
+
+    def open(self, path, mode):
+        return self._do(self.lfs.open, path, mode, 0)  # unbuffered: flush() syncs
+
+    def rename(self, old, new):
+        self._do(self.lfs.rename, old, new)
+
+    def remove(self, path):
+        self._do(self.lfs.remove, path)
+
+    def listdir(self, path):
+        return self._do(self.lfs.listdir, path)
+
+    def stat(self, path):
+        st = self._do(self.lfs.stat, path)
+        return (0x4000 if st.type == 2 else 0x8000, 0, 0, 0, 0, 0, st.size, 0, 0, 0)
+
+    def mkdir(self, path):
+        self._do(self.lfs.mkdir, path)
+
+    def read(self, path):
+        with self.lfs.open(path, "rb") as f:
+            return f.read()
+
+    def files(self, folder="/"):
+        return self.lfs.listdir(folder)
