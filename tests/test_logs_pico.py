@@ -10,7 +10,7 @@ import os
 import sys
 
 from host_sim import target
-from test_target_pico import fs_image, LEFT, RIGHT  # noqa: F401  (the bundle's image)
+from test_target_pico import fs_image, LEFT, RIGHT, PAUSE  # noqa: F401  (the image)
 
 
 def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path):
@@ -19,9 +19,10 @@ def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path
     dest = tmp_path / "pulled" / "round3"          # neither folder exists yet
     try:
         pico.run_to(2400)
-        pico.press(LEFT, 2500)                     # a game begins: games/g0001.txt
+        pico.press(LEFT, 2500)                     # a game begins
         pico.press(RIGHT, 5000)
-        pico.run_to(6000)
+        pico.press(PAUSE, 5600, hold_ms=200)   # paused: the log file is written
+        pico.run_to(7000)
         rc, out = pico.with_pty(lambda pty: [
             sys.executable, "-m", "host_sim", "logs", "--port", pty, "--dest", str(dest),
             "--no-reset"])
@@ -36,5 +37,5 @@ def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path
     assert os.listdir(dest / clocks[0]) == ["g0001.txt"]
     text = (dest / clocks[0] / "g0001.txt").read_text()
     assert text.startswith("profile ") and "\n0 left" in text, text
-    assert "running: left" in lines[-1], lines   # the listing's final state
+    assert "paused" in lines[-1], lines   # the listing's final state
     assert not os.path.exists(dest / ".incoming")
