@@ -34,6 +34,8 @@ MODE_RESULTS = 4
 SPLASH_MS = 1500
 NOTICE_MS = 4000
 ASK_MS = 6000          # an END?/NEW GAME? question waits this long for L+R
+LOOP_MS = 2            # the main loop's pause while something is pending ...
+IDLE_LOOP_MS = 20      # ... and while nothing is (bench/target_bench.py: CPU busy)
 
 LCD_RETRY_MS = 100     # a failed display is retried after this, doubling ...
 LCD_RETRY_MAX = 2000   # ... up to this
@@ -344,7 +346,20 @@ class App:
                 self.failed(e)
             if feed is not None and self.healthy:
                 feed()
-            sleep_ms(2)
+            sleep_ms(self._pause_ms())
+
+    def _pause_ms(self):
+        """The main loop's sleep: LOOP_MS while a key is down or settling, a
+        press waits to be told from a gesture, a beep plays, or a menu or the
+        boot screen shows; IDLE_LOOP_MS otherwise, so the core idles between
+        the display's second boundaries (each shown at most IDLE_LOOP_MS
+        late).  Presses are stamped by the pin IRQ during the sleep: no
+        charged time moves."""
+        g = self.gestures
+        if self.mode != MODE_GAME or g.holding or self.buzzer.active() \
+                or self.buttons.pending() or g.held(0) or g.held(1) or g.held(2):
+            return LOOP_MS
+        return IDLE_LOOP_MS
 
     def failed(self, e):
         now = self.ticks_ms()
@@ -518,6 +533,8 @@ class App:
         self.view.set_language(s.lang)
         self.new_game(now)  # what the referee changed in ready goes too
         self._set_mode(MODE_GAME)
+        if self.net is not None:
+            self.net.retable(now)  # the menu's table, from this game on
 
     # -- the public API (the host tools use only this and the attributes) -----
     def new_game(self, now, rules=None):

@@ -1,15 +1,25 @@
 # The clock on the tournament hall's network: a publish-only MQTT 3.1.1
 # client that never stalls the main loop (issue 14; docs/hall.md).
 #
-# The clock publishes under scrabble/<event>/<table>/:
-#   status          "online" (retained) after each connect; the last will
-#                   "offline" (retained, QoS 1) when the broker loses it
-#   state           retained JSON after every event: the replay report's
-#                   fields minus lcd, plus clock id, table and game number
-#   heartbeat       the same JSON every HEARTBEAT_MS while a game runs
-#   result/<game>   the final state, retained, QoS 1, re-sent until PUBACK
-#   log/<game>      the game's log file (replay format), retained, QoS 1
+# The clock publishes under scrabble/<event>/<table>/, each topic ending in
+# its account name (<user>: the broker's ACL lets an account write only
+# topics that end in its own name, at any table):
+#   status/<user>          "online" (retained) after each connect; the last
+#                          will "offline" (retained, QoS 1) when the broker
+#                          loses it
+#   state/<user>           retained JSON after every event: the replay
+#                          report's fields minus lcd, plus clock id, table
+#                          and game number
+#   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
+#   result/<game>/<user>   the final state, retained, QoS 1, re-sent until PUBACK
+#   log/<game>/<user>      the game's log file (replay format), retained, QoS 1
 # It subscribes to nothing: nobody can change a clock over the network.
+#
+# The table: the setup menu's (settings.table) when it is not 0, else
+# net.json's.  A new one takes effect at the next game (retable(), when the
+# setup menu is left) or at boot: the clock reconnects (its last will moves
+# with it) and empties its retained state and status under the old table
+# (QoS 1, re-sent until acknowledged), so the page shows no ghost there.
 #
 # Why not umqtt.simple: its connect() and publish(qos=1) block on the socket
 # (connect waits for CONNACK, QoS 1 waits for PUBACK, wait_msg() reads
@@ -23,8 +33,16 @@
 #     preallocated buffer;
 #   - any error, EOF or missed reply closes the socket and retries after a
 #     back-off (1 s doubling to 30 s); QoS 1 messages stay queued (at most
-#     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set.
+#     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set, also
+#     after a power cut (OUTBOX below).
 # poll() allocates nothing when there is nothing to publish.
+#
+# The QoS 1 queue is also kept on flash (OUTBOX, next to the app, written
+# atomically by fsys.write_atomic) from the moment a message is
+# queued until its PUBACK: a result not yet acknowledged when the power is cut
+# is sent again after the boot.  One line per message: "R <topic> <JSON>" (a
+# result), "L <topic> <game>" (a game's log, read again from its file), "C
+# <topic>" (an emptied retained topic).
 #
 # The state fields are firmware/report.py's, the same as `replay --json`
 # (minus lcd).
@@ -38,6 +56,7 @@ except ImportError:  # older MicroPython
     import uerrno as errno
 
 import clockcore as cc
+import fsys
 import report
 
 HEARTBEAT_MS = 5000
@@ -51,6 +70,8 @@ BACKOFF_MAX = 30000
 CHUNK = 536             # bytes written per poll() at most
 MAX_QOS1 = 8            # results and logs waiting for PUBACK
 LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
+OUTBOX = "net.out"      # the QoS 1 queue on flash, until each PUBACK
+OUTBOX_MAX = 4096       # a longer outbox file is not ours
 
 IDLE = 0        # no socket; (re)connect at retry_at
 CONNECTING = 1  # TCP connect in progress
@@ -63,6 +84,7 @@ _REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
             4: "bad user name or password", 5: "not authorised"}
 PINGREQ = b"\xc0\x00"
 CONFIG_KEYS = ("host", "port", "event", "table", "password")
+DISCONNECT = b"\xe0\x00"
 
 
 def _err(e):
@@ -138,9 +160,13 @@ def check_config(cfg):
     for k in ("host", "event", "password"):
         if not isinstance(cfg[k], str) or not cfg[k]:
             return "net.json: %r must be a non-empty text" % k
-    for ch in "+#/ ":
-        if ch in cfg["event"]:
-            return "net.json: event must not contain %r" % ch
+    for k in ("event", "user"):
+        v = cfg.get(k, "x")
+        if not isinstance(v, str) or not v:
+            return "net.json: %r must be a non-empty text" % k
+        for ch in "+#/ ":
+            if ch in v:
+                return "net.json: %s must not contain %r" % (k, ch)
     return None
 
 
@@ -148,19 +174,23 @@ class Net:
     """The publisher.  The app calls event() from its core hook and poll()
     once per main-loop iteration; nothing here waits on the network."""
 
-    def __init__(self, cfg, app, clock_id, link=None, sock_mod=socket):
+    def __init__(self, cfg, app, clock_id, link=None, sock_mod=socket, fs=None):
         self.app = app
+        self.fs = fs if fs is not None else app.store.fs  # the app's filesystem
+        self.outbox = app.root + OUTBOX
         self.diff = app.diff
         self.add = app.add
         self.link = link          # Wi-Fi interface (isconnected()), None: wired
         self.sock_mod = sock_mod
         self.host = cfg["host"]
         self.port = cfg["port"]
-        self.table = cfg["table"]
-        self.user = str(cfg["table"])
+        self.home = cfg["table"]  # net.json's table: the menu's wins if set
+        self.user = cfg.get("user") or str(cfg["table"])  # the clock's account
         self.password = cfg["password"]
         self.clock_id = clock_id
-        self.prefix = "scrabble/%s/%d/" % (cfg["event"], cfg["table"])
+        self.event_name = cfg["event"]
+        self.table = self._menu_table()
+        self.prefix = self._prefix(self.table)
         now = app.ticks_ms()
         self.st = IDLE
         self.sock = None
@@ -191,6 +221,8 @@ class Net:
         self.connects = 0
         self.dropped = 0          # QoS 1 messages lost to a full queue
         self.published = 0
+        self.outbox_writes = 0
+        self._load_outbox()
 
     # -- the app's side ---------------------------------------------------------
     def event(self, code, side, t, arg):
@@ -217,6 +249,39 @@ class Net:
         else:
             self._handshake(now)
 
+    def retable(self, now):
+        """The setup menu was left: a new table number takes effect now (the
+        game is reset).  Reconnect under it and empty the old table's
+        retained state and status."""
+        t = self._menu_table()
+        if t == self.table:
+            return
+        old = self.prefix
+        self.table = t
+        self.prefix = self._prefix(t)
+        self._q1(self.topic("state", old), b"", "C " + self.topic("state", old))
+        self._q1(self.topic("status", old), b"", "C " + self.topic("status", old))
+        self._save_outbox()
+        if self.st == UP and self.off >= len(self.out):
+            try:
+                self.sock.send(DISCONNECT)  # the old table's will is dropped
+            except OSError:
+                pass
+        if self.st != IDLE:
+            self._fail(now, "table changed", 1)
+        self.backoff = BACKOFF_MIN
+
+    def _menu_table(self):
+        t = self.app.settings.table
+        return t if t else self.home
+
+    def _prefix(self, table):
+        return "scrabble/%s/%d/" % (self.event_name, table)
+
+    def topic(self, kind, prefix=None):
+        """scrabble/<event>/<table>/<kind>/<user> (kind may hold "result/<n>")."""
+        return (prefix or self.prefix) + kind + "/" + self.user
+
     # -- what gets published ----------------------------------------------------
     def _fields(self, now):
         a = self.app
@@ -232,27 +297,95 @@ class Net:
         a = self.app
         d = self._fields(self.end_t)
         n = a.log.number
-        self._q1(self.prefix + "result/%d" % n, json.dumps(d))
-        text = None
-        try:
-            if n:
-                text = a.log.read(n)
-        except (OSError, ValueError):
-            text = None
+        topic = self.topic("result/%d" % n)
+        text = json.dumps(d)
+        self._q1(topic, text, "R %s %s" % (topic, text))
+        text = self._log_text(n)
         if text is not None:
-            if len(text) > LOG_MAX:
-                text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
-            self._q1(self.prefix + "log/%d" % n, text)
+            topic = self.topic("log/%d" % n)
+            self._q1(topic, text, "L %s %d" % (topic, n))
+        self._save_outbox()
 
-    def _q1(self, topic, payload):
+    def _log_text(self, n):
+        """Game n's log file as published (cut at LOG_MAX); None if none."""
+        try:
+            text = self.app.log.read(n) if n else None
+        except (OSError, ValueError):
+            return None
+        if text is not None and len(text) > LOG_MAX:
+            text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
+        return text
+
+    def _q1(self, topic, payload, line):
+        """Queue a retained QoS 1 message; `line` is its OUTBOX line."""
         if len(self.q1) >= MAX_QOS1:
             old = self.q1.pop(0)
             self.dropped += 1
             if not old[2]:
                 self.unsent -= 1
         self.pid = self.pid % 65535 + 1
-        self.q1.append([self.pid, publish_packet(topic, payload, 1, True, self.pid), False])
+        self.q1.append([self.pid, publish_packet(topic, payload, 1, True, self.pid), False,
+                        line])
         self.unsent += 1
+
+    # -- the QoS 1 queue on flash ---------------------------------------------------
+    def _save_outbox(self):
+        """Write the queue's lines (temp file + rename), or remove the file
+        when the queue is empty.  A failing flash costs a note, not the game."""
+        fs = self.fs
+        path = self.outbox
+        try:
+            if not self.q1:
+                try:
+                    fs.remove(path)
+                except OSError:
+                    pass
+                return
+            fsys.write_atomic(fs, path, "".join([m[3] + "\n" for m in self.q1]).encode())
+            self.outbox_writes += 1
+        except OSError as e:
+            self.note = "cannot keep the queue on flash: %s" % e
+
+    def _load_outbox(self):
+        """The messages a power cut left unacknowledged: queued again."""
+        try:
+            f = self.fs.open(self.outbox, "rb")
+        except OSError:
+            return
+        try:
+            data = f.read(OUTBOX_MAX + 1)
+        finally:
+            f.close()
+        bad = len(data) > OUTBOX_MAX
+        try:
+            lines = data.decode().split("\n")
+        except UnicodeError:
+            lines = ()
+            bad = True
+        for line in lines:
+            if line and not bad:
+                bad = not self._requeue(line)
+        if bad:
+            print("%s: not a queue of this clock's messages; ignored" % OUTBOX)
+
+    def _requeue(self, line):
+        p = line.split(" ", 2)
+        if len(p) < 2 or not p[1].startswith("scrabble/"):
+            return False
+        if p[0] == "C" and len(p) == 2:
+            self._q1(p[1], b"", line)
+        elif p[0] == "R" and len(p) == 3:
+            self._q1(p[1], p[2], line)
+        elif p[0] == "L" and len(p) == 3:
+            try:
+                text = self._log_text(int(p[2]))
+            except ValueError:
+                return False
+            if text is not None:
+                self._q1(p[1], text, line)
+        else:
+            return False
+        return True
 
     # -- connection states --------------------------------------------------------
     def _open(self, now):
@@ -292,7 +425,7 @@ class Net:
             self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
             self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
             self._start(connect_packet("clock-" + self.clock_id, self.user,
-                                       self.password, self.prefix + "status",
+                                       self.password, self.topic("status"),
                                        "offline"))
             self.st = HANDSHAKE
             self.deadline = self.add(now, REPLY_MS)
@@ -313,7 +446,7 @@ class Net:
             self._next(now)
         elif self.app.clock.state == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
             self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(publish_packet(self.prefix + "heartbeat",
+            self._start(publish_packet(self.topic("heartbeat"),
                                        json.dumps(self._fields(now))))
         elif self.diff(now, self.ping_at) >= 0:
             self._start(PINGREQ)
@@ -327,7 +460,7 @@ class Net:
     def _next(self, now):
         if self.online_due:
             self.online_due = False
-            self._start(publish_packet(self.prefix + "status", "online", 0, True))
+            self._start(publish_packet(self.topic("status"), "online", 0, True))
         elif self.unsent:
             for m in self.q1:
                 if not m[2]:
@@ -339,7 +472,7 @@ class Net:
         else:
             self.dirty = False
             self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(publish_packet(self.prefix + "state",
+            self._start(publish_packet(self.topic("state"),
                                        json.dumps(self._fields(now)), 0, True))
 
     def _wait(self, now):
@@ -427,6 +560,7 @@ class Net:
         for i in range(len(q)):
             if q[i][0] == pid:
                 q.pop(i)
+                self._save_outbox()
                 return
 
     def _fail(self, now, why, backoff=0):

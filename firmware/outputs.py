@@ -51,6 +51,10 @@ class Buzzer:
             self.pwm.freq(p[0])
             self.pwm.duty_u16(32768)
 
+    def active(self):
+        """A beep pattern is playing (its tones or the gaps between them)."""
+        return self._pat is not None
+
     def _silence(self):
         self._on = False
         self.sounding = False

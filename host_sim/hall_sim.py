@@ -130,15 +130,27 @@ class SimClock:
         self.root = os.path.join(folder, "clock%03d" % table) + "/"
         os.makedirs(self.root, exist_ok=True)
         write_settings(self.root, profile, base_s)
-        self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS)
         self.link = Link()
-        cfg = hall.clock_config(table)
+        self.cfg = hall.clock_config(table)
         self.id = "sim%03d" % table
-        self.net = net.Net(cfg, self.rig.app, self.id, self.link, FlakySockets(self.link))
-        self.rig.app.net = self.net
+        self._power_up()
         self.script = edges(script if script is not None else plan(
             table if seed is None else seed, base_s))
         self.i = 0
+
+    def _power_up(self):
+        self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS)
+        self.net = net.Net(self.cfg, self.rig.app, self.id, self.link,
+                           FlakySockets(self.link))
+        self.rig.app.net = self.net
+
+    def power_cut(self):
+        """The power fails and comes back: the socket dies without a
+        DISCONNECT (the broker sends the last will), only what is on the
+        clock's flash survives, and the app boots again on it."""
+        if self.net.sock is not None:
+            self.net.sock.close()
+        self._power_up()
 
     def over(self):
         return self.rig.clock.state == 3 and self.i >= len(self.script)

@@ -6,7 +6,11 @@ runs one mpremote command:
 
     mpremote connect PORT fs cp -r :games DIR/.incoming + reset
 
-then files each DIR/.incoming/gNNNN.txt under its clock, DIR/<clock id>/
+into DIR/.incoming/games/ (DIR/.incoming is made first: mpremote 1.28's
+`cp -r :games X` into an X that does not exist fails with "cp: -r not
+specified; omitting directory" when games/ has no sub-folder, as on every
+clock; tests/test_logs_pico.py), then files each gNNNN.txt under its clock,
+DIR/<clock id>/
 gNNNN.txt (the id from the log's `# clock` header line; a log without one
 goes to DIR/no-clock-id/), and prints one line per game with its final state
 (host_sim.replay on the log).  Every clock numbers its games from g0001, so
@@ -28,26 +32,21 @@ clock writes the comment after the event) and drops it otherwise.
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 
 from host_sim import replay
+from host_sim import usb
 
-EXIT_NO_BOARD = 2
+EXIT_NO_BOARD = usb.EXIT_NO_BOARD
 EXIT_BAD_DEST = 2
 STAGING = ".incoming"
 NO_ID = "no-clock-id"   # the folder for logs written before clocks had ids
 HEAD_BYTES = 4096       # the `# clock` line is in the header, near the top
 
-# mpremote's words for "there is no board there" (as tools/deploy.py).
-NO_BOARD = ("no device found", "failed to access", "no device with serial number",
-            "could not enter raw repl", "could not open", "could not connect")
 
 
-class LogsError(Exception):
-    def __init__(self, message, status=1):
-        Exception.__init__(self, message)
-        self.status = status
+class LogsError(usb.UsbError):
+    """One line for the user; the exit status rides along."""
 
 
 def game_number(name):
@@ -221,28 +220,14 @@ def file_logs(dest, staging, names):
 
 # -- mpremote ----------------------------------------------------------------------
 
-def find_mpremote(override=None):
-    if override:
-        return override
-    found = shutil.which("mpremote")
-    if found:
-        return found
-    cand = os.path.join(os.path.dirname(sys.executable), "mpremote")
-    if os.path.exists(cand):
-        return cand
-    raise LogsError("mpremote not found: run `make venv` (or pip install mpremote)", 2)
-
-
 def fetch_command(port, dest, reset=True):
-    argv = ["connect", port or "auto", "fs", "cp", "-r", ":games",
-            os.path.join(dest, STAGING)]
+    argv = usb.connect_args(port) + ["fs", "cp", "-r", ":games", os.path.join(dest, STAGING)]
     if reset:
         argv += ["+", "reset"]
     return argv
 
 
-def where(port):
-    return port if port else "any USB serial port"
+where = usb.where
 
 
 def fetch(port=None, dest="clock-games", mpremote=None, dry_run=False, reset=True,
@@ -252,45 +237,38 @@ def fetch(port=None, dest="clock-games", mpremote=None, dry_run=False, reset=Tru
     if dry_run:
         out(shlex.join(["mpremote"] + argv))
         return []
-    exe = find_mpremote(mpremote)
+    exe = usb.find_tool("mpremote", mpremote)
     staging = os.path.join(dest, STAGING)
     _prepare(dest, staging)
     try:
-        proc = subprocess.run([exe] + argv, capture_output=True, text=True, timeout=300)
-    except OSError as e:
-        raise LogsError("cannot run %s: %s" % (exe, e), 2)
-    except subprocess.TimeoutExpired:
-        raise LogsError("mpremote did not finish copying from %s in 5 minutes" % where(port))
-    if proc.returncode != 0:
-        # mpremote echoes what it does on stdout and reports on stderr
-        lines = [l.strip() for l in proc.stderr.splitlines() if l.strip()] or \
-            [l.strip() for l in proc.stdout.splitlines() if l.strip()]
-        last = lines[-1] if lines else "exit status %d" % proc.returncode
-        if last.startswith("mpremote: "):
-            last = last[len("mpremote: "):]
+        return _fetch(exe, argv, port, dest, staging)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _fetch(exe, argv, port, dest, staging):
+    status, last, _ = usb.run(exe, argv, "copying from %s" % where(port))
+    if status != 0:
+        usb.raise_no_board(port, last, "plug the clock in, or give --port")
         low = last.lower()
-        if any(k in low for k in NO_BOARD):
-            raise LogsError("no MicroPython board found on %s; plug the clock in, or "
-                            "give --port [mpremote: %s]" % (where(port), last), EXIT_NO_BOARD)
         if low.startswith("cp:") and "no such file" in low:
             raise LogsError("the clock on %s has no games/ folder: no game logged yet"
                             % where(port))
         raise LogsError("mpremote failed copying from %s: %s" % (where(port), last))
-    names = os.listdir(staging) if os.path.isdir(staging) else []
+    got = os.path.join(staging, "games")  # cp -r into an existing folder: X/games/
+    names = os.listdir(got) if os.path.isdir(got) else []
     names = sorted((n for n in names if game_number(n)
-                    and os.path.isfile(os.path.join(staging, n))), key=game_number)
+                    and os.path.isfile(os.path.join(got, n))), key=game_number)
     try:
-        copied = file_logs(dest, staging, names)
+        return file_logs(dest, got, names)
     except OSError as e:
         raise LogsError("cannot file the logs in %s: %s (the games are still on the clock)"
                         % (dest, e.strerror or e), EXIT_BAD_DEST)
-    shutil.rmtree(staging, ignore_errors=True)
-    return copied
 
 
 def _prepare(dest, staging):
-    """Check dest is a folder we can write and clear our staging folder in it;
-    LogsError (one line, status 2) if not."""
+    """Check dest is a folder we can write and make our staging folder in it,
+    empty; LogsError (one line, status 2) if not."""
     if os.path.lexists(dest) and not os.path.isdir(dest):
         raise LogsError("--dest %s is a file, not a folder" % dest, EXIT_BAD_DEST)
     if os.path.islink(staging) or (os.path.lexists(staging) and not os.path.isdir(staging)):
@@ -300,8 +278,9 @@ def _prepare(dest, staging):
         os.makedirs(dest, exist_ok=True)
         if os.path.exists(staging):
             shutil.rmtree(staging)
-        os.mkdir(staging)   # proves dest is writable before the board is touched
-        os.rmdir(staging)
+        # it proves dest is writable before the board is touched, and mpremote
+        # must copy into a folder that exists (the module's docstring)
+        os.mkdir(staging)
     except OSError as e:
         raise LogsError("cannot write to --dest %s: %s" % (dest, e.strerror or e),
                         EXIT_BAD_DEST)
@@ -313,7 +292,7 @@ def main(port=None, dest="clock-games", dry_run=False, reset=True, mpremote=None
     err = err or (lambda msg: print(msg, file=sys.stderr))
     try:
         paths = fetch(port, dest, mpremote, dry_run, reset, out)
-    except LogsError as e:
+    except usb.UsbError as e:  # (LogsError is one)
         err("logs: %s" % e)
         return e.status
     except KeyboardInterrupt:

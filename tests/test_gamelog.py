@@ -507,6 +507,11 @@ if not os.path.isdir(src):
 dest = args[6]
 if os.path.exists(dest):
     dest = os.path.join(dest, "games")
+elif not any(os.path.isdir(os.path.join(src, n)) for n in os.listdir(src)):
+    # mpremote 1.28 into a folder that does not exist, with no sub-folder in
+    # games/ (tests/test_logs_pico.py shows the real one doing this)
+    print("mpremote: cp: -r not specified; omitting directory", file=sys.stderr)
+    sys.exit(1)
 os.makedirs(dest)
 for name in sorted(os.listdir(src)):
     print("cp :games/%%s %%s" %% (name, dest))

@@ -84,12 +84,12 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
         msgs = H.collect(hall.port, "scrabble/cup/#")
         for c in fleet.clocks:
             p = "scrabble/cup/%d/" % c.table
-            st = json.loads(msgs[p + "state"])
+            st = json.loads(msgs[p + "state/%d" % c.table])
             assert st["over"] and st["clock"] == c.id and st["table"] == c.table
             assert (st["left"]["remaining_ms"], st["right"]["remaining_ms"]) == (
                 c.rig.clock.remaining(0), c.rig.clock.remaining(1))
-            assert msgs[p + "status"] == b"online"
-            log = msgs[p + "log/1"].decode()
+            assert msgs[p + "status/%d" % c.table] == b"online"
+            log = msgs[p + "log/1/%d" % c.table].decode()
             assert log.startswith("profile sdev") and " end " in log.replace("\n", " \n ")
             # The published fields are the replay report's (minus lcd) of the
             # published log: net.py and host_sim/replay.py agree.
@@ -141,9 +141,9 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
         assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
         assert final(a) == final(b)
         assert b.net.connects >= 2
-        msgs = H.collect(hall.port, "scrabble/cup/+/result/+")
-        ra = json.loads(msgs["scrabble/cup/1/result/1"])
-        rb = json.loads(msgs["scrabble/cup/2/result/1"])
+        msgs = H.collect(hall.port, H.result_topics("cup"))
+        ra = json.loads(msgs["scrabble/cup/1/result/1/1"])
+        rb = json.loads(msgs["scrabble/cup/2/result/1/2"])
         for k in ("left", "right", "t_ms"):
             assert ra[k] == rb[k], k
     finally:
@@ -179,7 +179,8 @@ def _publisher(hall, user, password):
 
 def test_wrong_password_and_other_tables_topic_are_refused(hall):
     """issue 14, 1 + 6: one account per clock: a wrong password is refused at
-    CONNECT; a clock cannot publish under another table, and the page's
+    CONNECT; a clock cannot publish another table's clock's topics (nor
+    another clock's at its own table, nor in another event), and the page's
     account cannot publish at all."""
     pw = hall.passwords()
     rec = _Recorder(hall, "scrabble/cup/#")
@@ -190,12 +191,16 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
 
         c, rc = _publisher(hall, "3", pw[3])
         assert rc and not rc[0].is_failure
-        c.publish("scrabble/cup/4/state", b"forged", qos=1).wait_for_publish(5)
-        c.publish("scrabble/cup/3/state", b"own", qos=1).wait_for_publish(5)
+        # another clock's topics, at its table or at this clock's own
+        c.publish("scrabble/cup/4/state/4", b"forged", qos=1).wait_for_publish(5)
+        c.publish("scrabble/cup/3/state/4", b"forged", qos=1).wait_for_publish(5)
+        c.publish("scrabble/cup/4/result/1/4", b"forged", qos=1).wait_for_publish(5)
+        c.publish("scrabble/other/3/state/3", b"forged", qos=1).wait_for_publish(5)
+        c.publish("scrabble/cup/3/state/3", b"own", qos=1).wait_for_publish(5)
         c.loop_stop()
         c.disconnect()
         v, rc = _publisher(hall, H.VIEWER, H.VIEWER_PASSWORD)
-        v.publish("scrabble/cup/5/state", b"viewer", qos=1).wait_for_publish(5)
+        v.publish("scrabble/cup/5/state/5", b"viewer", qos=1).wait_for_publish(5)
         v.loop_stop()
         v.disconnect()
         time.sleep(0.5)
@@ -259,7 +264,7 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
     c = fleet.clocks[0]
     try:
         fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
-        topic = "scrabble/cup/1/status"
+        topic = "scrabble/cup/1/status/1"
         assert H.collect(hall.port, topic)[topic] == b"online"
         c.link.up = False
         c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
@@ -322,3 +327,104 @@ def test_hall_command_runs_clocks_and_results_need_a_broker(tmp_path):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("hall: cannot reach the broker on port %d" % port)
     assert bad.stderr.count("\n") == 1
+
+
+def _settings_table(c, table):
+    """The referee sets the table in the setup menu (the menu's own code:
+    settings.table, then leaving the menu)."""
+    app = c.rig.app
+    app.settings.table = table
+    app._leave_setup(c.rig.now)
+
+
+def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
+    """issue 14, 2 ("the table number ... from the setup menu"), docs/hall.md
+    "Which table": the menu's non-zero table wins over net.json's from the
+    next game on; the clock reconnects under it (its last will with it),
+    publishes there with its own account, and empties its retained state and
+    status under the old table, so the page shows no ghost."""
+    fleet = hall_sim.Fleet(hall, 1, speed=SPEED, scripts={1: []})
+    c = fleet.clocks[0]
+    n = c.net
+    try:
+        assert fleet.run(seconds=10, until=lambda: n.st == net.UP and not n.dirty
+                         and n.off >= len(n.out))
+        time.sleep(0.3)  # the broker takes the last bytes written
+        msgs = H.collect(hall.port, "scrabble/cup/#")
+        assert json.loads(msgs["scrabble/cup/1/state/1"])["table"] == 1
+        assert msgs["scrabble/cup/1/status/1"] == b"online"
+        connects = n.connects
+        _settings_table(c, 7)
+        assert n.table == 7 and c.rig.app._table() == 7
+        assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
+                         and not n.dirty and n.off >= len(n.out))
+        time.sleep(0.3)
+        msgs = H.collect(hall.port, "scrabble/cup/#")
+        assert not [t for t in msgs if t.startswith("scrabble/cup/1/")], msgs
+        st = json.loads(msgs["scrabble/cup/7/state/1"])
+        assert st["table"] == 7 and st["clock"] == c.id
+        assert msgs["scrabble/cup/7/status/1"] == b"online"
+        # The next game's log header and result carry the new table.
+        c.rig.press(hall_sim.LEFT)
+        app = c.rig.app
+        assert " table 7\n" in app.log.read(app.log.number)
+        # Back to 0 in the menu: net.json's table again.
+        _settings_table(c, 0)
+        assert n.table == 1
+    finally:
+        fleet.close()
+
+
+def _freeze(hall, on):
+    """The broker stops answering (SIGSTOP) or goes on (SIGCONT): what the
+    clock wrote meanwhile waits in the broker's socket buffer."""
+    import signal
+    hall.proc.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
+
+
+@pytest.mark.parametrize("cut", ["after_publish", "broker_down"])
+def test_unacknowledged_result_survives_a_power_cut(hall, cut):
+    """issue 14, 2 ("the final result (retained, QoS 1, sent again until
+    acknowledged)"): a result the broker has not acknowledged when the power
+    is cut is kept on flash (net.out) and sent again after the boot; the CSV
+    has it exactly once.  after_publish: the result went out, the PUBACK did
+    not come back (the broker frozen); broker_down: it never left the clock."""
+    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    c = fleet.clocks[0]
+    outbox = c.root + net.OUTBOX
+    try:
+        # Up to just before the end gesture's confirmation.
+        end = c.script[-1][0]
+        fleet.run(seconds=30, until=lambda: c.rig.ms() >= end - 3000)
+        assert c.net.st == net.UP and not c.rig.app.clock.state == 3
+        if cut == "after_publish":
+            _freeze(hall, True)
+        else:
+            hall.stop()
+        fleet.run(seconds=30, until=lambda: c.over())
+        assert fleet.run(seconds=10, until=lambda: any(m[2] for m in c.net.q1)
+                         if cut == "after_publish" else c.net.st == net.IDLE)
+        assert c.net.q1, "the result waits for its PUBACK"
+        assert os.path.isfile(outbox)
+        with open(outbox) as f:
+            kept = f.read()
+        assert kept.startswith("R scrabble/cup/1/result/1/1 {"), kept
+        times = final(c)
+        c.power_cut()
+        assert [m[3][0] for m in c.net.q1] == ["R", "L"], "queued again from flash"
+        if cut == "after_publish":
+            _freeze(hall, False)
+        else:
+            hall.start()
+        assert fleet.run(seconds=30), c.net.note
+        assert not os.path.exists(outbox), "removed once acknowledged"
+        assert final(c) == times  # the restored game is the same game
+        rows = results_csv(hall)
+        check_rows(rows, fleet)  # one row, the clock's own times
+        assert len(rows) == 1
+        msgs = H.collect(hall.port, "scrabble/cup/1/log/+/+")
+        assert msgs["scrabble/cup/1/log/1/1"].startswith(b"profile sdev")
+    finally:
+        if cut == "after_publish" and hall.proc is not None:
+            _freeze(hall, False)
+        fleet.close()

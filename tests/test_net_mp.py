@@ -35,9 +35,9 @@ def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
         assert r["messages"] == 21  # one state message per call: 20 measured + the warm-up
         assert r["over"] and r["acked"], r
         msgs = H.collect(h.port, "scrabble/mp/1/#")
-        res = json.loads(msgs["scrabble/mp/1/result/%d" % r["game"]])
+        res = json.loads(msgs["scrabble/mp/1/result/%d/1" % r["game"]])
         assert [res["left"]["remaining_ms"], res["right"]["remaining_ms"]] == r["rem"]
         assert res["over"] and res["clock"] == "mp001" and res["table"] == 1
-        assert msgs["scrabble/mp/1/log/%d" % r["game"]].startswith(b"profile sdev")
+        assert msgs["scrabble/mp/1/log/%d/1" % r["game"]].startswith(b"profile sdev")
     finally:
         h.stop()

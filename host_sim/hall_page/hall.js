@@ -156,8 +156,20 @@ function showLog(t) {
 }
 
 function onMessage(topic, payload) {
-  var p = topic.split("/");   // scrabble/<event>/<table>/<kind>[/<game>]
-  if (p.length < 4 || !/^\d+$/.test(p[2])) return;
+  // scrabble/<event>/<table>/<kind>[/<game>]/<clock account>
+  var p = topic.split("/");
+  if (p.length < 5 || !/^\d+$/.test(p[2])) return;
+  if (payload.length === 0) {
+    // A clock renumbered in its setup menu empties its old table's retained
+    // state and status: that table's row goes (no ghost).
+    var old = tables[+p[2]];
+    if (old && p[3] === "state") {
+      old.row.parentNode.removeChild(old.row);
+      delete tables[+p[2]];
+      if (shown && shown[0] === old.table) { shown = null; document.getElementById("logview").hidden = true; }
+    }
+    return;
+  }
   var x = get(+p[2]), text = payload.toString();
   if (p[3] === "state" || p[3] === "heartbeat") {
     try { x.state = JSON.parse(text); } catch (e) { return; }
@@ -166,7 +178,7 @@ function onMessage(topic, payload) {
   } else if (p[3] === "status") {
     x.status = text;
     if (text === "online") x.at = now();
-  } else if (p[3] === "log" && p.length > 4) {
+  } else if (p[3] === "log" && p.length > 5) {
     x.logs[+p[4]] = text;
     if (shown && shown[0] === x.table) showLog(x.table);
   } else if (p[3] === "result" && !x.state) {

@@ -1,0 +1,58 @@
+"""The director's page when a referee renumbers a clock in its setup menu
+(issue 14, 2; docs/hall.md "Which table"): the old table's row goes (the
+clock emptied its retained state there) and the clock shows under its new
+table, live, in a real headless Chromium against the real Mosquitto."""
+import os
+import time
+
+import pytest
+
+from host_sim import hall as H
+from host_sim import hall_sim
+from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
+    or None in H.browser_tools(),
+    reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
+           "(make tools-os hall-page)")
+
+
+def rows_until(browser, cond, seconds=15):
+    end = time.monotonic() + seconds
+    rows = {}
+    while time.monotonic() < end:
+        rows = browser.execute_script(ROWS_JS)
+        if cond(rows):
+            return rows
+        time.sleep(0.2)
+    return rows
+
+
+def test_a_renumbered_clock_leaves_no_ghost_row(tmp_path, browser):
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
+               ws_port=H.free_port())
+    h.write()
+    h.start()
+    fleet = hall_sim.Fleet(h, 2, speed=1, scripts={1: [], 2: []})
+    try:
+        lock = fleet.background(0.005)
+        browser.get(h.url())
+        rows = rows_until(browser, lambda r: {"1", "2"} <= set(k for k in r if not r[k][3]))
+        assert {"1", "2"} <= set(k for k in rows if not rows[k][3]), rows
+        c = fleet.clocks[0]
+        with lock:
+            c.rig.app.settings.table = 3      # the referee's setup menu ...
+            c.rig.app._leave_setup(c.rig.now)  # ... left: from the next game on
+        rows = rows_until(browser, lambda r: "1" not in r and "3" in r and not r["3"][3])
+        assert "1" not in rows, "a ghost row for the old table: %r" % rows
+        assert "3" in rows and not rows["3"][3] and "2" in rows, rows
+        # a fresh page shows the same: nothing retained under table 1
+        browser.refresh()
+        rows = rows_until(browser, lambda r: "3" in r and "2" in r)
+        time.sleep(1)
+        rows = browser.execute_script(ROWS_JS)
+        assert "1" not in rows and "3" in rows, rows
+    finally:
+        fleet.close()
+        h.stop()

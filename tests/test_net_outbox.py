@@ -1,0 +1,97 @@
+"""The hall's QoS 1 queue on flash (firmware/net.py OUTBOX; issue 14, 2:
+"the final result (retained, QoS 1, sent again until acknowledged)"): kept
+from the game's end until each PUBACK, written atomically, read again at
+boot.  On the fake flash of tests/test_power_loss.py, no broker needed (the
+real Mosquitto run is tests/test_hall.py::test_unacknowledged_result_survives_a_power_cut)."""
+from host_sim.sim import load_board
+import net
+import rig as gestures
+from rig import Rig, LEFT, RIGHT
+from test_power_loss import FakeFlash, PowerCut
+
+CFG = {"host": "127.0.0.1", "port": 1, "event": "cup", "table": 5, "password": "pw"}
+SETTINGS = (b'{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 60000, '
+            b'"lang": "en", "sound": false}')
+
+
+def boot(flash):
+    rig = Rig(load_board("sim"), "", fs=flash)
+    rig.app.net = net.Net(CFG, rig.app, "t005", None)  # never connects here
+    return rig
+
+
+def play_to_the_end(rig):
+    rig.run(2000)
+    rig.press(LEFT)
+    rig.run(3000)
+    rig.press(RIGHT)
+    rig.run(2000)
+    rig.perform(gestures.end_game(True))
+    assert rig.clock.state == 3
+
+
+def queue(n):
+    return [m[3] for m in n.q1]
+
+
+def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    rig = boot(flash)
+    play_to_the_end(rig)
+    n = rig.app.net
+    assert queue(n)[0].startswith("R scrabble/cup/5/result/1/5 {")
+    assert queue(n)[1] == "L scrabble/cup/5/log/1/5 1"
+    assert flash.files[net.OUTBOX].decode().split("\n")[:-1] == queue(n)
+    after = boot(flash).app.net               # the power came back
+    assert queue(after) == queue(n)
+    # the same result, byte for byte; the log as its file is now (the boot
+    # may have added its power-restored comment)
+    assert bytes(after.q1[0][1]) == bytes(n.q1[0][1])
+    assert bytes(after.q1[1][1]).find(bytes(n.q1[1][1])[4:]) > 0
+    # Each PUBACK takes its line off the flash; the last removes the file.
+    after._acked(after.q1[0][0])
+    assert flash.files[net.OUTBOX].decode() == queue(n)[1] + "\n"
+    after._acked(after.q1[0][0])
+    assert net.OUTBOX not in flash.files
+
+
+def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
+    """At every flash step of the write (temp file, each byte, rename), a
+    boot finds either the queue before or the queue after, never a torn one."""
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    rig = boot(flash)
+    play_to_the_end(rig)
+    n = rig.app.net
+    old = queue(n)
+    n._q1("scrabble/cup/5/state/5", b"", "C scrabble/cup/5/state/5")
+    new = queue(n)
+    before = dict(flash.files)
+    seen = set()
+    k = 0
+    while True:
+        flash.files = dict(before)
+        flash.budget = k
+        try:
+            n._save_outbox()
+            done = True
+        except PowerCut:
+            done = False
+        flash.budget = None
+        got = queue(boot(FakeFlash(flash.files, flash.dirs)).app.net)
+        assert got in (old, new), (k, got)
+        seen.add(len(got))
+        if done:
+            assert got == new
+            break
+        k += 1
+    assert k > 10 and seen == {len(old), len(new)}
+
+
+def test_a_foreign_outbox_is_one_line_and_the_clock_plays(capsys):
+    flash = FakeFlash({"settings.json": SETTINGS, net.OUTBOX: b"\xff\xfegarbage\n"},
+                      dirs={"games"})
+    rig = boot(flash)
+    assert capsys.readouterr().out == "net.out: not a queue of this clock's messages; ignored\n"
+    assert rig.app.net.q1 == []
+    play_to_the_end(rig)  # and its own result replaces the file
+    assert flash.files[net.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 ")
