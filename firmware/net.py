@@ -208,6 +208,7 @@ class Net:
         self.online_due = False
         self.over_seen = False
         self.end_t = now          # tick of the game's end (state over)
+        self.final_due = False    # the result waits for its log on flash
         self.rbuf = bytearray(16)
         self.rx = bytearray()
         self.retry_at = now
@@ -235,9 +236,20 @@ class Net:
             # (a referee's void changes the result: it is published again)
             self.over_seen = True
             self.end_t = t
+            # The result and its log go out once the log is on flash: with
+            # the running-clock journal (session.py) the game's last lines
+            # reach the log file when the session folds it, in the step
+            # after the clock stopped (poll() runs after that fold).
+            self.final_due = True
+
+    def _final_ready(self):
+        if self.final_due and not self.app.session.pending():
+            self.final_due = False
             self._final()
 
     def poll(self, now):
+        if self.final_due:
+            self._final_ready()
         s = self.st
         if s == UP:
             self._up(now)

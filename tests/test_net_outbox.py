@@ -95,3 +95,35 @@ def test_a_foreign_outbox_is_one_line_and_the_clock_plays(capsys):
     assert rig.app.net.q1 == []
     play_to_the_end(rig)  # and its own result replaces the file
     assert flash.files[net.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 ")
+
+
+def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
+    """With the running-clock journal (firmware/journal.py) a game that ends
+    while a clock runs (here a forfeit, TSO § 5.2 a: overtime past 5 min)
+    has its last lines in the journal until the session folds them into the
+    log file, in the step after the clock stopped.  The hall's result and log
+    (issue 14, 2: "at the end, the final result ... the game's log") go out
+    only then, so the published log ends with the game's end."""
+    from norfs import NorFS
+    fs = NorFS()
+    fs.mkdir("games")
+    f = fs.open("settings.json", "wb")
+    f.write(SETTINGS)
+    f.close()
+    rig = boot(fs)
+    assert rig.app.session.j is not None      # the journal is on (raw flash)
+    rig.run(2000)
+    rig.press(LEFT)                           # right runs: 60 s + 5 min overtime
+    n = rig.app.net
+    for _ in range(400):
+        rig.run(1000)
+        if rig.clock.state == 3:
+            break
+    assert rig.clock.state == 3               # game over while the clock ran
+    rig.run(50)
+    assert not rig.app.session.pending()
+    log = [bytes(m[1]) for m in n.q1 if m[3].startswith("L ")]
+    assert len(log) == 1, queue(n)
+    text = fs.read("games/g0001.txt")
+    assert b"forfeit" in text.splitlines()[-1], text   # the game's end ...
+    assert log[0].endswith(text)              # ... is in the published log
