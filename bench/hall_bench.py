@@ -25,7 +25,9 @@ import subprocess
 import tempfile
 import time
 
-from bench.run import Figure, BenchError, ROOT, FIRMWARE, FAKEHW, MP_DIR, BOARDS, tool
+from bench.figures import Figure, BenchError, tool
+from host_sim import ROOT, FIRMWARE, FAKEHW, BOARDS
+from host_sim import MP_TESTS as MP_DIR
 
 NET_RIG = os.path.join(MP_DIR, "net_rig.py")
 LOOP_ITERS = 3000

@@ -30,7 +30,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ import clockcore as cc  # noqa: E402
 import profiles  # noqa: E402
 import ticks  # noqa: E402
 import rig as gestures  # noqa: E402  (the cards' gestures, as data)
+from bench.figures import BenchError, Figure, fmt, tool  # noqa: E402,F401
 
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BOARD = "pico"
@@ -53,59 +53,10 @@ PERIOD = 1 << 30
 DIFF, ADD = ticks.wrapping(PERIOD)
 
 
-class BenchError(Exception):
-    """A figure could not be measured."""
-
-
-class Figure:
-    """One published number.  `goal` is a short text, `met` True/False/None
-    (None: no goal)."""
-
-    def __init__(self, name, value, unit, baseline, what, baseline_what,
-                 goal="", met=None, notes=()):
-        self.name = name
-        self.value = value
-        self.unit = unit
-        self.baseline = baseline
-        self.what = what
-        self.baseline_what = baseline_what
-        self.goal = goal
-        self.met = met
-        self.notes = list(notes)
-
-    def line(self):
-        return "%s: %s %s (baseline: %s)" % (self.name, fmt(self.value), self.unit,
-                                             fmt(self.baseline))
-
-
-def fmt(v):
-    if isinstance(v, bool) or v is None:
-        raise BenchError("not a number: %r" % (v,))
-    if isinstance(v, int):
-        return "%d" % v
-    if v != v or v in (float("inf"), float("-inf")):
-        raise BenchError("not a finite number: %r" % (v,))
-    if abs(v) >= 100:
-        return "%.0f" % v
-    if abs(v) >= 1:
-        return "%.1f" % v
-    return "%.3g" % v
-
-
 def load_board(name=BOARD):
     """boards/<name>.py as the `board` module the app expects."""
     from host_sim import boards
     return boards.load(name)
-
-
-def tool(name):
-    cand = os.path.join(ROOT, ".venv", "bin", name)
-    if os.path.exists(cand):
-        return cand
-    found = shutil.which(name)
-    if not found:
-        raise BenchError("%s not found (run `make venv`)" % name)
-    return found
 
 
 # == accounting_error_ms ========================================================
