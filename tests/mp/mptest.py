@@ -14,6 +14,18 @@ def eq(got, want, what=""):
         raise AssertionError("%s: got %r, want %r" % (what, got, want))
 
 
+def tmp_path(name):
+    """Where a suite keeps its files: `name` in the folder the runner gives
+    in SCLOCK_MP_TMP (tests/test_micropython.py: a fresh one for each run,
+    so two runs at once never share files; the unix port has no getpid),
+    else in /tmp (the qemu image's own, host_sim/target.py builds one per
+    run).  The caller makes it."""
+    import os
+    getenv = getattr(os, "getenv", None)
+    base = getenv("SCLOCK_MP_TMP") if getenv is not None else None
+    return (base or "/tmp") + "/" + name
+
+
 def run(names):
     passed = failed = 0
     for name in names:

@@ -7,10 +7,10 @@ import sys
 import device_scenarios as ds
 import sim as board          # boards/sim.py (boards/ is on MICROPYPATH)
 import clockcore as cc
-from mptest import eq, heap_bytes
+from mptest import eq, heap_bytes, tmp_path
 from rig import Rig, LEFT
 
-BASE = "/tmp/sclock_mp_device"
+BASE = tmp_path("sclock_mp_device")
 
 
 def _root(name):

@@ -5,13 +5,13 @@
 import gc
 import json
 import os
-import time
 
 import clockcore as cc
 import menu
 import profiles
 import settings
 import view
+from mptest import tmp_path
 from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE
 from mptest import eq
 
@@ -124,7 +124,7 @@ def test_settings_failing_rename_keeps_old_file():
 
 
 def test_settings_real_fs_replace_existing():
-    path = "/tmp/scrabble_clock_settings_%d.json" % time.ticks_ms()
+    path = tmp_path("scrabble_clock_settings.json")
     try:
         s = settings.Settings()
         s.lang = "de"
