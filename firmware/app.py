@@ -13,6 +13,7 @@
 import ticks
 import clockcore as cc
 import view as viewmod
+import rows as rowsmod
 import buttons as btn
 import hw
 import outputs
@@ -118,8 +119,8 @@ class App:
         line = ("v" + VERSION + " " + self.clock.rules.name).encode()
         r0 = bytearray(b" " * c)
         r1 = bytearray(b" " * c)
-        viewmod._word(r0, 0, c, top, 2)
-        viewmod._word(r1, 0, c, line, 2)
+        rowsmod.word(r0, 0, c, top, 2)
+        rowsmod.word(r1, 0, c, line, 2)
         if not self.lcd_down:
             try:
                 self.lcd.show(0, r0)
@@ -129,10 +130,7 @@ class App:
 
     def _set_header(self):
         self.dirty = True
-        if self.board.LCD_ROWS >= 4:
-            r = self.clock.rules
-            from profiles import fmt_mmss
-            self.view.set_header(("%s %s" % (r.name, fmt_mmss(r.base[0]))).encode())
+        self.view.show_rules(self.clock.rules)
 
     def _restore(self, now):
         """Resume a game cut off by a power failure (TSO § 4.1 f): paused, as
@@ -221,8 +219,7 @@ class App:
         self.setup_due = False
         if self.mode == MODE_GAME and self.clock.state == cc.READY \
                 and self.gestures.alone():
-            self.menu = menumod.SetupMenu(self.settings, self.board.LCD_COLS,
-                                          self.board.LCD_ROWS)
+            self.menu = menumod.SetupMenu(self.settings)
             self._set_mode(MODE_SETUP)
 
     def _game_tick(self, now):
@@ -390,32 +387,30 @@ class App:
             m = menumod.A_LEFT if a == btn.LEFT else menumod.A_RIGHT if a == btn.RIGHT \
                 else menumod.A_NEXT if a == btn.PAUSE_SHORT else menumod.A_DONE
             self.buzzer.beep(outputs.BEEP_KEY, now)
-            if mode == MODE_SETUP:
-                r = self.menu.handle(m)
-                if r == "save":
-                    self._leave_setup(now)
-                elif r == "results":
-                    self._leave_setup(now)
-                    self.menu = menumod.ResultsMenu(
-                        results.finished_games(self.log), self.board.LCD_COLS,
-                        self.board.LCD_ROWS, self.settings.lang)
-                    self._set_mode(MODE_RESULTS)
-            elif mode == MODE_RESULTS:
-                if self.menu.handle(m) is not None:
-                    self._set_mode(MODE_GAME)
+            self._menu_done(self.menu.handle(m, t), now)
+
+    def _menu_done(self, r, now):
+        """What a menu's handle() returned (menu.py: one code)."""
+        if r == menumod.SAVE or r == menumod.RESULTS:
+            self._leave_setup(now)
+            if r == menumod.RESULTS:
+                self.menu = menumod.ResultsMenu(
+                    results.finished_games(self.log), self.settings.lang)
+                self._set_mode(MODE_RESULTS)
+        elif r == menumod.RESET or r == menumod.RULES:
+            # The referee reset the game or changed the base time before
+            # the start: a new game, with the referee's rules.
+            self._forget_game()
+            if r == menumod.RULES:
+                self.session.save(now)  # the referee's base time survives a power cut
             else:
-                r = self.menu.handle(m, t)
-                if r == "reset" or self.menu.rules_changed:
-                    # The referee reset the game or changed the base time
-                    # before the start: a new game, with the referee's rules.
-                    self.menu.rules_changed = False
-                    self._forget_game()
-                    if r != "reset":
-                        # the referee's base time survives a power cut
-                        self.session.save(now)
-                if r is not None:
-                    self._set_header()
-                    self._set_mode(MODE_GAME)
+                self._to_game()
+        elif r == menumod.EXIT:
+            self._to_game()
+
+    def _to_game(self):
+        self._set_header()
+        self._set_mode(MODE_GAME)
 
     def _set_mode(self, mode):
         self.mode = mode
@@ -513,9 +508,7 @@ class App:
             self._unask()
             self.setup_due = False
             if st == cc.READY or st == cc.PAUSED or st == cc.OVER:
-                self.menu = menumod.RefereeMenu(c, self.board.LCD_COLS,
-                                                self.board.LCD_ROWS,
-                                                self.settings.lang)
+                self.menu = menumod.RefereeMenu(c, self.settings.lang)
                 self._set_mode(MODE_REFEREE)
 
     def _leave_setup(self, now):
@@ -523,18 +516,26 @@ class App:
         s.save()
         self.buzzer.enabled = s.sound
         self.view.set_language(s.lang)
-        self.clock.rules = s.rules()
-        self.clock.reset(now)
-        self._set_header()
+        self.new_game(now)  # what the referee changed in ready goes too
         self._set_mode(MODE_GAME)
 
-    def new_game(self, now):
-        """A new game with the settings' rules (the final screen is left
-        only this way, after its confirmation)."""
-        self.clock.rules = self.settings.rules()
+    # -- the public API (the host tools use only this and the attributes) -----
+    def new_game(self, now, rules=None):
+        """A new game in `ready` with `rules` (a profiles.Rules; None: the
+        settings' rules): the clock reset, the old game's log closed and its
+        checkpoint cleared, the 20x4 header rewritten.  On the clock: after
+        setup, and leaving the final screen (confirmed)."""
+        self.clock.rules = rules if rules is not None else self.settings.rules()
         self.clock.reset(now)
         self._forget_game()
         self._set_header()
+
+    def show_game(self, now):
+        """The game screen from the next step on: no boot screen, no
+        notices (the simulator replaying a file)."""
+        self.splash_until = now
+        self.notes = []
+        self._show_note(now)
 
     def _forget_game(self):
         """The clock was reset: nothing to restore, next event opens a new log."""

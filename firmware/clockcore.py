@@ -208,9 +208,7 @@ class Clock:
         st = self.state
         if st != RUNNING and st != PAUSED:
             return False
-        self.state = OVER
-        self.win = 0
-        self._emit(EV_END, self.side, t, 0)
+        self._over(EV_END, self.side, t, False)
         return True
 
     def void(self, s, t):
@@ -222,9 +220,7 @@ class Clock:
             return False
         self.rem[s] = self.void_rem
         self.forfeited[s] = False
-        self.win = 0
-        self.state = OVER
-        self._emit(EV_VOID, s, t, 0)
+        self._over(EV_VOID, s, t, False)
         return True
 
     def resume(self, t):
@@ -289,12 +285,17 @@ class Clock:
         self.void_rem = self.rem[self.side]
 
     def _over(self, code, s, t, forfeit):
-        """The game is over (by the rules, not by an end)."""
+        """The game is over (an end, a void, or by the rules): the one
+        transition to OVER, then the hook hears why."""
+        self._stop(s, forfeit)
+        self._emit(code, s, t, 0)
+
+    def _stop(self, s, forfeit):
+        """The state of a finished game (side s lost on time if forfeit)."""
         if forfeit:
             self.forfeited[s] = True
         self.state = OVER
         self.win = 0
-        self._emit(code, s, t, 0)
 
     def _limit(self):
         """Overtime (ms) at which the side forfeits, or 0 for none."""
@@ -406,22 +407,23 @@ class Clock:
         if self.state == LATE:
             if self.rules.late != LATE_NONE:
                 # A late player whose whole time ran out: walkover (PFS § 6.3.4).
-                self.state = OVER
-                self.forfeited[s] = True
+                self._stop(s, True)
                 self._emit(EV_FLAG, s, self.t, 0)
-                self._over(EV_FORFEIT, s, self.t, True)
+                self._emit(EV_FORFEIT, s, self.t, 0)
             else:
                 self.state = READY  # no lateness limit: the clock just stops
                 self._emit(EV_FLAG, s, self.t, 0)
             return
-        # The flag pauses the whole clock (dead time, PFS § 6.2.1).
-        self.state = PAUSED
+        # The flag pauses the whole clock (dead time, PFS § 6.2.1); both
+        # flags end the game.
         both = self.rem[1 - s] <= 0
         if both:
-            self.state = OVER
+            self._stop(s, False)
+        else:
+            self.state = PAUSED
         self._emit(EV_FLAG, s, self.t, 0)
         if both:
-            self._over(EV_OVER, s, self.t, False)
+            self._emit(EV_OVER, s, self.t, 0)
 
     # -- persistence --------------------------------------------------------------
     def snapshot(self):
@@ -459,7 +461,9 @@ class Clock:
         if not (READY <= snap[1] <= LATE) or not (-1 <= snap[2] <= 1) \
                 or not (-1 <= snap[5] <= 1):
             raise ValueError("clock snapshot out of range")
-        if snap[1] != READY and snap[2] < 0:
+        if snap[1] != READY and snap[1] != OVER and snap[2] < 0:
+            # (over may have no side: a referee's adjustment in ready that
+            # reaches a forfeit or both flags ends a game never started)
             raise ValueError("clock snapshot out of range")
         r = self.rules
         r.base[0] = snap[11]

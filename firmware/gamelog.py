@@ -47,17 +47,19 @@
 # them on the clock).  Storage stays within max_games files and max_bytes
 # (oldest games deleted first); a single runaway game stops logging at
 # max_bytes with a `# log full` line.
+import profiles
 import clockcore as cc
 import fsys
 
-_WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
-          cc.EV_END: "end", cc.EV_RESUME: "resume", cc.EV_LATE: "late",
-          cc.EV_VOID: "void"}
-_SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
-_NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
-          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
-          cc.EV_CAP: "overtime limit"}
-_SIDES = ("left", "right")
+# The replay format's event words, one table for both sides of it: the log
+# writes them, host_sim/replay.py reads them (its EVENTS and SIDED).
+WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
+         cc.EV_END: "end", cc.EV_ADJUST: "adjust", cc.EV_LATE: "late",
+         cc.EV_VOID: "void", cc.EV_RESUME: "resume"}
+SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
+NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
+         cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
+         cc.EV_CAP: "overtime limit"}  # time-triggered: `# <ms> <note>` lines
 FULL_NOTE = "# log full: later events not recorded\n"
 # Log times stay below this (10**9 ms, about 11.6 days: more than any game
 # reaches); the replay tool rejects later times as no game's (host_sim).
@@ -66,14 +68,9 @@ _COPY = 512  # bytes per chunk when restored() rewrites a file
 
 
 def fmt_time(rem):
-    """The display's time: mm:ss rounded up; overtime -mm:ss rounded down."""
-    if rem > 0:
-        s = (rem + 999) // 1000
-        sign = ""
-    else:
-        s = (-rem) // 1000
-        sign = "-" if s > 0 else ""
-    return "%s%02d:%02d" % (sign, s // 60, s % 60)
+    """The display's mm:ss, for the comments (profiles.fmt_time: the one
+    rounding rule)."""
+    return profiles.fmt_time(rem)
 
 
 def _copy(src, dst, n):
@@ -292,19 +289,18 @@ class GameLog:
         """One core event (its EV_* code as the hook gives it)."""
         if self._f is None:
             return False
-        w = _WORDS.get(kind)
-        if w is not None:
-            if kind in _SIDED:
-                line = "%d %s %s" % (log_ms, w, _SIDES[side])
-            else:
-                line = "%d %s" % (log_ms, w)
-        elif kind == cc.EV_ADJUST:
-            line = "%d adjust %s %s%d" % (log_ms, _SIDES[side],
-                                          "+" if delta >= 0 else "", delta)
+        w = WORDS.get(kind)
+        if kind == cc.EV_ADJUST:
+            line = "%d %s %s %s%d" % (log_ms, w, cc.SIDE_NAMES[side],
+                                      "+" if delta >= 0 else "", delta)
+        elif kind in SIDED:
+            line = "%d %s %s" % (log_ms, w, cc.SIDE_NAMES[side])
+        elif w is not None:
+            line = "%d %s" % (log_ms, w)
         else:
-            note = _NOTES.get(kind, "event %d" % kind)
+            note = NOTES.get(kind, "event %d" % kind)
             if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT or kind == cc.EV_CAP:
-                note += " " + _SIDES[side]
+                note += " " + cc.SIDE_NAMES[side]
             # the times at that instant too (the results menu reads them)
             return self._write("# %d %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
                                                           fmt_time(rem_right)))

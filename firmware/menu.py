@@ -22,65 +22,50 @@ import lang
 import profiles
 import settings as st
 from clockcore import READY, PAUSED, OVER
-from view import _time, _ndigits, G_FLAG  # mm:ss with the game screen's rounding
+from view import G_FLAG
+from rows import SP, blank, put, num, ndigits, mmss  # the LCD-row toolkit
 
 A_LEFT = 1
 A_RIGHT = 2
 A_NEXT = 3
 A_DONE = 4
 
-SP = 0x20
+# What handle() returns: one code, the only thing the app reads from a menu
+# (None: stay in the menu, nothing for the app to do).
+SAVE = "save"        # setup done: the app saves the settings, a new game
+RESULTS = "results"  # setup: save as SAVE, then show the last games' results
+EXIT = "exit"        # back to the game screen
+RESET = "reset"      # referee: the clock was reset: a new game log, back
+RULES = "rules"      # referee: the base time changed (the clock was reset
+                     # with it): a new game log that keeps the referee's
+                     # rules over a power cut; the menu stays open
+
 LT = 0x3C  # '<'
 GT = 0x3E  # '>'
-_DIGITS = b"0123456789"
 
 
-# -- small drawing helpers (no allocation) --------------------------------------
-def _clear(row):
-    for i in range(len(row)):
-        row[i] = SP
-
-
-def _put(row, pos, word):
-    n = len(word)
-    if pos + n > len(row):
-        n = len(row) - pos
-    for i in range(n):
-        row[pos + i] = word[i]
-
-
+# -- small drawing helpers (no allocation; rows.py writes the codes) --------------
 def _center(row, word):
     """word centered between the arrow columns (cols 2..cols-3)."""
     w = len(row) - 4
     n = len(word)
     if n > w:
         n = w
-    _put(row, 2 + (w - n) // 2, word)
-
-
-def _num(row, pos, v):
-    """Non-negative v in decimal at pos; returns the column after it."""
-    n = _ndigits(v)
-    i = pos + n - 1
-    while i >= pos:
-        row[i] = _DIGITS[v % 10]
-        v //= 10
-        i -= 1
-    return pos + n
+    put(row, 2 + (w - n) // 2, word)
 
 
 def _center_num(row, v, unit):
     """v plus an optional one-letter unit (' s'), centered."""
-    n = _ndigits(v) + (2 if unit else 0)
+    n = ndigits(v) + (2 if unit else 0)
     pos = 2 + (len(row) - 4 - n) // 2
-    pos = _num(row, pos, v)
+    pos = num(row, pos, v)
     if unit:
         row[pos + 1] = unit
 
 
 def _center_mmss(row, ms):
     """A positive duration as mm:ss (5 columns), centered."""
-    _time(row, 2 + (len(row) - 4 - 5) // 2 - 1, ms)
+    mmss(row, 2 + (len(row) - 4 - 5) // 2 - 1, ms)
 
 
 def _lim(can_dec, can_inc):
@@ -94,13 +79,13 @@ def _arrows(row, can_dec, can_inc):
 
 def _position(row, idx, n):
     """'idx/n' right-aligned (20x4 title row)."""
-    w = _ndigits(n) * 2 + 1
+    w = ndigits(n) * 2 + 1
     pos = len(row) - w
     for i in range(pos, len(row)):
         row[i] = SP
-    end = _num(row, pos + _ndigits(n) - _ndigits(idx), idx)
+    end = num(row, pos + ndigits(n) - ndigits(idx), idx)
     row[end] = 0x2F  # '/'
-    _num(row, end + 1, n)
+    num(row, end + 1, n)
 
 
 def _step(v, step, up, lo, hi):
@@ -156,12 +141,11 @@ def _cycle(seq, cur, up):
 class SetupMenu:
     """Before a game (SPEC §4 Setup): profile, base times, language, sound,
     and the custom profile's rules.  Edits `settings` in place; handle()
-    returns "save" on A_DONE (the app saves and goes back to ready)."""
+    returns SAVE on A_DONE (the app saves and goes back to ready), RESULTS
+    on the results item's arrows, else None."""
 
-    def __init__(self, settings, cols=16, rows=2):
+    def __init__(self, settings):
         self.settings = settings
-        self.cols = cols
-        self.rows = rows
         self.item = S_PROFILE
 
     def items(self):
@@ -173,14 +157,14 @@ class SetupMenu:
             return _S_CUSTOM_FLAG
         return _S_CUSTOM_OVERTIME
 
-    def handle(self, action):
+    def handle(self, action, t=None):
         if action == A_DONE:
-            return "save"
+            return SAVE
         if action == A_NEXT:
             items = self.items()
             self.item = _cycle(items, self.item, True)
         elif self.item == S_RESULTS and (action == A_LEFT or action == A_RIGHT):
-            return "results"  # the app saves, then shows the results
+            return RESULTS  # the app saves, then shows the results
         elif action == A_LEFT or action == A_RIGHT:
             self._change(action == A_RIGHT)
         return None
@@ -250,18 +234,12 @@ class SetupMenu:
     def render(self, rows):
         s = self.settings
         w = lang.table(s.lang)
-        for r in rows:
-            _clear(r)
-        if len(rows) >= 4:
-            items = self.items()
-            _put(rows[0], 0, w["TITLE_SETUP"])
-            _position(rows[0], _index(items, self.item) + 1, len(items))
-            label, value = rows[1], rows[2]
-            _put(rows[3], 0, w["HINT"])
-        else:
-            label, value = rows[0], rows[1]
+        k = _frame(rows, w["TITLE_SETUP"], self.items(), self.item)
+        label, value = rows[k], rows[k + 1]
+        if k:
+            put(rows[3], 0, w["HINT"])
         it = self.item
-        _put(label, 0, w[_S_LABEL[it]])
+        put(label, 0, w[_S_LABEL[it]])
         lim = self._limits()
         _arrows(value, lim & 1, lim & 2)
         if it == S_PROFILE:
@@ -314,6 +292,19 @@ def _can_shift(a, b, up):
     return a > st.BASE_MIN and b > st.BASE_MIN
 
 
+def _frame(rows, title, items, it):
+    """Both menus' frame: every row blank; on 20x4 the title and the item's
+    place 'n/N' in row 0.  Returns the label row's index (the value row is
+    the next one)."""
+    for r in rows:
+        blank(r)
+    if len(rows) < 4:
+        return 0
+    put(rows[0], 0, title)
+    _position(rows[0], _index(items, it) + 1, len(items))
+    return 1
+
+
 def _index(items, it):
     for i in range(len(items)):
         if items[i] == it:
@@ -327,8 +318,8 @@ def _both_mmss(row, a, b):
         _center_mmss(row, a)
     else:
         mid = len(row) // 2
-        _time(row, mid - 7, a)  # mm:ss at mid-6 .. mid-2
-        _time(row, mid, b)      # mm:ss at mid+1 .. mid+5
+        mmss(row, mid - 7, a)  # mm:ss at mid-6 .. mid-2
+        mmss(row, mid, b)      # mm:ss at mid+1 .. mid+5
 
 
 # -- referee menu -----------------------------------------------------------------
@@ -376,20 +367,16 @@ def _takeable(c, side, step):
 
 class RefereeMenu:
     """Referee functions (SPEC §4), entered only in ready, paused or over
-    (the app checks).  handle(action, t) returns None, "exit" (leave the menu) or
-    "reset" (the clock has been reset to ready: the app starts a new game
-    log and leaves the menu).  `rules_changed` is True once the base time
-    was changed (the clock was reset with new rules: the app rewrites its
-    log header)."""
+    (the app checks).  handle(action, t) returns None, EXIT (leave the
+    menu), RESET (the clock has been reset to ready: the app starts a new
+    game log and leaves the menu) or RULES (the base time changed and the
+    clock was reset with it: a new game log, the menu stays open)."""
 
-    def __init__(self, clock, cols=16, rows=2, language="en"):
+    def __init__(self, clock, language="en"):
         self.clock = clock
-        self.cols = cols
-        self.rows = rows
         self.language = language
         self.item = self.items()[0]   # the final screen has no time items
         self.confirm = False   # reset asked, waiting for the second A_RIGHT
-        self.rules_changed = False
 
     def items(self):
         c = self.clock
@@ -409,10 +396,10 @@ class RefereeMenu:
             self.confirm = False
             if action == A_RIGHT and self.item == R_RESET:
                 self.clock.reset(t)
-                return "reset"
+                return RESET
             return None
         if action == A_DONE:
-            return "exit"
+            return EXIT
         if action == A_NEXT:
             items = self.items()
             self.item = _cycle(items, self.item, True)
@@ -439,20 +426,20 @@ class RefereeMenu:
                 b[0] = _base_step(b[0], up)
                 b[1] = _base_step(b[1], up)
                 c.reset(t)
-                self.rules_changed = True
+                return RULES
         elif it == R_RESET:
             if up:
                 self.confirm = True
         elif it == R_EXIT:
-            return "exit"
+            return EXIT
         elif it == R_VOID:
             # TSO § 5.2 d: one press of the right button; the game is over
             # and the final screen shows the corrected times.
             if up and c.void(c.void_side, t):
-                return "exit"
+                return EXIT
         elif it == R_RESUME:
             if up and c.resume(t):
-                return "exit"
+                return EXIT
         return None
 
     def _late(self, side, up, t):
@@ -475,40 +462,34 @@ class RefereeMenu:
     def render(self, rows):
         c = self.clock
         w = lang.table(self.language)
-        for r in rows:
-            _clear(r)
-        if len(rows) >= 4:
-            items = self.items()
-            _put(rows[0], 0, w["TITLE_REF"])
-            _position(rows[0], _index(items, self.item) + 1, len(items))
-            label, value = rows[1], rows[2]
+        k = _frame(rows, w["TITLE_REF"], self.items(), self.item)
+        label, value = rows[k], rows[k + 1]
+        if k:
             both = rows[3]
-            _time(both, 1, c.rem[0])
-            _time(both, len(both) - 7, c.rem[1])
-        else:
-            label, value = rows[0], rows[1]
+            mmss(both, 1, c.rem[0])
+            mmss(both, len(both) - 7, c.rem[1])
         it = self.item
         if it == R_VOID and c.void_side == 1:
-            _put(label, 0, w["T_VOID_R"])
+            put(label, 0, w["T_VOID_R"])
         else:
-            _put(label, 0, w[_R_LABEL[it]])
+            put(label, 0, w[_R_LABEL[it]])
         n = len(value)
         if it == R_VOID:
             # what the side gets back: "+01:15"
             _arrows(value, False, True)
-            _time(value, (n - 6) // 2, c.rem[c.void_side] - c.void_rem)
+            mmss(value, (n - 6) // 2, c.rem[c.void_side] - c.void_rem)
             value[(n - 6) // 2] = 0x2B
         elif it == R_RESUME:
             _arrows(value, False, True)
         elif it <= R_R_MIN:
             s = 0 if it <= R_L_MIN else 1
             _arrows(value, _takeable(c, s, 1000) > 0, True)
-            _time(value, (n - 6) // 2, c.rem[s])
+            mmss(value, (n - 6) // 2, c.rem[s])
         elif it == R_LATE_L or it == R_LATE_R:
             s = 0 if it == R_LATE_L else 1
             el = c.rules.base[s] - c.rem[s]
             _arrows(value, el > 0, c.rem[s] > 0)
-            _time(value, (n - 6) // 2, el)
+            mmss(value, (n - 6) // 2, el)
         elif it == R_BASE:
             b = c.rules.base
             _arrows(value, _can_shift(b[0], b[1], False),
@@ -532,10 +513,8 @@ class ResultsMenu:
     number; page 2: when it ended (mm:ss after its start) and its rules.
     20x4 shows everything at once."""
 
-    def __init__(self, results, cols=16, rows=2, language="en"):
+    def __init__(self, results, language="en"):
         self.results = results
-        self.cols = cols
-        self.rows = rows
         self.language = language
         self.i = 0
         self.page = 0
@@ -543,7 +522,7 @@ class ResultsMenu:
     def handle(self, action, t=None):
         n = len(self.results)
         if action == A_DONE:
-            return "exit"
+            return EXIT
         if action == A_LEFT and self.i + 1 < n:
             self.i += 1
         elif action == A_RIGHT and self.i > 0:
@@ -555,14 +534,14 @@ class ResultsMenu:
     def render(self, rows):
         w = lang.table(self.language)
         for r in rows:
-            _clear(r)
+            blank(r)
         if not self.results:
-            _put(rows[0], 0, w["T_RESULTS"])
+            put(rows[0], 0, w["T_RESULTS"])
             _center(rows[1], w["V_NONE"])
             return rows
         r = self.results[self.i]
         if len(rows) >= 4:
-            _put(rows[0], 0, w["T_RESULTS"])
+            put(rows[0], 0, w["T_RESULTS"])
             _position(rows[0], self.i + 1, len(self.results))
             self._times(rows[1], r)
             self._infos(rows[2], r, w)
@@ -578,8 +557,8 @@ class ResultsMenu:
     def _times(self, row, r):
         n = len(row)
         _arrows(row, self.i + 1 < len(self.results), self.i > 0)
-        _time(row, 1, r.shown[0] * 1000)
-        _time(row, n - 7, r.shown[1] * 1000)
+        mmss(row, 1, r.shown[0] * 1000)
+        mmss(row, n - 7, r.shown[1] * 1000)
         flag = r.rules is not None and r.rules.zero == profiles.ZERO_FLAG
         for s, pos in ((0, 7), (1, n - 8)):
             if r.shown[s] < 0 or (flag and r.shown[s] == 0):
@@ -590,26 +569,26 @@ class ResultsMenu:
         for s in (0, 1):
             if r.forfeit == s:
                 word = w["LOST"]
-                _put(row, 0 if s == 0 else n - len(word), word)
+                put(row, 0 if s == 0 else n - len(word), word)
             elif r.penalty(s):
                 p = r.penalty(s)
-                pos = 0 if s == 0 else n - 1 - _ndigits(p)
+                pos = 0 if s == 0 else n - 1 - ndigits(p)
                 row[pos] = w["PEN"][0]
-                _num(row, pos + 1, p)
+                num(row, pos + 1, p)
         # the game's number in the middle: "#12"
         k = r.number
-        pos = (n - 1 - _ndigits(k)) // 2
+        pos = (n - 1 - ndigits(k)) // 2
         row[pos] = 0x23
-        _num(row, pos + 1, k)
+        num(row, pos + 1, k)
 
     def _when(self, row, r):
         # "#12      53:50": the number and when the game ended
         row[0] = 0x23
-        _num(row, 1, r.number)
-        _time(row, len(row) - 6, r.end_ms)
+        num(row, 1, r.number)
+        mmss(row, len(row) - 6, r.end_ms)
 
     def _rules(self, row, r):
         if r.rules is None:
             return
-        _put(row, 0, r.rules.name.encode())
-        _time(row, len(row) - 6, r.rules.base[0])
+        put(row, 0, r.rules.name.encode())
+        mmss(row, len(row) - 6, r.rules.base[0])

@@ -116,9 +116,37 @@ def parse_mmss(text):
     return (m * 60 + s) * 1000
 
 
+# -- mm:ss: the one rounding rule of every time a person reads ------------------
+# SPEC §4: remaining time is shown rounded up to the second, so 00:00 appears
+# exactly when time runs out; overtime (and any time counting up: lateness,
+# elapsed time) rounded down, with a minus sign from one whole second over
+# (TSO § 5.2 a).  rows.mmss draws it on the LCD for the game screen and the
+# menus (allocation-free, capped at 99:59 to fit its columns), gamelog.py
+# writes it into the log's comments,
+# and host_sim's replay and logs print it: all through shown_secs().
+
+def shown_secs(rem):
+    """Signed whole seconds the display shows for rem ms remaining (negative:
+    overtime).  Returns a small int: allocates nothing."""
+    if rem > 0:
+        return (rem + 999) // 1000
+    return -((-rem) // 1000)
+
+
 def fmt_mmss(ms):
-    s = ms // 1000
-    return "%02d:%02d" % (s // 60, s % 60)
+    """A duration counting up (base times, elapsed time): mm:ss rounded down."""
+    return _mmss(ms // 1000)
+
+
+def fmt_time(rem):
+    """The display's time as text: mm:ss rounded up, overtime -mm:ss rounded
+    down (shown_secs)."""
+    s = shown_secs(rem)
+    return "-" + _mmss(-s) if s < 0 else _mmss(s)
+
+
+def _mmss(secs):
+    return "%02d:%02d" % (secs // 60, secs % 60)
 
 
 def _base(text):

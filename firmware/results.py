@@ -10,8 +10,16 @@
 # profile's rule, profiles.make_rules from the header), the side that lost on
 # time, and when the game ended (ms since its start).  Only the menu calls
 # this (it allocates; no game runs meanwhile).
+import clockcore as cc
 import gamelog
 import profiles
+
+# the log's words (gamelog.py writes them)
+_END = gamelog.WORDS[cc.EV_END]
+_VOID = gamelog.WORDS[cc.EV_VOID]
+_RESUME = gamelog.WORDS[cc.EV_RESUME]
+_FORFEIT = gamelog.NOTES[cc.EV_FORFEIT]
+_OVER = gamelog.NOTES[cc.EV_OVER]
 
 _CHUNK = 512
 
@@ -56,21 +64,21 @@ class Result:
     def _note(self, words):
         # "# 371380 forfeit left  L 00:55 R -05:01", "# 130000 over  L ..."
         if len(words) >= 3 and words[1].isdigit():
-            if words[2] == "forfeit" and len(words) >= 4:
-                self.forfeit = 0 if words[3] == "left" else 1
+            if words[2] == _FORFEIT and len(words) >= 4:
+                self.forfeit = 0 if words[3] == cc.SIDE_NAMES[0] else 1
                 self.end_ms = int(words[1])
-            elif words[2] == "over":
+            elif words[2] == _OVER:
                 self.end_ms = int(words[1])
             self._times(words)
 
     def _event(self, words):
         ms = int(words[0])
         kind = words[1]
-        if kind == "end" or kind == "void":
+        if kind == _END or kind == _VOID:
             self.end_ms = ms
-            if kind == "void":
+            if kind == _VOID:
                 self.forfeit = -1     # TSO § 5.2 d withdrew it
-        elif kind == "resume":
+        elif kind == _RESUME:
             self.end_ms = -1
         self._times(words)
 
@@ -92,7 +100,7 @@ class Result:
 
 
 def _secs(text):
-    """'01:12' -> 72, '-04:22' -> -262 (as gamelog.fmt_time wrote them)."""
+    """'01:12' -> 72, '-04:22' -> -262 (as profiles.fmt_time wrote them into the log)."""
     neg = text[:1] == "-"
     if neg:
         text = text[1:]

@@ -3,25 +3,6 @@
 # On MicroPython this is time.ticks_ms/ticks_diff/ticks_add (which wrap at the
 # port's period, 2**30 ms on the boards).  On CPython it emulates the boards'
 # 2**30 period exactly, so host runs exercise the wrap-around arithmetic too.
-try:
-    from time import ticks_ms, ticks_diff, ticks_add  # MicroPython
-except ImportError:  # CPython
-    import time as _time
-
-    PERIOD = 1 << 30
-    _HALF = PERIOD >> 1
-    _MASK = PERIOD - 1
-
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & _MASK
-
-    def ticks_diff(a, b):
-        return ((a - b + _HALF) & _MASK) - _HALF
-
-    def ticks_add(t, d):
-        return (t + d) & _MASK
-
-
 def wrapping(period):
     """ticks_diff/ticks_add for an arbitrary power-of-two period (tests inject
     these to run scenarios across the boards' 2**30 wrap on any port).
@@ -49,6 +30,18 @@ def wrapping(period):
         return t + d
 
     return diff, add
+
+
+try:
+    from time import ticks_ms, ticks_diff, ticks_add  # MicroPython
+except ImportError:  # CPython: the boards' period, through wrapping()
+    import time as _time
+
+    PERIOD = 1 << 30
+    ticks_diff, ticks_add = wrapping(PERIOD)
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & (PERIOD - 1)
 
 
 try:

@@ -19,8 +19,14 @@
 # Rounding (SPEC §4): remaining time is shown rounded up to the second, so
 # 00:00 appears exactly when time runs out; overtime is shown rounded down
 # with a minus sign, so -00:01 appears after one whole second over (TSO § 5.2 a).
+# The rule is written once, profiles.shown_secs (drawn by rows.mmss); the log
+# and the host tools print the same seconds with profiles.fmt_time.  The
+# row-writing helpers (blank, word, digits) are rows.py's, shared with the
+# menus.
 from clockcore import READY, PAUSED, OVER, LATE
 import lang
+from profiles import fmt_mmss
+from rows import SP, blank, copy, mmss, uint, ndigits, word  # the LCD-row toolkit
 
 # CGRAM glyph codes and their 5x8 patterns (the app loads them at boot).
 G_RUN_L = 0  # points at the left player: the left clock runs
@@ -38,10 +44,6 @@ GLYPH_CHARS = {G_RUN_L: "\u25c0", G_RUN_R: "\u25b6", G_FLAG: "\u2691",
                G_PAUSE: "\u2016"}
 # A00 ROM characters above ASCII that lang.py uses.
 ROM_CHARS = {0xE1: "\u00e4", 0xEF: "\u00f6", 0xF5: "\u00fc", 0xE2: "\u00df"}
-
-SP = 0x20
-_DIGITS = b"0123456789"
-_MAX_SECS = 99 * 60 + 59
 
 
 class View:
@@ -78,7 +80,13 @@ class View:
 
     def set_header(self, text_bytes):
         """Row 0 of a 4-row display (e.g. profile and base time)."""
-        _word(self.header, 0, self.cols, text_bytes, 0)
+        word(self.header, 0, self.cols, text_bytes, 0)
+
+    def show_rules(self, rules):
+        """The 20x4 header: the game's profile and base time, "sdev 30:00"
+        (allocates: call it when the rules change, not every loop)."""
+        if self.rows >= 4:
+            self.set_header(("%s %s" % (rules.name, fmt_mmss(rules.base[0]))).encode())
 
     # -- rendering ------------------------------------------------------------
     def render(self, clock):
@@ -86,14 +94,14 @@ class View:
         helper is kept small so MicroPython keeps its frame on the stack)."""
         b = self.buf
         if self.rows >= 4:
-            _copy(b[0], self.header)
-            _blank(b[2])
-            _blank(b[3])
+            copy(b[0], self.header)
+            blank(b[2])
+            blank(b[3])
             self._times(b[1], clock)
             self._infos(b[2], clock)
             self._center(b[3], clock)
         else:
-            _blank(b[1])
+            blank(b[1])
             self._times(b[0], clock)
             self._infos(b[1], clock)
             self._center(b[1], clock)
@@ -101,11 +109,11 @@ class View:
 
     def _times(self, row, clock):
         c = self.cols
-        _blank(row)
+        blank(row)
         row[0] = self._mark(clock, 0, G_RUN_L)
         row[c - 1] = self._mark(clock, 1, G_RUN_R)
-        _time(row, 1, clock.rem[0])
-        _time(row, c - 7, clock.rem[1])
+        mmss(row, 1, clock.rem[0])
+        mmss(row, c - 7, clock.rem[1])
         # TSO § 5.2 a: in overtime profiles the flag shows with -00:01
         row[7] = G_FLAG if clock.flag_shown(0) else SP
         row[c - 8] = G_FLAG if clock.flag_shown(1) else SP
@@ -128,7 +136,7 @@ class View:
         w = self.w_lost if clock.forfeited[s] else self.w_flag if clock.out(s) \
             else self.w_late if clock.late() == s else None
         if w is not None:
-            _word(row, self._ipos[s], 5, w, s)
+            word(row, self._ipos[s], 5, w, s)
         elif clock.penalty(s) > 0:
             self._pen(row, clock, s)
 
@@ -154,13 +162,13 @@ class View:
         elif clock.win > 0:
             self._window(row, clock.win, self._cpos, self._cwidth)
         elif self.lowbat:
-            _word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
+            word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
 
     def _say(self, row, w):
         if len(w) > self._cwidth:  # a long notice takes the whole row
-            _word(row, 0, self.cols, w, 2)
+            word(row, 0, self.cols, w, 2)
         else:
-            _word(row, self._cpos, self._cwidth, w, 2)
+            word(row, self._cpos, self._cwidth, w, 2)
 
     def _paused(self, row, clock):
         """PAUSE, and the challenge window's frozen seconds: on 16x2 the
@@ -170,7 +178,7 @@ class View:
         elif self.rows < 4:
             self._paused16(row, clock.win, clock.side)
         else:
-            _word(row, 0, self.cols - 7, self.w_pause, 2)
+            word(row, 0, self.cols - 7, self.w_pause, 2)
             self._window(row, clock.win, self.cols - 7, 6)
 
     def _paused16(self, row, win, s):
@@ -181,7 +189,7 @@ class View:
         if not _free(row, self._ipos[s]):
             self._window(row, win, self._cpos, self._cwidth)  # ‖ says paused
             return
-        _word(row, self._ipos[s], 5, self.w_pause, s)
+        word(row, self._ipos[s], 5, self.w_pause, s)
         self._window(row, win, self._cpos + 1 - 2 * s, self._cwidth)
 
     def _window(self, row, win, pos, width):
@@ -189,38 +197,8 @@ class View:
         self._chl(row, pos + (width - 6) // 2, win)
 
     def _chl(self, row, start, win):
-        _word(row, start, 3, self.w_chal, 0)
+        word(row, start, 3, self.w_chal, 0)
         _secs(row, start + 3, (win + 999) // 1000)
-
-
-def _blank(row):
-    for i in range(len(row)):
-        row[i] = SP
-
-
-def _copy(dst, src):
-    for i in range(len(dst)):
-        dst[i] = src[i]
-
-
-def _time(buf, pos, rem):
-    """6 columns: sign + mm:ss (ceil for remaining, floor for overtime)."""
-    if rem > 0:
-        secs = (rem + 999) // 1000
-        sign = SP
-    else:
-        secs = (-rem) // 1000
-        sign = 0x2D if secs > 0 else SP  # '-' from one whole second over
-    if secs > _MAX_SECS:
-        secs = _MAX_SECS
-    m = secs // 60
-    s = secs - m * 60
-    buf[pos] = sign
-    buf[pos + 1] = _DIGITS[m // 10]
-    buf[pos + 2] = _DIGITS[m % 10]
-    buf[pos + 3] = 0x3A
-    buf[pos + 4] = _DIGITS[s // 10]
-    buf[pos + 5] = _DIGITS[s % 10]
 
 
 def _free(row, pos):
@@ -234,25 +212,16 @@ def _free(row, pos):
 def _secs(row, pos, secs):
     """3 columns: ' 17' or '120' (at most 999)."""
     if secs > 99:
-        _uint(row, pos, 3, secs if secs < 999 else 999)
+        uint(row, pos, 3, secs if secs < 999 else 999)
     else:
         row[pos] = SP
-        _uint(row, pos + 1, 2, secs)
+        uint(row, pos + 1, 2, secs)
 
 
 def _lateness(row, pos, ms):
     """'+mm:ss', counting up like overtime (floor): 15:01 shows at 901 s."""
-    _time(row, pos, -ms)
+    mmss(row, pos, -ms)
     row[pos] = 0x2B
-
-
-def _uint(buf, pos, n, v):
-    """v as exactly n digits (zero-padded) at pos."""
-    i = pos + n - 1
-    while i >= pos:
-        buf[i] = _DIGITS[v % 10]
-        v //= 10
-        i -= 1
 
 
 def _points(row, pos, prefix, p):
@@ -260,44 +229,11 @@ def _points(row, pos, prefix, p):
     ending at -pos when pos is negative."""
     if p > 9999:
         p = 9999
-    n = _ndigits(p)
+    n = ndigits(p)
     if pos < 0:
         pos = -pos - n
     row[pos] = prefix
-    _uint(row, pos + 1, n, p)
-
-
-def _ndigits(v):
-    n = 1
-    while v >= 10:
-        v //= 10
-        n += 1
-    return n
-
-
-def _word(buf, pos, width, word, align):
-    """word into buf[pos:pos+width]; align 0 left, 1 right, 2 center.
-    (Split in three so each frame stays small enough for MicroPython to keep
-    it off the heap.)"""
-    _fill(buf, pos, width)
-    n = len(word)
-    if n > width:
-        n = width
-    if align == 1:
-        pos += width - n
-    elif align == 2:
-        pos += (width - n) // 2
-    _put(buf, pos, word, n)
-
-
-def _fill(buf, pos, width):
-    for i in range(pos, pos + width):
-        buf[i] = SP
-
-
-def _put(buf, pos, word, n):
-    for i in range(n):
-        buf[pos + i] = word[i]
+    uint(row, pos + 1, n, p)
 
 
 def to_text(codes):

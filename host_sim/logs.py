@@ -71,14 +71,7 @@ class Log:
 
 def read_log(path):
     """Parse a game log from the clock; raises replay.ReplayError / OSError."""
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise replay.ReplayError(data.count(b"\n", 0, e.start) + 1,
-                                 "not a text file (UTF-8): byte 0x%02x" % data[e.start])
-    lines = text.split("\n")
+    lines = replay.read_lines(path)
     torn = None
     if lines[-1] != "":
         # Every line the clock writes ends with "\n": this one was cut.  Its
@@ -109,10 +102,7 @@ def final_state(log):
 
 def _side(rep, name):
     r = rep[name]
-    if r["overtime_ms"]:
-        t = "-" + replay.profiles.fmt_mmss(r["overtime_ms"])
-    else:
-        t = replay.profiles.fmt_mmss(r["remaining_ms"] + 999)
+    t = replay.shown_time(r)
     extra = ""
     if r["penalty"]:
         extra += " P%d" % r["penalty"]
@@ -139,7 +129,7 @@ def describe(path):
         notes.append("power restored x%d" % log.restored)
     if log.torn is not None:
         notes.append("torn last line dropped")
-    moves = sum(1 for e in log.game.events if e.kind in ("left", "right"))
+    moves = sum(1 for e in log.game.events if e.kind in replay.PRESSES)
     line = "%-10s %-6s %-16s %-18s %-18s %3d presses" % (
         name, rep["profile"], state + " " + _clock_time(rep["t_ms"]),
         _side(rep, "left"), _side(rep, "right"), moves)

@@ -21,8 +21,10 @@ import profiles
 import report as reportmod
 import view as viewmod
 
-EVENTS = ("left", "right", "pause", "end", "adjust", "late", "void", "resume")
-SIDED = ("late", "void")  # events that name a side: `<ms> late left`
+# The event words are the game log's (firmware/gamelog.py WORDS, SIDED).
+EVENTS = tuple(gamelog.WORDS.values())
+SIDED = tuple(gamelog.WORDS[k] for k in gamelog.SIDED)  # `<ms> late left`
+PRESSES = (gamelog.WORDS[clockcore.EV_LEFT], gamelog.WORDS[clockcore.EV_RIGHT])
 
 # No game reaches gamelog.MAX_MS (10**9 ms, about 11.6 days) of log time: a
 # time or an adjustment beyond it is an error, not a run of the core for
@@ -170,7 +172,10 @@ def parse(lines):
     return Game(profiles.make_rules(name, overrides), events, overrides)
 
 
-def load(path):
+def read_lines(path):
+    """A replay file or game log as its text lines; raises OSError, or
+    ReplayError naming the line of the first byte that is not UTF-8 (the one
+    reader of `replay` and `logs`)."""
     with open(path, "rb") as f:
         data = f.read()
     try:
@@ -182,7 +187,11 @@ def load(path):
     # Lines end at "\n" only (as editors and grep -n count them); a "\r"
     # before it is whitespace.  str.splitlines() would also break at form
     # feeds, U+2028 and the like and throw the reported line numbers off.
-    return parse(text.split("\n"))
+    return text.split("\n")
+
+
+def load(path):
+    return parse(read_lines(path))
 
 
 def _plain_diff(a, b):
@@ -252,8 +261,7 @@ def run(game, at=None, warn=None):
 
 def lcd_rows(clock, cols=16, rows=2):
     v = viewmod.View(cols, rows)
-    if rows >= 4:
-        v.set_header(("%s %s" % (clock.rules.name, profiles.fmt_mmss(clock.rules.base[0]))).encode())
+    v.show_rules(clock.rules)
     return [viewmod.to_text(b) for b in v.render(clock)]
 
 
@@ -289,14 +297,17 @@ def load_or_report(path, err):
     return None
 
 
+def shown_time(side):
+    """A side of a state report as the clock shows it: "24:58", "-01:23"
+    (firmware/profiles.fmt_time, the display's rounding rule)."""
+    return profiles.fmt_time(side["remaining_ms"] - side["overtime_ms"])
+
+
 def summary(rep):
     """The human-readable form of a report."""
     def side(name):
         r = rep[name]
-        if r["overtime_ms"]:
-            t = "-" + profiles.fmt_mmss(r["overtime_ms"])
-        else:
-            t = profiles.fmt_mmss(r["remaining_ms"] + 999)
+        t = shown_time(r)
         extra = []
         if r["penalty"]:
             extra.append("penalty %d points" % r["penalty"])

@@ -171,9 +171,7 @@ class Sim:
             st.base_left = base[0]
         if base[1] is not None:
             st.base_right = base[1]
-        app.clock.rules = st.rules()
-        app.clock.reset(self.rig.now)
-        app._set_header()
+        app.new_game(self.rig.now)
 
     @property
     def app(self):
@@ -190,13 +188,8 @@ class Sim:
         # screen or boot notice to hide a replay ending early).
         app = self.rig.app
         now = self.rig.now
-        app.new_game(now)
-        app.clock.rules = game.rules
-        app.clock.reset(now)
-        app._set_header()
-        app.splash_until = now
-        app.notice_until = None
-        app.view.notice = None
+        app.new_game(now, game.rules)
+        app.show_game(now)
         self.stop_at = game.events[-1].t if game.events else 0
 
     def replaying(self):

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+import profiles
+
 from host_sim import hall as H
 from host_sim import hall_sim
 from rig import LEFT, RIGHT
@@ -42,8 +44,8 @@ def seconds(text):
 
 
 def display_s(ms):
-    """The clock's own display in seconds (firmware/gamelog.py fmt_time)."""
-    return (ms + 999) // 1000 if ms > 0 else -((-ms) // 1000)
+    """The clock's own display in seconds (SPEC §4 rounding)."""
+    return profiles.shown_secs(ms)
 
 
 @pytest.fixture

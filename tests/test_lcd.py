@@ -13,6 +13,7 @@ import pytest
 import hd44780_emu
 import lcd
 import machine
+from profiles import fmt_time as mmss  # the display's mm:ss
 from conftest import FAKEHW, FIRMWARE, venv_tool
 from hd44780_emu import Hd44780Pcf8574, LcdProtocolError
 
@@ -554,11 +555,6 @@ def test_emulator_renders_the_a00_rom():
 
 
 # -- the point of it all: bytes per minute ------------------------------------------
-def mmss(ms):
-    s = (ms + 999) // 1000
-    return "%02d:%02d" % (s // 60, s % 60)
-
-
 def clock_rows(left_ms, right_ms):
     return [("L %s  R %s" % (mmss(left_ms), mmss(right_ms))).encode(), b"sdev     running"]
 

@@ -45,7 +45,7 @@ def test_action_codes_are_the_apps():
 def test_setup_walk_default_profile_items_and_wrap():
     """sdev/pfs show profile, time, language, sound, the table number and the
     last games' results (SPEC v2 §4); A_NEXT wraps round."""
-    m = menu.SetupMenu(settings.Settings(), 16, 2)
+    m = menu.SetupMenu(settings.Settings())
     seen = []
     for _ in range(7):
         seen.append(shown(m))
@@ -316,7 +316,7 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
-    m = menu.SetupMenu(s, 20, 4)
+    m = menu.SetupMenu(s)
     assert shown(m, 20, 4) == ["Setup            1/6",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
@@ -450,7 +450,7 @@ def test_late_arrival_sets_elapsed_time_in_minute_steps_tso_2_4_pfs_6_3_3():
     """Both players late 7 and 4 minutes: the referee sets each side's
     elapsed time before the start (PFS § 6.3.3, TSO § 2.4 c)."""
     c, log = clock("pfs")
-    m = menu.RefereeMenu(c, 16, 2, "pl")
+    m = menu.RefereeMenu(c, "pl")
     ref_goto(m, "Spoznienie L")
     assert shown(m)[1] == "      00:00    >"
     for _ in range(7):
@@ -504,11 +504,11 @@ def test_base_time_change_only_in_ready_and_resets_the_clock():
     m.handle(A_LEFT, 0)                  # an adjustment before the change ...
     ref_goto(m, "Time per player")
     assert shown(m)[1] == "<    30:00     >"
-    for _ in range(5):
-        m.handle(A_LEFT, 10)             # TSO § 1.1 b: 25 minutes
+    # TSO § 1.1 b: 25 minutes; each step tells the app (a new game log)
+    assert [m.handle(A_LEFT, 10) for _ in range(5)] == [menu.RULES] * 5
     assert c.rules.base == [25 * MIN, 25 * MIN]
     assert c.rem == [25 * MIN, 25 * MIN]  # ... is gone: a fresh ready clock
-    assert c.state == cc.READY and m.rules_changed
+    assert c.state == cc.READY
     assert shown(m)[1] == "<    25:00     >"
 
 
@@ -518,12 +518,12 @@ def test_base_time_item_absent_when_paused():
     labels = []
     for _ in range(8):
         labels.append(shown(m)[0].rstrip())
-        m.handle(A_NEXT, 0)
+        assert m.handle(A_NEXT, 0) is None
     assert labels == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
                       "Right +/- 1 min", "Late arrival L", "Late arrival R",
                       "Reset game", "Exit"]
     assert shown(m)[0].rstrip() == "Left +/- 1 s"     # wrapped
-    assert c.rules.base == [30 * MIN, 30 * MIN] and not m.rules_changed
+    assert c.rules.base == [30 * MIN, 30 * MIN]
 
 
 def test_reset_needs_two_right_presses_tso_1_4_1_a():
@@ -587,7 +587,7 @@ def test_exit_by_long_press_or_the_exit_item():
 
 def test_referee_render_20x4_shows_both_times():
     c, log = paused_game()
-    m = menu.RefereeMenu(c, 20, 4, "de")
+    m = menu.RefereeMenu(c, "de")
     assert shown(m, 20, 4) == ["Schiedsrichter   1/8",
                                "Links +/- 1 s       ",
                                "<       29:30      >",
@@ -596,7 +596,7 @@ def test_referee_render_20x4_shows_both_times():
 
 def test_referee_german_labels_with_umlaut():
     c, log = clock()
-    m = menu.RefereeMenu(c, 16, 2, "de")
+    m = menu.RefereeMenu(c, "de")
     ref_goto(m, "Verspätung L")
     for _ in range(3):
         m.handle(A_NEXT, 0)

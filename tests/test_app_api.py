@@ -1,0 +1,91 @@
+"""The App's public API for the host tools (issue 13 point 1): a new game
+with given rules in one call, and the game screen without the boot screen;
+the simulator uses only these.  Played on the real app through the Rig."""
+import os
+
+import clockcore as cc
+import menu
+import profiles
+import rig as gestures
+from rig import Rig, LEFT, RIGHT, PAUSE
+from host_sim import replay, sim
+from host_sim.boards import load as load_board  # the one board loader
+
+
+def boot(tmp_path, board="sim", splash=True):
+    r = Rig(load_board(board), str(tmp_path) + "/")
+    if splash:
+        r.run(1600)
+    return r
+
+
+def referee_adjust_in_ready(r):
+    """The referee gives left a minute before the start (SPEC §4 Referee)."""
+    r.perform(gestures.referee())
+    assert r.app.mode == 3, r.screen()
+    for _ in range(12):
+        if r.app.menu.item == menu.R_L_MIN:
+            break
+        r.press(PAUSE)
+    r.press(RIGHT)
+    r.press(PAUSE, hold=2100)     # leave the menu
+    assert r.app.mode == 1 and r.clock.rem[LEFT] == 31 * 60000, r.clock.rem
+
+
+def test_new_game_with_rules_sets_clock_header_and_forgets_the_old_game(tmp_path):
+    r = boot(tmp_path, "sim_2004")
+    r.press(LEFT)
+    r.run(5000)
+    assert r.app.log_on and r.app.store.load() is not None
+    rules = profiles.make_rules("pfs", [("base", "12:00")])
+    r.app.new_game(r.now, rules)
+    r.run(100)
+    assert r.clock.state == cc.READY and r.clock.rules is rules
+    assert r.clock.rem == [12 * 60000, 12 * 60000]
+    assert r.screen()[0].strip() == "pfs 12:00"      # the 20x4 header row
+    assert not r.app.log_on and r.app.store.load() is None  # nothing to restore
+    r.app.new_game(r.now)                            # the settings' rules
+    r.run(100)
+    assert r.clock.rules.name == "sdev" and r.screen()[0].strip() == "sdev 30:00"
+
+
+def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):
+    (tmp_path / "settings.json").write_bytes(b"{not json")   # "Settings reset"
+    r = boot(tmp_path, splash=False)
+    assert r.screen()[0].strip() == "Scrabble clock"
+    r.app.show_game(r.now)
+    r.run(10)
+    assert r.screen() == ["  30:00   30:00 ", "     READY      "], r.screen()
+
+
+def test_setup_after_a_referee_change_starts_a_fresh_game(tmp_path):
+    """A referee's adjustment in ready, then the organizer's setup: the new
+    settings make a new game (SPEC §4 Setup), so a power cut after it brings
+    back the new rules, not the adjusted clock of the old ones."""
+    r = boot(tmp_path)
+    referee_adjust_in_ready(r)
+    r.press(PAUSE, hold=2100)       # setup menu (ready)
+    assert r.app.mode == 2
+    r.press(RIGHT)                  # profile sdev -> pfs
+    r.press(PAUSE, hold=2100)       # save
+    assert r.clock.rules.name == "pfs" and r.clock.rem == [20 * 60000] * 2
+    r.run(1000)
+    r2 = Rig(r.board, str(tmp_path) + "/")          # power cut and back
+    r2.run(1600)
+    assert r2.clock.rules.name == "pfs" and r2.clock.rem == [20 * 60000] * 2, \
+        (r2.clock.rules.name, r2.clock.rem)
+    r2.press(LEFT)
+    r2.run(3000)
+    text = open(os.path.join(str(tmp_path), "games", "g%04d.txt" % r2.app.log.number)).read()
+    assert text.startswith("profile pfs"), text
+
+
+def test_the_simulator_replays_through_the_public_api(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("profile pfs\nset base=05:00\n0 left\n65000 right\n")
+    game = replay.load(str(path))
+    s = sim.Sim(load_board("sim"), str(tmp_path) + "/", game=game)
+    assert s.app.clock.rules.base == [5 * 60000, 5 * 60000]
+    s.rig.run(10)                    # one loop: the game screen, no splash
+    assert s.app.mode == 1 and s.app.view.notice is None
+    assert s.rig.screen()[1].strip() == "READY", s.rig.screen()
