@@ -111,7 +111,7 @@ class GameLog:
         self.folder = folder
         self.max_games = max_games if max_games > 1 else 1
         self.max_bytes = max_bytes
-        self.number = 0        # the current game (0: none)
+        self.number = 0        # the current game (0: none; reserve(): the next)
         self.name = None       # its path, e.g. "games/g0012.txt"
         self.pos = 0           # bytes in it (checkpointed with the state)
         self.full = False
@@ -225,13 +225,7 @@ class GameLog:
         Returns its number (0 if the filesystem refused)."""
         self._close()
         games = self._scan()
-        # A newest file without a single event (a game that never started,
-        # e.g. power failed before the first checkpoint) is reused.
-        if games and 0 <= games[-1][1] < 256 and not self._has_events(games[-1][0]):
-            n = games[-1][0]
-            games.pop()
-        else:
-            n = games[-1][0] + 1 if games else 1
+        n = self._next(games)
         self._set_old(games, n)
         biggest = 4096
         for g in self._old:
@@ -259,6 +253,23 @@ class GameLog:
         if not self._write(head):
             return 0 if self._f is None else n
         return n
+
+    def _next(self, games):
+        """The number begin() gives the next game.  A newest file without a
+        single event (a game that never started, e.g. power failed before
+        the first checkpoint) is reused (and taken off `games`)."""
+        if games and 0 <= games[-1][1] < 256 and not self._has_events(games[-1][0]):
+            return games.pop()[0]
+        return games[-1][0] + 1 if games else 1
+
+    def reserve(self):
+        """No game file open: .number becomes the one begin() will give the
+        next game (reads only), so the game is known by its number from its
+        start even while its file is not written yet (the running-clock
+        journal begins it when the clock first stops).  Returns it."""
+        if self._f is None and self.name is None:
+            self.number = self._next(self._scan())
+        return self.number
 
     def _has_events(self, n):
         try:

@@ -43,8 +43,12 @@ import persist
 
 MAGIC = b"SCjn"
 HEAD = 10              # MAGIC, nonce (4), unit index (2)
-UNIT = 512
-UNITS = 128            # 64 KB: ~500 records, half an hour of running time
+UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
+# 160 KB: ~1380 records (littlefs on 4 KB blocks), ~86 min of running time
+# at 8 records a 30 s turn (a checkpoint per 4 s, one per press): a whole
+# sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  arm()
+# rewrites it while no clock runs: 41 sector erases (~1.8 s on a Pico).
+UNITS = 160
 PAGE = 256             # NOR program page
 KIND_CHECK = 1         # a checkpoint
 KIND_EVENT = 2         # a core event (its log line), with the checkpoint after it

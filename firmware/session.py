@@ -15,7 +15,8 @@
 #   save(now)             a checkpoint now (e.g. the referee's base time)
 #   ignored(t, x)         a press ignored (pressed together with side x)
 #   forget()              the game was reset: nothing to restore, the next
-#                         event opens a new log
+#                         event opens a new log (with the journal: its
+#                         number, log.number, is reserved now)
 #   log_ms(t)             the log time of tick t
 #
 # The log time base.  Log times are ms since the game began, never
@@ -254,6 +255,15 @@ class Session:
         self.log.close()
         self.on = False
         self.begun = False
+        self._reserve()
+
+    def _reserve(self):
+        """With the journal the next game's file is begun only when its
+        clock first stops: its number is reserved now, while no clock runs
+        (a read of the folder), so the game has it from its first press
+        (net.py publishes it; the file then gets the same number)."""
+        if self.j is not None and not self.begun:
+            self.log.reserve()
 
     # -- power-up -----------------------------------------------------------------------
     def restore(self, now, rules):
@@ -273,6 +283,7 @@ class Session:
         j = self.j
         if j is not None and (not j.ok or self._roomy()):
             self._arm()         # no journal yet, or little room left
+        self._reserve()
         return r
 
     def _roomy(self):

@@ -13,7 +13,7 @@ import os
 import clockcore as cc
 import device_scenarios as ds
 from mptest import MICROPYTHON, cpython_only, eq, heap_bytes, micropython_only, parametrize
-from mptest import small_heap
+from mptest import small_heap, tmp_path
 
 
 def load_board(name):
@@ -27,7 +27,7 @@ def load_board(name):
 def new_root(name):
     """A fresh folder for one clock's files (its flash)."""
     if MICROPYTHON:
-        base = "/tmp/sclock_mp_device"
+        base = tmp_path("sclock_mp_device")  # the run's own (runs at once)
         try:
             os.mkdir(base)
         except OSError:

@@ -20,10 +20,15 @@ MP_DIR = MP_TESTS
 MODULES = sorted(mp_suites())
 
 
-def run_micropython(args, timeout=600):
+def run_micropython(args, timeout=600, tmp=None):
+    """`micropython args`; `tmp`: the folder the suites write their files in
+    (SCLOCK_MP_TMP, tests/mp/mptest.py tmp_path(): one per run, so runs at
+    once do not collide)."""
     exe = venv_tool("micropython")
     assert exe, "micropython not installed: run `make venv`"
     env = dict(os.environ)
+    if tmp is not None:
+        env["SCLOCK_MP_TMP"] = str(tmp)
     env["MICROPYPATH"] = os.pathsep.join([MP_DIR, os.path.join(ROOT, "tests"), FIRMWARE,
                                           FAKEHW, os.path.join(ROOT, "boards"), ".frozen"])
     return subprocess.run(
@@ -33,8 +38,8 @@ def run_micropython(args, timeout=600):
 
 
 @pytest.mark.parametrize("module", MODULES)
-def test_suite_under_micropython(module):
-    proc = run_micropython([os.path.join(MP_DIR, "mptest.py"), module])
+def test_suite_under_micropython(module, tmp_path):
+    proc = run_micropython([os.path.join(MP_DIR, "mptest.py"), module], tmp=tmp_path)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     last = [l for l in proc.stdout.splitlines() if l.endswith(" failed")]

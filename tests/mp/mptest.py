@@ -130,6 +130,17 @@ def _call(fn, mark):
         return len(mark[1])  # one test a row, as pytest counts them
     return 0  # cpython only
 
+def tmp_path(name):
+    """Where a suite keeps its files: `name` in the folder the runner gives
+    in SCLOCK_MP_TMP (tests/test_micropython.py: a fresh one for each run,
+    so two runs at once never share files; the unix port has no getpid),
+    else in /tmp (the qemu image's own, host_sim/target.py builds one per
+    run).  The caller makes it."""
+    import os
+    getenv = getattr(os, "getenv", None)
+    base = getenv("SCLOCK_MP_TMP") if getenv is not None else None
+    return (base or "/tmp") + "/" + name
+
 
 def run(names):
     passed = skipped = failed = 0

@@ -97,11 +97,12 @@ class Steps:
 
 
 def test_no_erase_and_no_allocation_while_a_clock_runs():
+    units = journal.UNITS
     bdev = _mount()
     try:
         root = MOUNT + "/"
         _settings(root)
-        journal.UNITS = 16     # 8 KB of the small disk
+        journal.UNITS = 8      # 8 KB of the small disk
         rig = Rig(board, root, fs=JournalFS(bdev))
         app = rig.app
         eq(app.session.j is not None and app.session.j.ok, True, "journal armed")
@@ -136,5 +137,5 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
         f.close()
         eq(text.count("\n") >= 6 and " pause  # " in text, True, "the log got the lines")
     finally:
-        journal.UNITS = 128
+        journal.UNITS = units
         os.umount(MOUNT)

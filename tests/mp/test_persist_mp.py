@@ -1,27 +1,23 @@
 # Power loss (SPEC §4 "Power loss", "Game log"; TSO § 4.1 f) under the real
-# MicroPython interpreter, with its real os and open() on files in /tmp:
+# MicroPython interpreter, with its real os and open() on files in a folder
+# of its own (mptest.tmp_path):
 # checkpoints round-trip through clockcore, torn and corrupt files fall back,
 # the game log is cut back to its checkpoint, and the heap cost of a save()
 # is measured (printed as "alloc ..." lines).
 import gc
 import os
-import time
 
 import clockcore as cc
 import gamelog
 import persist
 import profiles
 import ticks
-from mptest import eq
+from mptest import eq, tmp_path
 
 DIFF, ADD = ticks.wrapping(1 << 30)
 T0 = (1 << 30) - 20000
 
-try:
-    _TICK = time.ticks_ms()
-except AttributeError:
-    _TICK = int(time.time() * 1000)
-DIR = "/tmp/scrabble_persist_mp_%d" % (_TICK & 0xFFFFFF)
+DIR = tmp_path("scrabble_persist_mp")
 
 
 def _rm_tree(path):
@@ -135,7 +131,7 @@ def test_truncated_empty_or_garbage_slots():
 
 
 def test_missing_folder_and_clear():
-    st = persist.StateStore(path="/tmp/no_such_folder_for_scrabble/clock.state")
+    st = persist.StateStore(path=DIR + "/no_such_folder/clock.state")
     eq(st.load(), None, "missing folder")
     eq(st.save([0] * 18, 0), False, "save refused, no exception")
     st = fresh()

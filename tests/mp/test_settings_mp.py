@@ -5,7 +5,7 @@
 # the same way.)
 import json
 import os
-import time
+from mptest import tmp_path
 
 import profiles
 import settings
@@ -112,7 +112,7 @@ def test_settings_failing_rename_keeps_old_file():
 
 
 def test_settings_real_fs_replace_existing():
-    path = "/tmp/scrabble_clock_settings_%d.json" % time.ticks_ms()
+    path = tmp_path("scrabble_clock_settings.json")
     try:
         s = settings.Settings()
         s.lang = "de"
