@@ -66,7 +66,7 @@ def test_a_beep_and_the_menus_keep_the_short_pause(tmp_path):
     rig.run(3000)  # the beep is over
     assert loop(rig, 1) == [appmod.IDLE_LOOP_MS]
     rig.app._set_mode(appmod.MODE_SETUP)
-    rig.app.menu = appmod.menumod.SetupMenu(rig.app.settings, 16, 2)
+    rig.app.menu = appmod.menumod.SetupMenu(rig.app.settings)
     assert loop(rig, 3) == [appmod.LOOP_MS] * 3
 
 
