@@ -1,12 +1,17 @@
 """Settings kept across power cycles (SPEC §4 Setup): defaults, a round trip,
 every kind of bad file falls back to defaults with a notice and never raises,
-and saving is atomic (temp file + rename)."""
-import json
+and saving is atomic (temp file + rename).
 
-import pytest
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython (its json and
+os), tests/test_target_qemu.py on the 32-bit image.
+"""
+import json
+import os
 
 import profiles
-import settings
+import mptest
+from mptest import Random, cpython_only, parametrize
 from settings import Settings
 
 DEFAULTS = {"v": 1, "profile": "sdev", "base_left": 1800000, "base_right": 1800000,
@@ -113,6 +118,7 @@ def test_round_trip_every_field():
     assert "settings.json.tmp" not in fs.files
 
 
+@cpython_only   # pytest's tmp_path fixture: the folder holds nothing else
 def test_round_trip_on_the_real_file_system(tmp_path):
     path = str(tmp_path / "settings.json")
     s = Settings()
@@ -125,6 +131,31 @@ def test_round_trip_on_the_real_file_system(tmp_path):
     assert t.save() is True                 # remembers its path; replaces the file
     assert Settings.load(path).sound is False
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+def test_save_replaces_an_existing_file_on_the_real_file_system():
+    """On the interpreter's own file system (MicroPython's os.rename too):
+    a second save renames over the first file and leaves no temp file."""
+    path = mptest.tmp_path("scrabble_clock_settings.json")
+    try:
+        s = Settings()
+        s.lang = "de"
+        assert s.save(path) is True
+        s.lang = "pl"
+        assert s.save(path) is True             # rename over an existing file
+        assert Settings.load(path).lang == "pl"
+        try:
+            os.stat(path + ".tmp")
+            left = True
+        except OSError:
+            left = False
+        assert left is False
+    finally:
+        for p in (path, path + ".tmp"):
+            try:
+                os.remove(p)
+            except OSError:
+                pass
 
 
 def test_missing_keys_take_defaults_silently_unknown_keys_ignored():
@@ -157,6 +188,9 @@ BAD_FILES = {
     "other version": json.dumps(dict(DEFAULTS, v=2)).encode(),
     "too large": json.dumps(dict(DEFAULTS, pad="x" * 5000)).encode(),
     "nan": b'{"v": 1, "penalty": NaN}',
+    "unclosed brace": b"{",
+    "number too large for a float": b"1e400",
+    "0xff bytes over the size limit": b"\xff" * 2000,
 }
 
 BAD_VALUES = [
@@ -167,7 +201,7 @@ BAD_VALUES = [
     ("lang", "fr"), ("lang", 1), ("lang", None),
     ("sound", 1), ("sound", "yes"), ("sound", None),
     ("zero", 0), ("zero", "Flag"), ("zero", None),
-    ("penalty", -5), ("penalty", 55), ("penalty", "10"), ("penalty", 10.0),
+    ("penalty", -5), ("penalty", 55), ("penalty", "10"), ("penalty", 10.0), ("penalty", 1.5),
     ("forfeit", -2), ("forfeit", 0), ("forfeit", 59), ("forfeit", 601), ("forfeit", None),
     ("window", -1000), ("window", 61000), ("window", 20), ("window", 20500),
     ("window", False),
@@ -183,12 +217,12 @@ def check_reset(fs):
     return s
 
 
-@pytest.mark.parametrize("name", sorted(BAD_FILES))
+@parametrize("name", sorted(BAD_FILES))
 def test_bad_file_gives_defaults_and_notice(name):
     check_reset(with_file(BAD_FILES[name]))
 
 
-@pytest.mark.parametrize("key,value", BAD_VALUES)
+@parametrize("key,value", BAD_VALUES)
 def test_wrong_type_or_out_of_range_gives_defaults_and_notice(key, value):
     """One bad value resets everything: a file that is wrong in one place is
     not trusted in the others."""
@@ -204,10 +238,9 @@ def test_unreadable_file_gives_defaults_and_notice():
     assert "OSError" in s.problem
 
 
-@pytest.mark.parametrize("seed", range(200))
+@parametrize("seed", range(200))
 def test_random_bytes_never_raise(seed):
-    import random
-    rnd = random.Random(seed)
+    rnd = Random(seed)   # CPython's own; mptest's xorshift on MicroPython
     base = bytearray(json.dumps(dict(DEFAULTS, lang="pl")).encode())
     for _ in range(rnd.randint(1, 6)):  # flip, cut or insert a few bytes
         op = rnd.randint(0, 2)
@@ -215,11 +248,11 @@ def test_random_bytes_never_raise(seed):
         if op == 0:
             base[i] = rnd.randrange(256)
         elif op == 1:
-            del base[i:]
+            base = base[:i]     # slices: MicroPython's bytearray has no del/insert
             if not base:
                 break
         else:
-            base.insert(i, rnd.randrange(256))
+            base = base[:i] + bytearray([rnd.randrange(256)]) + base[i:]
     s = Settings.load(fs=with_file(bytes(base)))
     assert s.problem_with() is None            # whatever came in, the values are valid
     assert (s.notice is False) == (s.problem is None)
@@ -291,7 +324,7 @@ def test_torn_temp_file_alone_is_a_first_boot():
 
 # -- rules() ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", profiles.NAMES)
+@parametrize("name", profiles.NAMES)
 def test_rules_match_make_rules_for_each_profile_default(name):
     s = Settings()
     s.set_profile(name)
