@@ -18,7 +18,7 @@ def test_two_runs_at_once_write_into_their_own_folders(tmp_path):
 
     def run(k):
         procs[k] = mp.run_micropython(
-            [os.path.join(mp.MP_DIR, "mptest.py"), "test_persist_mp"], tmp=folders[k])
+            [os.path.join(mp.MP_DIR, "mptest.py"), "test_power_loss"], tmp=folders[k])
 
     threads = [threading.Thread(target=run, args=(k,)) for k in (0, 1)]
     for t in threads:
@@ -29,7 +29,7 @@ def test_two_runs_at_once_write_into_their_own_folders(tmp_path):
         out = procs[k].stdout + procs[k].stderr
         assert procs[k].returncode == 0 and " 0 failed" in out, out
         # the suite worked in this run's folder: it cleared it first and
-        # removed it at its end (tests/mp/test_persist_mp.py _rm_tree)
+        # removed it at its end (tests/test_power_loss.py _rm_tree)
         assert not (folders[k] / "scrabble_persist_mp").exists(), out
 
 

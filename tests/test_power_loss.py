@@ -10,16 +10,31 @@ with bits flipped in committed records.  Every restore must give either a
 consistent paused game, exactly one of the records really saved, at most 5 s
 of running time behind the truth and missing no transition whose checkpoint
 had completed, or a clean "no saved game".  Never an exception.
+
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython, and
+tests/test_target_qemu.py on the 32-bit image.  The fault injection on the
+fake flash (an hour's game, every cut) runs on CPython; the last part runs
+the store on the interpreter's real os and open() in a folder of its own
+(mptest.tmp_path): checkpoints round-trip through clockcore, torn and
+corrupt files fall back, the game log is cut back to its checkpoint, and on
+MicroPython the heap cost of a save() is measured ("alloc ..." lines).
+Other tests import FakeFlash and PowerCut from here.
 """
 import errno
-import random
-
-import pytest
+import gc
+import os
 
 import clockcore as cc
+import gamelog
 import persist
 import profiles
 import ticks
+from mptest import (MICROPYTHON, Random, cpython_only, eq, micropython_only,
+                    parametrize, raises, tmp_path)
+
+if not MICROPYTHON:
+    import pytest
 
 DIFF, ADD = ticks.wrapping(1 << 30)
 T0 = (1 << 30) - 600000          # the tick counter wraps 10 min into the game
@@ -203,7 +218,7 @@ def record_game(seed, profile="sdev", overrides=None, minutes=60, adjust_every=0
     referee adjustments on the real core; checkpoint after every event
     (including the time-triggered ones) and after every 5 s of running time.
     Returns (flash, saves, clock)."""
-    rng = random.Random(seed)
+    rng = Random(seed)
     flash = FakeFlash()
     store = persist.StateStore(fs=flash, count=cc.SNAPSHOT_LEN)
     assert store.load() is None and store.message == persist.NO_GAME
@@ -344,12 +359,14 @@ def files_after(flash, j):
     return dict(flash.files)
 
 
-@pytest.fixture(scope="module")
-def hour_game():
-    flash, saves, clock = record_game(1, "sdev", {"base": "35:00"}, minutes=60, adjust_every=3)
-    return flash, saves, clock
+if not MICROPYTHON:
+    @pytest.fixture(scope="module")
+    def hour_game():
+        flash, saves, clock = record_game(1, "sdev", {"base": "35:00"}, minutes=60, adjust_every=3)
+        return flash, saves, clock
 
 
+@cpython_only
 def test_the_recorded_game_is_long_and_varied(hour_game):
     flash, saves, clock = hour_game
     events = [s for s in saves if s.event]
@@ -367,11 +384,12 @@ def test_the_recorded_game_is_long_and_varied(hour_game):
                        ("rename", "clock.state.tmp", "clock.state." + "ab"[s.seq & 1])]
 
 
+@cpython_only
 def test_power_cut_at_every_step_of_every_save(hour_game):
     """SPEC §4 Power loss: a cut anywhere in a save restores the previous
     record or the one being written, never garbage, never an exception."""
     flash, saves, clock = hour_game
-    rng = random.Random(7)
+    rng = Random(7)
     checked = 0
     for i, s in enumerate(saves):
         journal = flash.journal[s.j0:s.j1]
@@ -400,8 +418,7 @@ def test_power_cut_at_every_step_of_every_save(hour_game):
         st.load()
         assert "clock.state.tmp" not in ff.files
         ff.budget = 1 + RECORD // 2   # the next save is cut half-way
-        with pytest.raises(PowerCut):
-            st.save(saves[i].ints, 1, 0, 1)
+        raises(PowerCut, st.save, saves[i].ints, 1, 0, 1)
         check_restore(ff.files, saves, i, [i], None)
         # after the rename
         after = files_after(flash, s.j1)
@@ -410,12 +427,13 @@ def test_power_cut_at_every_step_of_every_save(hour_game):
     assert checked > 5000
 
 
+@cpython_only
 def test_torn_rename_and_flipped_bits_fall_back(hour_game):
     """A slot left truncated or empty by the rename (a filesystem without
     atomic rename), or a committed record with flipped bits, is rejected by the
     CRC: the other slot's record is restored with a message, or nothing."""
     flash, saves, clock = hour_game
-    rng = random.Random(11)
+    rng = Random(11)
     for i, s in enumerate(saves):
         create, write, rename = flash.journal[s.j0:s.j1]
         full = rename[3]["clock.state.tmp"]
@@ -448,6 +466,7 @@ def test_torn_rename_and_flipped_bits_fall_back(hour_game):
                 check_restore(flipped, saves, i, [i], persist.CORRUPT_FALLBACK)
 
 
+@cpython_only
 def test_power_cut_during_clear_never_brings_back_an_older_state(hour_game):
     flash, saves, clock = hour_game
     ff = flash_with(flash.files)
@@ -464,7 +483,8 @@ def test_power_cut_during_clear_never_brings_back_an_older_state(hour_game):
         check_restore(files, saves, len(saves) - 1, [len(saves) - 1, None], None)
 
 
-@pytest.mark.parametrize("seed,profile,over", [
+@cpython_only
+@parametrize("seed,profile,over", [
     (2, "pfs", {"base": "15:00"}),          # flags pause the clock; the game ends when both are out
     (3, "sdev", {"base": "10:00"}),         # overtime, penalties and the forfeit
     (4, "custom", {"base_left": "12:00", "base_right": "08:00", "window": "10"}),
@@ -472,7 +492,7 @@ def test_power_cut_during_clear_never_brings_back_an_older_state(hour_game):
 def test_other_profiles_restore_at_every_save(seed, profile, over):
     flash, saves, clock = record_game(seed, profile, over, minutes=40, adjust_every=4)
     assert len(saves) > 100
-    rng = random.Random(seed)
+    rng = Random(seed)
     for i, s in enumerate(saves):
         create, write, rename = flash.journal[s.j0:s.j1]
         b = rng.randrange(RECORD)
@@ -490,6 +510,7 @@ def store_on(files=None):
     return ff, persist.StateStore(fs=ff, count=cc.SNAPSHOT_LEN)
 
 
+@cpython_only
 def test_record_format_is_fixed_size_with_a_crc32():
     ff, st = store_on()
     assert st.save(SNAP, 1234, 56, 7)
@@ -505,11 +526,12 @@ def test_record_format_is_fixed_size_with_a_crc32():
     assert st.load() == (SNAP, 1234) and (st.log_pos, st.game, st.seq) == (56, 7, 1)
 
 
+@cpython_only
 def test_crc_matches_zlib():
     """The integer-only CRC the boards run gives zlib's CRC-32 (CPython uses
     the C one: the same values, faster)."""
     import zlib
-    rng = random.Random(3)
+    rng = Random(3)
     out = bytearray(4)
     for n in list(range(0, 40)) + [100, 1000]:
         data = bytes(rng.randrange(256) for _ in range(n))
@@ -523,11 +545,10 @@ def test_values_beyond_16_bits_and_negative_round_trip():
     vals = [2 ** 31 - 1, -2 ** 31, 0, -1, 1 << 30, -(1 << 30), 65536, -65537] + [5] * 10
     st.save(vals, 2 ** 31 - 1)
     assert persist.StateStore(fs=ff).load() == (vals, 2 ** 31 - 1)
-    with pytest.raises(ValueError):
-        st.save([2 ** 31] + [0] * 17, 0)
+    raises(ValueError, st.save, [2 ** 31] + [0] * 17, 0)
 
 
-@pytest.mark.parametrize("content", [
+@parametrize("content", [
     b"", b"S", b"SClk", b"\x00" * 100, b"\xff" * 100, b"SClk\x02" + b"\x00" * 95,
     b"profile sdev\n0 left\n", bytes(range(256)) * 4, b"SClk\x01\x12\x64\x00" + b"\x00" * 4000,
 ])
@@ -545,7 +566,7 @@ def test_any_file_content_is_no_saved_game_never_an_exception(content):
 
 
 def test_random_bytes_never_raise():
-    rng = random.Random(5)
+    rng = Random(5)
     for _ in range(2000):
         n = rng.choice((rng.randrange(120), 100))
         data = bytes(rng.randrange(256) for _ in range(n))
@@ -572,12 +593,11 @@ def test_a_failing_filesystem_makes_save_return_false():
     ff, st = store_on()
     assert st.save(SNAP, 1)
     ff.budget = 10
-    with pytest.raises(PowerCut):  # the fake's power cut is not an OSError
-        st.save(SNAP, 2)
+    raises(PowerCut, st.save, SNAP, 2)  # the fake's power cut is not an OSError
 
     class Full(FakeFlash):
         def _write(self, path, data):
-            raise OSError(errno.ENOSPC, "no space")
+            raise OSError(28, "no space")  # ENOSPC (MicroPython's errno has no name for it)
 
     full = Full(dict(ff.files))
     st2 = persist.StateStore(fs=full)
@@ -609,3 +629,230 @@ def test_counters_and_file_operations_per_save():
     ff.counts.clear()
     persist.StateStore(fs=ff).load()
     assert ff.counts == {"open": 3}  # both slots + the temp file (missing)
+
+
+# -- the store on the interpreter's real os and open() ------------------------------
+# (SPEC §4 "Power loss", "Game log"; TSO § 4.1 f; on MicroPython the unix
+# port's files, on the qemu image its own /tmp)
+
+T0_RT = (1 << 30) - 20000
+
+
+if MICROPYTHON:
+    DIR = tmp_path("scrabble_persist_mp")
+else:  # pytest: a folder of this run's own (other runs may share /tmp)
+    import tempfile
+    DIR = tempfile.mkdtemp() + "/scrabble_persist_mp"
+
+
+def _rm_tree(path):
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for n in names:
+        p = path + "/" + n
+        if os.stat(p)[0] & 0x4000:
+            _rm_tree(p)
+        else:
+            os.remove(p)
+    os.rmdir(path)
+
+
+def fresh_dir():
+    _rm_tree(DIR)
+    os.mkdir(DIR)
+    return persist.StateStore(path=DIR + "/clock.state", count=cc.SNAPSHOT_LEN)
+
+
+def write_file(name, data):
+    f = open(DIR + "/" + name, "wb")
+    f.write(data)
+    f.close()
+
+
+def read_file(name):
+    f = open(DIR + "/" + name, "rb")
+    d = f.read()
+    f.close()
+    return d
+
+
+def real_game():
+    c = cc.Clock(profiles.make_rules("sdev", {"base": "01:00"}), T0_RT, DIFF, ADD)
+    c.press(cc.LEFT, ADD(T0_RT, 0))
+    c.press(cc.RIGHT, ADD(T0_RT, 30000))
+    c.update(ADD(T0_RT, 130000))  # left 40 s over: penalty, and across the wrap
+    return c
+
+
+@micropython_only
+def test_crc_is_zlibs_crc32():
+    eq(persist.crc32(b"123456789"), 0xCBF43926, "check value")
+    eq(persist.crc_into is persist._crc_into_py, True, "integer-only CRC on MicroPython")
+
+
+def test_save_load_restores_a_paused_game():
+    st = fresh_dir()
+    eq(st.load(), None, "nothing yet")
+    eq(st.message, persist.NO_GAME, "message")
+    c = real_game()
+    for k in range(4):
+        eq(st.save(c.snapshot(), 130000 + k, 321, 7), True, "save")
+    eq(sorted(os.listdir(DIR)), ["clock.state.a", "clock.state.b"], "files")
+    eq(len(read_file("clock.state.a")), persist.record_size(cc.SNAPSHOT_LEN), "record size")
+    st2 = persist.StateStore(path=DIR + "/clock.state", count=cc.SNAPSHOT_LEN)
+    ints, log_ms = st2.load()
+    eq((log_ms, st2.log_pos, st2.game, st2.seq, st2.message), (130003, 321, 7, 4, None), "record")
+    r = cc.Clock(profiles.make_rules("sdev"), 0, DIFF, ADD)
+    r.restore(ints, t=555)
+    eq(r.state, cc.PAUSED, "comes back paused")
+    eq(r.rem, c.rem, "times")
+    eq(r.penalty(cc.LEFT), 10, "penalty")
+    eq(r.rules.base, [60000, 60000], "rules from the snapshot")
+
+
+def test_torn_temp_file_falls_back_to_the_last_record():
+    st = fresh_dir()
+    c = real_game()
+    st.save(c.snapshot(), 1)
+    st.save(c.snapshot(), 2)
+    good = read_file("clock.state.a")  # seq 2
+    for cut in (0, 1, 50, 99):
+        write_file("clock.state.tmp", good[:cut])
+        s2 = persist.StateStore(path=DIR + "/clock.state")
+        eq(s2.load()[1], 2, "torn temp ignored")
+        eq(s2.message, None, "no alarm for an unfinished save")
+    # a complete temp file (power failed before the rename) is the newest
+    c.update(ADD(T0_RT, 140000))
+    st.save(c.snapshot(), 3)
+    newest = read_file("clock.state.b")
+    os.rename(DIR + "/clock.state.b", DIR + "/clock.state.tmp")
+    write_file("clock.state.b", good)
+    s3 = persist.StateStore(path=DIR + "/clock.state")
+    eq(s3.load()[1], 3, "the temp record")
+    eq("clock.state.tmp" in os.listdir(DIR), False, "rename finished")
+    eq(read_file("clock.state.b"), newest, "promoted into its slot")
+
+
+def test_truncated_empty_or_garbage_slots():
+    st = fresh_dir()
+    c = real_game()
+    st.save(c.snapshot(), 1)   # seq 1 -> b
+    st.save(c.snapshot(), 2)   # seq 2 -> a
+    good = read_file("clock.state.a")
+    for bad in (b"", good[:1], good[:60], good[:99], b"\xff" * 100, b"hello",
+                good[:50] + bytes([good[50] ^ 4]) + good[51:]):
+        write_file("clock.state.a", bad)
+        s2 = persist.StateStore(path=DIR + "/clock.state")
+        got = s2.load()
+        eq(got[1], 1, "the previous record")
+        eq(s2.message, persist.CORRUPT_FALLBACK, "message")
+        write_file("clock.state.b", bad)
+        s3 = persist.StateStore(path=DIR + "/clock.state")
+        eq(s3.load(), None, "nothing usable")
+        eq(s3.message, persist.CORRUPT_NONE, "message")
+        st.save(c.snapshot(), 1)
+        st.save(c.snapshot(), 2)
+
+
+def test_missing_folder_and_clear():
+    st = persist.StateStore(path=DIR + "/no_such_folder/clock.state")
+    eq(st.load(), None, "missing folder")
+    eq(st.save([0] * 18, 0), False, "save refused, no exception")
+    st = fresh_dir()
+    st.save(real_game().snapshot(), 5)
+    st.clear()
+    eq(os.listdir(DIR), [], "cleared")
+    eq(st.load(), None, "no saved game")
+
+
+def test_game_log_cut_back_to_the_checkpoint():
+    _rm_tree(DIR)
+    os.mkdir(DIR)
+    lg = gamelog.GameLog(folder=DIR + "/games")
+    eq(lg.begin(profiles.make_rules("sdev", {"base": "25:00"})), 1, "first game")
+    lg.event(0, cc.EV_LEFT, 0, 0, 1500000, 1500000)
+    pos = lg.pos
+    lg.event(4000, cc.EV_RIGHT, 1, 0, 1500000, 1496000)
+    lg.close()
+    f = open(DIR + "/games/g0001.txt", "ab")
+    f.write(b"9000 le")
+    f.close()
+    lg2 = gamelog.GameLog(folder=DIR + "/games")
+    eq(lg2.restored(2500, True, 1, pos), True, "restored")
+    lg2.event(2600, cc.EV_PAUSE, 0, 0, 1500000, 1497500)
+    lg2.close()
+    eq(lg2.read("g0001.txt"), "profile sdev  # game 1\nset base=25:00\n"
+       "0 left  # L 25:00 R 25:00\n2500 pause  # power restored\n"
+       "2600 pause  # L 25:00 R 24:58\n", "log")
+    eq(lg2.list_games(), ["g0001.txt"], "list")
+    eq(gamelog.GameLog(folder=DIR + "/games").begin(profiles.make_rules("pfs")), 2, "next game")
+
+
+class _Uid:
+    def unique_id(self):
+        return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
+
+
+def test_game_log_header_names_the_clock():
+    """Issue 12 item 4, on MicroPython: unique_id() as hex and the table."""
+    _rm_tree(DIR)
+    os.mkdir(DIR)
+    eq(gamelog.clock_id(_Uid()), "e6614c311b5f2a37", "clock id")
+    eq(gamelog.clock_id(object()), "", "no unique_id()")
+    lg = gamelog.GameLog(folder=DIR + "/games", clock=gamelog.clock_id(_Uid()))
+    lg.begin(profiles.make_rules("sdev"), 7)
+    lg.close()
+    eq(lg.read(1).split("\n")[:2], ["profile sdev  # game 1",
+                                    "# clock e6614c311b5f2a37 table 7"], "header")
+
+
+def _alloc(fn, n=8):
+    worst = 0
+    for _ in range(n):
+        gc.collect()
+        a = gc.mem_alloc()
+        fn()
+        d = gc.mem_alloc() - a
+        if d > worst:
+            worst = d
+    return worst
+
+
+@micropython_only
+def test_heap_per_save():
+    st = fresh_dir()
+    c = real_game()
+    snap = c.snapshot()
+    st.save(snap, 1)  # the record buffer is made once, on the first save
+    per_save = _alloc(lambda: st.save(snap, 123456, 789, 3))
+    print("alloc persist.save(): %d bytes per save (open() of the temp file)" % per_save)
+    per_load = _alloc(lambda: persist.StateStore(path=DIR + "/clock.state").load(), 3)
+    print("alloc persist.load(): %d bytes (power-up only)" % per_load)
+    _rm_tree(DIR)
+    os.mkdir(DIR)
+    lg = gamelog.GameLog(folder=DIR + "/games")
+    lg.begin(profiles.make_rules("sdev"))
+    k = [0]
+
+    def ev():
+        k[0] += 1
+        lg.event(k[0] * 1000, cc.EV_LEFT + (k[0] & 1), k[0] & 1, 0, 1234567, 765432)
+
+    per_event = _alloc(ev)
+    print("alloc gamelog.event(): %d bytes per logged event" % per_event)
+    lg.close()
+    # A state file save runs only while no clock runs (firmware/session.py:
+    # the running clock's checkpoints and events are journal records, 0 bytes,
+    # tests/mp/test_journal_mp.py), where a collection costs nobody time.  It
+    # must still not grow with the number of saves: one littlefs file cache
+    # (prog size 256 -> 1 KB on the Pico) and the names, measured 1344 B.
+    if per_save > 2048:
+        raise AssertionError("save() allocates %d bytes" % per_save)
+
+
+def test_zz_cleanup():
+    _rm_tree(DIR)
+    if not MICROPYTHON:
+        os.rmdir(DIR.rsplit("/", 1)[0])  # tempfile.mkdtemp()'s folder
