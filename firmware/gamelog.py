@@ -319,12 +319,10 @@ class GameLog:
         self.name = None
         self.pos = 0
 
-    def discard(self):
-        """The game file begun for a game that a gesture has just undone
-        back to before its first event: closed and removed (begin() gives
-        its number again)."""
-        name = self.name
-        self.close()
+    def remove(self, name):
+        """Remove the game file `name` (closed): one begun for a game that a
+        gesture has just undone back to before its first event (begin()
+        gives its number again)."""
         if name is not None:
             try:
                 self.fs.remove(name)

@@ -94,11 +94,11 @@ class Session:
         self.folded = 0         # journal records already in the files
         # Gesture marks (mark/retract): per slot, the first journal record
         # after the mark, where the first log line after it went (-1: none
-        # yet), and whether the game's log time base was set then.
+        # yet), and whether the game had begun (an event, its log time base
+        # set) then.
         self._mk = array_i(MARKS)
         self._mp = array_i(MARKS)
         self._mon = bytearray(MARKS)
-        self._mb = bytearray(MARKS)
         for k in range(MARKS):
             self._mp[k] = -1
 
@@ -206,7 +206,6 @@ class Session:
         self._mk[k] = j.count if j is not None else 0
         self._mp[k] = -1
         self._mon[k] = 1 if self.on else 0
-        self._mb[k] = 1 if self.begun else 0
 
     def _cut_here(self, index):
         # A log line of journal record `index` (direct lines: any index) is
@@ -221,9 +220,48 @@ class Session:
     def retract(self, k, now):
         """A gesture undoes what its keys did since mark(k): the journal's
         records before the mark go to the files, those after it are dropped;
-        log lines already written after the mark are cut off; then the
-        clock, already restored by the caller, is checkpointed.  (A gesture
-        is rare and leaves the clock stopped: file work is allowed here.)"""
+        log lines already written after the mark are cut off (the whole game
+        file if the game had no event before the mark); the clock, already
+        restored by the caller, is checkpointed in the state file.  (A
+        gesture is rare and leaves the clock stopped: file work is allowed
+        here.)
+
+        Power-cut order: the checkpoint (which names the log's new length,
+        or no game) is written before the file is cut or removed, so a cut at
+        any point restores a clock its log replays to: before the
+        checkpoint, the old record and the whole old log; after it, the
+        restored clock and a log that the restore cuts back to its length.
+        The checkpoint is a state-file record, never a journal record: the
+        dropped records are still in the journal, and only a newer state
+        file record (store.seq) makes a restore pass over them."""
+        self._drop(k)
+        lg = self.log
+        cut = self._mp[k]
+        if not self._mon[k]:
+            self.on = False     # no event before the mark: the game's log
+                                # time base starts again at its first event
+        if self.begun and not self._mon[k]:
+            name = lg.name      # begun for the undone keys only
+            lg.close()
+            self.begun = False
+            self._checkpoint(now)
+            lg.remove(name)
+            self._reserve()
+            return
+        if self.begun and 0 <= cut < lg.pos:
+            lg.pos = cut        # the checkpoint names the cut log ...
+            self._checkpoint(now)
+            lg.reopen(lg.number, cut)   # ... then the file is cut
+        else:
+            self._checkpoint(now)
+        if cut >= 0:
+            for m in range(MARKS):
+                if self._mp[m] > cut:
+                    self._mp[m] = -1    # what it marked is cut off too
+
+    def _drop(self, k):
+        # retract(): the journal's records before mark k become log lines,
+        # the rest are passed over (folded without a line)
         j = self.j
         if j is not None and j.ok and j.count > self.folded:
             recs = j.records(self.folded)
@@ -234,21 +272,15 @@ class Session:
                 self._line(rec, i)
                 i += 1
             self.folded = j.count
-        cut = self._mp[k]
-        if self.begun and not self._mb[k]:
-            self.log.discard()  # begun for the undone keys only
-            self.begun = False
-            self._reserve()
-        elif cut >= 0 and self.begun and cut < self.log.pos:
-            self.log.reopen(self.log.number, cut)
-        if not self._mon[k]:
-            self.on = False     # nothing was logged before: the game's log
-                                # time base starts again at its first event
-        if cut >= 0:
-            for m in range(MARKS):
-                if self._mp[m] > cut:
-                    self._mp[m] = -1    # what it marked is cut off too
-        self.save(now)
+
+    def _checkpoint(self, now):
+        # retract(): the restored clock into the state file, at its own time
+        # (the snapshot is settled to the group's first edge: a running
+        # clock's power line must be dated there, not at `now`)
+        c = self.clock
+        lg = self.log
+        self.last_save = now
+        self.store.save(c.snapshot(), self.log_ms(c.t), lg.pos, lg.number)
 
     def _begin(self):
         if not self.begun:
