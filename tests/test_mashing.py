@@ -6,7 +6,9 @@ bounce trains, long holds of their own buttons, both buttons together, the
 pause key tapped in storms or held together with a player button, all at
 random.  Nothing a player can do by accident may open the referee menu or
 reset the game, and every millisecond the clock ran is charged to the side
-that ran it, exactly once.
+that ran it, exactly once (SPEC §6 zero accumulated error), also where a
+gesture (both player buttons held 1 s: a confirmation with no question)
+undid its keys' presses (SPEC v3 §4 Gestures).
 """
 import os
 import random
@@ -21,16 +23,36 @@ HOUR = 3600 * 1000
 
 
 def observe(rig):
-    """Record (t, state, side) after every core event, through the hook."""
+    """Record (t, state, side) after every core event, through the hook.  A
+    recognised gesture undoes its keys (SPEC v3 §4 Gestures): the clock goes
+    back to its snapshot before the group's first key (session.mark), so the
+    entries made since that mark are taken off the record when the session
+    retracts them (session.retract), and the stop at that first edge that
+    follows is recorded as any event."""
     app = rig.app
     log = []
+    marks = {}
     inner = app.clock.hook
+    session = app.session
+    mark, retract = session.mark, session.retract
 
     def hook(code, s, t, arg):
         inner(code, s, t, arg)
         log.append((t, app.clock.state, app.clock.side))
 
+    def spy_mark(k):
+        marks[k] = len(log)
+        mark(k)
+
+    def spy_retract(k, now):
+        del log[marks[k]:]
+        rig.undone += 1
+        retract(k, now)
+
     app.clock.hook = hook
+    session.mark = spy_mark
+    session.retract = spy_retract
+    rig.undone = 0
     return log
 
 
@@ -99,5 +121,6 @@ def test_an_hour_of_mashing_never_resets_and_conserves_time(tmp_path, seed):
     charged = [base[0] - c.rem[0], base[1] - c.rem[1]]
     assert charged == ran, "charged %r, ran %r" % (charged, ran)
     assert charged[0] + charged[1] > HOUR // 4  # the game really ran
+    assert rig.undone > 0                       # gestures undid presses (CONFIRM)
     games = os.listdir(root + "/games")
     assert len(games) == 1, "a second game file means the game was reset: %r" % games
