@@ -1,7 +1,9 @@
 # The running-clock journal under the real MicroPython (issue 11 items 2 and
 # 3 "Flash erases": while a clock runs, no flash erase and 0 heap bytes per
 # main-loop iteration, counting iterations with a press, a checkpoint or a
-# log line; SPEC §6: no garbage collection during a game).
+# log line; SPEC §6: no garbage collection during a game; issue 18: a press
+# also copies the game's snapshot into its slot and marks the log, and a
+# press inside the 500 ms lock-out is a record of its own).
 #
 # The app runs on the rig (fake pins and LCD) with its files on MicroPython's
 # own littlefs (os.VfsLfs2) over the NOR model of ramflash.py, in a
@@ -119,6 +121,14 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
             s.worst = 0
             s.run(4500)                    # a checkpoint (4 s)
             s.press(RIGHT)                 # a turn-ending press: its record
+            # SPEC v3 §4 Buttons: left's own button 480 ms after right's
+            # press started left is locked out (a "pressed together" record),
+            # then right's stray touch while left runs (the core ignores it:
+            # an event record); every press snapshots the game first
+            # (App._keep, Session.mark): none of it allocates
+            s.press(LEFT)
+            s.press(RIGHT, 30)
+            eq(app.clock.running(), cc.LEFT, "left still runs")
             s.run(9000)                    # two checkpoints, the window closes
             s.press(LEFT)
             s.run(4500)
@@ -139,6 +149,7 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
         text = f.read()
         f.close()
         eq(text.count("\n") >= 6 and " pause  # " in text, True, "the log got the lines")
+        eq("left ignored: pressed together with right" in text, True, "the lock-out's line")
     finally:
         journal.UNITS = units
         os.umount(MOUNT)
