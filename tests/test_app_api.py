@@ -20,15 +20,19 @@ def boot(tmp_path, board="sim", splash=True):
 
 
 def referee_adjust_in_ready(r):
-    """The referee gives left a minute before the start (SPEC §4 Referee)."""
+    """The referee gives left a minute before the start (SPEC §4 Referee);
+    leaving the menu asks first, both player buttons held 1 s confirm (SPEC
+    v3 §4 Gestures: a time adjustment acts as a whole, confirmed)."""
     r.perform(gestures.referee())
     assert r.app.mode == 3, r.screen()
     for _ in range(12):
         if r.app.menu.item == menu.R_L_MIN:
             break
         r.press(PAUSE)
-    r.press(RIGHT)
-    r.press(PAUSE, hold=2100)     # leave the menu
+    r.press(RIGHT)                # left +1:00 (pending)
+    r.press(PAUSE, hold=2100)     # leave the menu: "Apply new times?"
+    assert r.app.mode == 3 and r.clock.rem[LEFT] == 30 * 60000, r.clock.rem
+    r.perform(gestures.confirm())
     assert r.app.mode == 1 and r.clock.rem[LEFT] == 31 * 60000, r.clock.rem
 
 
