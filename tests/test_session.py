@@ -1,6 +1,7 @@
 """firmware/session.py on a fake filesystem (issue 13 item 1: the session owns
 the state store, the game log, the log time base and the log-then-checkpoint
-order, as code; SPEC v2 §4 "Power loss" and "Game log").
+order, as code; SPEC v3 §4 "Power loss" and "Game log"; issue 18: a
+gesture's mark and retract).
 
 The real core (clockcore.Clock) drives a Session as the app does: its event
 hook is Session.event, the main loop calls Session.tick.  FakeFlash
@@ -64,7 +65,9 @@ def test_the_log_line_is_written_before_its_checkpoint():
     save = [i for i, o in enumerate(ops) if o[1] == "clock.state.tmp" and o[0] == "write"]
     assert save and save[0] > line, ops
     assert d.s.store.load() is not None
-    assert d.s.store.log_pos == len(flash.files["games/g0001.txt"])
+    probe = persist.StateStore(fs=flash.copy(), count=cc.SNAPSHOT_LEN)
+    assert probe.load()[0] == list(d.clock.snapshot())
+    assert probe.log_pos == len(flash.files["games/g0001.txt"])
     assert d.s.store.game == 1
 
 
@@ -238,3 +241,192 @@ def test_a_failing_filesystem_never_stops_the_clock():
     assert d.clock.running() == cc.RIGHT
     assert d.s.store.message.startswith("cannot save the game")
     assert persist.NO_GAME  # the store says why; the clock goes on
+
+
+# -- gestures: mark and retract (SPEC v3 §4 "Gestures on the device", issue 18) ------------
+# The app's part, as firmware/app.py does it: before a key's edge acts, the
+# clock's snapshot is copied into the key's slot and Session.mark(k) notes
+# where the log stands; a recognised gesture restores the snapshot, calls
+# Session.retract(k, now), then pauses a clock that was running at the
+# group's first edge t0.  Both ways the session writes: straight to the files
+# (FakeFlash, no raw flash) and through the running-clock journal (littlefs
+# on the NOR model, tests/norfs.py).
+
+def _fs(journal):
+    if journal:
+        from norfs import NorFS
+        return NorFS()
+    return FakeFlash()
+
+
+def _log(fs):
+    if isinstance(fs, FakeFlash):
+        games = sorted(p for p in fs.files if p.startswith("games/g"))
+        return fs.files[games[-1]].decode() if games else None
+    games = sorted(n for n in fs.files("games") if n.startswith("g"))
+    return fs.read("games/" + games[-1]).decode() if games else None
+
+
+def _power_cut(fs):
+    """The flash as it is now, for a power-up that leaves `fs` alone."""
+    if isinstance(fs, FakeFlash):
+        return fs.copy()
+    from norfs import Nor, NorFS
+    nor = Nor(fs.nor.blocks)
+    nor.buffer[:] = fs.nor.buffer
+    return NorFS(nor, fresh=False)
+
+
+class Gesture:
+    """One key's slot (the app's App.snaps[k] and Session.mark(k))."""
+
+    def __init__(self, d, k=0):
+        self.d = d
+        self.k = k
+        d.clock.update(d.t)
+        self.t0 = d.t
+        self.snap = list(d.clock.snapshot())
+        d.s.mark(k)
+
+    def undo(self):
+        """What App._undo does when the gesture is recognised."""
+        d = self.d
+        c = d.clock
+        c.restore(self.snap)
+        d.s.retract(self.k, d.t)
+
+    def stop(self):
+        c = self.d.clock
+        if c.state == cc.RUNNING or c.state == cc.LATE:
+            c.pause(self.t0)
+
+
+def _replays(fs, clock, s, t):
+    text = _log(fs)
+    at = s.log_ms(t)
+    got, _ = replay.run(replay.parse(text.split("\n")), at)
+    assert replay.report(got, at) == replay.report(clock, at), text
+    return text
+
+
+def _game(d):
+    """Two moves; left runs (log: 0 left, 3000 right)."""
+    d.press(cc.LEFT)                      # right runs
+    d.run(3000)
+    d.press(cc.RIGHT)                     # left runs
+    d.run(1000)
+
+
+@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
+def test_retract_drops_the_lines_after_the_mark_and_keeps_those_before(journal, stopped):
+    """A gesture's keys in a running game: left's move, a press locked out
+    ("pressed together"), the pause key (`stopped`: the clock stopped in the
+    group, so with the journal its records went to the files before the
+    gesture).  retract(): every line since the mark is gone, every line
+    before it kept; the restored clock, paused at the first edge, is what
+    the log replays to, and left is charged exactly up to that edge."""
+    fs = _fs(journal)
+    d = Device(fs)
+    assert (d.s.j is not None) == journal
+    _game(d)
+    g = Gesture(d)
+    left = d.clock.rem[cc.LEFT]
+    d.press(cc.LEFT)                      # left's move: right runs (undone)
+    d.run(300)
+    d.s.ignored(d.t, cc.LEFT)             # right locked out (undone)
+    if stopped:
+        d.clock.pause(d.t)                # the pause key (undone)
+    d.run(2700)                           # held: a stopped clock folds the journal
+    if journal and stopped:
+        assert d.s.j.count == d.s.folded and " pause  # " in _log(fs)
+    g.undo()
+    g.stop()
+    d.run(500)
+    c = d.clock
+    assert c.state == cc.PAUSED and c.side == cc.LEFT and c.rem[cc.LEFT] == left
+    assert c.rem[cc.RIGHT] == 1800000 - 3000
+    text = _replays(fs, c, d.s, d.t)
+    lines = [ln for ln in text.split("\n") if ln and ln[0].isdigit()]
+    assert [ln.split("  #")[0] for ln in lines] == ["0 left", "3000 right", "4000 pause"], text
+    assert "ignored" not in text
+
+
+@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
+@pytest.mark.parametrize("when", ["retract", "stop"])
+def test_a_power_cut_right_after_a_retract_restores_the_retracted_state(journal, when):
+    """SPEC §4 Power loss with a gesture: the power fails right after
+    retract() (the restored clock still running as before the group) or
+    right after the stop at the first edge; the power-up gives that clock,
+    paused, and its log (without the undone presses) replays to it.  With
+    the journal the undone records are still on the flash: the restore must
+    pass over them."""
+    fs = _fs(journal)
+    d = Device(fs)
+    _game(d)
+    g = Gesture(d)
+    d.press(cc.LEFT)                      # undone
+    d.run(200)
+    d.s.ignored(d.t, cc.LEFT)             # undone
+    d.run(2800)
+    g.undo()
+    if when == "stop":
+        g.stop()
+    want = list(d.clock.snapshot())
+    d2 = Device(_power_cut(fs), t0=4242)
+    assert d2.restored == session.RESTORED
+    c = d2.clock
+    assert c.state == cc.PAUSED and c.side == cc.LEFT
+    assert c.rem == want[3:5] and c.rem[cc.LEFT] == 1800000 - 1000
+    text = _replays(d2.s.store.fs, c, d2.s, d2.t)
+    assert "ignored" not in text and text.count(" left  #") == 1, text
+
+
+@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
+def test_retract_of_a_games_first_press_leaves_no_game(journal):
+    """Late arrival's keys in ready: the player button started the game (a
+    game file begun for it, or a journal record); the gesture undoes it.
+    Nothing is left to restore or to read: no game file, a clean ready after
+    a power cut; the game's first event opens game 1 at log time 0."""
+    fs = _fs(journal)
+    d = Device(fs)
+    d.run(1000)
+    g = Gesture(d)
+    d.press(cc.LEFT)                      # right runs: the game "began"
+    d.run(2000)
+    assert d.s.on
+    g.undo()
+    assert d.clock.state == cc.READY and not d.s.on and not d.s.begun
+    assert _log(fs) is None
+    d2 = Device(_power_cut(fs), t0=77)
+    assert d2.restored in (session.NOTHING, session.RULES) and d2.clock.state == cc.READY
+    d.clock.start_late(cc.RIGHT, g.t0)    # the gesture's effect, from its first edge
+    d.run(1000)
+    d.press(cc.LEFT)                      # right arrives
+    d.run(1000)
+    d.clock.pause(d.t)
+    d.run(100)
+    assert d.s.log.number == 1
+    text = _replays(fs, d.clock, d.s, d.t)
+    assert "\n0 late right  #" in text and "\n3000 left  #" in text, text
+
+
+def test_the_checkpoint_names_the_cut_log_before_the_file_is_cut():
+    """The power-cut order of retract() (files): the state file's record
+    with the log's new length is written before the log file is cut, so a
+    cut between them restores the retracted clock and cuts the log itself."""
+    flash = FakeFlash()
+    d = Device(flash)
+    _game(d)
+    g = Gesture(d)
+    d.press(cc.LEFT)
+    d.run(500)
+    n = len(flash.journal)
+    g.undo()
+    ops = [(op[0], op[1]) for op in flash.journal[n:]]
+    saved = max(i for i, o in enumerate(ops) if o == ("rename", "clock.state.tmp"))
+    cut = [i for i, o in enumerate(ops) if o[1].startswith("games/")]
+    assert cut and min(cut) > saved, ops
+    probe = persist.StateStore(fs=flash.copy(), count=cc.SNAPSHOT_LEN)
+    assert probe.load()[0] == list(d.clock.snapshot())
+    assert probe.log_pos == len(flash.files["games/g0001.txt"])
