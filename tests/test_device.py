@@ -71,15 +71,18 @@ def replay_matches_live(rig, root):
 @cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 @parametrize("scenario", ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS, ids=_name)
 def test_gesture_scenario_replays_to_the_live_clock(tmp_path, scenario):
-    """Issue 10: each gesture scenario (SPEC v2 §4 Gestures) on the emulated
+    """Issues 10, 18: each gesture scenario (SPEC v3 §4 Gestures) on the emulated
     device, and its game log replays to exactly the live clock, so no key
     sequence changed a side's time other than by its own clock running or
     by a logged referee event."""
     root = ds.fresh_dir(str(tmp_path / "clock"))
     rig = scenario(load_board("sim"), root)
-    if scenario is ds.scenario_chords:
+    chords = scenario is ds.scenario_chords or scenario is ds.scenario_chords_on_a_stopped_clock
+    if chords:
         root = rig.app.log.folder.rsplit("/", 1)[0] + "/"
-    replay_matches_live(rig, root)
+    text = replay_matches_live(rig, root)
+    if chords:   # SPEC v3 §4: the log records the gesture, not its undone presses
+        assert "gesture referee: the presses of its keys are undone" in text, text
 
 
 @cpython_only  # pytest's tmp_path (and host_sim's replay where used)
@@ -194,9 +197,10 @@ def test_beeps_at_window_close_flag_and_forfeit_and_sound_off(tmp_path):
 
 @cpython_only  # pytest's tmp_path (and host_sim's replay where used)
 def test_press_together_is_logged_but_not_applied(tmp_path):
-    """SPEC §4: a press that is ignored is logged, with no effect; the one
-    dropped as "pressed together" is a comment, so the log still replays to
-    the live clock."""
+    """SPEC v3 §4 Buttons: a press inside the 500 ms lock-out of the side
+    just started is ignored and logged, with no effect; it is a comment, so
+    the log still replays to the live clock (both orders: the scenario's
+    1 ms and 100 ms pairs)."""
     from host_sim import replay
 
     root = ds.fresh_dir(str(tmp_path / "clock"))
@@ -204,11 +208,15 @@ def test_press_together_is_logged_but_not_applied(tmp_path):
     name = sorted(os.listdir(root + "games"))[-1]
     text = open(root + "games/" + name).read()
     assert "left ignored: pressed together with right" in text
-    clock, _ = replay.run(replay.parse(text.split("\n")))
+    assert "right ignored: pressed together with left" in text
+    turns = [ln for ln in text.split("\n") if ln.split(" ")[1:2] in (["left"], ["right"])]
+    assert len(turns) == 3, text          # the start and one move per pair
     live = rig.clock
     live.update(live.t)
-    assert clock.running() == live.running() == ds.LEFT
-    assert clock.rem[1] == live.rem[1]
+    at = rig.app._log_ms(live.t)
+    clock, _ = replay.run(replay.parse(text.split("\n")), at)
+    assert clock.running() == live.running() == ds.RIGHT
+    assert clock.rem == live.rem
 
 
 @cpython_only  # pytest's tmp_path (and host_sim's replay where used)
@@ -319,10 +327,11 @@ def test_boot_notices_show_each_in_turn(tmp_path):
 
 # -- MicroPython: the scenarios CPython runs with their replay, and the heap -------
 
-# The long ones (minutes of virtual play each: eighteen chord boots, a
+# The long ones (minutes of virtual play each: 66 chord boots, a
 # 15-minute lateness, 30 days, a minute of a flaky bus) are left out on the
 # 32-bit image (a Pico-sized heap, under qemu).
 LONG = (ds.scenario_void_after_a_forfeit, ds.scenario_chords,
+        ds.scenario_chords_on_a_stopped_clock,
         ds.scenario_second_hold_on_the_final_screen, ds.scenario_late_sdev,
         ds.scenario_late_arrival_begins_the_game, ds.scenario_results_of_the_last_games,
         ds.scenario_bus_faults, ds.scenario_thirty_days,

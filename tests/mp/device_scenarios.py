@@ -108,7 +108,7 @@ def scenario_pfs_flag(board, root):
     row0, row1 = rig.screen()
     expect(row0[1:8] == " 00:00" + FLAG, "00:00 with the flag", rig)
     expect(row1.startswith("TIME"), "TIME under the flagged side", rig)
-    rig.press(LEFT)                             # any key: right plays on
+    rig.press(LEFT)                             # a player button: right plays on
     expect(rig.clock.running() == RIGHT, "right runs alone", rig)
     rig.run(61000)
     expect(rig.clock.state == cc.OVER, "both out: over", rig)
@@ -118,7 +118,8 @@ def scenario_pfs_flag(board, root):
 
 def scenario_bounce_trains(board, root):
     """Contacts bounce: one physical press is one turn, charged at its first
-    edge (SPEC §4 Buttons)."""
+    edge; the pause key acts at its press edge too, both ways (SPEC v3 §4
+    Buttons, Pause key)."""
     write_settings(root, "sdev", 600)
     rig = boot(board, root)
     t_start = rig.ms()                          # left's first edge
@@ -130,15 +131,32 @@ def scenario_bounce_trains(board, root):
     used = 600000 - rig.clock.rem[RIGHT]
     expect(used == t_end - t_start, "right charged edge to edge: %d vs %d"
            % (used, t_end - t_start), rig)
+    rig.run(3000)
+    t_pause = rig.ms()                          # the pause key's first edge
     rig.press(PAUSE, bounce=(1, 3, 6))          # pause
     expect(rig.clock.state == cc.PAUSED, "one pause", rig)
-    rig.press(PAUSE, bounce=(2, 4))             # resume on release
+    used = 600000 - rig.clock.rem[LEFT]
+    expect(used == t_pause - t_end, "left charged to the pause key's first edge: "
+           "%d vs %d" % (used, t_pause - t_end), rig)
+    rig.run(2000)
+    t_resume = rig.ms()
+    rig.down(PAUSE, bounce=(2, 4))              # resume at the press edge ...
+    rig.run(rig.step_ms)                        # (one main-loop iteration)
+    expect(rig.clock.running() == LEFT, "resumed at once, the key still down", rig)
+    rig.run(1000)
+    rig.up(PAUSE)                               # ... nothing at the release
+    rig.run(SETTLE_MS)
     expect(rig.clock.running() == LEFT, "resumed once", rig)
+    used = 600000 - rig.clock.rem[LEFT]
+    expect(used == t_pause - t_end + rig.ms() - t_resume, "left runs from the "
+           "resume's first edge", rig)
     return rig
 
 
 def scenario_both_buttons_together(board, root):
-    """Two player buttons pressed together: the first edge wins."""
+    """Two player buttons pressed together (SPEC v3 §4 Buttons): the first
+    edge wins, and the side it started ignores its own button for 500 ms,
+    so the turn changes once (the ignored press is logged as a comment)."""
     write_settings(root, "sdev", 600)
     rig = boot(board, root)
     t_start = rig.ms()
@@ -155,14 +173,30 @@ def scenario_both_buttons_together(board, root):
     expect(rig.clock.running() == LEFT, "the first edge (right's) won", rig)
     expect(600000 - rig.clock.rem[RIGHT] == t_edge - t_start, "right charged to its edge", rig)
     expect(rig.clock.rem[LEFT] < 600000, "left's clock is running (not ended by its 1 ms-later press)", rig)
+    # the same 100 ms apart, left first this time: left's press moves,
+    # right's (inside right's 500 ms lock-out) changes nothing
+    rig.run(3000)
+    t_l = rig.ms()
+    rig.down(LEFT)
+    rig.run(100)
+    rig.down(RIGHT)
+    rig.run(SETTLE_MS)
+    rig.up(LEFT)
+    rig.up(RIGHT)
+    rig.run(50)
+    expect(rig.clock.running() == RIGHT, "left's press (first) won, once", rig)
+    expect(600000 - rig.clock.rem[RIGHT] == t_edge - t_start + rig.ms() - t_l,
+           "right runs from left's edge", rig)
     return rig
 
 
 def scenario_end_keeps_the_last_movers_turn(board, root):
-    """SPEC v2 §4 End of game, the issue's case: base 1:00, left's last turn
+    """SPEC v3 §4 End of game, the issue's case: base 1:00, left's last turn
     starts at 00:40 and takes 3 minutes (-02:20, P30).  Left stops the clock
-    and ends the game with the end gesture: the final turn is left's own
-    (TSO § 5.1 b i), the penalty stays."""
+    and ends the game with the end gesture (the held pause key resumes the
+    clock at its edge and the confirmation's left press moves: both are
+    undone by their gestures): the final turn is left's own (TSO § 5.1 b i),
+    charged to the stop, the penalty stays."""
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     rig.press(RIGHT)                            # left runs
@@ -245,8 +279,10 @@ def scenario_void_after_a_forfeit(board, root):
 
 
 def scenario_pause_held_through_a_challenge(board, root):
-    """SPEC v2 §4 Gestures: holding the pause key through a challenge (2, 5,
-    10 s) or a chattering pause key never ends a game; a tap then resumes."""
+    """SPEC v3 §4 Gestures: holding the pause key through a challenge (2, 5,
+    10 s) or a chattering pause key never ends a game: pressed while a clock
+    runs, the held key only stops it (no question, nothing undone); a tap
+    then resumes."""
     write_settings(root, "sdev", 600)
     rig = boot(board, root)
     rig.press(LEFT)
@@ -299,44 +335,71 @@ def scenario_slow_referee(board, root):
     return rig
 
 
-def chord_case(board, root, order, gap):
+def chord_case(board, root, order, gap, start="running"):
     """The referee gesture in one order of its keys, `gap` ms apart, made
-    while right's clock runs: it opens the menu, changes no turn, and
-    charges right exactly up to the first key's edge (SPEC v3 §4: a
-    gesture undoes its keys and stops the clock from that edge)."""
+    while right's clock runs (`start`: or paused, in ready, on the final
+    screen): it opens the menu, changes no turn, and charges right exactly
+    up to the first key's edge (SPEC v3 §4: a gesture undoes its keys and
+    stops the clock from that edge); a stopped clock keeps its times and
+    its state."""
     write_settings(root, "sdev", 600)
     rig = boot(board, root)
-    rig.press(LEFT)                             # right runs
-    rig.run(2000)
-    before = [rig.clock.rem[0], rig.clock.rem[1]]
+    if start != "ready":
+        rig.press(LEFT)                         # right runs
+        rig.run(2000)
+    if start == "paused":
+        rig.press(PAUSE)
+    elif start == "over":
+        rig.perform(gestures.end_game(True))
+    c = rig.clock
+    state = c.state
+    expect(state == {"running": cc.RUNNING, "paused": cc.PAUSED, "ready": cc.READY,
+                     "over": cc.OVER}[start], "the start state", rig)
+    rig.run(500)
+    c.update(rig.now)
+    before = [c.rem[0], c.rem[1]]
     t0 = rig.ms()
     rig.perform(gestures.referee(order, gap))
-    c = rig.clock
-    names = "".join("LRP"[b] for b in order)
-    expect(rig.app.mode == 3, "referee menu (%s, %d ms)" % (names, gap), rig)
-    expect(c.state == cc.PAUSED and c.side == RIGHT, "no turn change (%s, %d ms)"
-           % (names, gap), rig)
-    expect(c.rem[LEFT] == before[LEFT], "left untouched (%s, %d ms)" % (names, gap), rig)
+    names = "%s %s, %d ms" % (start, "".join("LRP"[b] for b in order), gap)
+    expect(rig.app.mode == 3, "referee menu (%s)" % names, rig)
+    want = cc.PAUSED if state == cc.RUNNING else state
+    expect(c.state == want and c.side == (RIGHT if start != "ready" else c.side),
+           "no turn change (%s)" % names, rig)
+    expect(c.rem[LEFT] == before[LEFT], "left untouched (%s)" % names, rig)
     expect(before[RIGHT] == c.rem[RIGHT], "right charged to the first key's "
-           "edge only: %d ms more (%s, %d ms)" % (before[RIGHT] - c.rem[RIGHT],
-                                                 names, gap), rig)
+           "edge only: %d ms more (%s)" % (before[RIGHT] - c.rem[RIGHT], names), rig)
     expect(t0 <= rig.ms(), "time ran", rig)
     rig.press(PAUSE, hold=2100)                 # leave the menu
+    expect(rig.app.mode == 1 and c.state == want, "back, as it was (%s)" % names, rig)
     return rig
 
 
 ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
           (RIGHT, PAUSE, LEFT), (LEFT, RIGHT, PAUSE), (RIGHT, LEFT, PAUSE))
-GAPS = (0, 150, 300)
+# 400: a player button inside the 500 ms lock-out of the side the other one
+# just started; 700: outside it (it moves again); 2000: the slowest referee
+GAPS = (0, 150, 400, 700, 2000)
 
 
 def scenario_chords(board, root):
-    """All six orders of the referee's keys, each 0, 150 and 300 ms apart
-    (SPEC v2 §4 Gestures)."""
+    """All six orders of the referee's keys, each 0 to 2 s apart, while a
+    clock runs (SPEC v3 §4 Gestures: any order, any gaps)."""
     rig = None
     for order in ORDERS:
         for gap in GAPS:
             rig = chord_case(board, fresh_dir(root[:-1]), order, gap)
+    return rig
+
+
+def scenario_chords_on_a_stopped_clock(board, root):
+    """The same, 0 and 2 s apart, in ready, paused and on the final screen
+    (issue 18: from ready, paused, running and over).  (The last case is on
+    the final screen, so the game log the replay check reads is its game.)"""
+    rig = None
+    for start in ("ready", "paused", "over"):
+        for order in ORDERS:
+            for gap in (0, 2000):
+                rig = chord_case(board, fresh_dir(root[:-1]), order, gap, start)
     return rig
 
 
@@ -368,7 +431,7 @@ def scenario_second_hold_on_the_final_screen(board, root):
 
 
 def scenario_results_of_the_last_games(board, root):
-    """SPEC v2 §4: the results of the last games (both final times, overtime,
+    """SPEC v3 §4: the results of the last games (both final times, overtime,
     penalty points, a forfeit, when the game ended) can be read on the clock
     afterwards, from the setup menu, out of the game logs."""
     import menu
@@ -531,7 +594,7 @@ def scenario_late_pfs(board, root):
 
 
 def scenario_pfs_flag_then_pause(board, root):
-    """SPEC v2 §4: after a PFS flag the pause key leaves the clock stopped
+    """SPEC v3 §4: after a PFS flag the pause key leaves the clock stopped
     (PFS § 6.2.2, § 6.1); a player button then runs the remaining player."""
     write_settings(root, "pfs", 60)
     rig = boot(board, root)
@@ -549,9 +612,11 @@ def scenario_pfs_flag_then_pause(board, root):
 
 
 def scenario_referee_gesture(board, root):
-    """The referee gesture (pause + both player buttons for 3 s) opens the
-    referee menu only when the clock is paused or ready; an adjustment goes
-    through the core (TSO § 7.3.2.2)."""
+    """The referee gesture (pause + both player buttons held 3 s) made while
+    right's clock runs: the pause key stops it at its edge, the menu opens
+    (SPEC v3 §4: ready, paused or over; a running clock is paused from the
+    first key's edge); an adjustment is pending until the referee leaves
+    the menu and confirms it, then goes through the core (TSO § 7.3.2.2)."""
     write_settings(root, "sdev", 600)
     rig = boot(board, root)
     rig.press(LEFT)                             # right runs
@@ -673,7 +738,7 @@ SCENARIOS = (
     scenario_power_cut,
 )
 
-# SPEC v2 gestures (issue 10): each of these also replays from the device's
+# SPEC v3 gestures (issues 10, 18): each of these also replays from the device's
 # own game log to exactly the live clock (tests/test_device.py).
 GESTURE_SCENARIOS = (
     scenario_end_keeps_the_last_movers_turn,
@@ -687,6 +752,7 @@ GESTURE_SCENARIOS = (
     scenario_late_pfs,
     scenario_pfs_flag_then_pause,
     scenario_chords,
+    scenario_chords_on_a_stopped_clock,
     scenario_results_of_the_last_games,
 )
 
