@@ -1,4 +1,4 @@
-"""The running-clock journal (issue 11 "Flash erases"; SPEC v2 §4 "Power
+"""The running-clock journal (issue 11 "Flash erases"; SPEC v3 §4 "Power
 loss": no transition lost, at most 5 s of running time uncharged; §6: no
 garbage collection in a game).
 
