@@ -227,6 +227,8 @@ class App:
     def _game_tick(self, now):
         c = self.clock
         c.update(now)
+        if self.lock_side >= 0 and self.diff(now, self.lock_until) >= 0:
+            self.lock_side = -1   # over (and never stale across a tick wrap)
         self.session.tick(now, c.running() >= 0)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
