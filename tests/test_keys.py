@@ -1,0 +1,285 @@
+"""Keys at their edge (SPEC v3 §4 "Gestures on the device", "Buttons"; issue 18):
+the acceptance tests at app level.
+
+Every test drives the real device app on the rig (host_sim/fakehw/rig.py: the
+whole app on the fake machine, the HD44780 emulator on its bus, virtual ticks
+that wrap at 2**30 during the game), pressing the keys through the pins' IRQs
+at exact virtual milliseconds.  What the app must do is computed without the
+app: by the pure timing core (firmware/clockcore.py) fed only the edges that
+by the rules act, or from the clock's snapshot before a gesture's first key.
+Each game's log must also replay (host_sim/replay.py) to the live clock.
+
+1. No swallowed move: random real moves plus random stray touches by the
+   waiting player (hypothesis) charge both sides exactly the timeline of the
+   real moves alone.
+2. Gestures at any speed: the referee gesture, the end request, the
+   confirmation and late arrival, every key order, gaps up to 2 s, undo their
+   keys exactly.
+3. Simultaneous presses change the turn exactly once.
+4. The referee menu changes the game only after a confirmation.
+"""
+import os
+import shutil
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings, strategies as st
+
+import app as appmod
+import clockcore as cc
+import device_scenarios as ds
+import menu as menumod
+import rig as rigmod
+from rig import LEFT, PAUSE, RIGHT, Rig
+from test_device import load_board, replay_matches_live
+
+NAMES = "LRP"
+LOCK_MS = 500          # SPEC v3 §4 Buttons: the side just started ignores its button
+BOOT_MS = appmod.SPLASH_MS + 100
+
+# CI is deterministic: no example database, derandomized examples.
+KEYS = settings(max_examples=100, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+# -- the rig ------------------------------------------------------------------------
+def new_rig(profile="sdev", base_s=600):
+    """A fresh clock (its own flash folder), past its boot screen."""
+    root = ds.fresh_dir(tempfile.mkdtemp(prefix="sclock-keys-"))
+    ds.write_settings(root, profile, base_s)
+    rig = Rig(load_board("sim"), root)
+    rig.root = root
+    rig.run(BOOT_MS)
+    return rig
+
+
+def drop(rig):
+    shutil.rmtree(rig.root, ignore_errors=True)
+
+
+def plain_clock(rig):
+    """The pure core with this clock's rules, on plain integer ms (the
+    rig's unwrapped virtual time, rig.ms()), in `ready` now."""
+    return cc.Clock(rig.app.settings.rules(), rig.ms(),
+                    lambda a, b: a - b, lambda t, d: t + d)
+
+
+def tick_clock(rig):
+    """The pure core on the rig's own (wrapping) ticks."""
+    return cc.Clock(rig.app.settings.rules(), rig.now, rig.diff, rig.add)
+
+
+def seen(c):
+    """What a player can check: the state, whose turn, both times to the ms,
+    the challenge window."""
+    return (c.state, c.side, c.rem[0], c.rem[1], c.win)
+
+
+def game(c):
+    """The whole game state of a clock (its snapshot without the settle time)."""
+    s = list(c.snapshot())
+    return s[:8] + s[9:]
+
+
+def log_text(rig):
+    """The newest game log ("" if there is none)."""
+    folder = rig.root + "games"
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".txt")) \
+        if os.path.isdir(folder) else []
+    if not names:
+        return ""
+    with open(folder + "/" + names[-1], encoding="utf-8") as f:
+        return f.read()
+
+
+def new_lines(before, after):
+    """The log lines written since `before` (the log before must still be
+    there, unchanged)."""
+    assert after.startswith(before), "the log before the keys changed:\n%s\n---\n%s" % (
+        before, after)
+    return [ln for ln in after[len(before):].split("\n") if ln.strip()]
+
+
+def play(rig, items, check=None):
+    """Play timed items in rig.ms() time: (t, order, "down"/"up", button) or
+    (t, order, "check", payload).  At a check the main loop has run at t and
+    no key edge at t has been made yet; check(payload) is called."""
+    for t, _, what, arg in sorted(items, key=lambda it: (it[0], it[1])):
+        d = t - rig.ms()
+        assert d >= 0, (t, rig.ms())
+        if d:
+            rig.run(d)
+        if what == "down":
+            rig.down(arg)
+        elif what == "up":
+            rig.up(arg)
+        else:
+            check(arg)
+
+
+def keys(rig, t0, spec):
+    """Press keys from t0 = rig.ms() on: spec = [(offset, button, hold)]."""
+    items = []
+    for i, (off, b, hold) in enumerate(spec):
+        items.append((t0 + off, 10 + i, "down", b))
+        items.append((t0 + off + hold, i, "up", b))
+    play(rig, items)
+
+
+# -- 1. no swallowed move -------------------------------------------------------------
+# The real game: the start press, then moves.  A move is the mover's
+# turn-ending press (a tap of 30-150 ms, turns >= 600 ms apart), plain, or
+# after a pause and a resume, or in dead time (PFS § 3.2.1: the mover pauses,
+# then ends the turn with their own button).
+PLAIN, PAUSE_RESUME, DEAD_TIME = 0, 1, 2
+MARGIN = 40          # a key is released this long before its next press (> debounce)
+CONFIRM_SAFE = 900   # left and right are never down together this long (< 1 s)
+
+
+def _overlap(a, b):
+    return min(a[1], b[1]) - max(a[0], b[0])
+
+
+@st.composite
+def stray_games(draw):
+    """(start presser, real key taps, stray touches, moves) in ms from the
+    game's start.  Taps and strays: (button, down, up)."""
+    x0 = draw(st.sampled_from((LEFT, RIGHT)))
+    taps = [(x0, 0, draw(st.integers(30, 150)))]
+    moves = []                      # (mover, kind, T, [(lo, hi) running windows])
+    runner = 1 - x0
+    t_prev = 0
+    for _ in range(draw(st.integers(1, 6))):
+        m = runner
+        kind = draw(st.sampled_from((PLAIN, PAUSE_RESUME, DEAD_TIME)))
+        d = draw(st.integers(600, 3000))
+        t = t_prev + d
+        if kind == PLAIN:
+            windows = [(t_prev, t)]
+        elif kind == DEAD_TIME:
+            p = draw(st.integers(t_prev + 200, t - 200))
+            taps.append((PAUSE, p, p + draw(st.integers(30, 150))))
+            windows = [(t_prev, p)]
+        else:
+            p1 = draw(st.integers(t_prev + 200, t - 400))
+            p2 = draw(st.integers(p1 + 200, t - 200))
+            taps.append((PAUSE, p1, p1 + draw(st.integers(30, 150))))
+            taps.append((PAUSE, p2, p2 + draw(st.integers(30, 150))))
+            windows = [(t_prev, p1), (p2, t)]
+        taps.append((m, t, t + draw(st.integers(30, 150))))
+        moves.append((m, kind, t, windows))
+        runner = 1 - m
+        t_prev = t
+    end = t_prev + 3000
+    # The waiting player's stray touches: press edges while the mover's
+    # clock runs (before the press that ends the turn) and within the
+    # lock-out after it; any length, but released before that player's
+    # next real press, and never held together with the other player
+    # button for CONFIRM_SAFE (that would be the confirmation gesture).
+    strays = []
+    busy = {LEFT: [], RIGHT: []}    # every interval each player button is down
+    for b, lo, hi in taps:
+        if b != PAUSE:
+            busy[b].append((lo, hi))
+
+    def next_press(b, t):
+        later = [lo for lo, _ in busy[b] if lo > t]
+        return min(later) if later else end
+
+    def add(w, lo, hi):
+        if hi - lo < 1:
+            return
+        if draw(st.booleans()):
+            down = draw(st.integers(lo, hi - 1))
+        else:               # just before the window's end: the mover's press
+            down = hi - draw(st.integers(1, min(400, hi - lo)))
+        up = down + draw(st.integers(5, 5000))
+        up = min(up, next_press(w, down) - MARGIN)
+        if up - down < 5:
+            return
+        if not all(hi + MARGIN <= down or up + MARGIN <= lo for lo, hi in busy[w]):
+            return                  # the button is down or just released then
+        if any(_overlap((down, up), iv) >= CONFIRM_SAFE for iv in busy[1 - w]):
+            return
+        busy[w].append((down, up))
+        strays.append((w, down, up))
+
+    for m, kind, t, windows in moves:
+        w = 1 - m
+        for _ in range(draw(st.integers(0, 4))):
+            lo, hi = windows[draw(st.integers(0, len(windows) - 1))]
+            add(w, lo, hi)
+        for _ in range(draw(st.integers(0, 2))):
+            add(w, t, t + LOCK_MS)  # w's clock just started: its button is locked
+    return x0, taps, strays, moves, end
+
+
+@KEYS
+@given(stray_games())
+def test_no_stray_touch_swallows_a_move(g):
+    """SPEC v3 §4 Buttons: "A press by the player whose clock is not running
+    is ignored (logged) and never delays, swallows or changes any other key's
+    press, whenever it comes"; after a player button starts a side, that
+    side's own button is ignored for 500 ms.  Random real moves (taps of
+    30-150 ms, turns >= 600 ms apart; plain, across a pause and resume, and
+    the dead-time flow of PFS § 3.2.1: the mover pauses, then ends the turn
+    with their own button) plus random stray touches by the waiting player
+    (5 ms .. 5 s long; press edges anywhere while the mover's clock runs
+    before the turn-ending press, and within the 500 ms lock-out after it):
+    after every real edge and at the end, the turn, both sides' times to the
+    ms and the challenge window equal the pure core fed the real edges alone.
+
+    Not generated, because by the rules they are actions, not stray touches:
+    a touch by the waiting player while the clock is paused is, by SPEC §4's
+    state table (paused(s), x != s), the opponent restarting the mover's
+    clock (TSO § 3.1.1, PFS § 4.5.3); and a stray held together with the
+    other player button for 1 s or more is the confirmation gesture (SPEC v3
+    §4: both player buttons held 1 s, whose presses are undone) - so the
+    mover's taps are < 1 s and a stray never overlaps the other player
+    button for 900 ms or more."""
+    x0, taps, strays, moves, end = g
+    event("strays: %d" % min(len(strays), 5))
+    event("dead time" if any(k == DEAD_TIME for _, k, _, _ in moves) else "no dead time")
+    event("stray held across a real press" if any(
+        lo < t < hi for _, lo, hi in strays for b, t, _ in taps) else "no stray across")
+    rig = new_rig()
+    try:
+        b0 = rig.ms()
+        ref = plain_clock(rig)
+        real = []                           # the real edges' actions for the core
+        for b, lo, hi in taps:
+            real.append((b0 + lo, b))
+        real.sort()
+        items = []
+        for i, (b, lo, hi) in enumerate(taps):
+            items.append((b0 + lo, 30, "down", b))
+            items.append((b0 + hi, 20, "up", b))
+            items.append((b0 + lo + 1, 0, "check", "after %s at %d" % (NAMES[b], lo)))
+        for b, lo, hi in strays:
+            # a stray press at the very ms of a real one comes after it
+            items.append((b0 + lo, 40, "down", b))
+            items.append((b0 + hi, 20, "up", b))
+        items.append((b0 + end, 0, "check", "end"))
+        fed = [0]
+
+        def check(what):
+            now = rig.ms()
+            while fed[0] < len(real) and real[fed[0]][0] < now:
+                t, b = real[fed[0]]
+                if b == PAUSE:
+                    ref.pause(t)
+                else:
+                    ref.press(b, t)
+                fed[0] += 1
+            ref.update(now)
+            got = seen(rig.clock)
+            want = seen(ref)
+            assert got == want, "%s (game ms %d): app %r, real moves alone %r\nlog:\n%s" % (
+                what, now - b0, got, want, log_text(rig))
+
+        play(rig, items, check)
+        assert rig.clock.state == cc.RUNNING and rig.app.mode == appmod.MODE_GAME
+        assert rig.clock.side == 1 - moves[-1][0]
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
