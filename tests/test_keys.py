@@ -19,6 +19,7 @@ Each game's log must also replay (host_sim/replay.py) to the live clock.
 4. The referee menu changes the game only after a confirmation.
 """
 import os
+import re
 import shutil
 import tempfile
 
@@ -281,5 +282,212 @@ def test_no_stray_touch_swallows_a_move(g):
         assert rig.clock.state == cc.RUNNING and rig.app.mode == appmod.MODE_GAME
         assert rig.clock.side == 1 - moves[-1][0]
         replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+# -- 2. gestures at any speed ---------------------------------------------------------
+ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
+          (RIGHT, PAUSE, LEFT), (LEFT, RIGHT, PAUSE), (RIGHT, LEFT, PAUSE))
+GAPS = (0, 500, 1000, 2000)
+STATES = ("ready", "paused", "running", "over")
+GESTURE_LINE = re.compile(r"^# (\d+) gesture (\w+): the presses of its keys are undone$")
+
+
+def _order_id(order):
+    return "".join(NAMES[b] for b in order)
+
+
+def to_state(name):
+    """A fresh clock in `name`: ready; running (left's turn, the challenge
+    window open, after a start and a move); paused (the same, stopped);
+    over (the same, ended with the end gesture).  rig.game0: the game's
+    first event (log time 0)."""
+    rig = new_rig()
+    rig.game0 = None
+    if name != "ready":
+        rig.game0 = rig.ms()
+        rig.press(LEFT)                         # right runs
+        rig.run(3000)
+        rig.press(RIGHT)                        # right's move: left runs
+        rig.run(2000)
+    if name == "paused":
+        rig.press(PAUSE)
+        rig.run(1000)
+    elif name == "over":
+        rig.perform(rigmod.end_game(True))
+        rig.run(1000)
+    want = {"ready": cc.READY, "running": cc.RUNNING, "paused": cc.PAUSED, "over": cc.OVER}
+    assert rig.clock.state == want[name] and rig.app.mode == appmod.MODE_GAME
+    assert rig.app.ask == appmod.ASK_NONE
+    return rig
+
+
+def stopped_at_first_edge(rig):
+    """The timeline without the gesture's keys, by the pure core: the clock
+    as it is now (settled to now, the first key's edge), and a clock that
+    runs paused at that edge (SPEC v3 §4: a gesture leaves the clock
+    stopped)."""
+    ref = tick_clock(rig)
+    ref.restore(list(rig.clock.snapshot()))
+    assert ref.t == rig.now
+    if ref.state == cc.RUNNING or ref.state == cc.LATE:
+        ref.pause(rig.now)
+    return ref
+
+
+def events_of(lines):
+    """The event lines (log ms, words...) among log lines; comments dropped."""
+    out = []
+    for ln in lines:
+        body = ln.split("#", 1)[0].split()
+        if body and body[0] in ("profile", "set"):
+            continue                            # a new log's header
+        if body:
+            out.append((int(body[0]),) + tuple(body[1:]))
+    return out
+
+
+def gestures_of(lines):
+    """The gesture names of the comment lines; any other comment fails."""
+    out = []
+    for ln in lines:
+        if ln.startswith("#"):
+            m = GESTURE_LINE.match(ln)
+            assert m, "a comment that is no gesture: %r" % ln
+            out.append(m.group(2))
+    return out
+
+
+def check_log(rig, before, t0_ms, was_running, gesture, extra=()):
+    """The log shows the gesture, not its keys' presses: the new lines are
+    gesture comments (the last one `gesture`), a pause at the first key's
+    edge if the clock ran, and `extra` events; and it replays to the live
+    clock.  (In ready no game log is begun: the keys' presses are undone.)"""
+    after = log_text(rig)
+    if rig.game0 is None and not extra:
+        assert after == "", "a log for undone presses:\n" + after
+        return
+    lines = new_lines(before, after)
+    want = ([(t0_ms, "pause")] if was_running else []) + list(extra)
+    assert events_of(lines) == want, after
+    if gesture is not None:
+        names = gestures_of(lines)
+        assert names and names[-1] == gesture, after
+    replay_matches_live(rig, rig.root)
+
+
+@pytest.mark.parametrize("start", STATES)
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("order", ORDERS, ids=_order_id)
+def test_referee_gesture_in_any_order_at_any_speed(order, gap, start):
+    """SPEC v3 §4 Gestures: the pause key and both player buttons all down
+    together 3 s, in any order and with any gaps, from ready, paused,
+    running and over: the referee menu opens, no turn changes, and the time
+    charged equals the timeline without its keys (a running clock paused at
+    the first key's edge); the log has only the gesture (and that pause)."""
+    rig = to_state(start)
+    try:
+        before = log_text(rig)
+        was_running = rig.clock.state == cc.RUNNING
+        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
+        ref = stopped_at_first_edge(rig)
+        last = 2 * gap + 3100                   # all three held 3.1 s together
+        keys(rig, rig.ms(), [(i * gap, b, last - i * gap) for i, b in enumerate(order)])
+        rig.run(100)
+        assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
+        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
+        check_log(rig, before, t0_ms, was_running, "referee")
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("hold", (2100, 3500))
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("first", (LEFT, RIGHT), ids=("L_first", "R_first"))
+def test_end_request_then_confirmation_at_any_speed(first, gap, hold):
+    """SPEC v3 §4 Gestures: the pause key pressed while the clock is stopped
+    and held alone 2 s asks "END?" (its press, which resumed the clock at
+    its edge, is undone); both player buttons then held together 1 s, the
+    second up to 2 s after the first (each acted at its edge: a dead-time
+    move, a turn), confirm: the game is over with both times as they were
+    when the pause key went down (TSO § 5.1 b i: the last mover's time is
+    theirs; the keys changed nothing)."""
+    rig = to_state("paused")
+    try:
+        before = log_text(rig)
+        pre = game(rig.clock)
+        keys(rig, rig.ms(), [(0, PAUSE, hold)])
+        rig.run(100)
+        assert rig.app.ask == appmod.ASK_END and game(rig.clock) == pre, rig.screen()
+        assert "END?" in rig.screen()[1], rig.screen()
+        c0 = rig.ms()
+        keys(rig, c0, [(0, first, gap + 1100), (gap, 1 - first, 1100)])
+        rig.run(100)
+        c = rig.clock
+        assert c.state == cc.OVER and rig.app.mode == appmod.MODE_GAME, rig.screen()
+        assert (c.side, c.rem[0], c.rem[1]) == (pre[2], pre[3], pre[4])
+        assert "END" in rig.screen()[1], rig.screen()
+        lines = new_lines(before, log_text(rig))
+        end_ms = c0 + gap + 1100 - rig.game0    # the confirmation: its first release
+        assert events_of(lines) == [(end_ms, "end")], lines
+        assert gestures_of(lines) == ["pause_long", "confirm"], lines
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("start", STATES)
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("first", (LEFT, RIGHT), ids=("L_first", "R_first"))
+def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
+    """SPEC v3 §4 Gestures: "A confirmation held when no question is showing
+    ... does nothing, and its presses are undone like any gesture's": both
+    player buttons, the second up to 2 s after the first, held together
+    1.1 s, with nothing asked: no turn change, no time change (a running
+    clock is stopped at the first key's edge), only the gesture in the log."""
+    rig = to_state(start)
+    try:
+        before = log_text(rig)
+        was_running = rig.clock.state == cc.RUNNING
+        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
+        ref = stopped_at_first_edge(rig)
+        keys(rig, rig.ms(), [(0, first, gap + 1100), (gap, 1 - first, 1100)])
+        rig.run(100)
+        assert rig.app.mode == appmod.MODE_GAME and rig.app.ask == appmod.ASK_NONE
+        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
+        check_log(rig, before, t0_ms, was_running, "confirm")
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("present", (LEFT, RIGHT), ids=("L_present", "R_present"))
+@pytest.mark.parametrize("pause_first", (True, False), ids=("P_first", "X_first"))
+def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
+    """SPEC v3 §4 Gestures, Late arrival (PFS § 2.4, TSO § 2.4): in ready, the
+    present player's button and the pause key, in either order and up to 2 s
+    apart, held together 2 s, start the absent player's lateness clock from
+    the first of the two keys' edges (what each key did at its edge, e.g.
+    starting the game, is undone)."""
+    rig = to_state("ready")
+    try:
+        t0 = rig.ms()
+        ref = plain_clock(rig)
+        spec = [(0, PAUSE, gap + 2100), (gap, present, 2100)]
+        if not pause_first:
+            spec = [(0, present, gap + 2100), (gap, PAUSE, 2100)]
+        keys(rig, t0, spec)
+        rig.run(100)
+        absent = 1 - present
+        ref.start_late(absent, t0)
+        ref.update(rig.ms())
+        c = rig.clock
+        assert rig.app.mode == appmod.MODE_GAME, rig.screen()
+        assert seen(c) == seen(ref), (seen(c), seen(ref))
+        assert c.state == cc.LATE and c.side == absent
+        assert c.lateness() == rig.ms() - t0
+        rig.game0 = t0
+        check_log(rig, "", 0, False, None, [(0, "late", cc.SIDE_NAMES[absent])])
     finally:
         drop(rig)
