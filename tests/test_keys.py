@@ -35,6 +35,7 @@ from rig import LEFT, PAUSE, RIGHT, Rig
 from test_device import load_board, replay_matches_live
 
 NAMES = "LRP"
+NAMES_LONG = cc.SIDE_NAMES   # the log's words for the player buttons
 LOCK_MS = 500          # SPEC v3 §4 Buttons: the side just started ignores its button
 BOOT_MS = appmod.SPLASH_MS + 100
 
@@ -489,5 +490,254 @@ def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
         assert c.lateness() == rig.ms() - t0
         rig.game0 = t0
         check_log(rig, "", 0, False, None, [(0, "late", cc.SIDE_NAMES[absent])])
+    finally:
+        drop(rig)
+
+
+# -- 3. simultaneous presses ------------------------------------------------------------
+def to_turn(name):
+    """A fresh clock in ready, running(L) (after a start and a move: the
+    window open), running(R) (one more move) or paused(L) (L's clock
+    stopped: L is the mover)."""
+    if name == "ready":
+        return to_state("ready")
+    rig = to_state("running")                   # left runs
+    if name == "running_R":
+        rig.press(LEFT)                         # left's move: right runs
+        rig.run(2000)
+    elif name == "paused_L":
+        rig.press(PAUSE)
+        rig.run(1000)
+    return rig
+
+
+TOGETHER = [(s, m) for s in ("running_L", "running_R", "ready") for m in (True, False)] \
+    + [("paused_L", True)]
+
+
+@pytest.mark.parametrize("d", range(0, 101, 10))
+@pytest.mark.parametrize("start,mover_first", TOGETHER,
+                         ids=["%s-%s" % (s, "mover_first" if m else "other_first")
+                              for s, m in TOGETHER])
+def test_both_players_pressing_together_change_the_turn_once(start, mover_first, d):
+    """SPEC v3 §4 Buttons: "When both players press together, the first press
+    that takes effect wins: after a player button starts a side's clock,
+    that side's own button is ignored for 500 ms ... so a simultaneous press
+    changes the turn once."  Both player buttons pressed d = 0..100 ms apart,
+    in either order, from running(L), running(R), ready (the first press
+    starts the game) and paused(L) (the mover first: the dead-time flow):
+    the turn changes exactly once, at the first press that takes effect;
+    the press the lock-out ignored is a comment in the log (a press by the
+    player whose clock is not running is an event the core ignores)."""
+    rig = to_turn(start)
+    try:
+        c = rig.clock
+        before = log_text(rig)
+        # the mover: whose clock runs or is paused; in ready, the first presser
+        if start == "ready":
+            m = LEFT if mover_first else RIGHT
+            first, second = m, 1 - m
+        else:
+            m = c.side
+            first, second = (m, 1 - m) if mover_first else (1 - m, m)
+        ref = tick_clock(rig)
+        ref.restore(list(c.snapshot()))
+        t0 = rig.ms()
+        t0_ticks = rig.now
+        base_ms = t0 - rig.game0 if rig.game0 is not None else 0
+        # the press that takes effect: the first one, unless the first is
+        # the waiting player's in a running game (the core ignores it)
+        waiting_first = start.startswith("running") and not mover_first
+        effective_t = rig.add(t0_ticks, d) if waiting_first else t0_ticks
+        ref.press(m, effective_t)
+        turns = []
+
+        def check(what):
+            turns.append(c.running())
+
+        play(rig, [(t0, 30, "down", first), (t0 + d, 31, "down", second),
+                   (t0 + 80, 20, "up", first), (t0 + d + 80, 21, "up", second),
+                   (t0 + 1, 0, "check", "after the first"),
+                   (t0 + d + 1, 1, "check", "after both")], check)
+        rig.run(LOCK_MS + 100)
+        ref.update(rig.now)
+        assert seen(c) == seen(ref), (seen(c), seen(ref))
+        # the turn, 1 ms after each press: it changed at the effective one
+        want = [m if waiting_first and d else 1 - m, 1 - m]
+        assert c.running() == 1 - m and turns == want, (c.running(), turns, want)
+        lines = new_lines(before, log_text(rig))
+        if waiting_first:
+            assert events_of(lines) == [(base_ms, NAMES_LONG[second ^ 1]),
+                                        (base_ms + d, NAMES_LONG[m])], lines
+            assert not [ln for ln in lines if ln.startswith("#")], lines
+        else:
+            t1 = 0 if start == "ready" else base_ms
+            assert events_of(lines) == [(t1, NAMES_LONG[first])], lines
+            assert ("# %d %s ignored: pressed together with %s"
+                    % (t1 + d, NAMES_LONG[second], NAMES_LONG[first])) in lines, lines
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+# -- 4. the referee menu asks first -------------------------------------------------------
+def referee_menu(start):
+    """A fresh clock in `start` (to_state) with the referee menu open."""
+    rig = to_state(start)
+    rig.perform(rigmod.referee())
+    rig.run(100)
+    assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
+    return rig
+
+
+def menu_to(rig, item):
+    """Step through the menu (pause taps) to `item`."""
+    for _ in range(len(rig.app.menu.items()) + 1):
+        if rig.app.menu.item == item:
+            return
+        rig.press(PAUSE)
+    raise AssertionError("no item %d in %r" % (item, rig.app.menu.items()))
+
+
+def snap(rig):
+    return list(rig.clock.snapshot())
+
+
+def both(rig, hold):
+    """Both player buttons, 20 ms apart, held together `hold` ms."""
+    keys(rig, rig.ms(), [(0, LEFT, hold + 20), (20, RIGHT, hold)])
+    rig.run(100)
+
+
+def asked_then_confirmed(rig, item, start_log):
+    """`item`'s right button asks; nothing changes until both player buttons
+    are held 1 s: not the question, a pause tap that drops it, a second ask,
+    nor both held 0.9 s.  Returns the log lines the confirmation wrote."""
+    s0 = snap(rig)
+    menu_to(rig, item)
+    rig.press(RIGHT)
+    assert rig.app.menu.ask == item and "L+R" in rig.screen()[1], rig.screen()
+    rig.press(PAUSE)                            # drops the question
+    assert rig.app.menu.ask == -1 and rig.app.menu.item == item
+    rig.press(RIGHT)                            # asks again
+    both(rig, 900)                              # not long enough
+    assert rig.app.menu.ask == item, rig.screen()
+    assert snap(rig) == s0 and log_text(rig) == start_log
+    both(rig, 1100)                             # yes
+    return new_lines(start_log, log_text(rig))
+
+
+def test_void_5_2_d_acts_only_after_the_confirmation():
+    """SPEC v3 §4 Gestures: in the menu, TSO § 5.2 d acts only after a
+    confirmation (both player buttons held 1 s)."""
+    rig = referee_menu("paused")                # left's turn, begun by right's move
+    try:
+        c = rig.clock
+        want = c.void_rem
+        lines = asked_then_confirmed(rig, menumod.R_VOID, log_text(rig))
+        assert c.state == cc.OVER and c.rem[LEFT] == want
+        assert [e[1:] for e in events_of(lines)] == [("void", "left")], lines
+        assert rig.app.mode == appmod.MODE_GAME
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+def test_resume_acts_only_after_the_confirmation():
+    """SPEC v3 §4 Gestures: undoing an end ("Resume game") acts only after a
+    confirmation."""
+    rig = referee_menu("over")
+    try:
+        c = rig.clock
+        rem = list(c.rem)
+        lines = asked_then_confirmed(rig, menumod.R_RESUME, log_text(rig))
+        assert c.state == cc.PAUSED and c.rem == rem
+        assert [e[1:] for e in events_of(lines)] == [("resume",)], lines
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+def test_reset_acts_only_after_the_confirmation():
+    """SPEC v3 §4 Referee functions: reset the game (asks for confirmation)."""
+    rig = referee_menu("paused")
+    try:
+        c = rig.clock
+        asked_then_confirmed(rig, menumod.R_RESET, log_text(rig))
+        assert c.state == cc.READY and c.rem == list(c.rules.base)
+        assert rig.app.mode == appmod.MODE_GAME
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("start", ("paused", "ready"))
+def test_time_adjustment_acts_as_a_whole_only_after_the_confirmation(start):
+    """SPEC v3 §4 Gestures: a time adjustment acts as a whole, when the
+    referee leaves the menu and confirms: the changes are pending (the clock
+    unchanged) while the referee adjusts, through "Apply new times?", a
+    pause tap that drops the question (the changes kept), and both player
+    buttons held 0.9 s; both held 1 s apply each side's net change as one
+    logged adjustment; the pause key held 2 s at the question leaves
+    without them."""
+    rig = referee_menu(start)
+    try:
+        c = rig.clock
+        s0 = snap(rig)
+        log0 = log_text(rig)
+        rem = list(c.rem)
+        menu_to(rig, menumod.R_L_SEC)
+        for _ in range(3):
+            rig.press(RIGHT)                    # left +3 s
+        rig.press(LEFT)                         # ... -1 s: +2 s
+        menu_to(rig, menumod.R_R_MIN)
+        rig.press(LEFT)
+        rig.press(LEFT)                         # right -2 min
+        assert snap(rig) == s0
+        rig.press(PAUSE, hold=2100)             # leave: asks
+        assert rig.app.mode == appmod.MODE_REFEREE and rig.app.menu.ask == menumod.R_EXIT
+        rig.press(PAUSE)                        # drops the question, keeps the changes
+        assert rig.app.menu.ask == -1 and rig.app.menu.pend == [2000, -120000]
+        rig.press(PAUSE, hold=2100)             # asks again
+        both(rig, 900)
+        assert rig.app.menu.ask == menumod.R_EXIT
+        assert snap(rig) == s0 and log_text(rig) == log0
+        both(rig, 1100)                         # yes
+        assert rig.app.mode == appmod.MODE_GAME
+        assert c.rem == [rem[0] + 2000, rem[1] - 120000]
+        rig.game0 = rig.game0 if rig.game0 is not None else 0
+        lines = new_lines(log0, log_text(rig))
+        assert [e[1:] for e in events_of(lines)] == [("adjust", "left", "+2000"),
+                                                     ("adjust", "right", "-120000")], lines
+        replay_matches_live(rig, rig.root)
+        # again, and leave without the changes: the pause key held 2 s
+        rig.perform(rigmod.referee())
+        rig.run(100)
+        s1 = snap(rig)
+        log1 = log_text(rig)
+        menu_to(rig, menumod.R_L_MIN)
+        rig.press(RIGHT)
+        rig.press(PAUSE, hold=2100)             # asks
+        rig.press(PAUSE, hold=2100)             # leave without them
+        assert rig.app.mode == appmod.MODE_GAME and snap(rig)[:8] == s1[:8]
+        assert c.rem == [rem[0] + 2000, rem[1] - 120000]
+        assert events_of(new_lines(log1, log_text(rig))) == []
+    finally:
+        drop(rig)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(STATES[:2] + STATES[3:]), st.integers(0, 40))
+def test_scrolling_the_referee_menu_changes_nothing(start, n):
+    """SPEC v3 §4 Gestures: "moving through the menu never changes the game":
+    any number of pause taps in the referee menu (ready, paused, over) leave
+    the clock's snapshot and the game log exactly as they were."""
+    rig = referee_menu(start)
+    try:
+        s0 = snap(rig)
+        log0 = log_text(rig)
+        for _ in range(n):
+            rig.press(PAUSE)
+        assert rig.app.mode == appmod.MODE_REFEREE
+        assert snap(rig) == s0 and log_text(rig) == log0
     finally:
         drop(rig)
