@@ -374,13 +374,34 @@ def check_log(rig, before, t0_ms, was_running, gesture, extra=()):
     assert events_of(lines) == want, after
     if gesture is not None:
         names = gestures_of(lines)
-        assert names and names[-1] == gesture, after
+        assert names == [gesture], after
     replay_matches_live(rig, rig.root)
 
 
-@pytest.mark.parametrize("start", STATES)
-@pytest.mark.parametrize("gap", GAPS)
-@pytest.mark.parametrize("order", ORDERS, ids=_order_id)
+# A slow referee on the final screen, the pause key first and held alone 2 s:
+# the pause key's hold is the new-game request (NEW GAME? asked, "gesture
+# pause_long" logged); the referee gesture that follows in the same group
+# undoes it (the question goes), but its comment stays in the log, while in
+# `paused` the same superseded comment is dropped (the pause key's edge there
+# logged a line, which sets the group's cut mark; in `over` it logged none, and
+# Session.gesture() writes its comment without _cut_here, so retract() finds
+# no cut).
+SUPERSEDED = pytest.mark.xfail(strict=True, reason=(
+    "firmware/session.py: in over, a gesture comment that is the first log line "
+    "after the group's mark is not cut by a later gesture of the same group "
+    "(log keeps 'gesture pause_long' before 'gesture referee'; paused drops it)"))
+
+
+def _referee_cases():
+    for order in ORDERS:
+        for gap in GAPS:
+            for start in STATES:
+                slow_over = order[0] == PAUSE and gap >= 2000 and start == "over"
+                yield pytest.param(order, gap, start, marks=SUPERSEDED if slow_over else (),
+                                   id="%s-%d-%s" % (_order_id(order), gap, start))
+
+
+@pytest.mark.parametrize("order,gap,start", list(_referee_cases()))
 def test_referee_gesture_in_any_order_at_any_speed(order, gap, start):
     """SPEC v3 §4 Gestures: the pause key and both player buttons all down
     together 3 s, in any order and with any gaps, from ready, paused,
