@@ -253,7 +253,7 @@ def test_no_stray_touch_swallows_a_move(g):
             real.append((b0 + lo, b))
         real.sort()
         items = []
-        for i, (b, lo, hi) in enumerate(taps):
+        for b, lo, hi in taps:
             items.append((b0 + lo, 30, "down", b))
             items.append((b0 + hi, 20, "up", b))
             items.append((b0 + lo + 1, 0, "check", "after %s at %d" % (NAMES[b], lo)))
@@ -760,5 +760,32 @@ def test_scrolling_the_referee_menu_changes_nothing(start, n):
             rig.press(PAUSE)
         assert rig.app.mode == appmod.MODE_REFEREE
         assert snap(rig) == s0 and log_text(rig) == log0
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("gap", (0, 500, 2000))
+@pytest.mark.parametrize("wait", (appmod.ASK_MS + 100, 10000))
+def test_an_expired_end_question_is_not_answered(wait, gap):
+    """Issue 18 ("an expired END? question turns its yes into a move") and
+    SPEC v3 §4 Gestures: the END? question times out after 6 s with no key
+    held; both player buttons held 1 s after that are a confirmation with
+    no question showing: the game is not ended, no turn changes, no time
+    changes, and their presses are undone."""
+    rig = to_state("paused")
+    try:
+        pre = game(rig.clock)
+        keys(rig, rig.ms(), [(0, PAUSE, 2100)])
+        rig.run(100)
+        assert rig.app.ask == appmod.ASK_END
+        rig.run(wait)
+        assert rig.app.ask == appmod.ASK_NONE and "END?" not in rig.screen()[1]
+        before = log_text(rig)
+        keys(rig, rig.ms(), [(0, RIGHT, gap + 1100), (gap, LEFT, 1100)])
+        rig.run(100)
+        assert game(rig.clock) == pre and rig.app.mode == appmod.MODE_GAME
+        lines = new_lines(before, log_text(rig))
+        assert events_of(lines) == [] and gestures_of(lines) == ["confirm"], lines
+        replay_matches_live(rig, rig.root)
     finally:
         drop(rig)
