@@ -789,3 +789,37 @@ def test_an_expired_end_question_is_not_answered(wait, gap):
         replay_matches_live(rig, rig.root)
     finally:
         drop(rig)
+
+
+@pytest.mark.parametrize("hold", (2100, 5000))
+@pytest.mark.parametrize("start", STATES)
+def test_pause_key_held_alone_in_every_state(start, hold):
+    """SPEC v3 §4 Gestures: the pause key held alone 2 s is the end request
+    only when pressed while the clock is stopped: paused -> "END?" (its
+    edge's resume undone), over -> "NEW GAME?", ready -> the setup menu when
+    it is released; pressed while a clock runs, it only stops the clock at
+    its edge (a challenge held for seconds never asks to end)."""
+    rig = to_state(start)
+    try:
+        ref = stopped_at_first_edge(rig)       # running: paused at the edge
+        before = log_text(rig)
+        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
+        keys(rig, rig.ms(), [(0, PAUSE, hold)])
+        rig.run(100)
+        app = rig.app
+        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
+        if start == "ready":
+            assert app.mode == appmod.MODE_SETUP and log_text(rig) == ""
+            return
+        assert app.mode == appmod.MODE_GAME
+        want_ask = {"running": appmod.ASK_NONE, "paused": appmod.ASK_END,
+                    "over": appmod.ASK_NEW}[start]
+        assert app.ask == want_ask, rig.screen()
+        lines = new_lines(before, log_text(rig))
+        if start == "running":
+            assert events_of(lines) == [(t0_ms, "pause")] and gestures_of(lines) == []
+        else:
+            assert events_of(lines) == [] and gestures_of(lines) == ["pause_long"]
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
