@@ -213,7 +213,13 @@ def stray_games(draw):
             add(w, lo, hi)
         for _ in range(draw(st.integers(0, 2))):
             add(w, t, t + LOCK_MS)  # w's clock just started: its button is locked
-    return x0, taps, strays, moves, end
+    # contacts bounce (SPEC §4 Buttons): a train of edges within 8 ms after
+    # the press and after the release of every real tap and longer stray
+    train = st.lists(st.integers(1, 8), max_size=4, unique=True).map(
+        lambda offs: sorted(offs)[:len(offs) // 2 * 2])
+    bounce = [(draw(train), draw(train)) for _ in taps]
+    bounce += [(draw(train), draw(train)) if hi - lo > 10 else ([], []) for _, lo, hi in strays]
+    return x0, taps, strays, moves, end, bounce
 
 
 @KEYS
@@ -239,8 +245,9 @@ def test_no_stray_touch_swallows_a_move(g):
     §4: both player buttons held 1 s, whose presses are undone) - so the
     mover's taps are < 1 s and a stray never overlaps the other player
     button for 900 ms or more."""
-    x0, taps, strays, moves, end = g
+    x0, taps, strays, moves, end, bounce = g
     event("strays: %d" % min(len(strays), 5))
+    event("bouncing" if any(on or off for on, off in bounce) else "no bounce")
     event("dead time" if any(k == DEAD_TIME for _, k, _, _ in moves) else "no dead time")
     event("stray held across a real press" if any(
         lo < t < hi for _, lo, hi in strays for b, t, _ in taps) else "no stray across")
@@ -253,14 +260,18 @@ def test_no_stray_touch_swallows_a_move(g):
             real.append((b0 + lo, b))
         real.sort()
         items = []
-        for b, lo, hi in taps:
-            items.append((b0 + lo, 30, "down", b))
+        for i, (b, lo, hi) in enumerate(taps + strays):
+            # (a stray press at the very ms of a real one comes after it)
+            o = 30 if i < len(taps) else 40
+            items.append((b0 + lo, o, "down", b))
             items.append((b0 + hi, 20, "up", b))
-            items.append((b0 + lo + 1, 0, "check", "after %s at %d" % (NAMES[b], lo)))
-        for b, lo, hi in strays:
-            # a stray press at the very ms of a real one comes after it
-            items.append((b0 + lo, 40, "down", b))
-            items.append((b0 + hi, 20, "up", b))
+            on, off = bounce[i]
+            for k, x in enumerate(on):
+                items.append((b0 + lo + x, o, "up" if k % 2 == 0 else "down", b))
+            for k, x in enumerate(off):
+                items.append((b0 + hi + x, 20, "down" if k % 2 == 0 else "up", b))
+            if i < len(taps):
+                items.append((b0 + lo + 1, 0, "check", "after %s at %d" % (NAMES[b], lo)))
         items.append((b0 + end, 0, "check", "end"))
         fed = [0]
 
