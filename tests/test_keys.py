@@ -529,10 +529,17 @@ def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
 # -- 3. simultaneous presses ------------------------------------------------------------
 def to_turn(name):
     """A fresh clock in ready, running(L) (after a start and a move: the
-    window open), running(R) (one more move) or paused(L) (L's clock
-    stopped: L is the mover)."""
+    window open), running(R) (one more move), paused(L) (L's clock
+    stopped: L is the mover) or late(L) (L's lateness clock runs)."""
     if name == "ready":
         return to_state("ready")
+    if name == "late_L":
+        rig = to_state("ready")
+        rig.game0 = rig.ms()
+        keys(rig, rig.ms(), [(0, PAUSE, 2100), (0, RIGHT, 2100)])  # right is present
+        rig.run(3000)
+        assert rig.clock.state == cc.LATE and rig.clock.side == LEFT
+        return rig
     rig = to_state("running")                   # left runs
     if name == "running_R":
         rig.press(LEFT)                         # left's move: right runs
@@ -543,8 +550,8 @@ def to_turn(name):
     return rig
 
 
-TOGETHER = [(s, m) for s in ("running_L", "running_R", "ready") for m in (True, False)] \
-    + [("paused_L", True)]
+TOGETHER = [(s, m) for s in ("running_L", "running_R", "ready", "late_L")
+            for m in (True, False)] + [("paused_L", True)]
 
 
 @pytest.mark.parametrize("d", range(0, 101, 10))
@@ -556,8 +563,9 @@ def test_both_players_pressing_together_change_the_turn_once(start, mover_first,
     that takes effect wins: after a player button starts a side's clock,
     that side's own button is ignored for 500 ms ... so a simultaneous press
     changes the turn once."  Both player buttons pressed d = 0..100 ms apart,
-    in either order, from running(L), running(R), ready (the first press
-    starts the game) and paused(L) (the mover first: the dead-time flow):
+    in either order, from running(L), running(R), ready and late(L) (the
+    first press starts the game) and paused(L) (the mover first: the
+    dead-time flow):
     the turn changes exactly once, at the first press that takes effect;
     the press the lock-out ignored is a comment in the log (a press by the
     player whose clock is not running is an event the core ignores)."""
@@ -566,7 +574,8 @@ def test_both_players_pressing_together_change_the_turn_once(start, mover_first,
         c = rig.clock
         before = log_text(rig)
         # the mover: whose clock runs or is paused; in ready, the first presser
-        if start == "ready":
+        if start == "ready" or start == "late_L":
+            # (in late(L) either press begins the game, as from ready)
             m = LEFT if mover_first else RIGHT
             first, second = m, 1 - m
         else:
