@@ -255,6 +255,40 @@ def test_regroup_twice_when_two_releases_are_known_late():
     assert r.groups == [("left", 100, L), ("regroup", 1005, R), ("regroup", 1020, P)]
 
 
+def test_releases_known_out_of_order_after_a_stall_make_no_phantom_group():
+    """A main-loop stall longer than debounce_ms (a flash write): Buttons
+    then brings out the releases it settles in one poll in pin order, so
+    left's release (1200) comes before the pause key's (1000).  Left was
+    down from 100 to 1200, so right's press (1100) is in the same group:
+    no REGROUP (a gesture of these keys undoes everything since 100)."""
+    r = Rig()
+    hold_keys(r, [(L, 100), (P, 200)], 990)
+    r.release(P, 1000)                # the loop is stalled from 990 to 1300
+    r.press(R, 1100)
+    r.release(L, 1200)
+    r.at(1300)
+    r.loop(1400)
+    assert r.names() == [("left", 100), ("pause_down", 200), ("right", 1100)]
+    assert r.groups == [("left", 100, L)]
+
+
+def test_a_group_begun_by_a_key_already_released_after_a_stall():
+    """The pause key down 0..1000, then (in a stall) left tapped 1010..1050
+    and right pressed at 1040 and held: the group really began at left's
+    press (1010), though left's release comes out first: REGROUP names
+    left, t0 = 1010 (the app's snapshot before left's press)."""
+    r = Rig()
+    hold_keys(r, [(P, 0)], 990)
+    r.release(P, 1000)                # the loop is stalled from 990 to 1300
+    r.press(L, 1010)
+    r.press(R, 1040)
+    r.release(L, 1050)
+    r.at(1300)
+    r.loop(1400)
+    assert r.names() == [("pause_down", 0), ("left", 1010), ("right", 1040), ("regroup", 1000)]
+    assert r.groups == [("pause_down", 0, P), ("regroup", 1010, L)]
+
+
 def test_a_key_held_at_start_is_in_no_group_and_makes_no_gesture():
     """The clock powered up with the pause key held (a finger on it): no
     press, no PAUSE_LONG, no REFEREE with the player buttons, until every key
@@ -819,14 +853,16 @@ def test_mashing_gives_no_gesture_nobody_made_and_loses_no_press(seed, hours, st
         assert [t0 for _, t0, _ in r.groups] == starts
         assert kinds.count("all_up") + kinds.count("regroup") == len(groups)
     else:
-        # KNOWN LIMIT (issue 18 report): after a stall longer than
-        # debounce_ms, Buttons brings out the releases it settles in one poll
-        # in pin order, not edge order, so a group boundary in the stall can
-        # be missed or put at a later press of the same group.  Still: no
-        # gesture anybody made is lost or invented (the checks below), and
-        # most groups are found exactly.
-        found = set(t0 for _, t0, _ in r.groups)
-        assert len(found & set(starts)) > 0.95 * len(starts)
+        # After a stall longer than debounce_ms, Buttons brings out the
+        # releases it settles in one poll in pin order, not edge order.  Every
+        # group found is a real one (no phantom start inside a group); a group
+        # that opened and closed within one stall (shorter than the stall: no
+        # gesture fits in it) may go unreported.
+        found = [t0 for _, t0, _ in r.groups]
+        assert set(found) <= set(starts)
+        missed = [g for g in groups if g[0] not in set(found)]
+        assert all(g[1] - g[0] < 400 for g in missed), missed
+        assert len(missed) < 0.05 * len(groups)
     # the confirmations
     confirms = [t for n, t in names if n == "confirm"]
     k = 0
