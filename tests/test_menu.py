@@ -703,6 +703,24 @@ def test_a_confirmation_with_no_question_does_nothing_and_its_keys_are_undone():
     assert m.pend == [0, 0] and log.ev == [] and shown(m)[0] == "Right +/- 1 s   "
 
 
+def test_asking_and_confirming_with_the_keys_of_one_group_does_nothing():
+    """The right button held on "Reset game" asks; the left one joins and
+    both are held 1 s: that confirmation undoes its own keys (the question
+    they asked too), so it finds no question and resets nothing.  A reset
+    takes two separate acts: ask, then confirm (TSO § 1.4.1 a)."""
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Reset game")
+    m.mark()                                       # right goes down
+    m.handle(A_RIGHT, 1)
+    m.handle(A_LEFT, 2)
+    assert shown(m)[1] == "  L+R 1s = yes  "
+    m.undo()                                       # the confirmation, recognised
+    assert m.handle(A_CONFIRM, 1002) is None
+    assert c.state == cc.PAUSED and log.ev == []
+    assert shown(m) == ["Reset game      ", "               >"]
+
+
 def test_mark_and_undo_restore_item_pending_times_and_question():
     c, log = paused_game()
     m = menu.RefereeMenu(c)
