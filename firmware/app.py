@@ -412,7 +412,8 @@ class App:
         if a in gst.GESTURES:
             # Gestures undo their keys in a menu too; the pause key held 2 s
             # leaves the menu, both player buttons answer its question.
-            self.menu.undo()
+            if self.menu.undo(t) == menumod.RULES:
+                self._menu_done(menumod.RULES, now)
             if a == gst.PAUSE_LONG:
                 m = menumod.A_DONE
             elif a == gst.CONFIRM:

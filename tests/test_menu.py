@@ -952,3 +952,24 @@ def test_render_allocates_nothing():
     assert _alloc(lambda: om.render(r2)) == 0, "referee 5.2d item"
     om.handle(A_RIGHT, 0)
     assert _alloc(lambda: om.render(r4)) == 0, "referee 5.2d question"
+
+
+def test_a_gesture_undoes_a_base_time_change_its_key_made():
+    """SPEC v3 §4 Gestures: a recognised gesture undoes what its own keys did
+    at their edges, in the referee menu too.  In ready the base-time item
+    changes at once (a setting of the game to come): a confirmation held with
+    no question, whose left press stepped the base down, puts it back (and
+    the clock is reset to it, RULES: the app starts the game anew)."""
+    c = cc.Clock(profiles.make_rules("sdev"), 0)
+    m = menu.RefereeMenu(c)
+    while m.item != menu.R_BASE:
+        m.handle(menu.A_NEXT, 0)
+    m.mark()                                   # the group's first key goes down
+    assert m.handle(menu.A_LEFT, 10) == menu.RULES
+    assert c.rules.base == [29 * 60000, 29 * 60000] and c.rem[0] == 29 * 60000
+    assert m.undo(1200) == menu.RULES          # the confirmation, recognised
+    assert c.rules.base == [30 * 60000, 30 * 60000]
+    assert c.rem == [30 * 60000, 30 * 60000] and c.state == cc.READY
+    m.mark()
+    m.handle(menu.A_NEXT, 2000)
+    assert m.undo(2100) is None                # no base change: nothing to redo
