@@ -236,6 +236,8 @@ class App:
     def _game_tick(self, now):
         c = self.clock
         c.update(now)
+        if self.lock_side >= 0 and self.diff(now, self.lock_until) >= 0:
+            self.lock_side = -1   # over (and never stale across a tick wrap)
         self.session.tick(now, c.running() >= 0)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
@@ -419,7 +421,8 @@ class App:
         if a in gst.GESTURES:
             # Gestures undo their keys in a menu too; the pause key held 2 s
             # leaves the menu, both player buttons answer its question.
-            self.menu.undo()
+            if self.menu.undo(t) == menumod.RULES:
+                self._menu_done(menumod.RULES, now)
             if a == gst.PAUSE_LONG:
                 m = menumod.A_DONE
             elif a == gst.CONFIRM:

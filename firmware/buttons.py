@@ -36,13 +36,14 @@
 # a function needing more than 11 slots (arguments + locals + operand stack)
 # on the heap - freed on return, so gc.mem_alloc() does not show it, yet it
 # counts towards the next collection.  Hence the many small methods below;
-# tests/test_buttons.py (under MicroPython) checks that no collection is provoked.
+# tests/test_gestures.py (under MicroPython) checks that no collection is provoked.
 #
 # Ordering.  Presses come out in the order of their first edges, each with
 # its own edge time (two player buttons pressed 1 ms apart: in that order).
 # A release is known only debounce_ms after its first edge, so a release can
 # come out after a later press of another button - except for the pins in
-# `ordered` (default: the pause key), whose releases are put in edge order:
+# `ordered` (default: none, and no board passes any since SPEC v3: no press
+# may wait), whose releases are put in edge order:
 # before a burst on another pin is taken, an earlier release of an ordered
 # pin is brought out first (from its live level, or from the record of its
 # next burst if that is already queued), and while one may be under way (an

@@ -30,6 +30,9 @@
 #     there and a new one opened at the earliest of those presses: REGROUP
 #     (t0 = that press's edge, `key` = its button), so the app undoes no
 #     earlier key's action (a move just before a challenge hold stands).
+#     After a main-loop stall, releases can come out out of edge order: a
+#     key already released whose hold reached that press joins the new group
+#     (t0 = its press), and one whose hold spanned the gap means none.
 #
 # next(now) allocates nothing (ints and preallocated bytes only) and keeps every
 # frame small: MicroPython puts a frame of more than ~11 words on the heap.
@@ -72,6 +75,8 @@ class Gestures:
         self.opened = False      # the action just returned opened a group
         self.key = 0             # the button whose press opened the group
         self._kt = array_i(3)    # each key's latest press edge
+        self._rt = array_i(3)    # each key's latest release edge
+        self._rel = 0            # keys released in this group (bits)
         self._down = bytearray(3)
         n = 0
         for i in range(3):
@@ -141,6 +146,7 @@ class Gestures:
         self.t0 = t
         self._given = 0
         self._paused = False
+        self._rel = 0
 
     def _release(self, i, t):
         d = self._down
@@ -159,6 +165,8 @@ class Gestures:
             # was not down during this pause hold after all
             self._pre &= ~(1 << i)
         d[i] = 0
+        self._rt[i] = t
+        self._rel |= 1 << i
         self._n -= 1
         self._all_t = self._one_t = self._pair_t = -1
         self._combos(t)
@@ -174,8 +182,10 @@ class Gestures:
         return NONE
 
     def _later(self, t):
-        """Did every key still down go down after t?  Then the group closed
-        at t, and a new one opened at the earliest of those presses."""
+        """Did every key still down go down after t (and no key released
+        before this release came out was down from t to their presses)?
+        Then the group closed at t, and a new one opened at the earliest
+        of those presses (_back)."""
         d = self._down
         k = -1
         for j in range(3):
@@ -184,11 +194,32 @@ class Gestures:
                     return False
                 if k < 0 or self._diff(self._kt[j], self._kt[k]) < 0:
                     k = j
+        return self._regroup(self._back(k), t)
+
+    def _regroup(self, k, t):
+        # (a frame of its own: _later's is full)
+        if self._diff(self._kt[k], t) <= 0:
+            return False         # a key released later was down all along
         self.key = k
         self.t0 = self._kt[k]
         self._given = 0
-        self._paused = d[2] == 1 or self._diff(self._pt, t) > 0
+        self._paused = self._down[2] == 1 or self._diff(self._pt, self.t0) >= 0
         return True
+
+    def _back(self, k):
+        """The press that began the held stretch reaching k's press: a key
+        released in this group (its release out before this one) that was
+        down at k's press went down earlier."""
+        j = 0
+        while j < 3:
+            if not self._down[j] and (self._rel >> j) & 1 \
+                    and self._diff(self._kt[j], self._kt[k]) < 0 \
+                    and self._diff(self._kt[k], self._rt[j]) <= 0:
+                k = j
+                j = 0
+            else:
+                j += 1
+        return k
 
     def _combos(self, t):
         """Which held sets are down together, and since when (t: now)."""

@@ -217,7 +217,7 @@ class SetupMenu:
     def mark(self):
         self._saved = (self.item, self.settings.as_dict())
 
-    def undo(self):
+    def undo(self, t=None):
         self.item = self._saved[0]
         self.settings.restore(self._saved[1])
 
@@ -383,7 +383,8 @@ class RefereeMenu:
         self.item = self.items()[0]   # the final screen has no time items
         self.pend = [0, 0]     # time changes not applied yet, ms a side
         self.ask = -1          # the item whose question shows (-1: none)
-        self._saved = [0, 0, 0, -1]
+        self._saved = [0, 0, 0, -1, 0, 0]
+        self.mark()
 
     def items(self):
         c = self.clock
@@ -398,17 +399,30 @@ class RefereeMenu:
 
     def mark(self):
         b = self._saved
+        base = self.clock.rules.base
         b[0] = self.item
         b[1] = self.pend[0]
         b[2] = self.pend[1]
         b[3] = self.ask
+        b[4] = base[0]
+        b[5] = base[1]
 
-    def undo(self):
+    def undo(self, t=None):
+        """Back to the mark.  Returns RULES when a key of the gesture had
+        changed the base time (the clock is reset to the old one: the app
+        starts the game anew, as for any base change), else None."""
         b = self._saved
         self.item = b[0]
         self.pend[0] = b[1]
         self.pend[1] = b[2]
         self.ask = b[3]
+        base = self.clock.rules.base
+        if base[0] != b[4] or base[1] != b[5]:
+            base[0] = b[4]
+            base[1] = b[5]
+            self.clock.reset(self.clock.t if t is None else t)
+            return RULES
+        return None
 
     def rem(self, s):
         """Side s's time as it will be with the pending changes."""
@@ -602,7 +616,7 @@ class ResultsMenu:
     def mark(self):
         self._saved = (self.i, self.page)
 
-    def undo(self):
+    def undo(self, t=None):
         self.i, self.page = self._saved
 
     def render(self, rows):

@@ -17,8 +17,8 @@ import menu
 import profiles
 import settings
 import view
-from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE
-from mptest import bytes_left, cpython_only, micropython_only, parametrize
+from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM
+from mptest import Random, bytes_left, cpython_only, micropython_only, parametrize
 
 MIN = 60000
 
@@ -362,6 +362,13 @@ def test_setup_unknown_actions_do_nothing():
 
 
 # -- referee menu -----------------------------------------------------------------
+# SPEC v3 §4 Referee functions and Gestures: "In the menu, every item that
+# changes the game (TSO § 5.2 d, undoing an end, reset, a time adjustment as a
+# whole when the referee leaves it) acts only after a confirmation; moving
+# through the menu never changes the game."  The confirmation is A_CONFIRM
+# (both player buttons held 1 s, the pause key up); the app turns the keys
+# into action codes at their edges and undoes a gesture's keys with
+# mark()/undo() before passing the gesture on (firmware/app.py).
 
 class Log:
     def __init__(self):
@@ -397,75 +404,181 @@ def paused_game(name="sdev", moved=False):
     return c, log
 
 
+def over_game():
+    """As paused_game(moved=True), then ended at 91750 while left ran: left's
+    30.25 s since right's turn-ending press is what TSO § 5.2 d gives back."""
+    c, log = clock()
+    c.press(cc.LEFT, 0)
+    c.press(cc.RIGHT, 61500)
+    c.end(91750)
+    assert c.state == cc.OVER and c.void_side == cc.LEFT
+    log.ev.clear()
+    return c, log
+
+
 def ref_goto(m, label, t=0):
-    for _ in range(10):
+    for _ in range(12):
         if shown(m)[0].rstrip() == label:
             return
         m.handle(A_NEXT, t)
     raise AssertionError("no item " + label)
 
 
+def test_confirm_action_code_is_the_apps():
+    assert A_CONFIRM == 5 and len(set((A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM))) == 5
+
+
 @parametrize("state,label,side,step", [
     (state, label, side, step) for state in ("ready", "paused")
     for label, side, step in (("Left +/- 1 s", 0, 1000), ("Left +/- 1 min", 0, MIN),
                               ("Right +/- 1 s", 1, 1000), ("Right +/- 1 min", 1, MIN))])
-def test_referee_adjust_items_change_by_exactly_the_step_and_log_it(state, label, side, step):
-    """TSO § 7.3.2.2: time deducted or credited by the referee; every press is
-    one clock.adjust(), so the game log gets EV_ADJUST with the delta."""
+def test_referee_adjust_items_change_a_pending_time_applied_as_a_whole_on_confirm(
+        state, label, side, step):
+    """TSO § 7.3.2.2: time deducted or credited by the referee.  SPEC v3 §4:
+    the presses change a pending time (shown with '*'), the clock and the
+    log untouched; leaving asks; A_CONFIRM applies the side's net change as
+    one clock.adjust() (EV_ADJUST with the delta) at the confirmation."""
     c, log = paused_game() if state == "paused" else clock()
     m = menu.RefereeMenu(c)
     ref_goto(m, label)
     before = list(c.rem)
     assert m.handle(A_RIGHT, 100000) is None
-    assert c.rem[side] == before[side] + step and c.rem[1 - side] == before[1 - side]
+    assert c.rem == before and log.ev == []
+    assert m.rem(side) == before[side] + step and m.rem(1 - side) == before[1 - side]
+    assert shown(m)[1][11] == "*"
     m.handle(A_LEFT, 100001)
     m.handle(A_LEFT, 100002)
-    assert c.rem[side] == before[side] - step
-    assert log.adjusts() == [(side, step), (side, -step), (side, -step)]
-    assert [e[2] for e in log.ev] == [100000, 100001, 100002]   # at the press
+    assert m.rem(side) == before[side] - step and c.rem == before and log.ev == []
+    assert m.handle(A_DONE, 100003) is None                  # leaving asks
+    assert shown(m) == ["Apply new times?", "  L+R 1s = yes  "]
+    assert c.rem == before and log.ev == []
+    assert m.handle(A_CONFIRM, 100500) == "exit"
+    assert log.adjusts() == [(side, -step)]                  # as a whole
+    assert [e[2] for e in log.ev] == [100500]                # at the confirmation
+    assert c.rem[side] == before[side] - step and c.rem[1 - side] == before[1 - side]
+    assert m.pend == [0, 0]
 
 
-def test_referee_adjust_rows_show_that_sides_time():
+def test_changes_back_to_nothing_leave_without_a_question():
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Right +/- 1 min")
+    m.handle(A_RIGHT, 1)
+    m.handle(A_LEFT, 2)
+    assert shown(m)[1] == "<     28:59    >"                 # no '*': nothing pending
+    assert m.handle(A_DONE, 3) == "exit"
+    assert log.ev == []
+
+
+def test_both_sides_pending_apply_as_one_adjust_each():
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Left +/- 1 min")
+    m.handle(A_RIGHT, 1)
+    m.handle(A_RIGHT, 2)
+    ref_goto(m, "Right +/- 1 s")
+    for k in range(5):
+        m.handle(A_LEFT, 3 + k)
+    ref_goto(m, "Exit")
+    assert m.handle(A_RIGHT, 10) is None                     # the Exit item asks too
+    assert shown(m)[0] == "Apply new times?"
+    assert m.handle(A_CONFIRM, 2000) == "exit"
+    assert log.adjusts() == [(0, 2 * MIN), (1, -5000)]
+
+
+def test_referee_adjust_rows_show_the_pending_time_with_a_star():
     c, log = paused_game()
     m = menu.RefereeMenu(c)
     assert shown(m) == ["Left +/- 1 s    ", "<     29:30    >"]  # 29:29.75 rounds up
     m.handle(A_LEFT, 92000)
-    assert shown(m)[1] == "<     29:29    >"
+    assert shown(m)[1] == "<     29:29*   >"
     ref_goto(m, "Right +/- 1 min")
     assert shown(m)[1] == "<     28:59    >"                      # 28:58.5
     for _ in range(30):
         m.handle(A_LEFT, 92000)
-    assert shown(m)[1] == "<    -01:01    >"      # -1:01.5 over, shown rounded down
+    assert shown(m)[1] == "<    -01:01*   >"      # -1:01.5 over, shown rounded down
+    assert shown(m, 20, 4)[3] == "  29:29      -01:01 "             # both, pending
+    assert c.rem == [30 * MIN - 30250, 30 * MIN - 61500] and log.ev == []
 
 
-def test_referee_adjust_into_forfeit_ends_the_game_and_further_presses_do_nothing():
+@parametrize("other", [A_NEXT, A_LEFT, A_RIGHT])
+def test_the_apply_question_a_pause_tap_drops_it_and_keeps_the_changes(other):
+    """A_NEXT (a pause tap) drops the question, the changes stay pending;
+    a single player button does nothing (it may be the first key of the
+    confirmation); leaving again asks again."""
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    m.handle(A_RIGHT, 1)                                     # left +1 s pending
+    assert m.handle(A_DONE, 2) is None
+    assert m.handle(other, 3) is None
+    if other == A_NEXT:
+        assert shown(m) == ["Left +/- 1 s    ", "<     29:31*   >"]
+    else:
+        assert shown(m)[0] == "Apply new times?"
+    assert m.pend == [1000, 0] and log.ev == []
+    assert m.handle(A_DONE, 4) is None if other == A_NEXT else m.handle(A_NEXT, 4) is None
+    if other != A_NEXT:
+        assert m.handle(A_DONE, 5) is None
+    assert shown(m)[0] == "Apply new times?"
+    assert m.handle(A_CONFIRM, 6) == "exit" and log.adjusts() == [(0, 1000)]
+
+
+def test_the_apply_question_a_long_pause_leaves_without_the_changes():
+    """At "Apply new times?" the pause key held 2 s (A_DONE) leaves the menu
+    and drops the changes: nothing is logged, the clock keeps its times.
+    (The app: the pause key's edge is A_NEXT, which drops the question; the
+    hold is a gesture, so undo() brings the question back, then A_DONE.)"""
+    c, log = paused_game()
+    before = list(c.rem)
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Right +/- 1 min")
+    m.handle(A_LEFT, 1)
+    m.handle(A_DONE, 2)
+    m.mark()                                                 # the pause key goes down
+    m.handle(A_NEXT, 3)
+    assert m.ask < 0
+    m.undo()                                                 # held 2 s: a gesture
+    assert shown(m)[0] == "Apply new times?"
+    assert m.handle(A_DONE, 2003) == "exit"
+    assert log.ev == [] and c.rem == before and m.pend == [0, 0]
+
+
+def test_referee_adjust_into_forfeit_ends_the_game_at_the_confirmation():
+    """TSO § 5.2 c: 40 minutes deducted push left past the forfeit limit:
+    nothing happens before the confirmation; then one adjust, game over."""
     c, log = paused_game()
     m = menu.RefereeMenu(c)
     ref_goto(m, "Left +/- 1 min")
     for _ in range(40):
         m.handle(A_LEFT, 92000)
-    assert c.state == cc.OVER and c.forfeited[cc.LEFT]             # TSO § 5.2 c
-    n = len(log.ev)
-    m.handle(A_RIGHT, 92000)
-    assert len(log.ev) == n
+    assert c.state == cc.PAUSED and not c.forfeited[cc.LEFT]
+    m.handle(A_DONE, 92100)
+    assert m.handle(A_CONFIRM, 93000) == "exit"
+    assert c.state == cc.OVER and c.forfeited[cc.LEFT]
+    assert log.adjusts() == [(0, -40 * MIN)]
 
 
 def test_late_arrival_sets_elapsed_time_in_minute_steps_tso_2_4_pfs_6_3_3():
     """Both players late 7 and 4 minutes: the referee sets each side's
-    elapsed time before the start (PFS § 6.3.3, TSO § 2.4 c)."""
+    elapsed time before the start (PFS § 6.3.3, TSO § 2.4 c), applied as
+    one adjustment a side when confirmed."""
     c, log = clock("pfs")
     m = menu.RefereeMenu(c, "pl")
     ref_goto(m, "Spoznienie L")
     assert shown(m)[1] == "      00:00    >"
     for _ in range(7):
         m.handle(A_RIGHT, 5)
-    assert shown(m) == ["Spoznienie L    ", "<     07:00    >"]
+    assert shown(m) == ["Spoznienie L    ", "<     07:00*   >"]
     m.handle(A_NEXT, 5)
     for _ in range(5):
         m.handle(A_RIGHT, 5)
     m.handle(A_LEFT, 5)
+    assert [m.rem(0), m.rem(1)] == [13 * MIN, 16 * MIN] and log.ev == []
+    m.handle(A_DONE, 6)
+    assert shown(m) == ["Zmienic czasy?  ", "  L+P 1s = tak  "]   # no ć in the ROM
+    assert m.handle(A_CONFIRM, 1006) == "exit"
     assert c.rem == [13 * MIN, 16 * MIN]
-    assert log.adjusts() == [(0, -MIN)] * 7 + [(1, -MIN)] * 5 + [(1, MIN)]
+    assert log.adjusts() == [(0, -7 * MIN), (1, -4 * MIN)]
     assert c.state == cc.READY
 
 
@@ -480,7 +593,9 @@ def test_late_arrival_after_the_clock_ran_tso_2_4_b():
     ref_goto(m, "Late arrival L")
     assert shown(m)[1] == "<     07:23    >"
     m.handle(A_RIGHT, 7 * MIN + 24000)
-    assert shown(m)[1] == "<     08:23    >"
+    assert shown(m)[1] == "<     08:23*   >"
+    m.handle(A_DONE, 7 * MIN + 25000)
+    m.handle(A_CONFIRM, 7 * MIN + 26000)
     assert log.adjusts() == [(0, -MIN)]
 
 
@@ -489,31 +604,38 @@ def test_late_arrival_stays_within_0_and_the_base_time():
     m = menu.RefereeMenu(c)
     ref_goto(m, "Late arrival R")
     m.handle(A_LEFT, 0)                  # nothing elapsed: nothing to take back
-    assert log.ev == []
+    assert m.pend == [0, 0]
     m.handle(A_RIGHT, 0)
     m.handle(A_RIGHT, 0)                 # the last step stops at 00:00 left
     m.handle(A_RIGHT, 0)
-    assert c.rem[1] == 0
-    assert log.adjusts() == [(1, -MIN), (1, -30000)]
-    assert shown(m)[1] == "<     01:30     "
+    assert m.rem(1) == 0 and m.pend == [0, -90000]
+    assert shown(m)[1] == "<     01:30*    "
+    m.handle(A_LEFT, 0)                  # a minute back, then the 30 s left
+    assert m.rem(1) == MIN
     m.handle(A_LEFT, 0)
+    assert m.rem(1) == 90000 and m.pend == [0, 0]
     m.handle(A_LEFT, 0)
-    assert c.rem[1] == 90000 and log.adjusts()[-2:] == [(1, MIN), (1, 30000)]
+    assert m.pend == [0, 0]
+    assert m.handle(A_DONE, 0) == "exit" and log.ev == []
 
 
 def test_base_time_change_only_in_ready_and_resets_the_clock():
+    """The base time before a game is a setting of the game to come: it
+    changes at once (RULES: the app starts a new game log), no question."""
     c, log = clock("sdev")
     m = menu.RefereeMenu(c)
     ref_goto(m, "Left +/- 1 min")
-    m.handle(A_LEFT, 0)                  # an adjustment before the change ...
+    m.handle(A_LEFT, 0)                  # a pending adjustment before the change ...
     ref_goto(m, "Time per player")
     assert shown(m)[1] == "<    30:00     >"
     # TSO § 1.1 b: 25 minutes; each step tells the app (a new game log)
     assert [m.handle(A_LEFT, 10) for _ in range(5)] == [menu.RULES] * 5
     assert c.rules.base == [25 * MIN, 25 * MIN]
     assert c.rem == [25 * MIN, 25 * MIN]  # ... is gone: a fresh ready clock
+    assert m.pend == [0, 0] and log.adjusts() == []
     assert c.state == cc.READY
     assert shown(m)[1] == "<    25:00     >"
+    assert m.handle(A_DONE, 20) == "exit"
 
 
 def test_base_time_item_absent_when_paused():
@@ -530,42 +652,134 @@ def test_base_time_item_absent_when_paused():
     assert c.rules.base == [30 * MIN, 30 * MIN]
 
 
-def test_reset_needs_two_right_presses_tso_1_4_1_a():
+def test_reset_asks_and_acts_only_on_the_confirmation_tso_1_4_1_a():
     c, log = paused_game()
     rem = list(c.rem)
     m = menu.RefereeMenu(c)
     ref_goto(m, "Reset game")
     assert shown(m) == ["Reset game      ", "               >"]
     assert m.handle(A_RIGHT, 1) is None
-    assert shown(m) == ["Reset game      ", "  Reset? R=yes  "]
-    assert c.state == cc.PAUSED and c.rem == rem
-    assert m.handle(A_RIGHT, 2) == "reset"
+    assert shown(m) == ["Reset game      ", "  L+R 1s = yes  "]
+    for a in (A_RIGHT, A_LEFT, A_RIGHT):          # player buttons alone: nothing
+        assert m.handle(a, 2) is None
+    assert shown(m)[1] == "  L+R 1s = yes  "
+    assert c.state == cc.PAUSED and c.rem == rem and log.ev == []
+    assert m.handle(A_CONFIRM, 1002) == "reset"
     assert c.state == cc.READY and c.rem == [30 * MIN, 30 * MIN]
 
 
-@parametrize("cancel", [A_LEFT, A_NEXT, A_DONE])
-def test_any_other_key_cancels_the_reset_question(cancel):
+@parametrize("cancel", [A_NEXT, A_DONE])
+def test_the_pause_key_drops_a_question(cancel):
+    """A_NEXT (a tap) or A_DONE (a hold) at the reset question drops it and
+    does nothing else (the menu stays); asking again needs A_RIGHT again."""
     c, log = paused_game()
     m = menu.RefereeMenu(c)
     ref_goto(m, "Reset game")
     m.handle(A_RIGHT, 1)
-    assert m.handle(cancel, 2) is None     # cancels, and does nothing else
+    assert m.handle(cancel, 2) is None
     assert shown(m) == ["Reset game      ", "               >"]
-    assert c.state == cc.PAUSED
-    assert m.handle(A_RIGHT, 3) is None    # asks again
+    assert m.handle(A_CONFIRM, 3) is None          # no question: nothing
+    assert c.state == cc.PAUSED and log.ev == []
+    assert m.handle(A_RIGHT, 4) is None            # asks again
     assert c.state == cc.PAUSED
 
 
-def test_mashing_left_and_next_never_resets():
-    """Every sequence of up to 9 presses of A_LEFT/A_NEXT (all items reached)."""
-    for n in range(1, 10):
-        for k in range(1 << n):   # every sequence of n presses: bit i picks press i
-            seq = [A_LEFT if k >> i & 1 else A_NEXT for i in range(n)]
-            c, log = paused_game()
-            m = menu.RefereeMenu(c)
-            for i, a in enumerate(seq):
-                assert m.handle(a, 100 + i) != "reset"
-            assert c.state in (cc.PAUSED, cc.OVER)
+def test_a_confirmation_with_no_question_does_nothing_and_its_keys_are_undone():
+    """SPEC v3 §4: a confirmation held when no question shows does nothing,
+    and its presses are undone like any gesture's: the app calls mark() at
+    the first key's edge, the keys act (here: two time steps), the
+    confirmation is recognised, undo() takes the steps back, then
+    A_CONFIRM does nothing."""
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Right +/- 1 s")
+    m.mark()
+    m.handle(A_LEFT, 1)
+    m.handle(A_RIGHT, 2)
+    m.handle(A_RIGHT, 3)
+    assert m.pend == [0, 1000]
+    m.undo()
+    assert m.handle(A_CONFIRM, 1003) is None
+    assert m.pend == [0, 0] and log.ev == [] and shown(m)[0] == "Right +/- 1 s   "
+
+
+def test_asking_and_confirming_with_the_keys_of_one_group_does_nothing():
+    """The right button held on "Reset game" asks; the left one joins and
+    both are held 1 s: that confirmation undoes its own keys (the question
+    they asked too), so it finds no question and resets nothing.  A reset
+    takes two separate acts: ask, then confirm (TSO § 1.4.1 a)."""
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Reset game")
+    m.mark()                                       # right goes down
+    m.handle(A_RIGHT, 1)
+    m.handle(A_LEFT, 2)
+    assert shown(m)[1] == "  L+R 1s = yes  "
+    m.undo()                                       # the confirmation, recognised
+    assert m.handle(A_CONFIRM, 1002) is None
+    assert c.state == cc.PAUSED and log.ev == []
+    assert shown(m) == ["Reset game      ", "               >"]
+
+
+def test_mark_and_undo_restore_item_pending_times_and_question():
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Left +/- 1 min")
+    m.handle(A_LEFT, 1)
+    m.handle(A_DONE, 2)                            # the apply question shows
+    m.mark()
+    m.handle(A_NEXT, 3)                            # drops it
+    m.handle(A_NEXT, 4)
+    m.handle(A_RIGHT, 5)
+    m.handle(A_RIGHT, 6)
+    assert m.ask < 0 and m.pend == [-MIN, 2000]
+    m.undo()
+    assert m.ask == menu.R_EXIT and m.pend == [-MIN, 0] and m.item == menu.R_L_MIN
+    assert shown(m)[0] == "Apply new times?"
+    assert log.ev == []
+
+
+def _any_keys_but_confirm(c, seq):
+    m = menu.RefereeMenu(c)
+    out = []
+    for i, a in enumerate(seq):
+        r = m.handle(a, 100 + i)
+        out.append(r)
+        if r == "exit":
+            m = menu.RefereeMenu(c)        # the referee opens it again
+    return out
+
+
+@parametrize("state", ["paused", "over", "ready"])
+def test_scrolling_and_any_keys_without_a_confirmation_never_change_the_game(state):
+    """SPEC v3 §4: moving through the menu never changes the game; every
+    sequence of up to 5 of A_LEFT / A_RIGHT / A_NEXT / A_DONE, and random
+    ones of 40, with no A_CONFIRM: no reset, no void, no resume, no
+    adjustment, nothing logged (in ready the base time item, a setting of
+    the game to come, changes at once: RULES, a fresh clock)."""
+    acts = (A_LEFT, A_RIGHT, A_NEXT, A_DONE)
+
+    def check(seq):
+        if state == "paused":
+            c, log = paused_game(moved=True)
+        elif state == "over":
+            c, log = over_game()
+        else:
+            c, log = clock()
+        st, rem = c.state, list(c.rem)
+        out = _any_keys_but_confirm(c, seq)
+        base_changed = menu.RULES in out
+        assert "reset" not in out
+        assert c.state == st
+        if not base_changed:
+            assert c.rem == rem and log.ev == [], (seq, log.ev)
+
+    for n in range(1, 6):
+        for k in range(4 ** n):
+            check([acts[(k >> (2 * i)) & 3] for i in range(n)])
+    rnd = Random(18)
+    for _ in range(100):
+        check([rnd.choice(acts) for _ in range(40)])
 
 
 def test_one_right_press_on_any_item_never_resets():
@@ -576,7 +790,7 @@ def test_one_right_press_on_any_item_never_resets():
             m.handle(A_NEXT, 0)
         out = m.handle(A_RIGHT, 1)
         assert out in (None, "exit")
-        assert c.state == cc.PAUSED
+        assert c.state == cc.PAUSED and log.ev == []
 
 
 def test_exit_by_long_press_or_the_exit_item():
@@ -588,6 +802,51 @@ def test_exit_by_long_press_or_the_exit_item():
     assert m.handle(A_LEFT, 0) == "exit"
     assert m.handle(A_RIGHT, 0) == "exit"
     assert log.ev == []
+
+
+def test_void_5_2_d_asks_and_acts_only_on_the_confirmation():
+    """TSO § 5.2 d on the final screen: left's clock ran 30.25 s after
+    right's last move; the item shows what left gets back, A_RIGHT asks,
+    only A_CONFIRM applies it (the game stays over, times corrected)."""
+    c, log = over_game()
+    m = menu.RefereeMenu(c)
+    assert [shown(m)[0].rstrip() for _ in (0,)] == ["5.2d: refund L"]
+    # 30.25 s: the shown time goes from 29:30 to 30:00
+    assert shown(m)[1] == "     +00:30    >"
+    assert m.handle(A_RIGHT, 100000) is None
+    assert shown(m) == ["5.2d: refund L  ", "  L+R 1s = yes  "]
+    m.handle(A_LEFT, 100001)
+    assert log.ev == [] and c.rem[0] == 30 * MIN - 30250
+    assert m.handle(A_CONFIRM, 101000) == "exit"
+    assert c.state == cc.OVER and c.rem[0] == 30 * MIN
+    assert [e[0] for e in log.ev] == [cc.EV_VOID]
+
+
+def test_resume_asks_and_acts_only_on_the_confirmation():
+    """Undoing an end made by mistake (SPEC §4): A_RIGHT asks, A_NEXT drops
+    the question, A_CONFIRM resumes (paused, times unchanged)."""
+    c, log = over_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Resume game")
+    assert m.handle(A_RIGHT, 1) is None
+    assert shown(m) == ["Resume game     ", "  L+R 1s = yes  "]
+    assert m.handle(A_NEXT, 2) is None
+    assert c.state == cc.OVER and log.ev == []
+    m.handle(A_RIGHT, 3)
+    rem = list(c.rem)
+    assert m.handle(A_CONFIRM, 1003) == "exit"
+    assert c.state == cc.PAUSED and c.rem == rem
+    assert [e[0] for e in log.ev] == [cc.EV_RESUME]
+
+
+def test_over_menu_has_no_time_items():
+    c, log = over_game()
+    m = menu.RefereeMenu(c)
+    labels = []
+    for _ in range(4):
+        labels.append(shown(m)[0].rstrip())
+        m.handle(A_NEXT, 0)
+    assert labels == ["5.2d: refund L", "Resume game", "Reset game", "Exit"]
 
 
 def test_referee_render_20x4_shows_both_times():
@@ -607,7 +866,7 @@ def test_referee_german_labels_with_umlaut():
         m.handle(A_NEXT, 0)
     assert shown(m) == ["Reset der Uhr   ", "               >"]
     m.handle(A_RIGHT, 0)
-    assert shown(m)[1] == "  Reset? R=ja   "
+    assert shown(m)[1] == "  L+R 1s = ja   "
     m.handle(A_NEXT, 0)
     m.handle(A_NEXT, 0)
     assert shown(m)[0] == "Zurück          "
@@ -633,18 +892,26 @@ def test_both_sides_base_item_stops_at_a_bound_keeping_the_difference():
     assert (s.base_left, s.base_right) == (MIN, 4 * MIN)
 
 
-def test_deduction_in_a_flag_profile_stops_at_zero_and_logs_what_was_taken():
-    """PFS § 6.2.1: a side's time ends at 00:00; the log's delta is the real change."""
+def test_deduction_in_a_flag_profile_stops_at_zero_and_logs_the_net_change():
+    """PFS § 6.2.1: a side's time ends at 00:00; the pending change stops
+    there, and the log's delta is the real change, applied as a whole."""
     c, log = clock("pfs", {"base": "00:40"})
     m = menu.RefereeMenu(c)
     ref_goto(m, "Left +/- 1 min")
     m.handle(A_LEFT, 0)
-    assert c.rem[0] == 0 and log.adjusts() == [(0, -40000)]
-    assert shown(m)[1] == "      00:00    >"
+    assert m.rem(0) == 0 and m.pend == [-40000, 0]
+    assert shown(m)[1] == "      00:00*   >"
     m.handle(A_LEFT, 0)
-    assert log.adjusts() == [(0, -40000)]                 # nothing left to take
-    m.handle(A_RIGHT, 0)
-    assert c.rem[0] == MIN
+    assert m.pend == [-40000, 0]                          # nothing left to take
+    m.handle(A_DONE, 0)
+    assert m.handle(A_CONFIRM, 1000) == "exit"
+    assert c.rem[0] == 0 and log.adjusts() == [(0, -40000)]
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Left +/- 1 min")
+    m.handle(A_RIGHT, 2000)
+    m.handle(A_DONE, 2001)
+    m.handle(A_CONFIRM, 3000)
+    assert c.rem[0] == MIN and log.adjusts()[-1] == (0, MIN)
 
 
 # -- no allocation in render() (MicroPython only) -----------------------------------
@@ -675,3 +942,34 @@ def test_render_allocates_nothing():
         assert _alloc(lambda: rm.render(r2)) == 0, "referee render item %d" % rm.item
         assert _alloc(lambda: rm.render(r4)) == 0, "referee 20x4 item %d" % rm.item
         rm.handle(A_NEXT, 0)
+    rm.handle(A_LEFT, 0)                           # a pending change: '*'
+    assert rm.pend != [0, 0]
+    for ask in (menu.R_EXIT, menu.R_RESET):        # a question showing
+        rm.ask = ask
+        assert _alloc(lambda: rm.render(r2)) == 0, "referee question %d" % ask
+        assert _alloc(lambda: rm.render(r4)) == 0, "referee 20x4 question %d" % ask
+    om = menu.RefereeMenu(over_game()[0], "de")    # the final screen: 5.2 d
+    assert _alloc(lambda: om.render(r2)) == 0, "referee 5.2d item"
+    om.handle(A_RIGHT, 0)
+    assert _alloc(lambda: om.render(r4)) == 0, "referee 5.2d question"
+
+
+def test_a_gesture_undoes_a_base_time_change_its_key_made():
+    """SPEC v3 §4 Gestures: a recognised gesture undoes what its own keys did
+    at their edges, in the referee menu too.  In ready the base-time item
+    changes at once (a setting of the game to come): a confirmation held with
+    no question, whose left press stepped the base down, puts it back (and
+    the clock is reset to it, RULES: the app starts the game anew)."""
+    c = cc.Clock(profiles.make_rules("sdev"), 0)
+    m = menu.RefereeMenu(c)
+    while m.item != menu.R_BASE:
+        m.handle(menu.A_NEXT, 0)
+    m.mark()                                   # the group's first key goes down
+    assert m.handle(menu.A_LEFT, 10) == menu.RULES
+    assert c.rules.base == [29 * 60000, 29 * 60000] and c.rem[0] == 29 * 60000
+    assert m.undo(1200) == menu.RULES          # the confirmation, recognised
+    assert c.rules.base == [30 * 60000, 30 * 60000]
+    assert c.rem == [30 * 60000, 30 * 60000] and c.state == cc.READY
+    m.mark()
+    m.handle(menu.A_NEXT, 2000)
+    assert m.undo(2100) is None                # no base change: nothing to redo

@@ -18,14 +18,16 @@ class Rig:
     """Three fake pins, a virtual clock, Buttons and Gestures."""
 
     def __init__(self, debounce_ms=25, long_ms=2000, referee_ms=3000, start_ms=START_MS,
-                 hard=False):
+                 hard=False, confirm_ms=1000, ordered=()):
         machine.reset_world()
         self.us = 0
         self.start = start_ms
         self.pins = tuple(machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (14, 15, 16))
-        self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard)
-        self.g = G.Gestures(self.b, DIFF, long_ms, referee_ms)
+        self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard, ordered)
+        self.g = G.Gestures(self.b, DIFF, long_ms, referee_ms, confirm_ms)
         self.actions = []          # (action, t_ms_relative, seen_at_ms_relative)
+        self.groups = []           # (action name, t0 relative, key): each action that
+                                   # opened a group, and each REGROUP
 
     # -- the clock ----------------------------------------------------------
     def ticks_ms(self):
@@ -88,6 +90,8 @@ class Rig:
             if a == G.NONE:
                 return
             self.actions.append((a, self.rel(self.g.t), self.rel(now)))
+            if self.g.opened or a == G.REGROUP:
+                self.groups.append((G.ACTION_NAMES[a], self.rel(self.g.t0), self.g.key))
 
     def names(self):
         return [(G.ACTION_NAMES[a], t) for a, t, _ in self.actions]
