@@ -196,6 +196,7 @@ class Session:
         if self.j is not None and self._journal(jmod.KIND_NOTE, code, -1, 0, t):
             return
         self._begin()
+        self._cut_here(0x3FFFFFFF)  # a later gesture of the group cuts it too
         self.log.comment(_GESTURE % (self.log_ms(t), ACTION_NAMES[code]))
 
     # -- gestures: mark and retract ---------------------------------------------------

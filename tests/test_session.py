@@ -430,3 +430,29 @@ def test_the_checkpoint_names_the_cut_log_before_the_file_is_cut():
     probe = persist.StateStore(fs=flash.copy(), count=cc.SNAPSHOT_LEN)
     assert probe.load()[0] == list(d.clock.snapshot())
     assert probe.log_pos == len(flash.files["games/g0001.txt"])
+
+
+@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
+def test_a_later_gesture_of_the_group_cuts_an_earlier_ones_comment(journal):
+    """One group, two gestures (the pause key held alone 2 s on a stopped
+    clock, then both player buttons added for the referee gesture): the
+    second undoes the group's keys again, the first one's effect and its log
+    comment with them; the log shows the gesture that stood (SPEC v3 §4: the
+    log records the gesture).  The first comment is the first line after
+    the mark when the keys' edges logged nothing (over, paused)."""
+    import gestures as gst
+    fs = _fs(journal)
+    d = Device(fs)
+    _game(d)
+    d.clock.pause(d.t)
+    d.run(1000)
+    g = Gesture(d)
+    d.run(2000)
+    g.undo()
+    d.s.gesture(gst.PAUSE_LONG, d.t)
+    d.run(3000)
+    g.undo()
+    d.s.gesture(gst.REFEREE, d.t)
+    d.run(100)
+    text = _replays(fs, d.clock, d.s, d.t)
+    assert "gesture referee" in text and "gesture pause_long" not in text, text
