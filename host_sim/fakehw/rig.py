@@ -21,7 +21,7 @@ PAUSE = 2
 # A gesture is a list of (ms from its start, button, 1 = down / 0 = up), in
 # time order.  Rig.perform() plays one in virtual time; the terminal
 # simulator schedules the same lists in its own timeline, so every tool
-# makes exactly the gestures the cards describe (SPEC v2 §4).
+# makes exactly the gestures the cards describe (SPEC v3 §4 Gestures).
 TAP_MS = 80
 LONG_MS = 2100      # past the 2 s long press
 CONFIRM_MS = 1100   # both player buttons, past the 1 s confirmation
