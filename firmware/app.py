@@ -107,6 +107,7 @@ class App:
         self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_MODE + 1)]
         self.gslot = -1           # -1: the group began outside the game screen
         self.gask = ASK_NONE      # the question showing when the group began
+        self.seen = self.buttons.edges()  # the keys' edge count step() began with
         self.lock_side = -1       # the side just started by a player button ...
         self.lock_until = now     # ... ignores its own button until then
         self.dirty = True         # something on the game screen changed
@@ -201,6 +202,7 @@ class App:
         puts a call frame with more than 11 words of locals and stack on the
         heap, and this must not allocate."""
         now = self.ticks_ms()
+        self.seen = self.buttons.edges()  # (_sleep: an edge after this wakes it)
         self._inputs(now)
         if self.lcd_down and self.diff(now, self.lcd_retry_at) >= 0:
             self._lcd_retry(now)
@@ -361,9 +363,12 @@ class App:
     def _sleep(self, sleep_ms, ms):
         """Sleep up to ms, in 1 ms slices, and wake at once when a key's edge
         arrives (the pin IRQ stamps it during the sleep): a press is acted on
-        and shown within a slice of its edge (SPEC v3 §6: 30 ms)."""
+        and shown within a slice of its edge (SPEC v3 §6: 30 ms).  An edge
+        that came while the step ran, after it read the keys (an LCD write
+        takes milliseconds), ends it before it begins: the count is the one
+        step() saw before reading them."""
         b = self.buttons
-        e = b.edges()
+        e = self.seen
         while ms > 0 and b.edges() == e:
             sleep_ms(1)
             ms -= 1

@@ -22,12 +22,13 @@ class _Stop(BaseException):
 class Loop:
     """App.run() for n main-loop iterations on the rig's virtual clock.
     Each sleep slice advances the clock by its ms; `during(ms)` (the ms since
-    the loop began, before the slice) may act inside the sleep.  Records,
+    the loop began, before the slice) may act inside the sleep, `after(i)`
+    at the end of iteration i's step.  Records,
     per iteration: the ms slept after it (`naps`), and when it ran, which
     side ran and the top LCD row after it (`steps`); every slice's length
     (`slices`)."""
 
-    def __init__(self, rig, n, during=None):
+    def __init__(self, rig, n, during=None, after=None):
         self.rig = rig
         self.naps = []
         self.steps = []
@@ -41,6 +42,8 @@ class Loop:
                 raise _Stop()
             self.naps.append(0)
             step()
+            if after is not None:
+                after(len(self.naps) - 1)
             self.steps.append((rig.diff(rig.now, start), app.clock.running(),
                                rig.screen()[0]))
 
@@ -156,6 +159,29 @@ def test_a_press_at_any_phase_of_the_sleep_is_shown_within_a_slice(tmp_path):
         assert after[0][0] - at <= 1, (offset, after[0])
         assert after[0][1] == LEFT, (offset, after[0])
         assert rig.clock.rem[RIGHT] == right0 - rig.diff(edge, t0), offset
+
+
+def test_a_press_during_a_step_skips_the_sleep_after_it(tmp_path):
+    """A press whose edge comes while a step runs, after the step read the
+    keys (e.g. while it writes the LCD: milliseconds on the I2C bus): the
+    sleep after that step must not begin, so the press is acted on in the
+    next step at once, not a sleep later (SPEC v3 §4 "shown at once", §6).
+    (Before, the sleep read the edge count only when it began: the press
+    waited LOOP_MS, or IDLE_LOOP_MS if its edge came after _pause_ms().)"""
+    rig = booted(tmp_path)
+    rig.press(LEFT)              # right's clock runs
+    rig.run(1000)
+    assert Loop(rig, 3).naps == [appmod.IDLE_LOOP_MS] * 3
+
+    def after(i):
+        if i == 2:
+            rig.down(RIGHT)      # the IRQ stamps it at the step's end
+
+    lp = Loop(rig, 6, after=after)
+    assert lp.naps[:2] == [appmod.IDLE_LOOP_MS] * 2
+    assert lp.naps[2] == 0, lp.naps            # no sleep after the step it came in
+    assert lp.steps[2][1] == RIGHT and lp.steps[3][1] == LEFT
+    assert lp.steps[3][0] == lp.steps[2][0]    # acted on at once
 
 
 MP_SCRIPT = """
