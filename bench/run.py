@@ -702,10 +702,10 @@ def _press_figures(names, which, presses, what, base_what, fallback):
                    what + ", 99th percentile", bw, "<= 30 (SPEC v3 §6)", p99 <= 30)]
 
 
-def press_to_lcd():
+def press_to_lcd(presses=RIG_PRESSES, menu_presses=30):
     from bench import press_bench
     figs = _press_figures(
-        PRESS_FIGURES, "rig", RIG_PRESSES,
+        PRESS_FIGURES, "rig", presses,
         "from a key's pin edge to the LCD showing its effect, %d presses at random "
         "instants (the mover's button, the pause key stopping and restarting the "
         "clock), the real App.run() loop on the rig (Pico board file) in virtual time: "
@@ -713,17 +713,17 @@ def press_to_lcd():
         "reads the keys (the emulated Pico's busy-loop figure) and each I2C transfer "
         "its bus time at 100 kHz, so a press lands asleep, reading the keys or drawing; "
         "the effect read from the HD44780 emulator's DDRAM after every transfer"
-        % (RIG_PRESSES, press_bench.STEP_US),
+        % (presses, press_bench.STEP_US),
         "the same presses,", 320)
-    m = _press_run("menu", ROOT, 30)
+    m = _press_run("menu", ROOT, menu_presses)
     if m["beep_steps_differ"]:
         raise BenchError("the key beep started in another loop iteration than the "
                          "menu's LCD change for %d presses" % m["beep_steps_differ"])
     v = sorted(m["lat_ms"])
     figs[0].notes.append(
-        "30 pause-key presses in the setup menu (next item): the key beep started in the "
+        "%d pause-key presses in the setup menu (next item): the key beep started in the "
         "same loop iteration as the LCD change every time; p50 %.1f ms, max %.1f ms (a "
-        "menu row is redrawn whole: more bus time)" % (v[len(v) // 2], v[-1]))
+        "menu row is redrawn whole: more bus time)" % (len(v), v[len(v) // 2], v[-1]))
     return figs
 
 
