@@ -55,14 +55,15 @@ def marker(codes, side, cols):
 
 
 def expect(state, side, kind):
-    """(the marker glyph, the side it is on, the lit LED side) a press of
-    `kind` ('player' or 'pause') shows, from a clock in `state` (1 running,
-    2 paused) on `side`."""
+    """(the marker glyph, the side it is on, the lit LED side, the press's
+    name: 'player', 'stop' or 'restart') a press of `kind` ('player' or
+    'pause') shows, from a clock in `state` (1 running, 2 paused) on
+    `side`."""
     if kind == "player":
-        return G_RUN[1 - side], 1 - side, 1 - side
+        return G_RUN[1 - side], 1 - side, 1 - side, "player"
     if state == 1:
-        return G_PAUSE, side, -1
-    return G_RUN[side], side, side
+        return G_PAUSE, side, -1, "stop"
+    return G_RUN[side], side, side, "restart"
 
 
 def pct(values):
@@ -187,7 +188,7 @@ def rig_game(presses=300, seed=18, board="pico"):
             side = c.side
             kind = "pause" if c.state == 2 or rng.random() < 0.3 else "player"
             b = 2 if kind == "pause" else side
-            st["want"] = expect(c.state, side, kind) + (kind,)
+            st["want"] = expect(c.state, side, kind)
             st["edge"] = v.us
             st["lcd"] = st["lcd_step"] = st["led_step"] = None
             res["in_step"] += 1 if v.in_step else 0
@@ -351,13 +352,13 @@ def pico_game(presses=40, seed=18, limit_ms=1000):
                         break
                 if got is None:
                     raise RuntimeError("the Pico's LCD did not show a %s press within %d ms: %r"
-                                       % (kind, limit_ms, pico.lcd.text_rows()))
+                                       % (want[3], limit_ms, pico.lcd.text_rows()))
                 if not up:
                     pico.run_to(t + hold)
                     pico.pin(gpio, 1)
                 t = pico.t_ms
                 res["lat_ms"].append(got)
-                res["kinds"].append(kind)
+                res["kinds"].append(want[3])
                 if kind == "player":
                     side = 1 - side
                 else:

@@ -657,9 +657,9 @@ def _base_checkout():
 
 
 def _kinds(r):
-    """'player p50/max, pause p50/max' for the notes."""
+    """'player / stop / restart presses: p50, max' for the notes."""
     out = []
-    for k in ("player", "pause"):
+    for k in ("player", "stop", "restart"):
         v = sorted(a for a, b in zip(r["lat_ms"], r["kinds"]) if b == k)
         if v:
             out.append("%d %s presses p50 %.1f ms, max %.1f ms" % (len(v), k, v[len(v) // 2], v[-1]))
@@ -712,7 +712,8 @@ def press_to_lcd(presses=RIG_PRESSES, menu_presses=30):
         "an injected sleep_ms moves time on, a loop iteration costs %d us after it "
         "reads the keys (the emulated Pico's busy-loop figure) and each I2C transfer "
         "its bus time at 100 kHz, so a press lands asleep, reading the keys or drawing; "
-        "the effect read from the HD44780 emulator's DDRAM after every transfer"
+        "the effect read from the HD44780 emulator's DDRAM after every transfer. Flash "
+        "writes cost no time here (host files): the emulated Pico's figure has them"
         % (presses, press_bench.STEP_US),
         "the same presses,", 320)
     m = _press_run("menu", ROOT, menu_presses)
