@@ -321,8 +321,16 @@ def press_to_page(presses=40, clocks=20):
                 for c in fleet.clocks:
                     c.rig.up(LEFT)
             time.sleep(1.5)
+            last = {}   # when each clock's button was last pressed
             for i in range(presses):
-                c = rnd.choice(fleet.clocks)
+                # SPEC v3 §4 Buttons: the side a press started ignores its own
+                # button for 500 ms; no player moves that fast, nor does the bench
+                while True:
+                    c = rnd.choice(fleet.clocks)
+                    if time.monotonic() - last.get(c.table, -10.0) > 0.7:
+                        break
+                    time.sleep(0.05)
+                last[c.table] = time.monotonic()
                 side = c.rig.clock.running()
                 with lock:
                     t_press = time.time() * 1000
