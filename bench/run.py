@@ -618,7 +618,9 @@ PICO_PRESSES = 30
 
 def _press_run(which, root, presses, timeout=1800):
     """bench/press_bench.py `which` on the firmware of checkout `root`."""
-    env = dict(os.environ, PYTHONPATH=root)
+    from host_sim import target
+    # the MicroPython images this checkout found (a copy elsewhere would not)
+    env = dict(os.environ, PYTHONPATH=root, SCRABBLE_EMU_DIR=target.emu_dir())
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "press_bench.py"),
                            which, "presses=%d" % presses], cwd=root, env=env,
                           capture_output=True, text=True, timeout=timeout)
@@ -647,9 +649,10 @@ def _base_checkout():
         if arc.returncode:
             raise OSError(arc.stderr.decode(errors="replace").strip())
         subprocess.run(["tar", "-x", "-C", d], input=arc.stdout, check=True)
-        nm = os.path.join(ROOT, "target", "node_modules")
-        if os.path.isdir(nm):
-            os.symlink(nm, os.path.join(d, "target", "node_modules"))
+        # the tools that checkout's target run looks for beside it
+        for sub in (".venv", os.path.join("target", "node_modules")):
+            if os.path.isdir(os.path.join(ROOT, sub)):
+                os.symlink(os.path.join(ROOT, sub), os.path.join(d, sub))
         _Base.dir = d
     except (OSError, subprocess.CalledProcessError) as e:
         _Base.why = "commit %s not available (%s)" % (press_bench.BASE_COMMIT, e)
