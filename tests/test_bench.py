@@ -11,7 +11,7 @@ import pytest
 
 from bench import run as bench
 
-LINE = re.compile(r"^[a-z][a-z_]*: -?[0-9][0-9.e+-]* [^ ]+ \(baseline: -?[0-9][0-9.e+-]*\)$")
+LINE = re.compile(r"^[a-z][a-z0-9_]*: -?[0-9][0-9.e+-]* [^ ]+ \(baseline: -?[0-9][0-9.e+-]*\)$")
 
 
 def sane(fig, name, unit):
@@ -70,6 +70,30 @@ def test_lcd_bytes_per_minute():
 def test_press_to_charge_small():
     f = sane(bench.press_to_charge(presses=3), "press_to_charge_error_ms", "ms")
     assert f.baseline > 0  # the loop reads the button after the transfer
+
+
+def test_press_to_lcd_small():
+    """issue 18: the rig's press_to_lcd_ms figures and their baseline (the
+    same presses on the firmware of the commit before SPEC v3)."""
+    p50, p99 = bench.press_to_lcd(presses=12, menu_presses=3)
+    sane(p50, "press_to_lcd_ms_p50", "ms")
+    sane(p99, "press_to_lcd_ms_p99", "ms")
+    assert 0 < p50.value <= p99.value
+    assert p99.baseline > p99.value   # a player press waited 320 ms before v3
+
+
+def test_press_bench_sees_a_loop_that_does_not_wake(monkeypatch):
+    """The measurement notices a main loop that sleeps its whole pause
+    instead of waking on a key's edge (App._sleep): the figure is not
+    hard-wired to the design it measures."""
+    from bench import press_bench
+    import app as appmod
+    woke = press_bench.rig_game(presses=40)
+    assert press_bench.pct(woke["lat_ms"])[1] <= 30          # SPEC v3 §6
+    assert woke["led_steps_differ"] == 0
+    monkeypatch.setattr(appmod.App, "_sleep", lambda self, sleep_ms, ms: sleep_ms(ms))
+    slept = press_bench.rig_game(presses=40)
+    assert press_bench.pct(slept["lat_ms"])[0] > press_bench.pct(woke["lat_ms"])[0] + 3
 
 
 def test_flash_small():
