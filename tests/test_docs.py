@@ -129,8 +129,11 @@ def test_rules_table_has_every_spec_need_with_a_test():
         assert CITE.search(cells[4]), row
     decisions = text.split("## Decisions where the rules are silent or ambiguous")[1]
     for topic in ("Started minute", "forfeit keeps the formula", "End of game",
-                  "resumes on release", "ready or paused", "challenge window",
-                  "After a flag", "Display rounding", "99:59", "waiting player"):
+                  "acts at its press, both ways", "ready or paused", "challenge window",
+                  "After a flag", "Display rounding", "99:59", "waiting player",
+                  # SPEC v3 §4 Gestures, Buttons
+                  "a gesture undoes its own keys", "asks before it changes the game",
+                  "the first one counts"):
         assert topic.lower() in decisions.lower(), topic
 
 
