@@ -81,7 +81,7 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
     fleet = hall_sim.Fleet(hall, 8, speed=SPEED)
     try:
         assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
-        msgs = H.collect(hall.port, "scrabble/cup/#")
+        msgs = hall.collect("scrabble/cup/#")
         for c in fleet.clocks:
             p = "scrabble/cup/%d/" % c.table
             st = json.loads(msgs[p + "state/%d" % c.table])
@@ -141,9 +141,9 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
         assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
         assert final(a) == final(b)
         assert b.net.connects >= 2
-        msgs = H.collect(hall.port, H.result_topics("cup"))
-        ra = json.loads(msgs["scrabble/cup/1/result/1/1"])
-        rb = json.loads(msgs["scrabble/cup/2/result/1/2"])
+        msgs = {r["topic"]: r["result"] for r in hall.records()}
+        ra = msgs["scrabble/cup/1/result/1/1"]
+        rb = msgs["scrabble/cup/2/result/1/2"]
         for k in ("left", "right", "t_ms"):
             assert ra[k] == rb[k], k
     finally:
@@ -153,7 +153,7 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
 class _Recorder:
     def __init__(self, hall, topic):
         self.got = []
-        self.c = H.viewer_client(hall.port)
+        self.c = H.viewer_client(hall.port, folder=hall.folder)
         self.c.on_message = lambda c, u, m: self.got.append((m.topic, m.payload))
         self.c.subscribe(topic)
         self.c.loop_start()
@@ -199,7 +199,7 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
         c.publish("scrabble/cup/3/state/3", b"own", qos=1).wait_for_publish(5)
         c.loop_stop()
         c.disconnect()
-        v, rc = _publisher(hall, H.VIEWER, H.VIEWER_PASSWORD)
+        v, rc = _publisher(hall, H.VIEWER, hall.viewer_password())
         v.publish("scrabble/cup/5/state/5", b"viewer", qos=1).wait_for_publish(5)
         v.loop_stop()
         v.disconnect()
@@ -265,16 +265,16 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
     try:
         fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
         topic = "scrabble/cup/1/status/1"
-        assert H.collect(hall.port, topic)[topic] == b"online"
+        assert hall.collect(topic)[topic] == b"online"
         c.link.up = False
         c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
         fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
         time.sleep(0.3)
-        assert H.collect(hall.port, topic)[topic] == b"offline"
+        assert hall.collect(topic)[topic] == b"offline"
         c.link.up = True
         fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.online_due)
         time.sleep(0.3)
-        assert H.collect(hall.port, topic)[topic] == b"online"
+        assert hall.collect(topic)[topic] == b"online"
     finally:
         fleet.close()
 
@@ -309,9 +309,11 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
     assert rig.clock.running() == 1  # it still plays
 
 
-def test_hall_command_runs_clocks_and_results_need_a_broker(tmp_path):
-    """issue 14, 1 + 6: `python -m host_sim hall --clocks N` starts Mosquitto and
-    plays N whole games; `hall results` without a broker is one clear line."""
+def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_path):
+    """issue 14, 1 + 6; issue 19 ("the CSV reads the recorder's file, not the
+    broker's memory"): `python -m host_sim hall --clocks N` starts Mosquitto
+    and the recorder and plays N whole games; `hall results` after the hall
+    stopped (no broker) has every game; a folder without results is one line."""
     port, ws = H.free_port(), H.free_port()
     proc = subprocess.run(
         [sys.executable, "-m", "host_sim", "hall", "--dir", str(tmp_path / "h"), "--tables", "3",
@@ -321,12 +323,19 @@ def test_hall_command_runs_clocks_and_results_need_a_broker(tmp_path):
     assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
     assert "3 of 3 simulated games finished" in proc.stdout
     assert os.stat(tmp_path / "h" / "clocks.json").st_mode & 0o077 == 0
+    ok = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir",
+         str(tmp_path / "h"), "--port", str(port)], cwd=ROOT, capture_output=True, text=True,
+        timeout=60)
+    assert ok.returncode == 0 and ok.stderr == ""
+    rows = list(csv.DictReader(io.StringIO(ok.stdout)))
+    assert sorted((r["table"], r["account"], r["game"]) for r in rows) == [
+        ("1", "1", "1"), ("2", "2", "1"), ("3", "3", "1")]
     bad = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--port", str(port)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir",
+         str(tmp_path / "empty")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr.startswith("hall: cannot reach the broker on port %d" % port)
-    assert bad.stderr.count("\n") == 1
+    assert bad.stderr.startswith("hall: no results in ") and bad.stderr.count("\n") == 1
 
 
 def _settings_table(c, table):
@@ -350,7 +359,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert fleet.run(seconds=10, until=lambda: n.st == net.UP and not n.dirty
                          and n.off >= len(n.out))
         time.sleep(0.3)  # the broker takes the last bytes written
-        msgs = H.collect(hall.port, "scrabble/cup/#")
+        msgs = hall.collect("scrabble/cup/#")
         assert json.loads(msgs["scrabble/cup/1/state/1"])["table"] == 1
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
@@ -359,7 +368,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
                          and not n.dirty and n.off >= len(n.out))
         time.sleep(0.3)
-        msgs = H.collect(hall.port, "scrabble/cup/#")
+        msgs = hall.collect("scrabble/cup/#")
         assert not [t for t in msgs if t.startswith("scrabble/cup/1/")], msgs
         st = json.loads(msgs["scrabble/cup/7/state/1"])
         assert st["table"] == 7 and st["clock"] == c.id
@@ -422,7 +431,7 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
         rows = results_csv(hall)
         check_rows(rows, fleet)  # one row, the clock's own times
         assert len(rows) == 1
-        msgs = H.collect(hall.port, "scrabble/cup/1/log/+/+")
+        msgs = hall.collect("scrabble/cup/1/log/+/+")
         assert msgs["scrabble/cup/1/log/1/1"].startswith(b"profile sdev")
     finally:
         if cut == "after_publish" and hall.proc is not None:
