@@ -336,7 +336,7 @@ def press_to_page(presses=40, clocks=20):
                     if t_act is None and c.rig.clock.running() != side:
                         t_act = time.time() * 1000  # (the fleet thread's tick)
                     v = br.execute_script(
-                        "var r=document.getElementById('t-%d');"
+                        "var r=document.querySelector('tr[data-table=\"%d\"]');"
                         "return r ? [r.dataset.run, r.dataset.changed] : null;" % c.table)
                     if v and v[0] == want:
                         seen = float(v[1])
