@@ -348,12 +348,15 @@ class Hall:
             time.sleep(0.05)
         raise HallError("mosquitto did not open ports %d/%d" % (self.port, self.ws_port))
 
-    def start_recorder(self, timeout=10.0, stderr=None):
-        """The recorder (host_sim/hall_recorder.py) in a process of its own."""
+    def start_recorder(self, timeout=10.0, stderr=None, wait=True):
+        """The recorder (host_sim/hall_recorder.py) in a process of its own;
+        wait: until it is connected (it keeps trying while the broker is down)."""
         self.rec_proc = subprocess.Popen(
             [sys.executable, "-m", "host_sim.hall_recorder", self.folder, str(self.port),
              self.event], cwd=ROOT, stdout=subprocess.PIPE,
             stderr=stderr if stderr is not None else None, text=True)
+        if not wait:
+            return self
         line = self.rec_proc.stdout.readline()   # "recorder: ready" once connected
         if "ready" not in line:
             raise HallError("the recorder did not start: %r" % line)
