@@ -560,6 +560,9 @@ def add_arguments(p):
     p.add_argument("--host", default=None, help="clock-config: the hall computer's IP address")
     p.add_argument("--ssid", default="", help="clock-config: Wi-Fi network")
     p.add_argument("--wifi-password", default="", help="clock-config: Wi-Fi password")
+    p.add_argument("--out", default=None,
+                   help="clock-config: write the net.json there (created 0600) instead "
+                        "of printing it")
 
 
 def main(args):
@@ -579,8 +582,12 @@ def main(args):
             if not args.host:
                 raise HallError("clock-config needs --host: the hall computer's address "
                                 "on the Wi-Fi (make deploy ... BROKER=192.168.1.10)")
-            print(json.dumps(hall.clock_config(args.table, args.host, args.ssid,
-                                               args.wifi_password)))
+            text = json.dumps(hall.clock_config(args.table, args.host, args.ssid,
+                                                args.wifi_password))
+            if args.out:
+                write_secret(args.out, text + "\n")   # its password: 0600 from the start
+            else:
+                print(text)
             return 0
         if args.action == "revoke":
             live = hall.revoke(args.table)

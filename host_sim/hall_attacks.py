@@ -272,3 +272,37 @@ def run_all(hall, n_clocks=6, speed=1):
         return Attacks(hall, fleet, lock).run()
     finally:
         fleet.close()
+
+
+def hostile_bodies(good):
+    """What a hostile (or broken) clock account can send as a state or a
+    result on its own topics, given a valid body `good` (a dict): each one
+    must be refused by the recorder, the CSV and the page with one warning
+    (tests/test_hall_readers.py, tests/test_hall_page_fuzz.py)."""
+    def with_(**kw):
+        d = json.loads(json.dumps(good))
+        for k, v in kw.items():
+            if "." in k:
+                a, b = k.split(".")
+                d[a][b] = v
+            else:
+                d[k] = v
+        return json.dumps(d).encode()
+
+    return [
+        b"{}", b"[]", b"null", b'"x"', b"1", b"true", b"not json", b"\xff\xfe\x00",
+        b'{"left": {}}',                                  # the issue's KeyError
+        with_(left={}), with_(right=None), with_(left=[1, 2]),
+        with_(table=good["table"] + 1), with_(table=str(good["table"])),
+        with_(table=None), with_(game="1"), with_(game=-1), with_(game=1.5),
+        with_(**{"left.remaining_ms": "100"}), with_(**{"left.remaining_ms": 1e400}),
+        with_(**{"left.overtime_ms": -5}), with_(**{"right.penalty": None}),
+        with_(**{"left.flag": 1}), with_(**{"right.forfeit": "no"}),
+        with_(running="up"), with_(over="yes"), with_(clock="<img src=x onerror=alert(1)>"),
+        with_(clock=""), with_(clock="x" * 500), with_(t_ms=-1), with_(t_ms=2 ** 40),
+        with_(profile=["sdev"]),
+        b'{"__proto__": {"over": true}, "constructor": {"prototype": {"x": 1}}}',
+        b"[" * 5000 + b"]" * 5000,
+        b'{"table": 1, "pad": "' + b"x" * 15000 + b'"}',
+        b"NaN", b'{"left": NaN}',
+    ]

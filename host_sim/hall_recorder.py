@@ -100,6 +100,13 @@ def check_result(body, table, game):
         return "not a finished game"
     if not _int(body.get("t_ms"), 0):
         return "t_ms is not a time"
+    for k in ("running", "late"):
+        if body.get(k) not in (None, "left", "right") or k not in body:
+            return "%s is not a side" % k
+    if type(body.get("paused")) is not bool:
+        return "paused is not true/false"
+    if not _int(body.get("challenge_ms"), 0):
+        return "challenge_ms is not a time"
     c = body.get("clock")
     if not isinstance(c, str) or not 0 < len(c) <= MAX_CLOCK_ID or not re.match(r"^[\w.-]+$", c):
         return "clock is not a clock id"

@@ -228,6 +228,12 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
     ({"host": "10.0.0.2", "port": 99999, "event": "cup", "table": 3, "password": "x"}, "port"),
     ({"host": "10.0.0.2", "port": 1883, "event": "a/b", "table": 3, "password": "x"}, "event"),
     ([], "object"),
+    # issue 19: a host name would need a DNS lookup, which blocks the clock's loop
+    ({"host": "hall.local", "port": 1883, "event": "cup", "table": 3, "password": "x"}, "IP address"),
+    ({"host": "192.168.1.256", "port": 1883, "event": "cup", "table": 3, "password": "x"}, "IP address"),
+    ({"host": "10.0.0", "port": 1883, "event": "cup", "table": 3, "password": "x"}, "IP address"),
+    ({"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 3, "password": "x",
+      "client_id": "a b"}, "client_id"),
 ])
 def test_bad_net_json_is_one_clear_line(cfg, word):
     """Bad input gets one clear line (common rules): check_config names the key."""
@@ -251,6 +257,23 @@ def test_clock_config_is_a_valid_net_json(hall):
          "--tables", "12", "--table", "40", "--host", "10.0.0.1"],
         cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "table 40" in bad.stderr
+    named = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
+         "--tables", "12", "--table", "3", "--host", "hall.local"],
+        cwd=ROOT, capture_output=True, text=True)
+    assert named.returncode == 2 and named.stdout == "" and named.stderr.count("\n") == 1
+    assert "IP address" in named.stderr and "DNS" in named.stderr
+    # --out (make deploy): the net.json, created 0600 (its password, issue 19)
+    out = os.path.join(hall.folder, "net-12.json")
+    made = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
+         "--event", "cup", "--tables", "12", "--table", "12", "--host", "192.168.1.10",
+         "--out", out], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0 and made.stdout == "", made.stderr
+    assert os.stat(out).st_mode & 0o777 == 0o600
+    assert net.check_config(json.load(open(out))) is None
+    # Each clock's client id is its own secret (issue 19: not guessable).
+    assert re.match(r"^c12-[0-9a-f]{16}$", cfg["client_id"])
     nohost = subprocess.run(
         [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
          "--tables", "12", "--table", "3"], cwd=ROOT, capture_output=True, text=True)
