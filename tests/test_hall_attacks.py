@@ -69,3 +69,49 @@ def test_secrets_are_0600_hashed_and_never_plain(hall):
     assert not any(p in passwd for p in pw.values())
     assert hall.viewer_password() not in passwd
     assert H.HASH_ITERATIONS >= 10000
+
+
+def _listeners(port):
+    """The local addresses listening on TCP `port` (IPv4 and IPv6), from /proc."""
+    out = []
+    for name, v6 in (("/proc/net/tcp", False), ("/proc/net/tcp6", True)):
+        try:
+            lines = open(name).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            addr, p = f[1].split(":")
+            if f[3] == "0A" and int(p, 16) == port:   # LISTEN
+                if v6:
+                    out.append("v6:" + addr)
+                else:
+                    b = bytes.fromhex(addr)[::-1]
+                    out.append(".".join(str(x) for x in b))
+    return out
+
+
+def test_without_lan_every_port_is_on_the_loopback(hall):
+    """issue 19: the clocks' port and the page's (WebSockets + HTTP) listen on
+    127.0.0.1 only (Mosquitto 2.0 binds WebSockets everywhere unless told
+    socket_domain ipv4: checked here on the real listening sockets)."""
+    assert _listeners(hall.port) == ["127.0.0.1"]
+    assert _listeners(hall.ws_port) == ["127.0.0.1"]
+
+
+def test_with_lan_one_line_says_so(tmp_path):
+    import subprocess
+    import sys
+    from conftest import ROOT
+    port, ws = H.free_port(), H.free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "host_sim", "hall", "--lan", "--dir", str(tmp_path / "h"),
+         "--tables", "2", "--seconds", "4", "--port", str(port), "--ws-port", str(ws)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    seen = (_listeners(port), _listeners(ws))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
+                           "the director's page on port %d" % (port, ws)), line
+    assert out == "" and seen == (["0.0.0.0"], ["0.0.0.0"]), (out, seen)
