@@ -1,4 +1,4 @@
-# The clock on the tournament hall's network: a publish-only MQTT 3.1.1
+# The clock on the tournament hall's network: an MQTT 3.1.1
 # client that never stalls the main loop (issue 14; docs/hall.md).
 #
 # The clock publishes under scrabble/<event>/<table>/, each topic ending in
