@@ -386,6 +386,20 @@ class Hall:
         self.stop_recorder()
         self.stop_broker()
 
+    def watch(self, seconds=None):
+        """Until the broker exits (or `seconds` pass): restart the recorder
+        whenever it dies, with one line on stderr (its results stay on the
+        clocks meanwhile: nothing is lost, only delayed)."""
+        end = None if seconds is None else time.monotonic() + seconds
+        while self.proc is not None and self.proc.poll() is None:
+            if end is not None and time.monotonic() >= end:
+                return
+            if self.rec_proc is not None and self.rec_proc.poll() is not None:
+                print("hall: the recorder stopped (exit %s); starting it again"
+                      % self.rec_proc.returncode, file=sys.stderr, flush=True)
+                self.start_recorder(stderr=sys.stderr, wait=False)
+            time.sleep(0.5)
+
     def url(self, host="127.0.0.1"):
         return "http://%s:%d/" % (host, self.ws_port)
 
@@ -624,11 +638,9 @@ def run(hall, args):
             sim.run(args.seconds or None)
             print("hall: %d of %d simulated games finished" % (sim.finished(), args.clocks))
             if not args.seconds:
-                hall.proc.wait()
-        elif args.seconds:
-            time.sleep(args.seconds)
+                hall.watch()
         else:
-            hall.proc.wait()
+            hall.watch(args.seconds or None)
     except KeyboardInterrupt:
         pass
     finally:

@@ -54,3 +54,21 @@ def test_every_game_exactly_once_through_broker_and_recorder_kills(tmp_path, see
         left, right, clock_id = got["finals"][t]
         assert (r["account"], r["game"], r["clock"]) == (str(t), "1", clock_id)
         assert (int(r["left_time"]), int(r["right_time"])) == (left, right), r
+
+
+def test_the_running_hall_restarts_a_dead_recorder(tmp_path, capfd):
+    import signal
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=2, port=H.free_port(),
+               ws_port=H.free_port())
+    h.write()
+    h.start()
+    try:
+        old = h.rec_proc
+        old.send_signal(signal.SIGKILL)
+        old.wait()
+        h.watch(seconds=1.5)
+        assert h.rec_proc is not old and h.rec_proc.poll() is None
+        err = capfd.readouterr().err
+        assert err.count("hall: the recorder stopped (exit -9); starting it again\n") == 1
+    finally:
+        h.stop()
