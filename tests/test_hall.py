@@ -460,3 +460,35 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
         if cut == "after_publish" and hall.proc is not None:
             _freeze(hall, False)
         fleet.close()
+
+
+def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
+    """issue 19 ("a clock keeps each result until it knows the hall has it on
+    disk"): with the recorder down, the broker's PUBACK does not take the
+    result off the clock's queue or net.out; it is sent again every
+    net.RESEND_MS; once the recorder runs it stores it once, echoes it, and
+    the clock forgets it."""
+    hall.stop_recorder()
+    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    c = fleet.clocks[0]
+    n = c.net
+    outbox = c.root + net.OUTBOX
+    try:
+        assert fleet.run(seconds=30, until=lambda: c.over() and any(m[5] for m in n.q1))
+        result = [m for m in n.q1 if m[4] is not None]
+        assert len(result) == 1 and result[0][5], "acknowledged by the broker, kept"
+        with open(outbox) as f:
+            assert f.read().startswith("R scrabble/cup/1/result/1/1 {")
+        sent = n.published
+        start = c.rig.ms()
+        fleet.run(seconds=10, until=lambda: c.rig.ms() > start + 3 * net.RESEND_MS)
+        assert n.published >= sent + 2, "re-sent while unconfirmed"
+        assert n.q1 and os.path.isfile(outbox) and n.confirmed == 0
+        hall.start_recorder()
+        assert fleet.run(seconds=30, until=lambda: not n.q1)
+        assert n.confirmed == 1 and not os.path.exists(outbox)
+        recs = hall.records()
+        assert [r["topic"] for r in recs] == ["scrabble/cup/1/result/1/1"]
+        assert recs[0]["result"] == json.loads(result[0][4])
+    finally:
+        fleet.close()
