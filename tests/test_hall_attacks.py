@@ -55,6 +55,17 @@ def test_acl_is_explicit_per_account(hall):
                             r"|read scrabble/cup/confirm/%d)$" % (t, t), line), line
 
 
+def test_limits_are_in_the_broker_configuration(hall):
+    """message size, packet size, memory (which bounds retained messages),
+    queues, connections: set, and the real Mosquitto runs with them."""
+    conf = open(hall.conf).read()
+    for line in ("message_size_limit %d" % H.MESSAGE_SIZE_LIMIT, "memory_limit %d" % H.MEMORY_LIMIT,
+                 "max_packet_size ", "max_queued_messages 1000", "max_queued_bytes ",
+                 "max_connections ", "allow_anonymous false", "check_retain_source true"):
+        assert line in conf, line
+    assert hall.proc.poll() is None
+
+
 def test_secrets_are_0600_hashed_and_never_plain(hall):
     """passwd, clocks.json, service.json, the config: 0600; the password file
     holds PBKDF2-SHA512 hashes of HASH_ITERATIONS rounds, no password."""
