@@ -232,6 +232,37 @@ class Attacks:
             kept = c.net.connects == before and c.net.st == 3
         self.record("stolen_clock_takes_over_the_victims_session", kept)
 
+    def attack_page_server_path_traversal(self):
+        """The page's HTTP server (Mosquitto's http_dir, www/ inside the hall
+        folder) asked for the folder's secrets by every path trick: no
+        password or hash comes back."""
+        import http.client
+        paths = ["/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
+                 "/../service.json", "/www/../clocks.json", "/....//clocks.json",
+                 "//" + self.hall.folder.lstrip("/") + "/clocks.json", "/../../../etc/passwd",
+                 "/%2e%2e%2fservice.json", "/..\\clocks.json"]
+        leaked = []
+        control = []
+        for p in ["/config.js"] + paths:
+            conn = http.client.HTTPConnection("127.0.0.1", self.hall.ws_port, timeout=5)
+            try:
+                conn.putrequest("GET", p, skip_host=True, skip_accept_encoding=True)
+                conn.putheader("Host", "127.0.0.1")
+                conn.endheaders()
+                body = conn.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                body = b""
+            finally:
+                conn.close()
+            if p == "/config.js":
+                control.append(H.VIEWER.encode() in body)   # the server answers
+            elif b"$7$" in body or b"root:" in body or any(
+                    pw.encode() in body for pw in list(self.pw.values()) +
+                    [H.service_passwords(self.hall.folder)[H.RECORDER]]):
+                leaked.append(p)
+        self.record("page_server_path_traversal", control == [True] and not leaked,
+                    (control, leaked))
+
     def attack_zz_revoked_clock_cannot_connect(self):
         """Last: the director revokes the stolen clock's account (hall revoke):
         its net.json no longer connects."""
