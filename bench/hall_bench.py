@@ -340,7 +340,8 @@ def hall_attacks():
     through = [r[0] for r in old if not r[1]]
     return [Figure(
         "hall_attacks_repelled", ok, "of %d" % len(new), sum(1 for r in old if r[1]),
-        "attacks of host_sim/hall_attacks.py (anonymous and crafted user names, path tricks for the hall folder's secrets on the page's HTTP server, the "
+        "attacks of host_sim/hall_attacks.py (anonymous and crafted user names, path "
+        "tricks for the hall folder's secrets on the page's HTTP server, the "
         "viewer publishing or taking a clock's client id, a stolen clock's net.json "
         "writing or reading other clocks' topics, forging a result for another table, "
         "taking a session over, an oversized retained message, a revoked account) "

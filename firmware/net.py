@@ -51,9 +51,10 @@
 # The QoS 1 queue is also kept on flash (OUTBOX, next to the app, written
 # atomically by fsys.write_atomic) from the moment a message is
 # queued until its PUBACK (a result: until its confirmation): a result not
-# yet confirmed when the power is cut is sent again after the boot.  One line per message: "R <topic> <JSON>" (a
-# result), "L <topic> <game>" (a game's log, read again from its file), "C
-# <topic>" (an emptied retained topic).
+# yet confirmed when the power is cut is sent again after the boot.  One
+# line per message: "R <topic> <JSON>" (a result), "L <topic> <game>" (a
+# game's log, read again from its file), "C <topic>" (an emptied retained
+# topic).
 #
 # The state fields are firmware/report.py's, the same as `replay --json`
 # (minus lcd).

@@ -229,9 +229,12 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
     ({"host": "10.0.0.2", "port": 1883, "event": "a/b", "table": 3, "password": "x"}, "event"),
     ([], "object"),
     # issue 19: a host name would need a DNS lookup, which blocks the clock's loop
-    ({"host": "hall.local", "port": 1883, "event": "cup", "table": 3, "password": "x"}, "IP address"),
-    ({"host": "192.168.1.256", "port": 1883, "event": "cup", "table": 3, "password": "x"}, "IP address"),
-    ({"host": "10.0.0", "port": 1883, "event": "cup", "table": 3, "password": "x"}, "IP address"),
+    ({"host": "hall.local", "port": 1883, "event": "cup", "table": 3, "password": "x"},
+     "IP address"),
+    ({"host": "192.168.1.256", "port": 1883, "event": "cup", "table": 3, "password": "x"},
+     "IP address"),
+    ({"host": "10.0.0", "port": 1883, "event": "cup", "table": 3, "password": "x"},
+     "IP address"),
     ({"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 3, "password": "x",
       "client_id": "a b"}, "client_id"),
 ])

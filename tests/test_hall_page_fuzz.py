@@ -70,7 +70,8 @@ def test_model_refuses_every_hostile_body_and_never_throws(tmp_path, browser):
             topics.forEach(function (t) {
               bodies.forEach(function (b) {
                 try { var m = HallModel.parse('cup', t, b);
-                      out.push(m === null ? 'null' : m.error ? 'error' : 'ACCEPTED ' + t + ' ' + b); }
+                      out.push(m === null ? 'null' : m.error ? 'error'
+                               : 'ACCEPTED ' + t + ' ' + b); }
                 catch (e) { out.push('THREW ' + e); }
               });
             });
@@ -78,12 +79,14 @@ def test_model_refuses_every_hostile_body_and_never_throws(tmp_path, browser):
         assert len(got) == len(bodies) * len(topics)
         assert set(got) == {"error"}, [g for g in got if g != "error"][:5]
         odd = browser.execute_script("""
-            var t = ['scrabble/cup/03/state/3', 'scrabble/cup/3/state/x', 'scrabble/cup/0/state/3',
+            var t = ['scrabble/cup/03/state/3', 'scrabble/cup/3/state/x',
+                     'scrabble/cup/0/state/3',
                      'scrabble/cup/3/result/0/3', 'scrabble/cup/3/result/1/3/x',
                      'scrabble/cup/__proto__/state/3', 'scrabble/cup/3/state/__proto__',
                      'scrabble/cup/3/status/3', 'scrabble/cup/3/log/x/3'];
-            return t.map(function (x) { var m = HallModel.parse('cup', x, 'hacked');
-                                        return m === null ? 'null' : m.error ? 'error' : 'ok'; });""")
+            return t.map(function (x) {
+              var m = HallModel.parse('cup', x, 'hacked');
+              return m === null ? 'null' : m.error ? 'error' : 'ok'; });""")
         assert "ok" not in odd, odd
         ok = browser.execute_script(
             "var m = HallModel.parse('cup', 'scrabble/cup/3/state/3', arguments[0]);"
@@ -136,7 +139,8 @@ def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
         assert "running" in r2["1"][2] and "ready" in r2["2"][2], r2
         # the thief's row keeps its last valid state; nothing became HTML
         assert r2["3"][1] == "01:00" or r2["3"][1].startswith("00:"), r2["3"]
-        assert not browser.execute_script("return document.querySelectorAll('#rows img, #rows b').length")
+        assert not browser.execute_script(
+            "return document.querySelectorAll('#rows img, #rows b').length")
         assert browser.execute_script(ERRORS_JS) == []
         # a fresh page: the retained hostile state (the thief's last) is refused, the rest shows
         A._publish(thief, "scrabble/cup/3/state/3", b'{"left": {}}', retain=True)
