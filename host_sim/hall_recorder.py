@@ -249,6 +249,9 @@ def run(folder, port, event, host="127.0.0.1"):
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
             c.subscribe(sub, qos=1)
+        else:   # (no result is confirmed meanwhile: the clocks keep theirs)
+            print("recorder: the broker refused the recorder's account: %s" % rc,
+                  file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
         got = parse_message(event, m.topic, m.payload)
