@@ -39,19 +39,10 @@
 # tests/test_gestures.py (under MicroPython) checks that no collection is provoked.
 #
 # Ordering.  Presses come out in the order of their first edges, each with
-# its own edge time (two player buttons pressed 1 ms apart: in that order).
-# A release is known only debounce_ms after its first edge, so a release can
-# come out after a later press of another button - except for the pins in
-# `ordered` (default: none, and no board passes any since SPEC v3: no press
-# may wait), whose releases are put in edge order:
-# before a burst on another pin is taken, an earlier release of an ordered
-# pin is brought out first (from its live level, or from the record of its
-# next burst if that is already queued), and while one may be under way (an
-# edge within debounce_ms) the burst waits, at most HOLD_DEBOUNCES *
-# debounce_ms.  So "pause released, then a player button 10 ms later" comes
-# out in that order.  The wait costs no time: its events keep their edge
-# times, and it only happens just after the pause key moved.
-# (gestures.py copes with a player button's release coming out late.)
+# its own edge time (two player buttons pressed 1 ms apart: in that order),
+# and never wait for anything (SPEC v3 §4: a key acts at its own edge).  A
+# release is known only debounce_ms after its first edge, so it can come out
+# after a later press of another button; gestures.py copes with that.
 #
 # Timestamps are taken in the handler.  With hard=True (rp2) that is the
 # edge itself; with soft IRQs (the default, and the only kind on esp32) it is
@@ -74,7 +65,6 @@ BTN_PAUSE = 2
 
 RING = 16          # IRQ -> main entries (one per burst); a power of two
 EVENTS = 16        # debounced events waiting for get(); a power of two
-HOLD_DEBOUNCES = 4
 _MASK30 = 0x3FFFFFFF
 _STALE = 1 << 27   # a pin quiet this long (1.5 days) has its old times moved up
 
@@ -84,18 +74,13 @@ def array_i(n):
 
 
 class Buttons:
-    def __init__(self, pins, ticks_ms, ticks_diff, debounce_ms=25, hard=False,
-                 ordered=()):
+    def __init__(self, pins, ticks_ms, ticks_diff, debounce_ms=25, hard=False):
         n = len(pins)
         self.pins = pins
         self._n = n
         self._ticks_ms = ticks_ms
         self._diff = ticks_diff
         self.debounce_ms = debounce_ms
-        self._hold_ms = debounce_ms * HOLD_DEBOUNCES
-        self._order = 0             # pins whose releases come out in edge order
-        for k in ordered:
-            self._order |= 1 << k
         # -- written by the IRQ handler only --
         self._lt = array_i(n)       # time of the latest edge
         self._ll = bytearray(n)     # level read at the latest edge
@@ -181,12 +166,11 @@ class Buttons:
         """Turn recorded edges into events (call every main-loop iteration)."""
         self._now = now
         while self._tail != self._head and self._qn < EVENTS - self._n:
-            if not self._take(self._tail, now):
-                break
+            self._take(self._tail)
         i = 0
         while i < self._n:
             if self._qn < EVENTS:
-                self._settle(i, now, None)
+                self._settle(i, now)
             i += 1
         self._freshen(now)
 
@@ -205,15 +189,12 @@ class Buttons:
         if self._diff(now, self._tt[i]) > _STALE:
             self._tt[i] = old
 
-    def _take(self, j, now):
+    def _take(self, j):
         # The oldest recorded burst, ring slot j.
         i = self._rf[j] & 3
-        if not self._others_before(i, self._rt[j], now):
-            return False
         self._burst(i, j)
         self._td[i] = (self._td[i] + 1) & _MASK30
         self._tail = (j + 1) & (RING - 1)
-        return True
 
     def _burst(self, i, j):
         # A burst of edges started at t on pin i; the level before it is
@@ -235,55 +216,14 @@ class Buttons:
         self._tt[i] = t
         self._tp[i] = 1
 
-    def _others_before(self, i, t, now):
-        # Edge order: bring out the earlier releases of the other ordered
-        # pins before a burst at t on pin i; False = wait.
-        k = 0
-        while k < self._n:
-            if k != i and self._st[k] and (self._order >> k) & 1:
-                if not self._ordered_before(k, t, now):
-                    return False
-            k += 1
-        return True
-
-    def _ordered_before(self, k, t, now):
-        if self._td[k] != self._tq[k]:
-            self._queued_release(k, t)
-            return True
-        if self._settle(k, now, t):
-            # k may be in the middle of being released: wait (bounded)
-            return self._diff(now, t) >= self._hold_ms
-        return True
-
-    def _queued_release(self, k, t):
-        # k's next burst is queued behind: its record tells how k's line
-        # rested before it.
-        j = self._next_of(k)
-        if self._rf[j] >> 2:
-            if self._tp[k]:
-                d = self._rp[j]
-            else:
-                d = self._tt[k]
-            if self._diff(d, t) <= 0:
-                self._push(k, RELEASE, d)
-
-    def _next_of(self, k):
-        j = (self._tail + 1) & (RING - 1)
-        while (self._rf[j] & 3) != k:
-            j = (j + 1) & (RING - 1)
-        return j
-
-    def _settle(self, i, now, limit):
+    def _settle(self, i, now):
         # Decide button i from its live level (none of its bursts queued).
-        # With a limit, only a release dated at or before it is taken.
-        # Returns True when i is held and may be in the middle of a release.
         if not self._snap(i):
-            return True
+            return
         if self._st[i]:
-            return self._settle_held(i, now, limit)
-        if not self._slv and limit is None:
+            self._settle_held(i, now)
+        elif not self._slv:
             self._lost_press(i, now)
-        return False
 
     def _snap(self, i):
         # Level and latest edge time of pin i, consistent with each other
@@ -295,20 +235,15 @@ class Buttons:
         self._slt = self._lt[i]
         return self._ec[i] == e
 
-    def _settle_held(self, i, now, limit):
-        if self._diff(now, self._slt) < self.debounce_ms:
-            # Not quiet yet: high may become a release; low may still end
-            # high if this burst is a release burst (not the press's own).
-            return self._slv or not self._tp[i]
-        if not self._slv:
-            return False            # resting low: held
+    def _settle_held(self, i, now):
+        # Not quiet yet (high may become a release), or resting low: held.
+        if self._diff(now, self._slt) < self.debounce_ms or not self._slv:
+            return
         if self._tp[i]:
             d = self._slt           # press and release in one burst
         else:
             d = self._tt[i]
-        if limit is None or self._diff(d, limit) <= 0:
-            self._push(i, RELEASE, d)
-        return False
+        self._push(i, RELEASE, d)
 
     def _lost_press(self, i, now):
         # Low, released, nothing queued: its edges were lost (full ring).

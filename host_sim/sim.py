@@ -16,12 +16,17 @@ The rig runs the app's main loop every few virtual ms up to that instant.
 
 Keys.  A terminal reports key presses, not releases, so a key means "button
 down now, up after KEY_HOLD_MS of virtual time" (terminal auto-repeat, while a
-key is held, just extends the hold: one press, as on the device).  The other
-keys play the quick-reference cards' gestures (host_sim/fakehw/rig.py):
-`e` the pause key held 2 s (setup menu in READY; the END? question when
-stopped; NEW GAME? on the final screen), `y` both player buttons held 1 s
-(yes), `r` the referee's three keys, `[` / `]` the late arrival (the left /
-right player present: pause key, then their button, held 2 s).
+key is held, just extends the hold: one press, as on the device).  As on the
+device (SPEC v3 §4), each key acts at its own press edge: `a` / `l` end a
+turn and `space` stops or restarts the clock on the next loop step, while
+the key is still down.  Gestures are held keys; the other keys play the
+quick-reference cards' gestures (host_sim/fakehw/rig.py), and a gesture
+undoes what its own keys did at their edges: `e` the pause key held 2 s
+(setup menu in READY; the END? question when stopped; NEW GAME? on the final
+screen), `y` both player buttons held 1 s (yes; also "Apply new times?" in
+the referee menu), `r` the referee's three keys held 3 s, `[` / `]` the late
+arrival (the left / right player present: pause key, then their button, held
+2 s).
 
 Replay.  --replay FILE applies the file's events to the app's timing core at
 their own virtual times (ms since power-up, as in the game log), while the
@@ -54,7 +59,7 @@ LANGS = langmod.LANGS  # the one language table (firmware/lang.py)
 LEFT, RIGHT, PAUSE = 0, 1, 2
 
 FACE_W = 58              # the clock face's outer width (fits in 80 columns)
-HELP = "a left  l right  space pause  e hold  y L+R yes  r referee  [ ] late  q quit"
+HELP = "a left  l right  space pause  e pause 2s  y L+R 1s  r referee  [ ] late  q quit"
 
 # Drawing characters: Unicode, and an ASCII set for terminals without UTF-8.
 UNI = {"tl": "\u256d", "tr": "\u256e", "bl": "\u2570", "br": "\u256f",

@@ -11,7 +11,7 @@ import pytest
 
 from bench import run as bench
 
-LINE = re.compile(r"^[a-z][a-z_]*: -?[0-9][0-9.e+-]* [^ ]+ \(baseline: -?[0-9][0-9.e+-]*\)$")
+LINE = re.compile(r"^[a-z][a-z0-9_]*: -?[0-9][0-9.e+-]* [^ ]+ \(baseline: -?[0-9][0-9.e+-]*\)$")
 
 
 def sane(fig, name, unit):
@@ -72,6 +72,30 @@ def test_press_to_charge_small():
     assert f.baseline > 0  # the loop reads the button after the transfer
 
 
+def test_press_to_lcd_small():
+    """issue 18: the rig's press_to_lcd_ms figures and their baseline (the
+    same presses on the firmware of the commit before SPEC v3)."""
+    p50, p99 = bench.press_to_lcd(presses=12, menu_presses=3)
+    sane(p50, "press_to_lcd_ms_p50", "ms")
+    sane(p99, "press_to_lcd_ms_p99", "ms")
+    assert 0 < p50.value <= p99.value
+    assert p99.baseline > p99.value   # a player press waited 320 ms before v3
+
+
+def test_press_bench_sees_a_loop_that_does_not_wake(monkeypatch):
+    """The measurement notices a main loop that sleeps its whole pause
+    instead of waking on a key's edge (App._sleep): the figure is not
+    hard-wired to the design it measures."""
+    from bench import press_bench
+    import app as appmod
+    woke = press_bench.rig_game(presses=40)
+    assert press_bench.pct(woke["lat_ms"])[1] <= 30          # SPEC v3 §6
+    assert woke["led_steps_differ"] == 0
+    monkeypatch.setattr(appmod.App, "_sleep", lambda self, sleep_ms, ms: sleep_ms(ms))
+    slept = press_bench.rig_game(presses=40)
+    assert press_bench.pct(slept["lat_ms"])[0] > press_bench.pct(woke["lat_ms"])[0] + 3
+
+
 def test_flash_small():
     figs = bench.flash_per_hour(hours=0.05)
     sane(figs[0], "flash_bytes_per_hour", "bytes")
@@ -130,6 +154,6 @@ def test_hall_figures_small():
     (heap,) = hall_bench.net_heap()
     sane(heap, "net_heap_bytes_per_message", "bytes")
     assert heap.value > 0
-    (rate,) = hall_bench.hall_throughput(seconds=0.3, clocks=3)
+    (rate,) = hall_bench.hall_throughput(seconds=0.3, clocks=3, runs=1)
     sane(rate, "hall_messages_per_second", "msgs/s")
     assert rate.value > 0

@@ -129,8 +129,11 @@ def test_rules_table_has_every_spec_need_with_a_test():
         assert CITE.search(cells[4]), row
     decisions = text.split("## Decisions where the rules are silent or ambiguous")[1]
     for topic in ("Started minute", "forfeit keeps the formula", "End of game",
-                  "resumes on release", "ready or paused", "challenge window",
-                  "After a flag", "Display rounding", "99:59", "waiting player"):
+                  "acts at its press, both ways", "ready or paused", "challenge window",
+                  "After a flag", "Display rounding", "99:59", "waiting player",
+                  # SPEC v3 §4 Gestures, Buttons
+                  "a gesture undoes its own keys", "asks before it changes the game",
+                  "the first one counts"):
         assert topic.lower() in decisions.lower(), topic
 
 
@@ -312,10 +315,11 @@ def bench():
         b.close()
 
 
-def test_claim_pause_key_stops_on_press_and_resumes_on_release(bench):
-    """rules.md: a running clock stops on the pause key's leading edge (and
-    stays stopped when that press is released); a stopped clock resumes when
-    the key is released after the next short press."""
+def test_claim_pause_key_stops_and_restarts_at_its_press(bench):
+    """Cards, "The keys" (SPEC v3 §4 Pause key): a running clock stops on
+    the pause key's press and stays stopped however long it is held and
+    when it is released; the next press runs the same clock on from that
+    press, while the key is still down."""
     b = bench()
     r = b.rig
     c = b.clock
@@ -332,20 +336,22 @@ def test_claim_pause_key_stops_on_press_and_resumes_on_release(bench):
     r.run(500)                             # released: still stopped
     assert c.state == cc.PAUSED and c.rem[cc.RIGHT] == rem
     r.down(screens.PAUSE)                  # the next press ...
+    edge2 = r.ms()
+    r.run(5)
+    assert c.running() == cc.RIGHT         # ... runs the clock on at once
     r.run(300)
-    assert c.state == cc.PAUSED            # ... does nothing until ...
     r.up(screens.PAUSE)
-    up = r.ms()
-    r.run(100)                             # ... it is released
+    r.run(100)
     assert c.running() == cc.RIGHT
-    assert c.rem[cc.RIGHT] == 30 * MIN - (edge - start) - (r.ms() - up)
+    assert c.rem[cc.RIGHT] == 30 * MIN - (edge - start) - (r.ms() - edge2)
 
 
 def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     """Cards, "End of game": stop the clock, hold the pause key 2 s, the
     display asks, both player buttons held 1 s confirm.  The last turn is
     charged up to the stop (TSO § 5.1 b i); a hold that stopped a running
-    clock never asks; any other key drops the question."""
+    clock never asks; any other key answers "no" and does what it always
+    does at its press (SPEC v3 §4)."""
     import rig as gestures
     b = bench()
     r = b.rig
@@ -359,12 +365,33 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     used = 30 * MIN - c.rem[cc.LEFT]
     r.perform(gestures.long_press())       # now from a stopped clock: it asks
     assert r.app.ask and "END?" in r.screen()[1]
-    r.press(screens.LEFT)                  # a single button: "no"
-    assert not r.app.ask and c.state == cc.PAUSED
+    assert c.state == cc.PAUSED and 30 * MIN - c.rem[cc.LEFT] == used, \
+        "the hold's own press (a restart) was undone"
+    r.press(screens.LEFT)                  # a single button: "no", and it acts:
+    assert not r.app.ask and c.running() == cc.RIGHT   # left's turn ends (PFS dead time)
+    r.press(screens.PAUSE)                 # stopped again
     r.perform(gestures.long_press())
     r.perform(gestures.confirm())          # L+R held 1 s: yes
     assert c.state == cc.OVER
     assert c.rem[cc.LEFT] == 30 * MIN - used
+
+
+def test_claim_confirmation_without_a_question_only_stops(bench):
+    """Cards: both player buttons held 1 s with no question showing: the two
+    presses are undone and the clock is stopped (SPEC v3 §4: a
+    confirmation with no question does nothing and undoes its presses)."""
+    import rig as gestures
+    b = bench()
+    r = b.rig
+    c = b.clock
+    start = r.ms()
+    r.press(screens.LEFT)                  # right runs from this edge
+    r.run(4000)
+    first = r.ms()
+    r.perform(gestures.confirm())          # right's press would end its turn
+    assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.ask
+    assert c.rem[cc.LEFT] == 30 * MIN, "left never ran"
+    assert c.rem[cc.RIGHT] == 30 * MIN - (first - start), "stopped from the first press"
 
 
 def test_claim_referee_gesture_while_running_pauses_first(bench):

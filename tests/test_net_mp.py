@@ -34,10 +34,33 @@ def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
         assert r["running_bytes_per_iter"] == 0, r
         assert r["messages"] == 21  # one state message per call: 20 measured + the warm-up
         assert r["over"] and r["acked"], r
-        msgs = H.collect(h.port, "scrabble/mp/1/#")
-        res = json.loads(msgs["scrabble/mp/1/result/%d/1" % r["game"]])
+        msgs = h.collect("scrabble/mp/1/#")
+        # the result reached the recorder's file (it confirmed it: "acked")
+        res = {x["topic"]: x["result"] for x in h.records()}[
+            "scrabble/mp/1/result/%d/1" % r["game"]]
         assert [res["left"]["remaining_ms"], res["right"]["remaining_ms"]] == r["rem"]
         assert res["over"] and res["clock"] == "mp001" and res["table"] == 1
         assert msgs["scrabble/mp/1/log/%d/1" % r["game"]].startswith(b"profile sdev")
+    finally:
+        h.stop()
+
+
+def test_no_heap_per_iteration_while_a_result_waits_for_its_confirmation(tmp_path):
+    """issue 19: with no recorder running, the result the broker acknowledged
+    stays queued; the loop allocates nothing while it waits, and re-sends it
+    (net.RESEND_MS) without dropping it."""
+    h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
+               ws_port=H.free_port())
+    pw = h.write()
+    h.start_broker()              # no recorder: nobody confirms
+    try:
+        root = str(tmp_path / "clock") + "/"
+        os.mkdir(root)
+        proc = run_micropython([NET_RIG, root, str(h.port), pw[1], "waiting"], timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert r["connected"] and r["acked_unconfirmed"], r
+        assert r["waiting_bytes_per_iter"] == 0, r
+        assert r["resent"] >= 1 and r["kept"] == 1, r
     finally:
         h.stop()

@@ -35,7 +35,7 @@ NO_TMUX = ("tmux is not installed (apt-get install tmux): "
 PY = sys.executable
 ENV = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
 ENV.pop("TMUX", None)  # not nested inside a developer's tmux session
-HELP = "a left  l right  space pause  e hold  y L+R yes  r referee  [ ] late  q quit"
+HELP = "a left  l right  space pause  e pause 2s  y L+R 1s  r referee  [ ] late  q quit"
 LCD_ROW = re.compile("\u2503(.*)\u2503")
 RUN_L, RUN_R, FLAG = "\u25c0", "\u25b6", "\u2691"
 LIT, OFF = "\u25cf", "\u25cb"
@@ -314,17 +314,47 @@ def test_referee_gesture_adjusts_a_paused_game(term):
     t.send("a")
     t.wait_lcd(running_right, "right running")
     t.send("Space")
-    t.wait_lcd(lambda r: word("PAUSE") in r[1], "PAUSE")
+    before = times(t.wait_lcd(lambda r: word("PAUSE") in r[1], "PAUSE"))
     t.send("r")
     s = t.wait(lambda s: "referee menu" in status(s), "the referee menu")
     assert lcd(s)[0].strip() == word("T_ADJ_L_S")
     assert "01:00" in lcd(s)[1]
     t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released")
-    t.send("l")  # increase: left + 1 s
-    t.wait_lcd(lambda r: "01:01" in r[1], "left 01:01")
-    t.send("e")  # long press: leave the menu
-    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game")
-    assert times(rows)[0] == 61
+    t.send("l")  # increase: left + 1 s, pending (SPEC v3 §7: a change asks first)
+    rows = t.wait_lcd(lambda r: "01:01*" in r[1], "left 01:01*, pending")
+    t.send("e")  # long press: leave the menu -> the clock asks to apply the times
+    rows = t.wait_lcd(lambda r: r[0].strip() == word("T_APPLY"), "Apply new times?",
+                      timeout=6)
+    assert rows[1].strip() == word("V_CONFIRM")
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released", timeout=6)
+    t.send("y")  # both player buttons held 1 s: yes, applied as a whole
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game",
+                      timeout=6)
+    assert times(rows) == (61, before[1]), "left + 1 s, right unchanged"
+
+
+def test_referee_time_change_not_confirmed_changes_nothing(term):
+    """SPEC v3 §7: leaving the referee menu without the confirmation (the
+    pause key held 2 s at "Apply new times?") drops the pending change."""
+    t = term("--profile", "sdev", "--base", "01:00", "--speed", "20")
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    t.send("a")
+    t.wait_lcd(running_right, "right running")
+    t.send("Space")
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "PAUSE")
+    before = times(rows)
+    t.send("r")
+    t.wait(lambda s: "referee menu" in status(s), "the referee menu")
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released")
+    t.send("l")
+    t.wait_lcd(lambda r: "*" in r[1], "a pending change")
+    t.send("e")
+    t.wait_lcd(lambda r: r[0].strip() == word("T_APPLY"), "Apply new times?", timeout=6)
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released", timeout=6)
+    t.send("e")  # held 2 s at the question: leave without the changes
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game",
+                      timeout=6)
+    assert times(rows) == before
 
 
 def test_20x4_board_in_german(term):
@@ -409,6 +439,54 @@ def test_sim_time_lands_exactly_on_each_target(tmp_path):
     assert not s.held(sim.LEFT)
     s.advance(12007)
     assert s.lcd_rows()[0] == "  01:00   00:58\u25b6"
+
+
+def test_sim_keys_act_at_their_press_edge(tmp_path):
+    """SPEC v3 §4 Buttons, §6: in the simulator, as on the device, a key acts
+    at its own press: the display and the side LEDs change on the next loop
+    step after the key goes down, while it is still held (nothing waits for
+    a release or for a possible gesture)."""
+    from host_sim import sim
+    root = str(tmp_path) + os.sep
+    sim.write_settings(root, "sdev", 60000, 60000)
+    s = sim.Sim(sim.load_board("sim"), root, speed=20)
+    step = s.rig.step_ms
+    s.advance(2000)                       # past the boot screen
+    assert word("READY") in s.lcd_rows()[1]
+    s.key(sim.LEFT)
+    s.advance(2000 + step)
+    assert s.held(sim.LEFT), "still down"
+    assert s.lcd_rows()[0].endswith(RUN_R) and s.led(sim.RIGHT) and not s.led(sim.LEFT)
+    s.advance(3000)
+    s.key(sim.PAUSE)
+    s.advance(3000 + step)
+    assert s.held(sim.PAUSE)
+    assert word("PAUSE") in s.lcd_rows()[1] and not s.led(sim.RIGHT)
+    s.advance(4000)
+    s.key(sim.PAUSE)                      # pressed again: runs on at its press
+    s.advance(4000 + step)
+    assert s.held(sim.PAUSE)
+    assert word("PAUSE") not in s.lcd_rows()[1] and s.lcd_rows()[0].endswith(RUN_R)
+
+
+def test_sim_gesture_undoes_its_own_keys(tmp_path):
+    """SPEC v3 §4 Gestures: `r` (the referee's three keys) on a running clock:
+    the keys' edge actions are undone, the clock is stopped from the first
+    key's edge and the referee menu opens; the time charged is the timeline
+    without the gesture's keys."""
+    import app as appmod
+    from host_sim import sim
+    root = str(tmp_path) + os.sep
+    sim.write_settings(root, "sdev", 60000, 60000)
+    s = sim.Sim(sim.load_board("sim"), root, speed=20)
+    s.advance(2000)
+    s.key(sim.LEFT)                       # right's clock runs from 2000
+    s.advance(5000)
+    s.referee_gesture()                   # first key (pause) down at 5000
+    s.advance(5000 + 3500)
+    assert s.app.mode == appmod.MODE_REFEREE
+    assert s.app.clock.rem[1] == 60000 - 3000, "charged 2000..5000 only"
+    assert s.app.clock.rem[0] == 60000
 
 
 def sim_processes(state_dir):

@@ -8,9 +8,10 @@
 Nothing here draws a screen from a description.  Each scene boots the real
 device app (firmware/app.py) on the bench of host_sim/fakehw/rig.py - fake
 pins, the HD44780 + PCF8574 emulator on the fake I2C bus, a virtual
-millisecond clock - presses the buttons the way players do (the pause key's
-leading edge, the gestures of host_sim/fakehw/rig.py, a power cut = a new
-rig on the same flash) and then reads back what the emulated display shows:
+millisecond clock - presses the buttons the way players do (every key acts
+at its press edge; the gestures, held keys, of host_sim/fakehw/rig.py; a
+power cut = a new rig on the same flash) and then reads back what the
+emulated display shows:
 its character codes (row_codes) and, for the app's own glyphs (the running
 arrows and the flag), the 5x8 dot patterns the app loaded into CGRAM.  So a
 picture changes exactly when what the clock shows changes, and the scene
@@ -157,7 +158,7 @@ def scene_sdev(lang, shot):
         b.wait(1000)
         expect(c.state == cc.PAUSED and c.win > 0, "paused")
         shot("paused", b)
-        b.tap(PAUSE)                    # resumed when the key is released
+        b.tap(PAUSE)                    # runs on from the key's press
         b.wait(14 * MIN)                # left plays on
         b.tap(LEFT)                     # right runs: 28:18 left
         b.wait(29 * MIN + 40000)        # ... into overtime: -01:23
@@ -218,7 +219,8 @@ def scene_pfs(lang, shot):
 
 
 def scene_menus(lang, shot):
-    """The setup menu (ready) and the referee menu (paused)."""
+    """The setup menu (ready) and the referee menu (paused): a time change
+    kept pending, and the question that applies it as a whole."""
     b = Bench("sdev", lang)
     try:
         b.long_pause()                  # in ready: the setup menu
@@ -232,6 +234,18 @@ def scene_menus(lang, shot):
         b.referee()                     # paused: the referee menu
         expect(b.rig.app.mode == appmod.MODE_REFEREE, "referee")
         shot("referee", b)
+        left = b.clock.rem[LEFT]
+        b.tap(RIGHT)                    # left + 1 s: pending, not applied
+        expect(b.rig.app.menu.pend[LEFT] == 1000 and b.clock.rem[LEFT] == left,
+               "a pending time change")
+        shot("referee_change", b)
+        b.long_pause()                  # leaving: the clock asks to apply
+        expect(b.rig.app.mode == appmod.MODE_REFEREE and b.rig.app.menu.ask >= 0,
+               "Apply new times?")
+        shot("referee_apply", b)
+        b.confirm()                     # both player buttons held 1 s: applied
+        expect(b.rig.app.mode == appmod.MODE_GAME and b.clock.rem[LEFT] == left + 1000,
+               "the change applied")
     finally:
         b.close()
 
@@ -257,8 +271,9 @@ def scene_late(lang, shot):
     then the left button, both held 2 s)."""
     b = Bench("sdev", lang)
     try:
-        b.gesture(rigmod.late(LEFT))
-        b.wait(3 * MIN + 12000)
+        b.gesture(rigmod.late(LEFT))    # ~2.3 s from the pause key's edge ...
+        b.wait(3 * MIN + 10000)         # ... the lateness runs from that edge:
+                                        # +03:12 (SPEC v3 §4 Gestures)
         expect(b.clock.late() == cc.RIGHT, "late")
         shot("late", b)
     finally:

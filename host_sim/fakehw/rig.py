@@ -21,7 +21,8 @@ PAUSE = 2
 # A gesture is a list of (ms from its start, button, 1 = down / 0 = up), in
 # time order.  Rig.perform() plays one in virtual time; the terminal
 # simulator schedules the same lists in its own timeline, so every tool
-# makes exactly the gestures the cards describe (SPEC v3 §4 Gestures).
+# makes exactly the gestures the cards describe (SPEC v3 §4: each key acts at
+# its press; a gesture is keys held together, and undoes what its keys did).
 TAP_MS = 80
 LONG_MS = 2100      # past the 2 s long press
 CONFIRM_MS = 1100   # both player buttons, past the 1 s confirmation
@@ -46,8 +47,8 @@ def confirm():
 
 
 def referee(order=(PAUSE, LEFT, RIGHT), gap=40, hold=REFEREE_MS):
-    """The referee's chord: the three keys `gap` ms apart in `order`, all
-    held `hold` ms from the last one."""
+    """The referee's gesture: the three keys `gap` ms apart in `order` (any
+    order, any gap), all held `hold` ms from the last one."""
     out = []
     for i in range(3):
         out.append((i * gap, order[i], 1))
@@ -58,8 +59,9 @@ def referee(order=(PAUSE, LEFT, RIGHT), gap=40, hold=REFEREE_MS):
 
 
 def late(present):
-    """The present player: the pause key, then their own button, both held
-    2 s (the absent opponent's clock starts)."""
+    """The present player: the pause key and their own button held together
+    2 s (here the pause key first); the absent opponent's clock runs from
+    the first press."""
     return [(0, PAUSE, 1), (100, present, 1), (100 + LONG_MS, present, 0),
             (100 + LONG_MS, PAUSE, 0)]
 

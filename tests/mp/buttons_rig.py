@@ -18,12 +18,12 @@ class Rig:
     """Three fake pins, a virtual clock, Buttons and Gestures."""
 
     def __init__(self, debounce_ms=25, long_ms=2000, referee_ms=3000, start_ms=START_MS,
-                 hard=False, confirm_ms=1000, ordered=()):
+                 hard=False, confirm_ms=1000):
         machine.reset_world()
         self.us = 0
         self.start = start_ms
         self.pins = tuple(machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (14, 15, 16))
-        self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard, ordered)
+        self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard)
         self.g = G.Gestures(self.b, DIFF, long_ms, referee_ms, confirm_ms)
         self.actions = []          # (action, t_ms_relative, seen_at_ms_relative)
         self.groups = []           # (action name, t0 relative, key): each action that
