@@ -27,6 +27,9 @@
 #   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
 #   app/settings notice (16): SETRESET STATELOST LCDBACK
 #   menu.py, the language item (12): LANG, the language's own name
+#   menu.py, "Last games": what a game came to (16): RES_OK RES_LOST_L/R
+#     RES_FLAG_L/R; RES_PEN (8) before the points, RES_L RES_R (1) the
+#     side letters in front of them
 # Language-independent names (the profile names) are in _SAME and appear in
 # every table.
 
@@ -93,6 +96,15 @@ _TABLES = (
         "SETRESET": "Settings reset",
         "STATELOST": "SAVED GAME LOST",
         "LCDBACK": "DISPLAY RESTORED",  # the display's bus answered again
+        # -- "Last games": what each game came to (results.py verdict) --
+        "RES_OK": "Ended in time",
+        "RES_PEN": "Penalty",          # then "L20 R10": points per side
+        "RES_L": "L",
+        "RES_R": "R",
+        "RES_LOST_L": "Left lost: time",   # TSO § 5.2 c
+        "RES_LOST_R": "Right lost: time",
+        "RES_FLAG_L": "Time out: left",    # flag profiles, PFS § 6.2.1
+        "RES_FLAG_R": "Time out: right",
     }),
     ("de", {
         "LANG": "Deutsch",  # its own name, for the language menu
@@ -145,6 +157,14 @@ _TABLES = (
         "SETRESET": "Standardwerte",
         "STATELOST": "SPIELST. DEFEKT",
         "LCDBACK": "ANZEIGE ZURÜCK",
+        "RES_OK": "Ende in der Zeit",
+        "RES_PEN": "Strafe",           # Strafpunkte, TSO § 5.2 b
+        "RES_L": "L",
+        "RES_R": "R",
+        "RES_LOST_L": "Links verloren",   # Partie verloren, TSO § 5.2 c
+        "RES_LOST_R": "Rechts verloren",
+        "RES_FLAG_L": "Zeit um: links",
+        "RES_FLAG_R": "Zeit um: rechts",
     }),
     ("pl", {
         "LANG": "Polski",  # its own name, for the language menu
@@ -197,6 +217,14 @@ _TABLES = (
         "SETRESET": "Ustaw. domyślne",
         "STATELOST": "ZAPIS USZKODZONY",
         "LCDBACK": "EKRAN WZNOWIONY",
+        "RES_OK": "Koniec w czasie",
+        "RES_PEN": "Kara",
+        "RES_L": "L",
+        "RES_R": "P",                  # prawy
+        "RES_LOST_L": "Lewy przegrał",
+        "RES_LOST_R": "Prawy przegrał",
+        "RES_FLAG_L": "Czas minął: L",   # PFS § 6.2.1
+        "RES_FLAG_R": "Czas minął: P",
     }),
 )
 LANGS = tuple([t[0] for t in _TABLES])
@@ -215,7 +243,9 @@ WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
          "FLAG": 5, "RESTORED": 16, "LOWBAT": 6, "LATE": 5, "ASK_END": 16,
          "ASK_NEW": 16,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
-         "STATELOST": 16, "LCDBACK": 16}
+         "STATELOST": 16, "LCDBACK": 16, "RES_OK": 16, "RES_PEN": 8, "RES_L": 1,
+         "RES_R": 1, "RES_LOST_L": 16, "RES_LOST_R": 16, "RES_FLAG_L": 16,
+         "RES_FLAG_R": 16}
 
 
 def width(key):

@@ -20,6 +20,7 @@
 # and every value 12 (tests/test_lang.py), so nothing is ever cut.
 import lang
 import profiles
+import results
 import settings as st
 from clockcore import READY, PAUSED, OVER
 from view import G_FLAG
@@ -509,9 +510,11 @@ class RefereeMenu:
 class ResultsMenu:
     """The finished games' results (firmware/results.py), newest first.
     A_LEFT older, A_RIGHT newer, A_NEXT the other page (16x2), A_DONE back.
-    16x2 page 1: both final times, penalty points or the loss, the game's
-    number; page 2: when it ended (mm:ss after its start) and its rules.
-    20x4 shows everything at once."""
+    16x2 page 1: both final times and what the game came to in words
+    ("Ended in time", "Penalty  L20 R10", "Right lost: time", "Time out:
+    left"); page 2: the game's number, when it ended (mm:ss after its
+    start) and its rules.  20x4 shows the times, the words and the number
+    with the end at once."""
 
     def __init__(self, results, language="en"):
         self.results = results
@@ -544,11 +547,11 @@ class ResultsMenu:
             put(rows[0], 0, w["T_RESULTS"])
             _position(rows[0], self.i + 1, len(self.results))
             self._times(rows[1], r)
-            self._infos(rows[2], r, w)
+            self._verdict(rows[2], r, w)
             self._when(rows[3], r)
         elif self.page == 0:
             self._times(rows[0], r)
-            self._infos(rows[1], r, w)
+            self._verdict(rows[1], r, w)
         else:
             self._when(rows[0], r)
             self._rules(rows[1], r)
@@ -564,22 +567,27 @@ class ResultsMenu:
             if r.shown[s] < 0 or (flag and r.shown[s] == 0):
                 row[pos] = G_FLAG
 
-    def _infos(self, row, r, w):
-        n = len(row)
-        for s in (0, 1):
-            if r.forfeit == s:
-                word = w["LOST"]
-                put(row, 0 if s == 0 else n - len(word), word)
-            elif r.penalty(s):
-                p = r.penalty(s)
-                pos = 0 if s == 0 else n - 1 - ndigits(p)
-                row[pos] = w["PEN"][0]
-                num(row, pos + 1, p)
-        # the game's number in the middle: "#12"
-        k = r.number
-        pos = (n - 1 - ndigits(k)) // 2
-        row[pos] = 0x23
-        num(row, pos + 1, k)
+    def _verdict(self, row, r, w):
+        """What the game came to, in words (results.Result.verdict)."""
+        v, side = r.verdict()
+        if v == results.V_LOST:
+            put(row, 0, w["RES_LOST_L" if side == 0 else "RES_LOST_R"])
+        elif v == results.V_FLAG:
+            put(row, 0, w["RES_FLAG_L" if side == 0 else "RES_FLAG_R"])
+        elif v == results.V_PENALTY:
+            put(row, 0, w["RES_PEN"])
+            self._points(row, r, w)
+        else:
+            put(row, 0, w["RES_OK"])
+
+    def _points(self, row, r, w):
+        # right-aligned "L20 R10" (only the sides with points); they win
+        # over the word where both would not fit (both sides 100+ points)
+        end = len(row)
+        if r.penalty(1):
+            end = _side_points(row, end, w["RES_R"][0], r.penalty(1)) - 1
+        if r.penalty(0):
+            _side_points(row, end, w["RES_L"][0], r.penalty(0))
 
     def _when(self, row, r):
         # "#12      53:50": the number and when the game ended
@@ -592,3 +600,12 @@ class ResultsMenu:
             return
         put(row, 0, r.rules.name.encode())
         mmss(row, len(row) - 6, r.rules.base[0])
+
+
+def _side_points(row, end, letter, p):
+    """letter + p ending before column `end`; returns where it starts."""
+    n = ndigits(p)
+    pos = end - 1 - n
+    row[pos] = letter
+    num(row, pos + 1, p)
+    return pos
