@@ -27,6 +27,7 @@
 #   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
 #   app/settings notice (16): SETRESET STATELOST LCDBACK
 #   menu.py, the language item (12): LANG, the language's own name
+#   menu.py, the hall item: T_HALL (13, the table number after it), V_HALL_*
 #   menu.py, "Last games": what a game came to (16): RES_OK RES_LOST_L/R
 #     RES_FLAG_L/R; RES_PEN (8) before the points, RES_L RES_R (1) the
 #     side letters in front of them
@@ -67,6 +68,7 @@ _TABLES = (
         "T_LANG": "Language",
         "T_SOUND": "Sound",
         "T_TABLE": "Table number",
+        "T_HALL": "Hall, table",       # then the table number, 13 columns
         # -- referee menu labels --
         "T_ADJ_L_S": "Left +/- 1 s",
         "T_ADJ_L_M": "Left +/- 1 min",
@@ -89,6 +91,9 @@ _TABLES = (
         "V_ON": "on",
         "V_OFF": "off",
         "V_CONFIRM": "Reset? R=yes",
+        "V_HALL_UP": "connected",      # the hall's network (net.HALL_*)
+        "V_HALL_WAIT": "connecting",
+        "V_HALL_DOWN": "no hall",
         # -- 20x4 extras, notices --
         "TITLE_SETUP": "Setup",
         "TITLE_REF": "Referee",
@@ -131,6 +136,7 @@ _TABLES = (
         "T_LANG": "Sprache",
         "T_SOUND": "Ton",
         "T_TABLE": "Tischnummer",
+        "T_HALL": "Netz, Tisch",
         "T_ADJ_L_S": "Links +/- 1 s",
         "T_ADJ_L_M": "Links +/- 1 min",
         "T_ADJ_R_S": "Rechts +/- 1 s",
@@ -151,6 +157,9 @@ _TABLES = (
         "V_ON": "an",
         "V_OFF": "aus",
         "V_CONFIRM": "Reset? R=ja",
+        "V_HALL_UP": "verbunden",
+        "V_HALL_WAIT": "verbinde...",
+        "V_HALL_DOWN": "kein Netz",
         "TITLE_SETUP": "Einstellungen",
         "TITLE_REF": "Schiedsrichter",
         "HINT": "Pause=weiter lang=OK",
@@ -191,6 +200,7 @@ _TABLES = (
         "T_LANG": "Język",
         "T_SOUND": "Dźwięk",
         "T_TABLE": "Numer stołu",
+        "T_HALL": "Sieć, stół",
         "T_ADJ_L_S": "Lewy +/- 1 s",     # L = lewy, P = prawy
         "T_ADJ_L_M": "Lewy +/- 1 min",
         "T_ADJ_R_S": "Prawy +/- 1 s",
@@ -211,6 +221,9 @@ _TABLES = (
         "V_ON": "włączony",
         "V_OFF": "wyłączony",
         "V_CONFIRM": "Reset? P=tak",
+        "V_HALL_UP": "połączony",
+        "V_HALL_WAIT": "łączenie...",
+        "V_HALL_DOWN": "brak sieci",
         "TITLE_SETUP": "Ustawienia",
         "TITLE_REF": "Sędzia",
         "HINT": "Pauza=dalej długo=OK",
@@ -245,7 +258,7 @@ WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
          "STATELOST": 16, "LCDBACK": 16, "RES_OK": 16, "RES_PEN": 8, "RES_L": 1,
          "RES_R": 1, "RES_LOST_L": 16, "RES_LOST_R": 16, "RES_FLAG_L": 16,
-         "RES_FLAG_R": 16}
+         "RES_FLAG_R": 16, "T_HALL": 13}
 
 
 def width(key):

@@ -117,10 +117,12 @@ S_LANG = 8      # T_LANG     lang.LANGS (cycles)
 S_SOUND = 9     # T_SOUND    on / off (cycles)
 S_RESULTS = 10  # T_RESULTS  the last games' results (either arrow opens them)
 S_TABLE = 11    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
+S_HALL = 12     # T_HALL     a clock on the hall's network only: its state
+                #            (read only) and the table it publishes under
 
 _S_LABEL = ("T_PROFILE", "T_BASE", "T_BASE_L", "T_BASE_R", "T_ZERO",
             "T_PENALTY", "T_FORFEIT", "T_WINDOW", "T_LANG", "T_SOUND",
-            "T_RESULTS", "T_TABLE")
+            "T_RESULTS", "T_TABLE", "T_HALL")
 _S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
                       S_PENALTY, S_FORFEIT, S_WINDOW, S_LANG, S_SOUND,
@@ -128,6 +130,12 @@ _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
                   S_LANG, S_SOUND, S_TABLE, S_RESULTS)
+# A clock on the hall's network (settings.hall set by net.py) adds S_HALL
+# after the table number.
+_S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
+_S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
+_S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-1] + (S_HALL, S_RESULTS)
+_HALL_WORD = ("V_HALL_DOWN", "V_HALL_WAIT", "V_HALL_UP")  # by net.HALL_*
 _PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
 
 
@@ -152,11 +160,12 @@ class SetupMenu:
     def items(self):
         """The items shown for the current settings (a constant tuple)."""
         s = self.settings
+        net = s.hall is not None
         if s.profile != "custom":
-            return _S_STD
+            return _S_STD_NET if net else _S_STD
         if s.zero == profiles.ZERO_FLAG:
-            return _S_CUSTOM_FLAG
-        return _S_CUSTOM_OVERTIME
+            return _S_CUSTOM_FLAG_NET if net else _S_CUSTOM_FLAG
+        return _S_CUSTOM_OVERTIME_NET if net else _S_CUSTOM_OVERTIME
 
     def handle(self, action, t=None):
         if action == A_DONE:
@@ -230,6 +239,8 @@ class SetupMenu:
             return _lim(s.table > 0, s.table < st.TABLE_MAX)
         if it == S_RESULTS:
             return 2  # ">" opens them
+        if it == S_HALL:
+            return 0  # shown, not chosen
         return 3  # choices cycle
 
     def render(self, rows):
@@ -278,7 +289,17 @@ class SetupMenu:
                 _center_num(value, s.table, 0)
             else:
                 _center(value, w["V_NONE"])
+        elif it == S_HALL:
+            self._hall(label, value, w)
         return rows
+
+    def _hall(self, label, value, w):
+        """'Hall, table   12' / 'connected': the hall's state in words and
+        the table the clock publishes under now (the menu's new number
+        takes effect when the menu is left)."""
+        h = self.settings.hall
+        num(label, len(label) - ndigits(h.table), h.table)
+        _center(value, w[_HALL_WORD[h.hall]])
 
 
 def _base_step(v, up):

@@ -73,6 +73,13 @@ LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
 OUTBOX = "net.out"      # the QoS 1 queue on flash, until each PUBACK
 OUTBOX_MAX = 4096       # a longer outbox file is not ours
 
+# The hall as the clock's user sees it (Net.hall; the LCD mark, view.py,
+# and the setup menu's "Hall" item show it):
+HALL_DOWN = 0   # no hall: the last try failed, or no Wi-Fi after WAIT_MS
+HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
+HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
+WAIT_MS = 15000         # "connecting" without Wi-Fi at most this long
+
 IDLE = 0        # no socket; (re)connect at retry_at
 CONNECTING = 1  # TCP connect in progress
 HANDSHAKE = 2   # CONNECT sent, waiting for CONNACK
@@ -223,6 +230,10 @@ class Net:
         self.dropped = 0          # QoS 1 messages lost to a full queue
         self.published = 0
         self.outbox_writes = 0
+        self.hall = -1
+        self.wait_until = self.add(now, WAIT_MS)
+        app.settings.hall = self  # the setup menu reads hall and table
+        self._show(HALL_WAIT)
         self._load_outbox()
 
     # -- the app's side ---------------------------------------------------------
@@ -282,6 +293,8 @@ class Net:
         if self.st != IDLE:
             self._fail(now, "table changed", 1)
         self.backoff = BACKOFF_MIN
+        self.wait_until = self.add(now, WAIT_MS)
+        self._show(HALL_WAIT)  # a reconnect by choice, not a failure
 
     def _menu_table(self):
         t = self.app.settings.table
@@ -404,6 +417,8 @@ class Net:
         if self.link is not None and not self.link.isconnected():
             self.retry_at = self.add(now, 500)
             self.note = "no Wi-Fi"
+            if self.hall == HALL_WAIT and self.diff(now, self.wait_until) >= 0:
+                self._show(HALL_DOWN)
             return
         m = self.sock_mod
         try:
@@ -563,6 +578,7 @@ class Net:
         self.backoff = BACKOFF_MIN
         self.connects += 1
         self.note = "connected"
+        self._show(HALL_UP)
         self.online_due = True
         self.dirty = True
         self.ping_at = self.add(now, PING_MS)
@@ -602,6 +618,15 @@ class Net:
         b = backoff or self.backoff
         self.retry_at = self.add(now, b)
         self.backoff = min(self.backoff * 2, BACKOFF_MAX)
+        self._show(HALL_DOWN)
+
+    def _show(self, h):
+        """A new hall state: the game screen's mark redraws (only on a
+        change: nothing happens here in a steady loop)."""
+        if h != self.hall:
+            self.hall = h
+            self.app.view.hall = h
+            self.app.dirty = True
 
 
 def start(app, root="", board=None):
