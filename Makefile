@@ -27,11 +27,12 @@ $(STAMP): requirements.txt
 # terminal test), qemu-system-arm (the suites on a 32-bit MicroPython image),
 # mosquitto (the tournament hall's broker), chromium + chromium-driver (the
 # director's page in a real browser), npm (the page's MQTT library and the
-# emulated Pico).  As root with apt-get it installs the missing ones and says
+# emulated Pico), poppler-utils (pdftoppm: the printable cards' pages).  As root with apt-get it installs the missing ones and says
 # so; otherwise it prints one line naming what to install, and the tests that
 # need them are skipped; under CI=true a missing one fails the run.
 OS_TOOLS := tmux:tmux qemu-system-arm:qemu-system-arm mosquitto:mosquitto \
-            mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm
+            mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm \
+            pdftoppm:poppler-utils
 deps:
 	@missing() { m=""; for t in $(OS_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 \
 	  || [ -x /usr/sbin/$${t%%:*} ] || case " $$m " in *" $${t#*:} "*) ;; *) m="$$m $${t#*:}";; esac; done; echo $$m; }; \
@@ -136,3 +137,9 @@ wiring: $(STAMP)
 .PHONY: screens
 screens: $(STAMP)
 	$(PY) tools/screens.py
+
+# -- printable cards: a one-page player card and referee card per language, PDF
+#   make cards                                  build/cards/<lang>-player.pdf, <lang>-referee.pdf
+.PHONY: cards
+cards: $(STAMP) deps
+	$(PY) tools/cards.py
