@@ -1,0 +1,340 @@
+"""The hall as a tournament (issue 21, docs/hall.md "A round"): rounds, who
+sat where, and the results as a pairing program takes them.
+
+Three files in the hall folder, next to the recorder's results.jsonl
+(host_sim/hall_recorder.py), each appended or replaced so that a power cut
+leaves the old or the new content:
+
+    rounds.jsonl     {"round": 3, "set": "2026-11-24T14:00:05Z"} a line per
+                     `hall round N`; the current round is the last line's
+                     (1 before any line: the first round needs no command)
+    games.jsonl      {"clock": "e661...", "account": "12", "table": 12,
+                     "game": 4, "round": 3, "seen": "...Z"} a line per game
+                     the first time the hall sees it started (its first
+                     press: a state with a running clock, a pause, an end,
+                     or its result, whichever comes first)
+    pairings-3.json  round 3's seating, {"round": 3, "source": "div.t",
+                     "tables": {"12": ["left name", "right name"]},
+                     "byes": [...]}, from `hall pairings --round 3 FILE`
+                     (host_sim/pairings.py reads the file)
+
+A game belongs to the round of its games.jsonl line: the round current when
+its first press was seen.  That line is written once and never rewritten, so
+a later `hall round`, a hall restart (the retained state of a running game
+comes again: the game is already open) or a clock that starts its game
+numbers again (its game 1 after an earlier game 1 that has its result: a new
+game) never moves a game to another round.  A result is matched to the last
+start line of the same clock and game number seen before it.
+"""
+import csv
+import json
+import os
+import sys
+import time
+
+ROUNDS = "rounds.jsonl"
+GAMES = "games.jsonl"
+MAX_ROUND = 999
+
+
+def utc_now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class TournamentError(Exception):
+    pass
+
+
+# -- durable little files -------------------------------------------------------------
+def _append(path, obj):
+    """One JSON line, on disk before this returns (fsync); a torn last line
+    from a power cut is ended first."""
+    line = (json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    line = b"\n" + line
+        n = 0
+        while n < len(line):
+            n += os.write(fd, line[n:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _lines(path, check, warn):
+    """The valid JSON lines of path (check(obj) -> None or a reason); each
+    bad one is one warning.  No file: []."""
+    out = []
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return out
+    with f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+                why = check(obj)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                why = "not JSON (a torn line?)"
+            if why:
+                warn("%s:%d: skipped: %s" % (os.path.basename(path), n, why))
+                continue
+            out.append(obj)
+    return out
+
+
+def _warn(msg):
+    print(msg, file=sys.stderr)
+
+
+def _is_round(v):
+    return type(v) is int and 1 <= v <= MAX_ROUND
+
+
+# -- rounds ---------------------------------------------------------------------------
+def _check_round(obj):
+    if not isinstance(obj, dict) or not _is_round(obj.get("round")) \
+            or not isinstance(obj.get("set"), str):
+        return "not a round line"
+    return None
+
+
+def current_round(folder, warn=_warn):
+    lines = _lines(os.path.join(folder, ROUNDS), _check_round, warn)
+    return lines[-1]["round"] if lines else 1
+
+
+def set_round(folder, n):
+    if not _is_round(n):
+        raise TournamentError("a round is a number 1-%d, got %r" % (MAX_ROUND, n))
+    os.makedirs(folder, exist_ok=True)
+    _append(os.path.join(folder, ROUNDS), {"round": n, "set": utc_now()})
+
+
+# -- pairings -------------------------------------------------------------------------
+def pairings_path(folder, n):
+    return os.path.join(folder, "pairings-%d.json" % n)
+
+
+def store_pairings(folder, rnd, source):
+    """Round rnd (a pairings.Round) as the round's seating, replacing an
+    earlier one atomically."""
+    data = {"round": rnd.number, "source": os.path.basename(source),
+            "tables": {str(p.table): [p.left, p.right] for p in rnd.tables()},
+            "byes": list(rnd.byes)}
+    path = pairings_path(folder, rnd.number)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return data
+
+
+def seating(folder, n, warn=_warn):
+    """{table: (left, right)} of round n; {} if none was loaded."""
+    path = pairings_path(folder, n)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        tables = data["tables"]
+        out = {}
+        for t, names in tables.items():
+            if not t.isdigit() or not isinstance(names, list) or len(names) != 2 \
+                    or not all(isinstance(x, str) for x in names):
+                raise ValueError("table %r" % t)
+            out[int(t)] = (names[0], names[1])
+        return out
+    except FileNotFoundError:
+        return {}
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        warn("%s: skipped: not a seating (%s)" % (os.path.basename(path), e))
+        return {}
+
+
+# -- which game is in which round -------------------------------------------------------
+def _check_start(obj):
+    if not isinstance(obj, dict):
+        return "not an object"
+    if not isinstance(obj.get("clock"), str) or type(obj.get("game")) is not int \
+            or type(obj.get("table")) is not int or not _is_round(obj.get("round")) \
+            or not isinstance(obj.get("seen"), str) or not isinstance(obj.get("account"), str):
+        return "not a game start line"
+    return None
+
+
+def started(state):
+    """Has the game of this state report begun (its first press was made)?
+    A lateness clock before the start is no game yet."""
+    if not isinstance(state, dict):
+        return False
+    return state.get("running") in ("left", "right") and state.get("late") is None \
+        or state.get("paused") is True or state.get("over") is True
+
+
+class Starts:
+    """games.jsonl: the recorder's side.  state()/result() for every state
+    and result message; a game's line is written the first time it is seen
+    started."""
+
+    def __init__(self, folder, warn=_warn):
+        self.folder = folder
+        self.path = os.path.join(folder, GAMES)
+        self.open = set()       # (clock, game) started and without a result since
+        starts = _lines(self.path, _check_start, warn)
+        ended = {}
+        for g in games(starts, _result_records(folder, warn)):
+            if g["start"] is not None and g["records"]:
+                ended[id(g["start"])] = True
+        for s in starts:       # the last start of each (clock, game) decides
+            k = (s["clock"], s["game"])
+            if id(s) in ended:
+                self.open.discard(k)
+            else:
+                self.open.add(k)
+
+    def state(self, account, table, body):
+        """A state (or heartbeat) of a clock: a new game's line if it began."""
+        if not started(body) or not isinstance(body.get("clock"), str) \
+                or type(body.get("game")) is not int:
+            return None
+        return self._start(body["clock"], account, table, body["game"])
+
+    def result(self, account, table, body):
+        """A result: its game's line if the hall never saw it start (the
+        clock was offline), then the game is closed.  Call it before the
+        result's line is stored."""
+        k = (body["clock"], body["game"])
+        line = self._start(body["clock"], account, table, body["game"])
+        self.open.discard(k)
+        return line
+
+    def _start(self, clock, account, table, game):
+        k = (clock, game)
+        if k in self.open:
+            return None
+        line = {"clock": clock, "account": str(account), "table": table, "game": game,
+                "round": current_round(self.folder), "seen": utc_now_ms()}
+        _append(self.path, line)
+        self.open.add(k)
+        return line
+
+
+def utc_now_ms():
+    """UTC with milliseconds: a start line sorts before a result stored in
+    the same second ('05.120Z' < '05Z'), and a new game's start (at least
+    the 1 s of the new-game confirmation after its clock's last result)
+    after it."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
+
+
+def _result_records(folder, warn):
+    """Every valid line of the recorder's results.jsonl, in order."""
+    try:
+        from host_sim.hall_recorder import read_records
+    except ImportError:     # (before the recorder exists)
+        return []
+    try:
+        return read_records(folder, warn)
+    except FileNotFoundError:
+        return []
+
+
+def games(starts, records):
+    """The games: result records grouped by the start line they follow (the
+    last start of the same clock and game number seen at or before the
+    record; None if none): [{"start": line or None, "records": [...]}], in
+    the order of each game's first record, plus started games without a
+    result (records []).  Within a game a later record is a referee's void
+    published again: the last body counts, the first seen time is the end."""
+    by_key = {}
+    for s in starts:
+        by_key.setdefault((s["clock"], s["game"]), []).append(s)
+    groups = {}
+    order = []
+    for r in records:
+        body = r["result"]
+        cand = by_key.get((body["clock"], r["game"]), [])
+        start = None
+        for s in cand:
+            if s["seen"] <= r["seen"]:
+                start = s
+        k = (id(start), body["clock"], r["game"], r["table"])
+        if k not in groups:
+            groups[k] = {"start": start, "records": []}
+            order.append(k)
+        groups[k]["records"].append(r)
+    out = [groups[k] for k in order]
+    used = {id(g["start"]) for g in out}
+    out += [{"start": s, "records": []} for s in starts if id(s) not in used]
+    return out
+
+
+# -- the CSV ----------------------------------------------------------------------------
+CSV_FIELDS = ("round", "table", "left_player", "right_player", "left_time", "right_time",
+              "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
+              "forfeit", "end_time", "clock", "game", "profile", "end_ms")
+
+
+def _signed(side):
+    return side["remaining_ms"] if not side["overtime_ms"] else -side["overtime_ms"]
+
+
+def time_of_day(utc_iso):
+    """'2026-11-24T14:32:05Z' -> '15:32:05' in the hall computer's time zone."""
+    t = time.strptime(utc_iso, "%Y-%m-%dT%H:%M:%SZ")
+    import calendar
+    return time.strftime("%H:%M:%S", time.localtime(calendar.timegm(t)))
+
+
+def rows(folder, round_no=None, warn=_warn):
+    """The finished games as CSV rows (dicts), round by round, table by
+    table; only round_no's if given.  A game whose start the hall never
+    saw (no line in games.jsonl: a results file from before this) is round
+    0, with one warning."""
+    starts = _lines(os.path.join(folder, GAMES), _check_start, warn)
+    seats = {}
+    out = []
+    for g in games(starts, _result_records(folder, warn)):
+        if not g["records"]:
+            continue
+        first, last = g["records"][0], g["records"][-1]
+        body = last["result"]
+        rnd = g["start"]["round"] if g["start"] is not None else 0
+        if g["start"] is None:
+            warn("%s: game %d of clock %s (table %d) has no start line: round 0"
+                 % (GAMES, last["game"], body["clock"], last["table"]))
+        if round_no is not None and rnd != round_no:
+            continue
+        if rnd not in seats:
+            seats[rnd] = seating(folder, rnd, warn) if rnd else {}
+        left_name, right_name = seats[rnd].get(last["table"], ("", ""))
+        left, right = body["left"], body["right"]
+        out.append((first["seen"], {
+            "round": rnd, "table": last["table"], "left_player": left_name,
+            "right_player": right_name, "left_time": _signed(left),
+            "right_time": _signed(right), "left_overtime_ms": left["overtime_ms"],
+            "right_overtime_ms": right["overtime_ms"], "left_penalty": left["penalty"],
+            "right_penalty": right["penalty"],
+            "forfeit": "left" if left["forfeit"] else "right" if right["forfeit"] else "",
+            "end_time": time_of_day(first["seen"]), "clock": body["clock"],
+            "game": last["game"], "profile": body.get("profile", ""), "end_ms": body["t_ms"]}))
+    out.sort(key=lambda x: (x[1]["round"], x[1]["table"], x[0], x[1]["clock"], x[1]["game"]))
+    return [r for _seen, r in out]
+
+
+def write_csv(found, out):
+    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for r in found:
+        w.writerow(r)
