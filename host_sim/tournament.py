@@ -338,3 +338,115 @@ def write_csv(found, out):
     w.writeheader()
     for r in found:
         w.writerow(r)
+
+
+# -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------
+def parse_state(event, topic, payload):
+    """(account, table, body) of a clock's state or heartbeat message whose
+    body agrees with its topic, else None (the recorder only needs to know
+    a game began: anything else is the page's business)."""
+    import re
+    from host_sim.hall_recorder import _num, INT_MAX, MAX_CLOCK_ID
+    p = topic.split("/")
+    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat"):
+        return None
+    table, account = _num(p[2]), p[4]
+    if table is None or _num(account, 1, INT_MAX) is None:
+        return None
+    try:
+        body = json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or body.get("table") != table \
+            or type(body.get("table")) is not int or type(body.get("game")) is not int \
+            or not 0 < body["game"] <= INT_MAX:
+        return None
+    c = body.get("clock")
+    if not isinstance(c, str) or not 0 < len(c) <= MAX_CLOCK_ID or not re.match(r"^[\w.-]+$", c):
+        return None
+    if body.get("running") not in (None, "left", "right") or body.get("late") not in (
+            None, "left", "right") or type(body.get("paused")) is not bool \
+            or type(body.get("over")) is not bool:
+        return None
+    return account, table, body
+
+
+ROUND_TOPIC = "scrabble/%s/round"
+
+
+class RoundNews:
+    """The current round and its seating as the retained message the pages
+    read (scrabble/<event>/round: {"round": 3, "tables": {"12": [left,
+    right]}}); changed() gives the new payload when rounds.jsonl or the
+    round's pairings file changed since the last call, else None."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.seen = None
+
+    def _stamp(self):
+        out = []
+        for name in (ROUNDS, "pairings-%d.json" % current_round(self.folder, lambda m: None)):
+            try:
+                st = os.stat(os.path.join(self.folder, name))
+                out.append((name, st.st_mtime_ns, st.st_size))
+            except OSError:
+                out.append((name, None, None))
+        return out
+
+    def changed(self):
+        stamp = self._stamp()
+        if stamp == self.seen:
+            return None
+        self.seen = stamp
+        return payload(self.folder)
+
+
+def payload(folder):
+    n = current_round(folder, lambda m: None)
+    tables = {str(t): list(v) for t, v in sorted(seating(folder, n, lambda m: None).items())}
+    return json.dumps({"round": n, "tables": tables}, ensure_ascii=False,
+                      separators=(",", ":")).encode()
+
+
+# -- the commands (host_sim/hall.py calls these) ----------------------------------------
+def cmd_round(folder, n, out=sys.stdout):
+    """`hall round N`: from now on new games are round N."""
+    set_round(folder, n)
+    seats = seating(folder, n)
+    print("round %d from now on: games whose first press comes from now are round %d%s"
+          % (n, n, "" if seats else "; no pairings loaded for it yet (hall pairings "
+             "--round %d FILE)" % n), file=out)
+    return 0
+
+
+def cmd_pairings(folder, n, path, out=sys.stdout, err=sys.stderr):
+    """`hall pairings --round N FILE`: the round's seating from a TSH .t file
+    or a table,player1,player2 CSV.  Each malformed line is one line on err;
+    the good lines' tables are stored all the same (status 1 then: fix the
+    file and load it again, it replaces the round's seating)."""
+    from host_sim import pairings
+    try:
+        rnd = pairings.read(path, n)
+    except OSError as e:
+        print("hall: %s: %s" % (path, e.strerror or e), file=err)
+        return 2
+    except ValueError as e:
+        print("hall: %s" % e, file=err)
+        return 2
+    for p in rnd.problems:
+        print(p, file=err)
+    if not rnd.pairs:
+        print("hall: %s: no table of round %d could be read; nothing stored" % (path, n),
+              file=err)
+        return 2
+    os.makedirs(folder, exist_ok=True)
+    store_pairings(folder, rnd, path)
+    byes = ("; bye: " + ", ".join(rnd.byes)) if rnd.byes else ""
+    print("round %d: %d tables from %s%s" % (n, len(rnd.pairs), os.path.basename(path), byes),
+          file=out)
+    if rnd.problems:
+        print("hall: %d line%s above could not be read: fix the file and load it again"
+              % (len(rnd.problems), "" if len(rnd.problems) == 1 else "s"), file=err)
+        return 1
+    return 0
