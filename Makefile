@@ -113,7 +113,7 @@ EVENT ?= open
 HALL_DIR ?= build/hall
 deploy: $(STAMP)
 	@$(if $(TABLE),mkdir -p build && $(PY) -m host_sim hall clock-config --dir $(HALL_DIR) --event $(EVENT) --table $(TABLE) \
-	  --host "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)" > build/net-$(TABLE).json &&) \
+	  --host "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)" --out build/net-$(TABLE).json &&) \
 	$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run) \
 	  $(if $(TABLE),--net-json build/net-$(TABLE).json)
 

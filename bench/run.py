@@ -815,7 +815,8 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "replay_games_per_second",
        "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
        "net_worst_loop_us_broker_slow", "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
-       "hall_messages_per_second", "press_to_page_p50_ms", "press_to_page_p99_ms"
+       "hall_messages_per_second", "hall_attacks_repelled", "hall_results_lost_broker_kills",
+       "press_to_page_p50_ms", "press_to_page_p99_ms"
        ) + TARGET_FIGURES
 
 
@@ -840,6 +841,8 @@ MEASURES = (
      _hall("net_loop")),
     (("net_heap_bytes_per_message",), _hall("net_heap")),
     (("hall_messages_per_second",), _hall("hall_throughput")),
+    (("hall_attacks_repelled",), _hall("hall_attacks")),
+    (("hall_results_lost_broker_kills",), _hall("results_lost")),
     (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
     (TARGET_FIGURES, target_figures),
 )

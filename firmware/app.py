@@ -14,7 +14,7 @@ import ticks
 import clockcore as cc
 import view as viewmod
 import rows as rowsmod
-import buttons as btn
+import gestures as gst
 import hw
 import outputs
 import settings as setmod
@@ -43,6 +43,11 @@ FAIL_WINDOW_MS = 10000  # this many failed loop iterations in this window:
 FAIL_LIMIT = 5          # stop feeding the watchdog (a reboot, restored paused)
 ERRLOG_MAX = 4096      # errors.txt: at most this many bytes
 
+LOCK_MS = 500          # a side just started ignores its own button this long
+                       # (SPEC v3 §4 Buttons: no Scrabble turn is that short)
+SLOT_MODE = 3          # the game's snapshot slot taken on entering the game
+                       # screen with keys held (slots 0-2: each key's press)
+
 ASK_NONE = 0
 ASK_END = 1            # "END? hold L+R": the end of the game, confirmed
 ASK_NEW = 2            # "NEW GAME? L+R": leave the final screen, confirmed
@@ -62,7 +67,7 @@ class App:
         now = self.ticks_ms()
         # -- the hardware, built from the board file (hw.py)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
-        self.gestures = btn.Gestures(self.buttons, self.diff)
+        self.gestures = gst.Gestures(self.buttons, self.diff)
         self.lcd = hw.display(board, machine)
         self.nrows = board.LCD_ROWS
         self.lcd_down = False     # the display's bus failed: retry later
@@ -88,7 +93,13 @@ class App:
                                        gamelog.clock_id(machine), self._table)
         self.store = self.session.store
         self.log = self.session.log
-        self.pause_acted = False  # the pause key's edge paused a running clock
+        # SPEC v3 §4 Gestures: the game before each key's latest press (a
+        # snapshot slot per key, preallocated), and which one is the group's
+        self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_MODE + 1)]
+        self.gslot = -1           # -1: the group began outside the game screen
+        self.gask = ASK_NONE      # the question showing when the group began
+        self.lock_side = -1       # the side just started by a player button ...
+        self.lock_until = now     # ... ignores its own button until then
         self.dirty = True         # something on the game screen changed
         self._k_run = self._k_win = 0   # what the screen showed last:
         self._k_side = -2               # seconds, window seconds, side
@@ -206,30 +217,18 @@ class App:
         """Every action the buttons produced, each at its own edge time."""
         g = self.gestures
         a = g.next(now)
-        while a != btn.NONE:
+        while a != gst.NONE:
             if self.mode == MODE_GAME:
-                self._game_action(a, g.t, now)  # (a small frame: no allocation)
+                self._game_action(a, g.t)  # (a small frame: no allocation)
             else:
                 self._action(a, g.t, now)
             a = g.next(now)
-        if self.setup_due and not g.held(btn.BTN_PAUSE):
-            self._setup_on_release(now)
-
-    def _setup_on_release(self, now):
-        # The setup menu opens when the 2 s hold ends alone: a slow referee
-        # who adds both player buttons later gets the referee menu instead.
-        self.setup_due = False
-        if self.mode == MODE_GAME and self.clock.state == cc.READY \
-                and self.gestures.alone():
-            self.menu = menumod.SetupMenu(self.settings)
-            self._set_mode(MODE_SETUP)
 
     def _game_tick(self, now):
         c = self.clock
-        g = self.gestures
-        # A press waiting to be told from a gesture (buttons.CHORD_MS) is
-        # charged at its edge: the clock does not run past it meanwhile.
-        c.update(g.hold_t if g.holding else now)
+        c.update(now)
+        if self.lock_side >= 0 and self.diff(now, self.lock_until) >= 0:
+            self.lock_side = -1   # over (and never stale across a tick wrap)
         self.session.tick(now, c.running() >= 0)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
@@ -327,6 +326,8 @@ class App:
 
     def _notice_over(self, now):
         if self.ask != ASK_NONE:
+            if self.gestures.any_held():
+                return               # it may be being answered: wait
             self.ask = ASK_NONE      # nobody answered the question
         elif self.notes:
             self.notes.pop(0)
@@ -346,18 +347,26 @@ class App:
                 self.failed(e)
             if feed is not None and self.healthy:
                 feed()
-            sleep_ms(self._pause_ms())
+            self._sleep(sleep_ms, self._pause_ms())
+
+    def _sleep(self, sleep_ms, ms):
+        """Sleep up to ms, in 1 ms slices, and wake at once when a key's edge
+        arrives (the pin IRQ stamps it during the sleep): a press is acted on
+        and shown within a slice of its edge (SPEC v3 §6: 30 ms)."""
+        b = self.buttons
+        e = b.edges()
+        while ms > 0 and b.edges() == e:
+            sleep_ms(1)
+            ms -= 1
 
     def _pause_ms(self):
         """The main loop's sleep: LOOP_MS while a key is down or settling, a
-        press waits to be told from a gesture, a beep plays, or a menu or the
-        boot screen shows; IDLE_LOOP_MS otherwise, so the core idles between
-        the display's second boundaries (each shown at most IDLE_LOOP_MS
-        late).  Presses are stamped by the pin IRQ during the sleep: no
-        charged time moves."""
-        g = self.gestures
-        if self.mode != MODE_GAME or g.holding or self.buzzer.active() \
-                or self.buttons.pending() or g.held(0) or g.held(1) or g.held(2):
+        beep plays, or a menu or the boot screen shows; IDLE_LOOP_MS
+        otherwise, so the core idles between the display's second boundaries
+        (each shown at most IDLE_LOOP_MS late).  A key's edge ends the sleep
+        at once (_sleep)."""
+        if self.mode != MODE_GAME or self.buzzer.active() \
+                or self.buttons.pending() or self.gestures.any_held():
             return LOOP_MS
         return IDLE_LOOP_MS
 
@@ -390,19 +399,33 @@ class App:
 
     # -- actions ------------------------------------------------------------------
     def _action(self, a, t, now):
+        """A key or gesture outside the game screen (the menus)."""
         mode = self.mode
         if mode == MODE_SPLASH:
             return  # keys during the 1.5 s boot screen do nothing
-        if mode == MODE_GAME:
-            self._game_action(a, t, now)
-        elif a != btn.LEFT and a != btn.RIGHT and a != btn.PAUSE_SHORT \
-                and a != btn.PAUSE_LONG:
-            return  # the menus take taps and the long press only
+        g = self.gestures
+        if g.opened or a == gst.REGROUP:
+            self.gslot = -1
+            self.menu.mark()
+        if a == gst.ALL_UP:
+            return
+        if a in gst.GESTURES:
+            # Gestures undo their keys in a menu too; the pause key held 2 s
+            # leaves the menu, both player buttons answer its question.
+            self.menu.undo()
+            if a == gst.PAUSE_LONG:
+                m = menumod.A_DONE
+            elif a == gst.CONFIRM:
+                m = menumod.A_CONFIRM
+            else:
+                return
+        elif a == gst.REGROUP:
+            return
         else:
-            m = menumod.A_LEFT if a == btn.LEFT else menumod.A_RIGHT if a == btn.RIGHT \
-                else menumod.A_NEXT if a == btn.PAUSE_SHORT else menumod.A_DONE
+            m = menumod.A_LEFT if a == gst.LEFT else menumod.A_RIGHT \
+                if a == gst.RIGHT else menumod.A_NEXT
             self.buzzer.beep(outputs.BEEP_KEY, now)
-            self._menu_done(self.menu.handle(m, t), now)
+        self._menu_done(self.menu.handle(m, t), now)
 
     def _menu_done(self, r, now):
         """What a menu's handle() returned (menu.py: one code)."""
@@ -430,9 +453,13 @@ class App:
     def _set_mode(self, mode):
         self.mode = mode
         self.dirty = True
-        # In the menus a tap acts at once; in a game a player press waits
-        # CHORD_MS to be told from the referee gesture (buttons.py).
-        self.gestures.chord_ms = btn.CHORD_MS if mode == MODE_GAME else 0
+        if mode == MODE_GAME and self.gestures.any_held():
+            # keys still held from the menu: a gesture they make from here
+            # undoes only what they do on the game screen
+            self._keep(SLOT_MODE, self.ticks_ms())
+            self.gslot = SLOT_MODE
+        elif mode != MODE_GAME and self.menu is not None:
+            self.menu.mark()
 
     def _ask(self, kind, now):
         """Put a question on the display: only both player buttons held
@@ -449,82 +476,130 @@ class App:
             return True
         return False
 
-    def _game_action(self, a, t, now):
-        """SPEC v2 §4 Gestures on the device: no single held key ends,
-        resets or starts a game; an end or a new game is confirmed by both
-        player buttons held with the pause key up, which the referee
-        gesture (the pause key with both buttons) can never give.
-        (Split by action: a press in a running game must not allocate, and
-        MicroPython puts a frame of more than ~11 words on the heap.)"""
-        if a == btn.LEFT or a == btn.RIGHT:
-            self._player(a, t)
-        elif a == btn.PAUSE_DOWN or a == btn.PAUSE_SHORT:
-            self._pause_key(a, t)
+    # -- the game screen: keys at their edges, gestures that undo them -------------
+    # SPEC v3 §4 Gestures on the device.  (Split into small methods: a press in
+    # a running game must not allocate, and MicroPython puts a frame of more
+    # than ~11 words on the heap.)
+    def _game_action(self, a, t):
+        if a <= gst.PAUSE_DOWN:
+            self._edge(a - 1, t)
+        elif a == gst.ALL_UP:
+            self._all_up(t)
+        elif a == gst.REGROUP:
+            # a release known late: the group began at a later press
+            self.gslot = self.gestures.key
+            self.gask = self.ask
         else:
-            self._gesture(a, t, now)
+            self._gesture(a, t)
 
-    def _player(self, a, t):
-        if self._unask():
-            return  # a single button answers "no"
-        self.clock.press(cc.LEFT if a == btn.LEFT else cc.RIGHT, t)
-
-    def _pause_key(self, a, t):
-        c = self.clock
-        if a == btn.PAUSE_DOWN:
-            self._unask()
-            # A running clock stops on the key's leading edge (TSO § 4.1); a
-            # late player's clock too (the late player has arrived).
-            self.pause_acted = c.running() >= 0
-            if self.pause_acted:
-                c.pause(t)
+    def _edge(self, k, t):
+        """Key k's leading edge (0 left, 1 right, 2 pause): first the game as
+        it is (the snapshot a gesture of this group may go back to), then
+        what the key does at once."""
+        self._keep(k, t)
+        if self.gestures.opened:
+            self.gslot = k
+            self.gask = self.ask
+        if k == 2:
+            self.clock.pause(t)  # TSO § 4.1: the whole clock stops (or goes on)
         else:
-            # A paused clock resumes when the key is released, so that a
-            # hold can be a challenge (any length) or a question.
-            if not self.pause_acted and c.state == cc.PAUSED:
-                c.pause(t)
-            self.pause_acted = False
+            self._player(k, t)
 
-    def _gesture(self, a, t, now):
+    def _keep(self, k, t):
+        """Snapshot slot k: the clock settled to t, copied (no allocation),
+        and where the game log stands."""
         c = self.clock
-        st = c.state
-        if a == btn.PAIR:
-            if self.ask != ASK_NONE:
-                return  # both held: the CONFIRM may follow
-            # Both player buttons together: the first edge won, the other
-            # must not end the turn it has just started.  It is logged (a
-            # comment: a replay must not apply it).
-            x = self.gestures.first
-            c.press(x, t)
-            self.session.ignored(self.gestures.t2, x)
-        elif a == btn.CONFIRM:
-            kind = self.ask
+        c.update(t)
+        src = c.snapshot()
+        dst = self.snaps[k]
+        for i in range(cc.SNAPSHOT_LEN):
+            dst[i] = src[i]
+        self.session.mark(k)
+
+    def _player(self, x, t):
+        # SPEC v3 §4 Buttons: after a player button starts a side, that
+        # side's own button is ignored for LOCK_MS (both players pressing
+        # together change the turn once); the ignored press is logged.
+        if x == self.lock_side and self.diff(t, self.lock_until) < 0:
+            self.session.ignored(t, 1 - x)
+            return
+        c = self.clock
+        if c.press(x, t) and c.state == cc.RUNNING:
+            self.lock_side = c.side
+            self.lock_until = self.add(t, LOCK_MS)
+
+    def _all_up(self, t):
+        # Every key is up.  A question that showed when these keys went down
+        # and that they did not confirm is answered "no"; a 2 s hold in ready
+        # opens the setup menu now (a slow referee who adds both player
+        # buttons later gets the referee menu instead).
+        if self.ask != ASK_NONE and self.gask == self.ask:
             self._unask()
-            if kind == ASK_END:
-                c.end(t)
-            elif kind == ASK_NEW:
-                self.new_game(now)
-        elif a == btn.PAUSE_LONG:
-            acted = self.pause_acted
-            self.pause_acted = False
-            if acted:
-                return  # held through a challenge: nothing more
-            if st == cc.READY:
-                self.setup_due = True
-            elif st == cc.PAUSED:
-                self._ask(ASK_END, now)
-            elif st == cc.OVER:
-                self._ask(ASK_NEW, now)
-        elif a == btn.LATE_L or a == btn.LATE_R:
-            # The present player (pause key, then their own button, held
-            # 2 s) starts the absent opponent's clock (PFS § 2.4, TSO § 2.4).
-            if st == cc.READY:
-                c.start_late(cc.RIGHT if a == btn.LATE_L else cc.LEFT, t)
-        elif a == btn.REFEREE:
+        if self.setup_due:
+            self.setup_due = False
+            if self.clock.state == cc.READY:
+                self.menu = menumod.SetupMenu(self.settings)
+                self._set_mode(MODE_SETUP)
+
+    def _group_state(self):
+        """The clock's state when the group's first key went down (-1: the
+        group began outside the game screen)."""
+        k = self.gslot
+        return self.snaps[k][1] if k >= 0 else -1
+
+    def _undo(self):
+        """A gesture undoes its keys: the clock as it was before the group's
+        first edge, and stopped from that edge (SPEC v3 §4); the game log
+        drops what the keys logged and records the gesture instead."""
+        c = self.clock
+        k = self.gslot
+        t0 = self.gestures.t0
+        c.restore(self.snaps[k])   # settled to t0: the time charged up to it
+        self.session.retract(k, self.ticks_ms())
+        self.lock_side = -1
+        self.dirty = True
+        if self.net is not None:
+            self.net.dirty = True
+        if c.state == cc.RUNNING or c.state == cc.LATE:
+            c.pause(t0)
+
+    def _gesture(self, a, t):
+        st = self._group_state()
+        if st < 0:
+            return  # begun in a menu: nothing on the game screen to undo
+        if a == gst.PAUSE_LONG and (st == cc.RUNNING or st == cc.LATE):
+            return  # pressed while a clock ran: a held pause key only stops it
+        if (a == gst.LATE_L or a == gst.LATE_R) and st != cc.READY:
+            return  # late arrival is a gesture in ready only
+        ask = self.ask
+        self._undo()
+        self.session.gesture(a, t)
+        c = self.clock
+        if a == gst.REFEREE:
             self._unask()
             self.setup_due = False
-            if st == cc.READY or st == cc.PAUSED or st == cc.OVER:
+            if c.state == cc.READY or c.state == cc.PAUSED or c.state == cc.OVER:
                 self.menu = menumod.RefereeMenu(c, self.settings.lang)
                 self._set_mode(MODE_REFEREE)
+        elif a == gst.CONFIRM:
+            # A confirmation with no question showing does nothing more.
+            self._unask()
+            if ask == ASK_END:
+                c.end(t)
+            elif ask == ASK_NEW:
+                self.new_game(t)
+        elif a == gst.PAUSE_LONG:
+            if c.state == cc.READY:
+                self.setup_due = True
+            elif c.state == cc.PAUSED:
+                self._ask(ASK_END, t)
+            elif c.state == cc.OVER:
+                self._ask(ASK_NEW, t)
+        else:
+            # The present player (the pause key and their own button, held
+            # 2 s) starts the absent opponent's clock from the first of
+            # those keys' edges (PFS § 2.4, TSO § 2.4).
+            c.start_late(cc.RIGHT if a == gst.LATE_L else cc.LEFT, self.gestures.t0)
 
     def _leave_setup(self, now):
         s = self.settings

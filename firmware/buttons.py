@@ -1,13 +1,9 @@
-# Buttons: edge capture, debounce and the gestures the app acts on.
+# Buttons: the pins' edge IRQs -> debounced presses and releases, each dated
+# at its own edge.  (gestures.py turns them into the app's actions.)
 #
-# Two layers, both free of `machine` (they take initialised Pin objects:
-# pull-up inputs, active low, pressed = 0) and of the clock source (ticks_ms /
-# ticks_diff are injected, so the boards' 2**30 ms wrap is exercised in tests):
-#
-#   Buttons   the pins' edge IRQs -> debounced presses and releases, each
-#             carrying the time of its own edge.
-#   Gestures  presses and releases -> the app's actions (LEFT, RIGHT,
-#             PAUSE_DOWN, PAUSE_SHORT, PAUSE_LONG, REFEREE).
+# Free of `machine` (takes initialised Pin objects: pull-up inputs, active
+# low, pressed = 0) and of the clock source (ticks_ms / ticks_diff are
+# injected, so the boards' 2**30 ms wrap is exercised in tests).
 #
 # Debounce (SPEC §4 "Buttons": leading edge, no added latency, no repeat).
 #   A press is taken on its first edge and dated at that edge.  A release is
@@ -53,50 +49,14 @@
 # edge within debounce_ms) the burst waits, at most HOLD_DEBOUNCES *
 # debounce_ms.  So "pause released, then a player button 10 ms later" comes
 # out in that order.  The wait costs no time: its events keep their edge
-# times, and it only happens while the pause key is held, when no clock runs.
-# (Gestures copes with a player button's release coming out late.)
+# times, and it only happens just after the pause key moved.
+# (gestures.py copes with a player button's release coming out late.)
 #
 # Timestamps are taken in the handler.  With hard=True (rp2) that is the
 # edge itself; with soft IRQs (the default, and the only kind on esp32) it is
 # when MicroPython runs the scheduled handler - normally within microseconds,
 # at worst after a long C call such as an I2C transfer.
 #
-# Gestures (SPEC v2 §4 "Gestures on the device").  Three keys carry
-# everything, so no gesture may be read as another:
-#   LEFT/RIGHT  a player button pressed with the pause key up (t = its edge).
-#               It comes out CHORD_MS after its edge, when no other key came
-#               in that time: a referee whose first key is a player button
-#               must not end a turn.  While a press waits, hold_t is its
-#               edge: the app does not let the clock run past it, so the
-#               wait costs nobody any time (the press is charged at its
-#               edge, the display switches sides CHORD_MS later).
-#   PAIR        both player buttons within CHORD_MS of each other, the pause
-#               key up: t = the first edge, `first` = its button, t2 = the
-#               second's edge ("pressed together": the first edge wins).
-#   PAUSE_DOWN  the pause key's press edge.  At once when nothing waits;
-#               after the waiting presses otherwise (edge order).
-#   CHORD       the pause key and both player buttons were all down within
-#               CHORD_MS of one another: the waiting player presses are
-#               dropped (no turn changes), PAUSE_DOWN follows at its edge.
-#   PAUSE_SHORT the pause key released before long_ms, alone (t = release).
-#   PAUSE_LONG  the pause key held long_ms alone (t = its press edge).
-#   REFEREE     all three down together referee_ms (from the moment the
-#               last went down), once per pause hold, t = detection; any
-#               release restarts the count.  Works in every order of the
-#               keys and after the pause key was held any time.
-#   CONFIRM     both player buttons held confirm_ms with the pause key up
-#               the whole time (t = detection).  The referee gesture always
-#               has the pause key down within CHORD_MS of the player
-#               buttons, so it can never give a CONFIRM.
-#   LATE_L/R    the pause key down first, then exactly one player button,
-#               both held long_ms (t = detection): that player is present
-#               and the other is late.
-# A pause hold is "alone" when no player button is down at any moment of it
-# - pressed during it, or already held when it began (a release confirmed
-# late but dated before the pause edge does not count).  Timed actions wait
-# while a held button may be in the middle of a release, so a 1999 ms press
-# never reads as long.
-
 # Ring overflow (the main loop stalled for more than RING-1 bursts): the IRQ
 # cannot touch the reader's index, so it drops the *newest* bursts and counts
 # them in `dropped`; the oldest - the press that ended a turn first - is kept.
@@ -111,25 +71,6 @@ BTN_LEFT = 0
 BTN_RIGHT = 1
 BTN_PAUSE = 2
 
-# Gestures.next() action codes
-NONE = 0
-LEFT = 1          # left player's button pressed (t = edge)
-RIGHT = 2         # right player's button pressed (t = edge)
-PAUSE_DOWN = 3    # pause key pressed (t = edge)
-PAUSE_SHORT = 4   # pause key released before long_ms, alone (t = release)
-PAUSE_LONG = 5    # pause key held long_ms, alone (t = its press edge)
-REFEREE = 6       # pause + both player buttons held referee_ms (t = detection)
-PAIR = 7          # both player buttons together (t = first edge, .first, .t2)
-CHORD = 8         # the referee's three keys landed together (t = last edge)
-CONFIRM = 9       # both player buttons held confirm_ms, pause up (t = detection)
-LATE_L = 10       # pause + left button held long_ms: left is present
-LATE_R = 11       # pause + right button held long_ms: right is present
-ACTION_NAMES = ("none", "left", "right", "pause_down", "pause_short",
-                "pause_long", "referee", "pair", "chord", "confirm", "late_l",
-                "late_r")
-CHORD_MS = 320     # keys of one gesture land up to 300 ms apart (SPEC §4)
-_WAIT = 4          # waiting presses (a double tap inside CHORD_MS decides early)
-
 RING = 16          # IRQ -> main entries (one per burst); a power of two
 EVENTS = 16        # debounced events waiting for get(); a power of two
 HOLD_DEBOUNCES = 4
@@ -143,7 +84,7 @@ def array_i(n):
 
 class Buttons:
     def __init__(self, pins, ticks_ms, ticks_diff, debounce_ms=25, hard=False,
-                 ordered=(BTN_PAUSE,)):
+                 ordered=()):
         n = len(pins)
         self.pins = pins
         self._n = n
@@ -400,6 +341,11 @@ class Buttons:
         self._qn -= 1
         return c
 
+    def edges(self):
+        """Changes each time an edge starts a new burst (the main loop's
+        sleep ends when it does)."""
+        return self._head
+
     def pressed(self, i):
         """Debounced state of button i (as of the last poll)."""
         return self._st[i] == 1
@@ -416,257 +362,3 @@ class Buttons:
                 return True
             k += 1
         return False
-
-
-class Gestures:
-    """Raw presses/releases -> the app's actions.  Call next(now) each loop
-    until it returns NONE; the action's time is in .t."""
-
-    def __init__(self, buttons, ticks_diff, long_ms=2000, referee_ms=3000,
-                 chord_ms=CHORD_MS, confirm_ms=1000):
-        self.b = buttons
-        self._diff = ticks_diff
-        self.long_ms = long_ms
-        self.referee_ms = referee_ms
-        self.chord_ms = chord_ms   # 0: no waiting (the menus)
-        self.confirm_ms = confirm_ms
-        self.t = 0
-        self.t2 = 0
-        self.first = 0
-        self._now = 0
-        self._down = bytearray(3)
-        for i in range(3):
-            self._down[i] = 1 if buttons.pressed(i) else 0
-        self._pt = 0          # the pause key's press edge (this hold)
-        self._pre = 0         # player buttons down when the pause key went down
-        self._touched = True  # a player button pressed during this pause hold
-        self._done = True     # this hold already gave PAUSE_SHORT/LONG (or never will)
-        self._all = False     # all three down ...
-        self._all_t = 0       # ... since
-        self._ref = False     # REFEREE emitted for this pause hold
-        self._pair = False    # both player buttons down, pause up, no CONFIRM yet
-        self._pair_t = 0
-        self._one = False     # pause first, then exactly one player button
-        self._one_t = 0
-        # Presses waiting for CHORD_MS (codes LEFT/RIGHT/PAUSE_DOWN, times).
-        self._wc = bytearray(_WAIT)
-        self._wt = array_i(_WAIT)
-        self._wn = 0
-        self._wlast = 0       # the latest waiting edge
-        self._drain = 0       # waiting entries decided, still to hand out
-        self.holding = False  # a press waits: the clock must not pass hold_t
-        self.hold_t = 0
-        # A pause key already held at start (no press edge seen) gives no
-        # PAUSE_SHORT/LONG for that hold.
-
-    def held(self, i):
-        """Is button i down now (as the actions so far have seen it)."""
-        return self._down[i] == 1
-
-    def next(self, now):
-        """The next action (NONE when there is none now); its time in .t."""
-        self._now = now
-        if self._drain:
-            return self._pop()
-        self.b.poll(now)
-        while True:
-            c = self.b.get()
-            if c < 0:
-                return self._timed(now)
-            if c & 1:
-                a = self._press(c >> 1, self.b.t)
-            else:
-                a = self._release(c >> 1, self.b.t)
-            if self._drain:
-                return self._pop()
-            if a:
-                return a
-
-    # -- waiting presses --------------------------------------------------------
-    def _wait(self, code, t):
-        if self._wn == _WAIT - 1:
-            self._decide()  # keys faster than any gesture: the older ones act
-        n = self._wn
-        self._wc[n] = code
-        self._wt[n] = t
-        self._wn = n + 1
-        self._wlast = t
-        if n == 0:
-            self.holding = True
-            self.hold_t = t
-
-    def _decide(self):
-        """The wait is over: hand the waiting presses out in edge order
-        (both player buttons together become one PAIR)."""
-        n = self._wn
-        if n >= 2 and self._wc[0] != PAUSE_DOWN and self._wc[1] != PAUSE_DOWN \
-                and self._wc[0] != self._wc[1]:
-            self.first = self._wc[0] - LEFT
-            self.t2 = self._wt[1]
-            self._wc[1] = PAIR
-            self._wt[1] = self._wt[0]
-            self._shift()
-        self._drain = self._wn
-
-    def _shift(self):
-        # drop entry 0
-        i = 1
-        while i < self._wn:
-            self._wc[i - 1] = self._wc[i]
-            self._wt[i - 1] = self._wt[i]
-            i += 1
-        self._wn -= 1
-
-    def _chord(self):
-        """All three keys landed together: drop the waiting player presses."""
-        i = 0
-        while i < self._wn:
-            if self._wc[i] != PAUSE_DOWN:
-                self._wc[i] = self._wc[self._wn - 1]
-                self._wt[i] = self._wt[self._wn - 1]
-                self._wn -= 1
-            else:
-                i += 1
-        self._drain = self._wn
-
-    def _pop(self):
-        a = self._wc[0]
-        self.t = self._wt[0]
-        self._shift()
-        self._drain -= 1
-        if self._wn == 0:
-            self.holding = False
-        else:
-            self.hold_t = self._wt[0]
-        return a
-
-    # -- timed ------------------------------------------------------------------
-    def _timed(self, now):
-        # Holds that reached their time; only once nothing is unsettled (a
-        # release that happened before now may still be on its way).
-        if self._wn:
-            if self._diff(now, self._wlast) < self.chord_ms:
-                return NONE
-            self._decide()
-            return self._pop()
-        if self.b.pending():
-            return NONE
-        d = self._down
-        if self._pair and self._diff(now, self._pair_t) >= self.confirm_ms:
-            self._pair = False
-            self.t = now
-            return CONFIRM
-        if not d[2]:
-            return NONE
-        if self._all and not self._ref and self._diff(now, self._all_t) >= self.referee_ms:
-            self._ref = True
-            self.t = now
-            return REFEREE
-        if self._one and self._diff(now, self._one_t) >= self.long_ms:
-            self._one = False
-            self.t = now
-            return LATE_L if d[0] else LATE_R
-        if not self._done and self._alone() and self._diff(now, self._pt) >= self.long_ms:
-            self._done = True
-            self.t = self._pt
-            return PAUSE_LONG
-        return NONE
-
-    # -- edges ------------------------------------------------------------------
-    def _press(self, i, t):
-        d = self._down
-        d[i] = 1
-        if i == BTN_PAUSE:
-            return self._pause_press(t)
-        self._one = False
-        if d[2] and not self._wn:
-            # Pause key held: not a game action (part of a gesture); the
-            # pause hold is no longer alone.
-            self._touched = True
-            self._one = not (d[0] and d[1])
-            self._one_t = t
-            self._all_check(t)
-            return NONE
-        self._pair = d[0] == 1 and d[1] == 1 and not d[2]
-        self._pair_t = t
-        if d[2]:
-            self._touched = True
-        if self.chord_ms <= 0:
-            self.t = t
-            return LEFT if i == BTN_LEFT else RIGHT
-        self._wait(LEFT if i == BTN_LEFT else RIGHT, t)
-        self._all_check(t)
-        return NONE
-
-    def _pause_press(self, t):
-        d = self._down
-        self._pt = t
-        self._pre = d[0] | (d[1] << 1)
-        self._touched = False
-        self._done = False
-        self._ref = False
-        self._pair = False
-        self._one = False
-        if self._wn:
-            self._wait(PAUSE_DOWN, t)   # after the waiting presses
-            self._all_check(t)
-            return NONE
-        self._all_check(t)
-        self.t = t
-        return PAUSE_DOWN
-
-    def _release(self, i, t):
-        d = self._down
-        if not d[i]:
-            return NONE
-        d[i] = 0
-        self._one = False
-        if i != BTN_PAUSE:
-            self._pair = False
-            if d[2] and self._diff(t, self._pt) <= 0:
-                # A player button released before the pause key went down,
-                # known only now (a release is confirmed debounce_ms after
-                # its edge): it was not down during the pause hold after all.
-                self._pre &= ~(1 << i)
-        if self._all:
-            self._all = False
-            if not self._ref and self._diff(t, self._all_t) >= self.referee_ms:
-                # held long enough, seen only now (the release was settling)
-                self._ref = True
-                self.t = self._now
-                return REFEREE
-        if i == BTN_PAUSE and not self._done:
-            self._done = True
-            if self._alone():
-                return self._pause_up(t)
-        return NONE
-
-    def _pause_up(self, t):
-        if self._diff(t, self._pt) >= self.long_ms:
-            self.t = self._pt   # reached long_ms before the release
-            return PAUSE_LONG
-        self.t = t
-        return PAUSE_SHORT
-
-    def _alone(self):
-        # The pause hold so far had no player button down.
-        return self._pre == 0 and not self._touched
-
-    def alone(self):
-        """The latest pause hold had no player button down (so far)."""
-        return self._alone()
-
-    def _all_check(self, t):
-        d = self._down
-        if d[0] and d[1] and d[2] and not self._all:
-            self._all = True
-            self._all_t = t
-            self._pair = False
-            self._one = False
-            if self._wn:
-                self._touched = True
-                self._chord()
-                self._wc[self._wn] = CHORD
-                self._wt[self._wn] = t
-                self._wn += 1
-                self._drain = self._wn

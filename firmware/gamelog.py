@@ -319,6 +319,18 @@ class GameLog:
         self.name = None
         self.pos = 0
 
+    def discard(self):
+        """The game file begun for a game that a gesture has just undone
+        back to before its first event: closed and removed (begin() gives
+        its number again)."""
+        name = self.name
+        self.close()
+        if name is not None:
+            try:
+                self.fs.remove(name)
+            except OSError:
+                pass
+
     # -- after a power cut --------------------------------------------------------
     def restored(self, log_ms, running=True, game=0, pos=-1):
         """Reopen game `game` (default: the newest) after a power cut.

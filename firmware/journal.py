@@ -53,6 +53,7 @@ PAGE = 256             # NOR program page
 KIND_CHECK = 1         # a checkpoint
 KIND_EVENT = 2         # a core event (its log line), with the checkpoint after it
 KIND_PAIR = 3          # a press ignored: pressed together with the other side
+KIND_NOTE = 4          # a gesture (its code) recognised: a comment in the log
 _NONE = 0xFFFF
 
 

@@ -81,6 +81,7 @@ _TABLES = (
         "T_VOID_L": "5.2d: refund L",   # TSO § 5.2 d, by the referee
         "T_VOID_R": "5.2d: refund R",
         "T_RESUME": "Resume game",
+        "T_APPLY": "Apply new times?",  # the time changes, as a whole
         "T_RESULTS": "Last games",
         # -- values --
         "V_CUSTOM": "Custom",
@@ -90,7 +91,7 @@ _TABLES = (
         "V_NEVER": "never",
         "V_ON": "on",
         "V_OFF": "off",
-        "V_CONFIRM": "Reset? R=yes",
+        "V_CONFIRM": "L+R 1s = yes",    # both player buttons held: yes
         "V_HALL_UP": "connected",      # the hall's network (net.HALL_*)
         "V_HALL_WAIT": "connecting",
         "V_HALL_DOWN": "no hall",
@@ -148,6 +149,7 @@ _TABLES = (
         "T_VOID_L": "5.2d: zurück L",
         "T_VOID_R": "5.2d: zurück R",
         "T_RESUME": "Weiterspielen",
+        "T_APPLY": "Zeiten ändern?",
         "T_RESULTS": "Letzte Partien",
         "V_CUSTOM": "Eigene",
         "V_OVERTIME": "Hochzählen",   # Count-Up-Modus, TSO § 1.4.2 a ii
@@ -156,7 +158,7 @@ _TABLES = (
         "V_NEVER": "nie",
         "V_ON": "an",
         "V_OFF": "aus",
-        "V_CONFIRM": "Reset? R=ja",
+        "V_CONFIRM": "L+R 1s = ja",
         "V_HALL_UP": "verbunden",
         "V_HALL_WAIT": "verbinde...",
         "V_HALL_DOWN": "kein Netz",
@@ -212,6 +214,7 @@ _TABLES = (
         "T_VOID_L": "5.2d: zwrot L",
         "T_VOID_R": "5.2d: zwrot P",
         "T_RESUME": "Wznów grę",
+        "T_APPLY": "Zmienić czasy?",
         "T_RESULTS": "Ostatnie partie",
         "V_CUSTOM": "Własny",
         "V_OVERTIME": "Liczy dalej",
@@ -220,7 +223,7 @@ _TABLES = (
         "V_NEVER": "nigdy",
         "V_ON": "włączony",
         "V_OFF": "wyłączony",
-        "V_CONFIRM": "Reset? P=tak",
+        "V_CONFIRM": "L+P 1s = tak",
         "V_HALL_UP": "połączony",
         "V_HALL_WAIT": "łączenie...",
         "V_HALL_DOWN": "brak sieci",

@@ -1,11 +1,15 @@
 # The setup menu and the referee menu: small state machines on the clock's
 # three keys, drawn into the app's LCD rows.
 #
-# The app turns key presses into action codes and calls handle():
-#   A_LEFT  (left player button)   decrease / previous value
-#   A_RIGHT (right player button)  increase / next value / confirm
-#   A_NEXT  (short pause press)    next item (wraps round)
-#   A_DONE  (long pause press)     leave the menu
+# The app turns keys into action codes and calls handle(), each key at its
+# own leading edge (SPEC v3 §4 Gestures):
+#   A_LEFT    (left player button)  decrease / previous value
+#   A_RIGHT   (right player button) increase / next value / ask
+#   A_NEXT    (pause key)           next item (wraps round); drops a question
+#   A_DONE    (pause key held 2 s)  leave the menu
+#   A_CONFIRM (both player buttons held 1 s, pause up)  yes to the question
+# A gesture undoes what its keys did at their edges: the app calls mark()
+# when the first of them goes down and undo() when it is recognised.
 # and calls render(rows) with its row bytearrays (16x2 or 20x4; one
 # bytearray(cols) per row) whenever it redraws.  render() allocates nothing.
 #
@@ -30,6 +34,7 @@ A_LEFT = 1
 A_RIGHT = 2
 A_NEXT = 3
 A_DONE = 4
+A_CONFIRM = 5
 
 # What handle() returns: one code, the only thing the app reads from a menu
 # (None: stay in the menu, nothing for the app to do).
@@ -219,6 +224,13 @@ class SetupMenu:
         elif it == S_TABLE:
             s.table = _step(s.table, 1, up, 0, st.TABLE_MAX)
 
+    def mark(self):
+        self._saved = (self.item, self.settings.as_dict())
+
+    def undo(self):
+        self.item = self._saved[0]
+        self.settings.restore(self._saved[1])
+
     def _limits(self):
         """Whether the current item can decrease (bit 0) / increase (bit 1)."""
         s = self.settings
@@ -345,9 +357,14 @@ def _both_mmss(row, a, b):
 
 
 # -- referee menu -----------------------------------------------------------------
-# Items (label key in the comment).  Every time change is one clock.adjust()
-# call at the moment of the press, so the core's hook puts each one into the
-# game log (EV_ADJUST with its delta).
+# Items (label key in the comment).  SPEC v3 §4: moving through the menu never
+# changes the game, and every item that does acts only after a confirmation
+# (both player buttons held 1 s): a time change is kept aside as a pending
+# change per side while the referee adjusts, shown as the new time, and is
+# applied as a whole, one clock.adjust() a side (logged, EV_ADJUST with its
+# delta), when the referee leaves the menu and confirms; TSO § 5.2 d, resume
+# and reset each ask first.  The base time before a game (ready only) is a
+# setting of the game to come and changes at once.
 R_L_SEC = 0    # T_ADJ_L_S  left  -/+ 1 s      (TSO § 7.3.2.2 Zeitabzug/Gutschrift)
 R_L_MIN = 1    # T_ADJ_L_M  left  -/+ 1 min
 R_R_SEC = 2    # T_ADJ_R_S  right -/+ 1 s
@@ -356,7 +373,7 @@ R_LATE_L = 4   # T_LATE_L   elapsed time of a late left player, 1-min steps
 R_LATE_R = 5   # T_LATE_R   (TSO § 2.4, PFS § 6.3.2-6.3.3)
 R_BASE = 6     # T_BASE     base time, both sides; ready only; resets the clock
 R_RESET = 7    # T_RESET    reset the game, with confirmation (TSO § 1.4.1 a)
-R_EXIT = 8     # T_EXIT
+R_EXIT = 8     # T_EXIT     (with pending time changes: T_APPLY asks)
 R_VOID = 9     # T_VOID_L/R TSO § 5.2 d for the side the last move started
 R_RESUME = 10  # T_RESUME   undo an end (over only, not after a forfeit)
 
@@ -375,18 +392,6 @@ _R_OVER_R = (R_RESUME, R_RESET, R_EXIT)
 _R_OVER_VR = (R_VOID, R_RESUME, R_RESET, R_EXIT)
 
 
-def _takeable(c, side, step):
-    """How much of `step` a deduction can take from `side`: all of it, except
-    in a flag profile, where a side's time stops at 00:00 (PFS § 6.2.1), so
-    the logged delta is the change actually made."""
-    if c.rules.zero != profiles.ZERO_FLAG:
-        return step
-    r = c.rem[side]
-    if r <= 0:
-        return 0
-    return step if r >= step else r
-
-
 class RefereeMenu:
     """Referee functions (SPEC §4), entered only in ready, paused or over
     (the app checks).  handle(action, t) returns None, EXIT (leave the
@@ -398,7 +403,9 @@ class RefereeMenu:
         self.clock = clock
         self.language = language
         self.item = self.items()[0]   # the final screen has no time items
-        self.confirm = False   # reset asked, waiting for the second A_RIGHT
+        self.pend = [0, 0]     # time changes not applied yet, ms a side
+        self.ask = -1          # the item whose question shows (-1: none)
+        self._saved = [0, 0, 0, -1]
 
     def items(self):
         c = self.clock
@@ -411,17 +418,29 @@ class RefereeMenu:
                 _R_OVER_R if r else _R_OVER
         return _R_PAUSED_V if v else _R_PAUSED
 
+    def mark(self):
+        b = self._saved
+        b[0] = self.item
+        b[1] = self.pend[0]
+        b[2] = self.pend[1]
+        b[3] = self.ask
+
+    def undo(self):
+        b = self._saved
+        self.item = b[0]
+        self.pend[0] = b[1]
+        self.pend[1] = b[2]
+        self.ask = b[3]
+
+    def rem(self, s):
+        """Side s's time as it will be with the pending changes."""
+        return self.clock.rem[s] + self.pend[s]
+
     def handle(self, action, t):
-        if self.confirm:
-            # Only a second A_RIGHT resets; any other key cancels and does
-            # nothing else (TSO § 1.4.1 a: no reset by accident).
-            self.confirm = False
-            if action == A_RIGHT and self.item == R_RESET:
-                self.clock.reset(t)
-                return RESET
-            return None
+        if self.ask >= 0:
+            return self._answer(action, t)
         if action == A_DONE:
-            return EXIT
+            return self._leave()
         if action == A_NEXT:
             items = self.items()
             self.item = _cycle(items, self.item, True)
@@ -434,52 +453,93 @@ class RefereeMenu:
         if it <= R_R_MIN:
             side = 0 if it <= R_L_MIN else 1
             step = 1000 if it == R_L_SEC or it == R_R_SEC else 60000
-            if up:
-                c.adjust(side, step, t)
-            else:
-                d = _takeable(c, side, step)
-                if d > 0:
-                    c.adjust(side, -d, t)
+            self.pend[side] += step if up else -self._takeable(side, step)
         elif it == R_LATE_L or it == R_LATE_R:
-            self._late(0 if it == R_LATE_L else 1, up, t)
+            self._late(0 if it == R_LATE_L else 1, up)
         elif it == R_BASE:
             b = c.rules.base
             if c.state == READY and _can_shift(b[0], b[1], up):
                 b[0] = _base_step(b[0], up)
                 b[1] = _base_step(b[1], up)
                 c.reset(t)
+                self.pend[0] = self.pend[1] = 0
                 return RULES
-        elif it == R_RESET:
-            if up:
-                self.confirm = True
         elif it == R_EXIT:
+            return self._leave()
+        elif up:
+            self.ask = it   # R_RESET, R_VOID, R_RESUME: asked first
+        return None
+
+    def _leave(self):
+        if self.pend[0] or self.pend[1]:
+            self.ask = R_EXIT   # apply the time changes?
+            return None
+        return EXIT
+
+    def _answer(self, action, t):
+        """A question shows: both player buttons held 1 s say yes (A_CONFIRM);
+        the pause key drops it (held 2 s at the time question: leave without
+        the changes); a single player button does nothing (it may be the
+        first key of the confirmation)."""
+        it = self.ask
+        if action == A_NEXT:
+            self.ask = -1
+        elif action == A_DONE:
+            self.ask = -1
+            if it == R_EXIT:
+                self.pend[0] = self.pend[1] = 0
+                return EXIT
+        elif action == A_CONFIRM:
+            self.ask = -1
+            return self._act(it, t)
+        return None
+
+    def _act(self, it, t):
+        c = self.clock
+        if it == R_EXIT:
+            for s in (0, 1):
+                if self.pend[s]:
+                    c.adjust(s, self.pend[s], t)
+                    self.pend[s] = 0
             return EXIT
-        elif it == R_VOID:
-            # TSO § 5.2 d: one press of the right button; the game is over
-            # and the final screen shows the corrected times.
-            if up and c.void(c.void_side, t):
+        if it == R_RESET:
+            c.reset(t)
+            return RESET
+        if it == R_VOID:
+            # TSO § 5.2 d: the game is over and the final screen shows the
+            # corrected times.
+            if c.void(c.void_side, t):
                 return EXIT
         elif it == R_RESUME:
-            if up and c.resume(t):
+            if c.resume(t):
                 return EXIT
         return None
 
-    def _late(self, side, up, t):
+    def _takeable(self, side, step):
+        """How much of `step` a deduction can take from `side`: all of it,
+        except in a flag profile, where a side's time stops at 00:00 (PFS §
+        6.2.1), so the logged delta is the change actually made."""
+        if self.clock.rules.zero != profiles.ZERO_FLAG:
+            return step
+        r = self.rem(side)
+        if r <= 0:
+            return 0
+        return step if r >= step else r
+
+    def _late(self, side, up):
         """Late arrival: the elapsed time (base - remaining) goes up or down
-        by a minute, as an adjustment of -/+60000 ms.  It stays within
-        0..base: the last step up stops at 00:00 remaining, the last step
-        down at the full base time."""
-        c = self.clock
-        rem = c.rem[side]
+        by a minute.  It stays within 0..base: the last step up stops at
+        00:00 remaining, the last step down at the full base time."""
+        rem = self.rem(side)
         if up:
             d = 60000 if rem >= 60000 else rem
             if d > 0:
-                c.adjust(side, -d, t)
+                self.pend[side] -= d
         else:
-            el = c.rules.base[side] - rem
+            el = self.clock.rules.base[side] - rem
             d = 60000 if el >= 60000 else el
             if d > 0:
-                c.adjust(side, d, t)
+                self.pend[side] += d
 
     def render(self, rows):
         c = self.clock
@@ -488,9 +548,15 @@ class RefereeMenu:
         label, value = rows[k], rows[k + 1]
         if k:
             both = rows[3]
-            mmss(both, 1, c.rem[0])
-            mmss(both, len(both) - 7, c.rem[1])
+            mmss(both, 1, self.rem(0))
+            mmss(both, len(both) - 7, self.rem(1))
         it = self.item
+        if self.ask >= 0:
+            put(label, 0, w["T_APPLY"] if self.ask == R_EXIT else
+                w["T_VOID_R"] if self.ask == R_VOID and c.void_side == 1 else
+                w[_R_LABEL[self.ask]])
+            _center(value, w["V_CONFIRM"])
+            return rows
         if it == R_VOID and c.void_side == 1:
             put(label, 0, w["T_VOID_R"])
         else:
@@ -501,30 +567,32 @@ class RefereeMenu:
             _arrows(value, False, True)
             mmss(value, (n - 6) // 2, c.rem[c.void_side] - c.void_rem)
             value[(n - 6) // 2] = 0x2B
-        elif it == R_RESUME:
+        elif it == R_RESUME or it == R_RESET:
             _arrows(value, False, True)
         elif it <= R_R_MIN:
             s = 0 if it <= R_L_MIN else 1
-            _arrows(value, _takeable(c, s, 1000) > 0, True)
-            mmss(value, (n - 6) // 2, c.rem[s])
+            _arrows(value, self._takeable(s, 1000) > 0, True)
+            mmss(value, (n - 6) // 2, self.rem(s))
+            self._pending_mark(value, s)
         elif it == R_LATE_L or it == R_LATE_R:
             s = 0 if it == R_LATE_L else 1
-            el = c.rules.base[s] - c.rem[s]
-            _arrows(value, el > 0, c.rem[s] > 0)
+            el = c.rules.base[s] - self.rem(s)
+            _arrows(value, el > 0, self.rem(s) > 0)
             mmss(value, (n - 6) // 2, el)
+            self._pending_mark(value, s)
         elif it == R_BASE:
             b = c.rules.base
             _arrows(value, _can_shift(b[0], b[1], False),
                     _can_shift(b[0], b[1], True))
             _both_mmss(value, b[0], b[1])
-        elif it == R_RESET:
-            if self.confirm:
-                _center(value, w["V_CONFIRM"])
-            else:
-                _arrows(value, False, True)
         else:  # R_EXIT
             _arrows(value, True, True)
         return rows
+
+    def _pending_mark(self, value, s):
+        # "*" after the time: changed, not applied yet
+        if self.pend[s]:
+            value[(len(value) - 6) // 2 + 6] = 0x2A
 
 
 # -- results of the last games ------------------------------------------------------
@@ -554,6 +622,12 @@ class ResultsMenu:
         elif action == A_NEXT:
             self.page = 1 - self.page
         return None
+
+    def mark(self):
+        self._saved = (self.i, self.page)
+
+    def undo(self):
+        self.i, self.page = self._saved
 
     def render(self, rows):
         w = lang.table(self.language)

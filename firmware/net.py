@@ -1,4 +1,4 @@
-# The clock on the tournament hall's network: a publish-only MQTT 3.1.1
+# The clock on the tournament hall's network: an MQTT 3.1.1
 # client that never stalls the main loop (issue 14; docs/hall.md).
 #
 # The clock publishes under scrabble/<event>/<table>/, each topic ending in
@@ -11,9 +11,20 @@
 #                          report's fields minus lcd, plus clock id, table
 #                          and game number
 #   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
-#   result/<game>/<user>   the final state, retained, QoS 1, re-sent until PUBACK
+#   result/<game>/<user>   the final state, QoS 1, kept and re-sent until the
+#                          hall's recorder confirms it (below)
 #   log/<game>/<user>      the game's log file (replay format), retained, QoS 1
-# It subscribes to nothing: nobody can change a clock over the network.
+# It subscribes to one topic, scrabble/<event>/confirm/<user>, at QoS 0:
+# only the hall's recorder may write there (the broker's ACL).  Nothing it
+# receives can change the clock; a confirmation only lets it forget a result.
+#
+# No result lost (issue 19): a result stays in the queue (and on flash,
+# OUTBOX) until the recorder (host_sim/hall_recorder.py) echoes its body
+# byte for byte on the confirm topic, which it does only after the result
+# is fsynced in its file.  A PUBACK only means the broker has it (in memory:
+# a broker killed now loses it), so after a PUBACK the result is sent again
+# every RESEND_MS, and after every reconnect, until confirmed; the recorder
+# collapses the copies.
 #
 # The table: the setup menu's (settings.table) when it is not 0, else
 # net.json's.  A new one takes effect at the next game (retable(), when the
@@ -39,10 +50,11 @@
 #
 # The QoS 1 queue is also kept on flash (OUTBOX, next to the app, written
 # atomically by fsys.write_atomic) from the moment a message is
-# queued until its PUBACK: a result not yet acknowledged when the power is cut
-# is sent again after the boot.  One line per message: "R <topic> <JSON>" (a
-# result), "L <topic> <game>" (a game's log, read again from its file), "C
-# <topic>" (an emptied retained topic).
+# queued until its PUBACK (a result: until its confirmation): a result not
+# yet confirmed when the power is cut is sent again after the boot.  One
+# line per message: "R <topic> <JSON>" (a result), "L <topic> <game>" (a
+# game's log, read again from its file), "C <topic>" (an emptied retained
+# topic).
 #
 # The state fields are firmware/report.py's, the same as `replay --json`
 # (minus lcd).
@@ -68,10 +80,12 @@ READ_MS = 50            # how often the broker's replies are read
 BACKOFF_MIN = 1000
 BACKOFF_MAX = 30000
 CHUNK = 536             # bytes written per poll() at most
-MAX_QOS1 = 8            # results and logs waiting for PUBACK
+MAX_QOS1 = 8            # results and logs waiting for PUBACK / confirmation
+RESEND_MS = 5000        # an acknowledged, unconfirmed result is sent again
+MAX_RX = 2048           # a longer packet from the broker closes the link
 LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
 OUTBOX = "net.out"      # the QoS 1 queue on flash, until each PUBACK
-OUTBOX_MAX = 4096       # a longer outbox file is not ours
+OUTBOX_MAX = 8192       # a longer outbox file is not ours
 
 # The hall as the clock's user sees it (Net.hall; the LCD mark, view.py,
 # and the setup menu's "Hall" item show it):
@@ -91,6 +105,7 @@ _REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
             4: "bad user name or password", 5: "not authorised"}
 PINGREQ = b"\xc0\x00"
 CONFIG_KEYS = ("host", "port", "event", "table", "password")
+ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 DISCONNECT = b"\xe0\x00"
 
 
@@ -135,6 +150,39 @@ def connect_packet(client_id, user, password, will_topic, will_msg):
     return _packet(0x10, b)
 
 
+def subscribe_packet(topic, pid=1):
+    """SUBSCRIBE to one topic at QoS 0."""
+    b = bytearray()
+    b.append(pid >> 8)
+    b.append(pid & 255)
+    _str16(b, topic)
+    b.append(0)
+    return _packet(0x82, b)
+
+
+def is_ipv4(host):
+    """A dotted IPv4 address: the clock never resolves a name (a DNS lookup
+    would block its loop)."""
+    p = host.split(".")
+    if len(p) != 4:
+        return False
+    for x in p:
+        if not x or len(x) > 3 or not x.isdigit() or int(x) > 255:
+            return False
+    return True
+
+
+def random_id():
+    """A client id nobody can guess, for a net.json without "client_id"."""
+    try:
+        import os
+        b = os.urandom(8)
+    except (ImportError, AttributeError, OSError):
+        import random
+        b = bytes([random.getrandbits(8) for _ in range(8)])
+    return "c" + "".join(["%02x" % x for x in b])
+
+
 def publish_packet(topic, payload, qos=0, retain=False, pid=0):
     b = bytearray()
     _str16(b, topic)
@@ -167,6 +215,15 @@ def check_config(cfg):
     for k in ("host", "event", "password"):
         if not isinstance(cfg[k], str) or not cfg[k]:
             return "net.json: %r must be a non-empty text" % k
+    if not is_ipv4(cfg["host"]):
+        return ("net.json: host must be the hall computer's IP address (like "
+                "192.168.1.10), not a name: the clock does no DNS lookup")
+    cid = cfg.get("client_id", "c0-x")
+    if not isinstance(cid, str) or not 4 <= len(cid) <= 64:
+        return "net.json: client_id must be a text of 4-64 letters, digits, - or _"
+    for ch in cid:
+        if ch not in ID_CHARS:
+            return "net.json: client_id must be a text of 4-64 letters, digits, - or _"
     for k in ("event", "user"):
         v = cfg.get(k, "x")
         if not isinstance(v, str) or not v:
@@ -195,7 +252,13 @@ class Net:
         self.user = cfg.get("user") or str(cfg["table"])  # the clock's account
         self.password = cfg["password"]
         self.clock_id = clock_id
+        # The MQTT client id: net.json's (random, from `hall clock-config`), or
+        # random for this boot; never the clock id the state publishes.
+        self.client_id = cfg.get("client_id") or random_id()
         self.event_name = cfg["event"]
+        self.confirm = "scrabble/%s/confirm/%s" % (cfg["event"], self.user)
+        self.confirm_b = self.confirm.encode()
+        self.sub_packet = subscribe_packet(self.confirm)
         self.table = self._menu_table()
         self.prefix = self._prefix(self.table)
         now = app.ticks_ms()
@@ -208,15 +271,23 @@ class Net:
         self.out = b""            # the packet being written ...
         self.mv = memoryview(self.out)
         self.off = 0              # ... and how much of it went out
-        self.q1 = []              # [pid, packet, sent] waiting for PUBACK
+        # [pid, packet, sent, OUTBOX line, echo, acked]: echo is a result's
+        # body (bytes) the recorder confirms by sending it back, None for
+        # others (taken off at the PUBACK); acked: the broker has this copy
+        self.q1 = []
         self.unsent = 0           # q1 entries not yet written on this link
+        self.acked_r = 0          # results acknowledged, not yet confirmed
+        self.resend_at = now
+        self.sub_due = False
+        self.subscribed = False   # the broker took the confirm subscription
+        self.confirmed = 0
         self.pid = 0
         self.dirty = True         # the state changed since it was published
         self.online_due = False
         self.over_seen = False
         self.end_t = now          # tick of the game's end (state over)
         self.final_due = False    # the result waits for its log on flash
-        self.rbuf = bytearray(16)
+        self.rbuf = bytearray(128)
         self.rx = bytearray()
         self.retry_at = now
         self.backoff = BACKOFF_MIN
@@ -282,8 +353,8 @@ class Net:
         old = self.prefix
         self.table = t
         self.prefix = self._prefix(t)
-        self._q1(self.topic("state", old), b"", "C " + self.topic("state", old))
-        self._q1(self.topic("status", old), b"", "C " + self.topic("status", old))
+        self._q1(self.topic("state", old), b"", "C " + self.topic("state", old), True)
+        self._q1(self.topic("status", old), b"", "C " + self.topic("status", old), True)
         self._save_outbox()
         if self.st == UP and self.off >= len(self.out):
             try:
@@ -324,11 +395,11 @@ class Net:
         n = a.log.number
         topic = self.topic("result/%d" % n)
         text = json.dumps(d)
-        self._q1(topic, text, "R %s %s" % (topic, text))
+        self._q1(topic, text, "R %s %s" % (topic, text), False, text.encode())
         text = self._log_text(n)
         if text is not None:
             topic = self.topic("log/%d" % n)
-            self._q1(topic, text, "L %s %d" % (topic, n))
+            self._q1(topic, text, "L %s %d" % (topic, n), True)
         self._save_outbox()
 
     def _log_text(self, n):
@@ -341,17 +412,31 @@ class Net:
             text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
         return text
 
-    def _q1(self, topic, payload, line):
-        """Queue a retained QoS 1 message; `line` is its OUTBOX line."""
-        if len(self.q1) >= MAX_QOS1:
-            old = self.q1.pop(0)
+    def _q1(self, topic, payload, line, retain, echo=None):
+        """Queue a QoS 1 message; `line` is its OUTBOX line; `echo`: a
+        result's body, kept until the recorder confirms it.  A full queue
+        drops its oldest log or emptied topic first, a result only if
+        nothing else is left."""
+        q = self.q1
+        if len(q) >= MAX_QOS1:
+            i = 0
+            for j in range(len(q)):
+                if q[j][4] is None:
+                    i = j
+                    break
+            self._unqueue(i)
             self.dropped += 1
-            if not old[2]:
-                self.unsent -= 1
         self.pid = self.pid % 65535 + 1
-        self.q1.append([self.pid, publish_packet(topic, payload, 1, True, self.pid), False,
-                        line])
+        q.append([self.pid, publish_packet(topic, payload, 1, retain, self.pid), False,
+                  line, echo, False])
         self.unsent += 1
+
+    def _unqueue(self, i):
+        m = self.q1.pop(i)
+        if not m[2]:
+            self.unsent -= 1
+        if m[5]:
+            self.acked_r -= 1
 
     # -- the QoS 1 queue on flash ---------------------------------------------------
     def _save_outbox(self):
@@ -398,16 +483,16 @@ class Net:
         if len(p) < 2 or not p[1].startswith("scrabble/"):
             return False
         if p[0] == "C" and len(p) == 2:
-            self._q1(p[1], b"", line)
+            self._q1(p[1], b"", line, True)
         elif p[0] == "R" and len(p) == 3:
-            self._q1(p[1], p[2], line)
+            self._q1(p[1], p[2], line, False, p[2].encode())
         elif p[0] == "L" and len(p) == 3:
             try:
                 text = self._log_text(int(p[2]))
             except ValueError:
                 return False
             if text is not None:
-                self._q1(p[1], text, line)
+                self._q1(p[1], text, line, True)
         else:
             return False
         return True
@@ -451,7 +536,7 @@ class Net:
             self._rd = getattr(s, "readinto", None) or s.recv_into
             self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
             self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
-            self._start(connect_packet("clock-" + self.clock_id, self.user,
+            self._start(connect_packet(self.client_id, self.user,
                                        self.password, self.topic("status"),
                                        "offline"))
             self.st = HANDSHAKE
@@ -469,8 +554,10 @@ class Net:
     def _up(self, now):
         if self.off < len(self.out):
             self._send(now)
-        elif self.unsent or self.dirty or self.online_due:
+        elif self.unsent or self.dirty or self.online_due or self.sub_due:
             self._next(now)
+        elif self.acked_r and self.diff(now, self.resend_at) >= 0:
+            self._resend()
         elif self.app.clock.state == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
             self.hb_at = self.add(now, HEARTBEAT_MS)
             self._start(publish_packet(self.topic("heartbeat"),
@@ -484,8 +571,21 @@ class Net:
         if self.waiting and self.st == UP and self.diff(now, self.deadline) >= 0:
             self._fail(now, "broker stopped answering")
 
+    def _resend(self):
+        """The broker has these results but the recorder has not confirmed
+        them (it may be down, or the broker may lose them): send them again."""
+        for m in self.q1:
+            if m[5]:
+                m[5] = False
+                m[2] = False
+                self.unsent += 1
+        self.acked_r = 0
+
     def _next(self, now):
-        if self.online_due:
+        if self.sub_due:
+            self.sub_due = False
+            self._start(self.sub_packet)
+        elif self.online_due:
             self.online_due = False
             self._start(publish_packet(self.topic("status"), "online", 0, True))
         elif self.unsent:
@@ -557,21 +657,69 @@ class Net:
     def _parse(self, now):
         rx = self.rx
         i = 0
-        while len(rx) - i >= 2 and len(rx) - i >= 2 + rx[i + 1]:
+        while True:
+            # fixed header: type byte, remaining length (1-4 bytes of 7 bits)
+            n = 0
+            shift = 0
+            j = i + 1
+            while j < len(rx) and rx[j] & 128 and j < i + 4:
+                n |= (rx[j] & 127) << shift
+                shift += 7
+                j += 1
+            if j >= len(rx):
+                break
+            n |= (rx[j] & 127) << shift
+            j += 1                       # the body starts at j
+            if n > MAX_RX or rx[j - 1] & 128:
+                self._fail(now, "a packet too big from the broker")
+                return
+            if len(rx) - j < n:
+                break
             kind = rx[i] >> 4
-            if kind == 2 and rx[i + 1] >= 2:          # CONNACK
-                if rx[i + 3]:
+            if kind == 2 and n >= 2:            # CONNACK
+                if rx[j + 1]:
                     self._fail(now, "broker refused: %s"
-                               % _REFUSED.get(rx[i + 3], rx[i + 3]), BACKOFF_MAX)
+                               % _REFUSED.get(rx[j + 1], rx[j + 1]), BACKOFF_MAX)
                     return
                 self._connected(now)
-            elif kind == 4 and rx[i + 1] >= 2:        # PUBACK
-                self._acked(rx[i + 2] << 8 | rx[i + 3])
-            self.waiting = bool(self.q1) and self.unsent < len(self.q1)
-            if self.waiting:
-                self.deadline = self.add(now, REPLY_MS)
-            i += 2 + rx[i + 1]
+            elif kind == 4 and n >= 2:          # PUBACK
+                self._acked(now, rx[j] << 8 | rx[j + 1])
+            elif kind == 3 and n >= 2:          # PUBLISH: a confirmation
+                self._publish(rx, i, j, n)
+            elif kind == 9 and n >= 3:          # SUBACK
+                self.subscribed = not rx[j + 2] & 128
+                if not self.subscribed:
+                    self.note = "confirmations refused by the broker"
+            self._waiting(now)
+            i = j + n
         self.rx = rx[i:]  # (bytearray has no item deletion on MicroPython)
+
+    def _waiting(self, now):
+        """Is a PUBACK (or PINGRESP) due?  A result already acknowledged
+        waits for its confirmation, not for the broker."""
+        w = 0
+        for m in self.q1:
+            if m[2] and not m[5]:
+                w = 1
+                break
+        self.waiting = bool(w)
+        if w:
+            self.deadline = self.add(now, REPLY_MS)
+
+    def _publish(self, rx, i, j, n):
+        tl = rx[j] << 8 | rx[j + 1]
+        t0 = j + 2
+        p0 = t0 + tl + (2 if rx[i] & 6 else 0)   # (QoS 0 asked: no id expected)
+        if p0 > j + n or rx[t0:t0 + tl] != self.confirm_b:
+            return
+        body = bytes(rx[p0:j + n])
+        q = self.q1
+        for k in range(len(q)):
+            if q[k][4] is not None and q[k][4] == body:
+                self._unqueue(k)
+                self.confirmed += 1
+                self._save_outbox()
+                return
 
     def _connected(self, now):
         self.st = UP
@@ -580,15 +728,22 @@ class Net:
         self.note = "connected"
         self._show(HALL_UP)
         self.online_due = True
+        self.sub_due = True
         self.dirty = True
         self.ping_at = self.add(now, PING_MS)
 
-    def _acked(self, pid):
+    def _acked(self, now, pid):
         q = self.q1
         for i in range(len(q)):
-            if q[i][0] == pid:
-                q.pop(i)
-                self._save_outbox()
+            m = q[i]
+            if m[0] == pid and m[2] and not m[5]:
+                if m[4] is None:
+                    self._unqueue(i)
+                    self._save_outbox()
+                else:                    # a result: now wait for the recorder
+                    m[5] = True
+                    self.acked_r += 1
+                    self.resend_at = self.add(now, RESEND_MS)
                 return
 
     def _fail(self, now, why, backoff=0):
@@ -613,7 +768,11 @@ class Net:
             if m[2]:
                 m[1][0] |= 0x08  # DUP
                 m[2] = False
+            m[5] = False
         self.unsent = len(self.q1)
+        self.acked_r = 0
+        self.sub_due = False
+        self.subscribed = False
         self.dirty = True
         b = backoff or self.backoff
         self.retry_at = self.add(now, b)

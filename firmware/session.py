@@ -14,6 +14,12 @@
 #                         CHECKPOINT_MS of running time, the time base moved on
 #   save(now)             a checkpoint now (e.g. the referee's base time)
 #   ignored(t, x)         a press ignored (pressed together with side x)
+#   mark(k)               slot k (a key) remembers where the log stands now,
+#                         before that key's edge acts (SPEC v3 §4 Gestures)
+#   retract(k, now)       a gesture undoes its keys: every log line and journal
+#                         record made since mark(k) is dropped, the rest is
+#                         folded, and the (restored) clock is checkpointed
+#   gesture(code, t)      the recognised gesture, as a comment in the log
 #   forget()              the game was reset: nothing to restore, the next
 #                         event opens a new log (with the journal: its
 #                         number, log.number, is reserved now)
@@ -39,6 +45,8 @@ import fsys
 import persist
 import gamelog
 import journal as jmod
+from gestures import ACTION_NAMES
+from buttons import array_i
 
 _put = persist._put
 
@@ -53,6 +61,8 @@ RULES = 2       # a `ready` clock with the referee's rules, no game log yet
 RESTORED = 3    # a game resumed as of its last checkpoint (paused if it ran)
 
 _PAIR = "%d %s ignored: pressed together with %s"
+_GESTURE = "%d gesture %s: the presses of its keys are undone"
+MARKS = 4               # mark slots: one per key, and one for a mode change
 
 
 class Session:
@@ -82,6 +92,15 @@ class Session:
             except (OSError, AttributeError, TypeError):
                 self.j = None
         self.folded = 0         # journal records already in the files
+        # Gesture marks (mark/retract): per slot, the first journal record
+        # after the mark, where the first log line after it went (-1: none
+        # yet), and whether the game's log time base was set then.
+        self._mk = array_i(MARKS)
+        self._mp = array_i(MARKS)
+        self._mon = bytearray(MARKS)
+        self._mb = bytearray(MARKS)
+        for k in range(MARKS):
+            self._mp[k] = -1
 
     # -- the log time base --------------------------------------------------------
     def log_ms(self, t):
@@ -154,6 +173,7 @@ class Session:
     def _direct(self, code, side, t, arg):
         c = self.clock
         self._begin()
+        self._cut_here(0x3FFFFFFF)
         self.log.event(self.log_ms(t), code, side, arg, c.rem[0], c.rem[1])
         if code != cc.EV_WINDOW:
             self.save(t)
@@ -165,7 +185,70 @@ class Session:
         if self.j is not None and self._journal(jmod.KIND_PAIR, 0, x, 0, t):
             return
         self._begin()
+        self._cut_here(0x3FFFFFFF)
         self.log.comment(_PAIR % (self.log_ms(t), cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
+
+    def gesture(self, code, t):
+        """A gesture was recognised (its keys' presses were undone): a
+        comment in the log, so a referee reading it sees why."""
+        if not self.on:
+            return
+        if self.j is not None and self._journal(jmod.KIND_NOTE, code, -1, 0, t):
+            return
+        self._begin()
+        self.log.comment(_GESTURE % (self.log_ms(t), ACTION_NAMES[code]))
+
+    # -- gestures: mark and retract ---------------------------------------------------
+    def mark(self, k):
+        """Slot k: the log as it stands now (before a key's edge acts).
+        Allocation-free: it runs at every press."""
+        j = self.j
+        self._mk[k] = j.count if j is not None else 0
+        self._mp[k] = -1
+        self._mon[k] = 1 if self.on else 0
+        self._mb[k] = 1 if self.begun else 0
+
+    def _cut_here(self, index):
+        # A log line of journal record `index` (direct lines: any index) is
+        # about to be written: the first one after a mark is where a retract
+        # cuts the file back to.
+        k = 0
+        while k < MARKS:
+            if self._mp[k] < 0 and index >= self._mk[k]:
+                self._mp[k] = self.log.pos
+            k += 1
+
+    def retract(self, k, now):
+        """A gesture undoes what its keys did since mark(k): the journal's
+        records before the mark go to the files, those after it are dropped;
+        log lines already written after the mark are cut off; then the
+        clock, already restored by the caller, is checkpointed.  (A gesture
+        is rare and leaves the clock stopped: file work is allowed here.)"""
+        j = self.j
+        if j is not None and j.ok and j.count > self.folded:
+            recs = j.records(self.folded)
+            i = self.folded
+            for rec in recs:
+                if i >= self._mk[k]:
+                    break
+                self._line(rec, i)
+                i += 1
+            self.folded = j.count
+        cut = self._mp[k]
+        if self.begun and not self._mb[k]:
+            self.log.discard()  # begun for the undone keys only
+            self.begun = False
+            self._reserve()
+        elif cut >= 0 and self.begun and cut < self.log.pos:
+            self.log.reopen(self.log.number, cut)
+        if not self._mon[k]:
+            self.on = False     # nothing was logged before: the game's log
+                                # time base starts again at its first event
+        if cut >= 0:
+            for m in range(MARKS):
+                if self._mp[m] > cut:
+                    self._mp[m] = -1    # what it marked is cut off too
+        self.save(now)
 
     def _begin(self):
         if not self.begun:
@@ -216,9 +299,11 @@ class Session:
         only while no clock runs, unless the journal is full)."""
         j = self.j
         recs = j.records(self.folded) if j.ok else []
+        i = self.folded
         self.folded = j.count
         for rec in recs:
-            self._line(rec)
+            self._line(rec, i)
+            i += 1
         lg = self.log
         self.last_save = now
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
@@ -227,18 +312,25 @@ class Session:
 
     def _arm(self):
         self.folded = 0
+        for k in range(MARKS):  # every record from now on is after each mark
+            self._mk[k] = 0
         if not self.j.arm():
             self.j = None       # the flash refused: the files only, from now on
 
-    def _line(self, rec):
-        """A journal record's log line (events and ignored presses)."""
+    def _line(self, rec, index=-1):
+        """A journal record's log line (events, ignored presses, gestures);
+        index: its place in the journal (-1: after a power cut, no marks)."""
         kind = rec[0]
         if kind == jmod.KIND_CHECK:
             return
         self._begin()
+        if index >= 0:
+            self._cut_here(index)
         ms = jmod.field(rec, 8)
         side = rec[13] - 1
-        if kind == jmod.KIND_PAIR:
+        if kind == jmod.KIND_NOTE:
+            self.log.comment(_GESTURE % (ms, ACTION_NAMES[rec[12]]))
+        elif kind == jmod.KIND_PAIR:
             self.log.comment(_PAIR % (ms, cc.SIDE_NAMES[1 - side], cc.SIDE_NAMES[side]))
         else:
             self.log.event(ms, rec[12], side, jmod.field(rec, 16),

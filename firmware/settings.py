@@ -205,6 +205,16 @@ class Settings:
             return "not JSON"
         if not isinstance(d, dict) or d.get("v") != VERSION:
             return "not a settings file"
+        self.restore(d)
+        why = self.problem_with()
+        if why is not None:
+            return "bad " + why
+        return None
+
+    def restore(self, d):
+        """Take the values of a dict as as_dict() gives (missing keys keep
+        theirs); the setup menu puts the values back with it when a gesture
+        undoes its keys."""
         self.profile = d.get("profile", self.profile)
         self.base_left = d.get("base_left", self.base_left)
         self.base_right = d.get("base_right", self.base_right)
@@ -219,10 +229,6 @@ class Settings:
         self.forfeit = d.get("forfeit", self.forfeit)
         self.window = d.get("window", self.window)
         self.table = d.get("table", self.table)
-        why = self.problem_with()
-        if why is not None:
-            return "bad " + why
-        return None
 
     def save(self, path=None, fs=None):
         """Write atomically (temp file + rename).  True on success; on any

@@ -1,26 +1,31 @@
-"""The tournament hall (issue 14, docs/hall.md): Mosquitto with the project's
-configuration, the director's page, the results file.
+"""The tournament hall (issues 14, 19; docs/hall.md): Mosquitto with the
+project's configuration, the director's page, the recorder, the results file.
 
-    python -m host_sim hall                      start the broker, serve the page
+    python -m host_sim hall                      start the broker, recorder, page
     python -m host_sim hall --clocks 100         ... and 100 simulated clocks
-    python -m host_sim hall results --csv        every finished game as CSV
-    python -m host_sim hall clock-config --table 12 ...   a clock's net.json
+    python -m host_sim hall results --csv        every recorded game as CSV
+    python -m host_sim hall clock-config --table 12 --host 192.168.1.10   a net.json
+    python -m host_sim hall revoke --table 12    a new password for clock 12
 
 Everything lives in one folder (default build/hall): mosquitto.conf, the
-password file (hashed by mosquitto_passwd), the ACL file, clocks.json (each
-table's password, for `make deploy TABLE=n`), the page (www/) and the broker's
-persistence database (retained states and results survive a restart).
+password file (PBKDF2-SHA512 hashes in Mosquitto's format, HASH_ITERATIONS),
+the ACL file, clocks.json (each clock account's password, for `make deploy
+TABLE=n`), service.json (the viewer's and the recorder's), results.jsonl (the
+recorder's file, host_sim/hall_recorder.py), the page (www/) and the broker's
+persistence database.  Every secret file is created 0600 (os.open with the
+mode: never readable by others, not even for an instant).
 
-Accounts: one per clock (user "<n>", the number `make deploy TABLE=n` gave
-it; the table it starts on), allowed to write only topics that end in its own name,
-scrabble/<event>/<table>/<kind>/<user> (the ACL patterns
-`scrabble/<event>/+/+/%u` and `.../+/+/+/%u`), at any table: the referee may
-renumber a clock in its setup menu.  User "hall/viewer" reads
-scrabble/<event>/#.  A '/' in the viewer's name means no
-pattern ever matches it (Mosquitto does not substitute %u for such names), so
-the page account can never publish.
+Accounts, each with explicit ACL lines (no %u patterns):
+  "<n>"           clock n (make deploy TABLE=n): writes only topics ending in
+                  its own name, scrabble/<event>/<table>/<kind>[/<game>]/<n>, at
+                  any table (the setup menu may renumber it); reads only its
+                  confirmations, scrabble/<event>/confirm/<n>
+  hall/recorder   reads the results, writes the confirmations
+  hall/viewer     the page's: reads scrabble/<event>/#, writes nothing
 """
+import base64
 import csv
+import hashlib
 import json
 import os
 import pwd
@@ -33,13 +38,25 @@ import sys
 import time
 
 import host_sim
+from host_sim import hall_recorder as REC
 
 ROOT = host_sim.ROOT
 PAGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hall_page")
 MQTT_JS = os.path.join(ROOT, "build", "npm", "node_modules", "mqtt", "dist", "mqtt.min.js")
 VIEWER = "hall/viewer"
-VIEWER_PASSWORD = "hall"   # read-only; it is in the page for every browser anyway
+RECORDER = REC.ACCOUNT
 DEFAULT_DIR = os.path.join(ROOT, "build", "hall")
+# PBKDF2-SHA512 rounds per password (Mosquitto's own tool uses 101).  NIST
+# SP 800-63B 5.1.1.2: "as large as verification server performance will
+# allow, typically at least 10,000".  The broker checks one password per
+# CONNECT on its single thread: 10,000 rounds cost ~7 ms here, so 100 clocks
+# reconnecting after a restart stall it ~0.7 s (50,000 rounds stalled it
+# 3.5 s, and the page's times lagged the clocks by 3 s meanwhile:
+# tests/test_hall_page.py).  The passwords themselves are 16 random
+# characters (96 bits): no count makes guessing them feasible.
+HASH_ITERATIONS = 10000
+MESSAGE_SIZE_LIMIT = 20480   # a game log is at most net.LOG_MAX (16 KB) + a line
+MEMORY_LIMIT = 256 * 1024 * 1024
 
 
 class HallError(Exception):
@@ -62,19 +79,81 @@ def find_mosquitto():
     return None
 
 
-def _tool(name):
-    p = shutil.which(name) or ("/usr/bin/" + name if os.path.isfile("/usr/bin/" + name) else None)
-    if not p:
-        raise HallError("%s not found: install Debian's mosquitto package (make tools-os)" % name)
-    return p
+def write_secret(path, data):
+    """Write a file that only its owner may read: created 0600 (a temp file
+    opened with that mode, then renamed over `path`), never chmod-ed after."""
+    if isinstance(data, str):
+        data = data.encode()
+    tmp = path + ".tmp"
+    try:
+        os.remove(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        n = 0
+        while n < len(data):
+            n += os.write(fd, data[n:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def mosquitto_hash(password, iterations=HASH_ITERATIONS, salt=None):
+    """A password file entry's hash in Mosquitto 2's PBKDF2-SHA512 format
+    ($7$<iterations>$<salt>$<hash>, base64), as mosquitto_passwd writes it
+    but with `iterations` rounds."""
+    salt = salt or os.urandom(12)
+    h = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations)
+    return "$7$%d$%s$%s" % (iterations, base64.b64encode(salt).decode(),
+                            base64.b64encode(h).decode())
+
+
+def new_password():
+    return secrets.token_urlsafe(12)   # 16 characters, 96 random bits
+
+
+def _load(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+        return d if isinstance(d, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _account(v):
+    """{"password", "hash"} from a stored entry (an older hall folder kept
+    the bare password: hashed now)."""
+    if isinstance(v, str):
+        v = {"password": v}
+    if not isinstance(v, dict) or not isinstance(v.get("password"), str) or not v["password"]:
+        v = {"password": new_password()}
+    if not isinstance(v.get("hash"), str) or not v["hash"].startswith("$7$%d$" % HASH_ITERATIONS):
+        v["hash"] = mosquitto_hash(v["password"])
+    return {"password": v["password"], "hash": v["hash"]}
+
+
+def service_passwords(folder):
+    """{account: password} of the hall's own accounts (viewer, recorder)."""
+    return {k: v["password"] for k, v in _load(os.path.join(folder, "service.json")).items()
+            if isinstance(v, dict) and "password" in v}
+
+
+def is_ipv4(host):
+    """A dotted IPv4 address (the clocks do no DNS lookup)."""
+    p = host.split(".") if isinstance(host, str) else ()
+    return len(p) == 4 and all(x.isdigit() and len(x) <= 3 and int(x) <= 255 for x in p)
 
 
 class Hall:
-    """A hall folder: configuration, accounts, page; start()/stop() the broker."""
+    """A hall folder: configuration, accounts, page; start()/stop() the
+    broker and the recorder."""
 
     def __init__(self, folder=DEFAULT_DIR, event="open", tables=100, port=1883,
                  ws_port=9001, bind="127.0.0.1"):
-        if not event or any(c in event for c in "+#/ "):
+        if not event or any(c in event for c in "+#/ ") or not event.isprintable():
             raise HallError("event must be one word without + # / (got %r)" % event)
         self.folder = os.path.abspath(folder)
         self.event = event
@@ -83,164 +162,254 @@ class Hall:
         self.ws_port = ws_port
         self.bind = bind
         self.proc = None
-        self.recorder = None
+        self.rec_proc = None
         self.conf = os.path.join(self.folder, "mosquitto.conf")
         self.www = os.path.join(self.folder, "www")
 
-    # -- configuration ------------------------------------------------------------
-    def passwords(self):
-        """{table: password}, made once per hall folder and kept."""
+    # -- accounts -------------------------------------------------------------------
+    def _accounts(self):
+        """(clocks {table: entry}, service {name: entry}); new ones made and
+        both files (re)written when anything changed."""
         os.makedirs(self.folder, exist_ok=True)
-        path = os.path.join(self.folder, "clocks.json")
-        try:
-            with open(path) as f:
-                known = {int(k): v for k, v in json.load(f).items()}
-        except (OSError, ValueError):
-            known = {}
+        cpath = os.path.join(self.folder, "clocks.json")
+        spath = os.path.join(self.folder, "service.json")
+        raw_c, raw_s = _load(cpath), _load(spath)
+        clocks = {}
+        for k, v in raw_c.items():
+            if k.isdigit() and int(k) >= 1:
+                clocks[int(k)] = _account(v)
         for t in range(1, self.tables + 1):
-            known.setdefault(t, secrets.token_urlsafe(12))
-        with open(path, "w") as f:
-            json.dump({str(k): v for k, v in sorted(known.items())}, f, indent=1)
-        os.chmod(path, 0o600)  # the clocks' passwords
-        return known
+            if t not in clocks:
+                clocks[t] = _account(None)
+        service = {n: _account(raw_s.get(n)) for n in (VIEWER, RECORDER)}
+        c_out = {str(k): v for k, v in sorted(clocks.items())}
+        if c_out != raw_c:
+            write_secret(cpath, json.dumps(c_out, indent=1) + "\n")
+        if service != raw_s:
+            write_secret(spath, json.dumps(service, indent=1) + "\n")
+        return clocks, service
+
+    def passwords(self):
+        """{table: password} of the clock accounts, made once per hall folder
+        and kept."""
+        return {t: v["password"] for t, v in self._accounts()[0].items()}
+
+    def revoke(self, table):
+        """A new password for clock account `table`: its old net.json (a lost
+        or stolen clock) can no longer connect.  The running broker reloads
+        its password file (SIGHUP)."""
+        clocks, _ = self._accounts()
+        if table not in clocks:
+            raise HallError("table %d is not in this hall (1-%d)" % (table, max(clocks)))
+        path = os.path.join(self.folder, "clocks.json")
+        raw = _load(path)
+        raw[str(table)] = {"password": new_password()}
+        raw[str(table)] = _account(raw[str(table)])
+        write_secret(path, json.dumps(raw, indent=1) + "\n")
+        self.write_passwd()
+        return self.reload()
+
+    def reload(self):
+        """SIGHUP the running broker (pid in hall.pid): it reads the password
+        and ACL files again.  False if no broker of this folder runs."""
+        try:
+            with open(os.path.join(self.folder, "hall.pid")) as f:
+                pid = int(f.read())
+            os.kill(pid, signal.SIGHUP)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    # -- configuration ------------------------------------------------------------
+    def write_passwd(self):
+        clocks, service = self._accounts()
+        lines = ["%s:%s\n" % (n, service[n]["hash"]) for n in (VIEWER, RECORDER)]
+        lines += ["%d:%s\n" % (t, clocks[t]["hash"]) for t in sorted(clocks)]
+        write_secret(os.path.join(self.folder, "passwd"), "".join(lines))
+        return clocks, service
+
+    def acl_text(self, tables):
+        """The ACL: one explicit block per account; a clock writes only its
+        own topics (at any table: a referee may renumber it) and reads only
+        its confirmations."""
+        e = self.event
+        out = ["# generated by python -m host_sim hall (docs/hall.md); no %u patterns:",
+               "# every account has its own lines",
+               "", "user %s" % VIEWER, "topic read scrabble/%s/#" % e,
+               "", "user %s" % RECORDER, "topic read scrabble/%s/+/result/+/+" % e,
+               "topic write scrabble/%s/confirm/+" % e]
+        for t in tables:
+            out += ["", "user %d" % t]
+            out += ["topic write scrabble/%s/+/%s/%d" % (e, k, t)
+                    for k in ("status", "state", "heartbeat")]
+            out += ["topic write scrabble/%s/+/%s/+/%d" % (e, k, t) for k in ("result", "log")]
+            out.append("topic read %s" % REC.confirm_topic(e, t))
+        return "\n".join(out) + "\n"
 
     def write(self):
         os.makedirs(self.folder, exist_ok=True)
-        pw = self.passwords()
+        clocks, service = self.write_passwd()
         passwd = os.path.join(self.folder, "passwd")
-        with open(passwd, "w") as f:
-            f.write("%s:%s\n" % (VIEWER, VIEWER_PASSWORD))
-            for t in sorted(pw):
-                f.write("%d:%s\n" % (t, pw[t]))
-        os.chmod(passwd, 0o600)
-        subprocess.run([_tool("mosquitto_passwd"), "-U", passwd], check=True,
-                       capture_output=True)
         acl = os.path.join(self.folder, "acl")
-        with open(acl, "w") as f:
-            f.write("# generated by python -m host_sim hall\n"
-                    "user %s\ntopic read scrabble/%s/#\n\n"
-                    "# a clock writes only topics that end in its own account name,\n"
-                    "# at any table (a referee may renumber it in the setup menu)\n"
-                    "pattern write scrabble/%s/+/+/%%u\n"
-                    "pattern write scrabble/%s/+/+/+/%%u\n"
-                    % (VIEWER, self.event, self.event, self.event))
-        os.chmod(acl, 0o600)
-        self.write_page()
-        with open(self.conf, "w") as f:
-            f.write(
-                "# generated by python -m host_sim hall (docs/hall.md)\n"
-                "# stay the user who started the hall (root would switch to 'mosquitto')\n"
-                "user %s\n"
-                "per_listener_settings false\n"
-                "allow_anonymous false\n"
-                "password_file %s\n"
-                "acl_file %s\n"
-                "persistence true\n"
-                "persistence_location %s/\n"
-                "autosave_interval 1\n"
-                "max_queued_messages 10000\n"
-                "log_dest stderr\n"
-                "log_type error\nlog_type warning\n"
-                "# the clocks\n"
-                "listener %d %s\n"
-                "# the director's page: MQTT over WebSockets, and the page itself\n"
-                "listener %d %s\n"
-                "protocol websockets\n"
-                "http_dir %s\n"
-                % (pwd.getpwuid(os.getuid()).pw_name, passwd, acl, self.folder, self.port, self.bind, self.ws_port,
-                   self.bind, self.www))
-        return pw
+        write_secret(acl, self.acl_text(sorted(clocks)))
+        self.write_page(service[VIEWER]["password"])
+        ws_bind = self.bind
+        write_secret(self.conf, (
+            "# generated by python -m host_sim hall (docs/hall.md)\n"
+            "# stay the user who started the hall (root would switch to 'mosquitto')\n"
+            "user %s\n"
+            "per_listener_settings false\n"
+            "allow_anonymous false\n"
+            "password_file %s\n"
+            "acl_file %s\n"
+            "# a message bigger than a game log is refused; the broker's heap is\n"
+            "# bounded (retained messages included); queues are bounded\n"
+            "message_size_limit %d\n"
+            "max_packet_size %d\n"
+            "memory_limit %d\n"
+            "max_queued_messages 1000\n"
+            "max_queued_bytes 16777216\n"
+            "retain_available true\n"
+            "check_retain_source true\n"
+            "persistence true\n"
+            "persistence_location %s/\n"
+            "autosave_interval 1\n"
+            "log_dest stderr\n"
+            "log_type error\nlog_type warning\n"
+            "# the clocks\n"
+            "listener %d %s\n"
+            "socket_domain ipv4\n"
+            "max_connections %d\n"
+            "# the director's page: MQTT over WebSockets, and the page itself\n"
+            "# (socket_domain: without it Mosquitto 2.0 binds WebSockets to every\n"
+            "# interface whatever the address)\n"
+            "listener %d %s\n"
+            "socket_domain ipv4\n"
+            "protocol websockets\n"
+            "http_dir %s\n"
+            % (pwd.getpwuid(os.getuid()).pw_name, passwd, acl, MESSAGE_SIZE_LIMIT,
+               MESSAGE_SIZE_LIMIT + 512, MEMORY_LIMIT, self.folder, self.port, self.bind,
+               2 * len(clocks) + 16, self.ws_port, ws_bind, self.www)))
+        return {t: v["password"] for t, v in clocks.items()}
 
-    def write_page(self):
+    def write_page(self, viewer_password):
         os.makedirs(self.www, exist_ok=True)
         for name in os.listdir(PAGE_DIR):
             shutil.copy(os.path.join(PAGE_DIR, name), os.path.join(self.www, name))
         if not os.path.isfile(MQTT_JS):
             raise HallError("%s missing: run `make hall-page` (npm install mqtt)" % MQTT_JS)
         shutil.copy(MQTT_JS, os.path.join(self.www, "mqtt.min.js"))
+        # The viewer's password is in the page for every browser in the hall:
+        # the account can read and nothing else.
         with open(os.path.join(self.www, "config.js"), "w") as f:
             f.write("var HALL = %s;\n" % json.dumps({
-                "event": self.event, "user": VIEWER, "password": VIEWER_PASSWORD}))
+                "event": self.event, "user": VIEWER, "password": viewer_password}))
+
+    def viewer_password(self):
+        return self._accounts()[1][VIEWER]["password"]
 
     def clock_config(self, table, host=None, ssid="", wifi_password=""):
         """A clock's net.json: the account of clock <table> (its first table;
-        the setup menu may give it another one later)."""
+        the setup menu may give it another one later) and a client id nobody
+        can guess (no one can take its connection over)."""
+        host = host or "127.0.0.1"
+        if not is_ipv4(host):
+            raise HallError("the broker must be given as an IP address like 192.168.1.10, "
+                            "not %r: the clock does no DNS lookup" % host)
         pw = self.passwords()
         if table not in pw:
             raise HallError("table %d is not in this hall (1-%d)" % (table, self.tables))
-        return {"host": host or "127.0.0.1", "port": self.port, "event": self.event,
-                "table": table, "user": str(table), "password": pw[table], "ssid": ssid,
+        return {"host": host, "port": self.port, "event": self.event,
+                "table": table, "user": str(table), "password": pw[table],
+                "client_id": "c%d-%s" % (table, secrets.token_hex(8)), "ssid": ssid,
                 "wifi_password": wifi_password}
 
-    # -- the broker -----------------------------------------------------------------
+    # -- the broker and the recorder --------------------------------------------------
     def start(self, timeout=10.0, stderr=None):
+        self.start_broker(timeout, stderr)
+        self.start_recorder(timeout, stderr)
+        return self
+
+    def start_broker(self, timeout=10.0, stderr=None):
         exe = find_mosquitto()
         if not exe:
             raise HallError("mosquitto not found: install Debian's mosquitto package "
                             "(make tools-os does it)")
         self.proc = subprocess.Popen([exe, "-c", self.conf], stdout=subprocess.DEVNULL,
                                      stderr=stderr if stderr is not None else subprocess.PIPE)
+        write_secret(os.path.join(self.folder, "hall.pid"), "%d\n" % self.proc.pid)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-                raise HallError("mosquitto exited: %s" % err.strip().splitlines()[-1:] )
+                raise HallError("mosquitto exited: %s" % err.strip().splitlines()[-1:])
             if _listening(self.port) and _listening(self.ws_port):
-                self.recorder = Recorder(self)
                 return self
             time.sleep(0.05)
         raise HallError("mosquitto did not open ports %d/%d" % (self.port, self.ws_port))
 
-    def stop(self):
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)  # saves the persistence db
+    def start_recorder(self, timeout=10.0, stderr=None, wait=True):
+        """The recorder (host_sim/hall_recorder.py) in a process of its own;
+        wait: until it is connected (it keeps trying while the broker is down)."""
+        self.rec_proc = subprocess.Popen(
+            [sys.executable, "-m", "host_sim.hall_recorder", self.folder, str(self.port),
+             self.event], cwd=ROOT, stdout=subprocess.PIPE,
+            stderr=stderr if stderr is not None else None, text=True)
+        if not wait:
+            return self
+        line = self.rec_proc.stdout.readline()   # "recorder: ready" once connected
+        if "ready" not in line:
+            raise HallError("the recorder did not start: %r" % line)
+        return self
+
+    def stop_recorder(self, sig=signal.SIGTERM):
+        p, self.rec_proc = self.rec_proc, None
+        if p is not None and p.poll() is None:
+            p.send_signal(sig)
             try:
-                self.proc.wait(10)
+                p.wait(10)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
+                p.kill()
+                p.wait()
+
+    def stop_broker(self, sig=signal.SIGTERM):
+        p, self.proc = self.proc, None
+        if p is not None and p.poll() is None:
+            p.send_signal(sig)   # SIGTERM: saves the persistence db
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def stop(self):
+        self.stop_recorder()
+        self.stop_broker()
+
+    def watch(self, seconds=None):
+        """Until the broker exits (or `seconds` pass): restart the recorder
+        whenever it dies, with one line on stderr (its results stay on the
+        clocks meanwhile: nothing is lost, only delayed)."""
+        end = None if seconds is None else time.monotonic() + seconds
+        while self.proc is not None and self.proc.poll() is None:
+            if end is not None and time.monotonic() >= end:
+                return
+            if self.rec_proc is not None and self.rec_proc.poll() is not None:
+                print("hall: the recorder stopped (exit %s); starting it again"
+                      % self.rec_proc.returncode, file=sys.stderr, flush=True)
+                self.start_recorder(stderr=sys.stderr, wait=False)
+            time.sleep(0.5)
 
     def url(self, host="127.0.0.1"):
         return "http://%s:%d/" % (host, self.ws_port)
 
+    def collect(self, topic, **kw):
+        """collect() with this hall's viewer account."""
+        return collect(self.port, topic, folder=self.folder, **kw)
 
-class Recorder:
-    """While the hall runs: when each result first reached the hall (UTC), in
-    results-seen.json: the clocks have no wall clock, so this is the CSV's
-    end_time."""
-
-    def __init__(self, hall):
-        self.path = os.path.join(hall.folder, "results-seen.json")
-        self.seen = seen_times(hall.folder)
-        self.c = viewer_client(hall.port, client_id="hall-recorder")
-        topic = result_topics(hall.event)
-        self.c.on_connect = lambda c, u, f, rc, p=None: c.subscribe(topic, qos=1)
-        self.c.on_message = self._got
-        self.c.loop_start()
-
-    def _got(self, c, u, m):
-        if m.topic not in self.seen:
-            self.seen[m.topic] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            tmp = self.path + ".tmp"
-            with open(tmp, "w") as f:
-                json.dump(self.seen, f, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
-
-    def close(self):
-        self.c.loop_stop()
-        self.c.disconnect()
-
-
-def seen_times(folder):
-    try:
-        with open(os.path.join(folder, "results-seen.json")) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
+    def records(self, warn=None):
+        """The recorder's lines (hall_recorder.read_records)."""
+        return REC.read_records(self.folder, warn)
 
 
 def _listening(port):
@@ -287,15 +456,19 @@ def headless_chromium(profile_dir):
 
 
 # -- reading the hall ---------------------------------------------------------------
-def viewer_client(port, host="127.0.0.1", client_id=""):
+def viewer_client(port, host="127.0.0.1", client_id="", password=None, folder=None):
+    """A paho client logged in as the read-only viewer (password: given, or
+    from the hall folder's service.json)."""
     import paho.mqtt.client as mqtt
+    if password is None:
+        password = service_passwords(folder or DEFAULT_DIR).get(VIEWER, "")
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
-    c.username_pw_set(VIEWER, VIEWER_PASSWORD)
+    c.username_pw_set(VIEWER, password)
     c.connect(host, port)
     return c
 
 
-def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=10.0):
+def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=10.0, folder=None):
     """{topic: payload} of the retained messages under `topic` (a wildcard),
     read until quiet_s passes with nothing new."""
     got = {}
@@ -312,7 +485,7 @@ def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=10.0):
             got[m.topic] = m.payload
         last[0] = time.monotonic()
 
-    c = viewer_client(port, host)
+    c = viewer_client(port, host, folder=folder)
     c.on_connect = on_connect
     c.on_message = on_message
     c.loop_start()
@@ -335,31 +508,33 @@ def result_topics(event):
 
 CSV_FIELDS = ("table", "clock", "game", "profile", "left_time", "right_time",
               "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
-              "forfeit", "end_ms", "end_time")
+              "forfeit", "end_ms", "end_time", "account")
 
 
-def result_rows(messages, seen=None):
-    """CSV rows from {topic: payload} of result messages; bad ones skipped with
-    one line each on stderr.  One row per (table, clock, game): a result the
-    clock re-sent after a broker restart is the same retained message."""
-    rows = {}
-    for topic, payload in sorted(messages.items()):
-        try:
-            r = json.loads(payload)
-            key = (int(r["table"]), str(r["clock"]), int(r["game"]))
-            left, right = r["left"], r["right"]
-        except (ValueError, KeyError, TypeError):
-            print("skipped %s: not a clock result" % topic, file=sys.stderr)
-            continue
+def result_rows(records):
+    """CSV rows from the recorder's lines (hall_recorder.read_records(), all
+    valid): the one place that turns recorded results into rows.  One row
+    per (table, account, game), all three from the topic (the account that
+    published it; the recorder refused bodies that disagree): the values of
+    its last line (a referee's void), the end_time of its first."""
+    first, last = {}, {}
+    for r in records:
+        key = (r["table"], int(r["account"]), r["game"])
+        first.setdefault(key, r["seen"])
+        last[key] = r["result"]
+    rows = []
+    for key in sorted(last):
+        r = last[key]
+        left, right = r["left"], r["right"]
         forfeit = "left" if left["forfeit"] else "right" if right["forfeit"] else ""
-        rows[key] = {
-            "table": key[0], "clock": key[1], "game": key[2], "profile": r.get("profile", ""),
+        rows.append({
+            "table": key[0], "clock": r["clock"], "game": key[2], "profile": r["profile"],
             "left_time": _signed(left), "right_time": _signed(right),
             "left_overtime_ms": left["overtime_ms"], "right_overtime_ms": right["overtime_ms"],
             "left_penalty": left["penalty"], "right_penalty": right["penalty"],
-            "forfeit": forfeit, "end_ms": r["t_ms"],
-            "end_time": (seen or {}).get(topic, "")}
-    return [rows[k] for k in sorted(rows)]
+            "forfeit": forfeit, "end_ms": r["t_ms"], "end_time": first[key],
+            "account": str(key[1])})
+    return rows
 
 
 def _signed(side):
@@ -376,9 +551,11 @@ def write_csv(rows, out):
 
 # -- the command --------------------------------------------------------------------
 def add_arguments(p):
-    p.add_argument("action", nargs="?", default="run", choices=("run", "results", "clock-config"),
-                   help="run (default): start the hall; results: print the finished "
-                        "games; clock-config: print a clock's net.json")
+    p.add_argument("action", nargs="?", default="run",
+                   choices=("run", "results", "clock-config", "revoke"),
+                   help="run (default): start the hall; results: print the recorded "
+                        "games; clock-config: print a clock's net.json; revoke: a new "
+                        "password for clock account --table (a lost or stolen clock)")
     p.add_argument("--dir", default=DEFAULT_DIR, help="the hall's folder (default build/hall)")
     p.add_argument("--event", default="open", help="the event's name in the topics (default open)")
     p.add_argument("--tables", type=int, default=100, help="clock accounts 1..N (default 100)")
@@ -393,10 +570,13 @@ def add_arguments(p):
     p.add_argument("--seconds", type=float, default=0,
                    help="stop after this many seconds (default: Ctrl-C)")
     p.add_argument("--csv", action="store_true", help="results: CSV (the only format)")
-    p.add_argument("--table", type=int, default=0, help="clock-config: the table number")
-    p.add_argument("--host", default=None, help="clock-config/results: the broker's address")
+    p.add_argument("--table", type=int, default=0, help="clock-config, revoke: the clock account")
+    p.add_argument("--host", default=None, help="clock-config: the hall computer's IP address")
     p.add_argument("--ssid", default="", help="clock-config: Wi-Fi network")
     p.add_argument("--wifi-password", default="", help="clock-config: Wi-Fi password")
+    p.add_argument("--out", default=None,
+                   help="clock-config: write the net.json there (created 0600) instead "
+                        "of printing it")
 
 
 def main(args):
@@ -404,33 +584,52 @@ def main(args):
         hall = Hall(args.dir, args.event, args.tables, args.port, args.ws_port,
                     "0.0.0.0" if args.lan else "127.0.0.1")
         if args.action == "results":
-            msgs = collect(args.port, result_topics(args.event),
-                           args.host or "127.0.0.1")
-            write_csv(result_rows(msgs, seen_times(hall.folder)), sys.stdout)
+            try:
+                records = REC.read_records(hall.folder,
+                                           lambda m: print("hall: " + m, file=sys.stderr))
+            except FileNotFoundError:
+                raise HallError("no results in %s: %s is written by the running hall's "
+                                "recorder" % (hall.folder, REC.RESULTS))
+            write_csv(result_rows(records), sys.stdout)
             return 0
         if args.action == "clock-config":
             if not args.host:
                 raise HallError("clock-config needs --host: the hall computer's address "
                                 "on the Wi-Fi (make deploy ... BROKER=192.168.1.10)")
-            print(json.dumps(hall.clock_config(args.table, args.host, args.ssid,
-                                               args.wifi_password)))
+            text = json.dumps(hall.clock_config(args.table, args.host, args.ssid,
+                                                args.wifi_password))
+            if args.out:
+                write_secret(args.out, text + "\n")   # its password: 0600 from the start
+            else:
+                print(text)
+            return 0
+        if args.action == "revoke":
+            live = hall.revoke(args.table)
+            print("hall: clock account %d has a new password%s; deploy its clock again "
+                  "(make deploy TABLE=%d)" % (args.table, " (the broker reloaded it)" if live
+                                              else "", args.table))
             return 0
         return run(hall, args)
     except HallError as e:
         print("hall: %s" % e, file=sys.stderr)
         return 2
-    except (ConnectionError, OSError) as e:
-        what = "cannot reach the broker on port %d" % args.port if args.action == "results" \
-            else "cannot write the hall in %s" % args.dir
-        print("hall: %s: %s" % (what, e), file=sys.stderr)
+    except OSError as e:
+        print("hall: cannot use the hall folder %s: %s" % (args.dir, e), file=sys.stderr)
         return 2
 
 
 def run(hall, args):
     hall.write()
     hall.start(stderr=sys.stderr)
-    print("hall: broker on port %d, the director's page at %s (event %r, tables 1-%d)"
-          % (hall.port, hall.url(), hall.event, hall.tables), flush=True)
+    if hall.bind == "127.0.0.1":
+        print("hall: broker on port %d, the director's page at %s (event %r, tables 1-%d; "
+              "loopback only: --lan for the hall's Wi-Fi)"
+              % (hall.port, hall.url(), hall.event, hall.tables), flush=True)
+    else:
+        print("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, the "
+              "director's page on port %d (http://<this computer's address>:%d/) "
+              "(event %r, tables 1-%d)" % (hall.port, hall.ws_port, hall.ws_port,
+                                           hall.event, hall.tables), flush=True)
     sim = None
     try:
         if args.clocks:
@@ -439,11 +638,9 @@ def run(hall, args):
             sim.run(args.seconds or None)
             print("hall: %d of %d simulated games finished" % (sim.finished(), args.clocks))
             if not args.seconds:
-                hall.proc.wait()
-        elif args.seconds:
-            time.sleep(args.seconds)
+                hall.watch()
         else:
-            hall.proc.wait()
+            hall.watch(args.seconds or None)
     except KeyboardInterrupt:
         pass
     finally:

@@ -240,3 +240,60 @@ class Fleet:
             c.net._fail(c.rig.now, "closed")
         if self.tmp is not None:
             self.tmp.cleanup()
+
+
+def chaos_round(hall, n=20, seed=1, speed=10, kills=3, base_s=60, timeout_s=240,
+                broker=True, recorder=True, log=None):
+    """A round of n simulated clocks while the broker and/or the recorder are
+    killed (SIGKILL) and restarted at random moments, each at least `kills`
+    times, until every game is over and every clock's queue is empty (each
+    result confirmed by the recorder).  Returns what happened:
+    {"finished", "confirmed", "broker_kills", "recorder_kills", "seconds"}
+    (issue 19: tests/test_hall_durable.py, bench/hall_bench.py)."""
+    import signal
+    rnd = random.Random(seed)
+    fleet = Fleet(hall, n, speed=speed, base_s=base_s)
+    got = {"broker_kills": 0, "recorder_kills": 0}
+    t0 = time.monotonic()
+    lock = fleet.background(0.002)
+    say = log or (lambda m: None)
+    try:
+        def done():
+            with lock:
+                return fleet.finished() == n and all(not c.net.q1 for c in fleet.clocks)
+
+        def over_ms():
+            return max(len(c.script) and c.script[-1][0] for c in fleet.clocks)
+
+        last_game_end = over_ms()
+        # Kill at random moments while games run and end: spread over the round.
+        while (got["broker_kills"] < kills * broker or got["recorder_kills"] < kills * recorder
+               or fleet.ms() < last_game_end) and time.monotonic() - t0 < timeout_s:
+            time.sleep(rnd.uniform(0.2, 1.2))
+            what = rnd.choice([w for w, on in (("broker", broker), ("recorder", recorder),
+                                               ("both", broker and recorder)) if on])
+            if what in ("broker", "both"):
+                hall.stop_broker(signal.SIGKILL)
+                got["broker_kills"] += 1
+            if what in ("recorder", "both"):
+                hall.stop_recorder(signal.SIGKILL)
+                got["recorder_kills"] += 1
+            say("chaos: killed %s at %d virtual ms, %d games over" % (what, fleet.ms(),
+                                                                      fleet.finished()))
+            time.sleep(rnd.uniform(0.0, 1.0))
+            if hall.proc is None:
+                hall.start_broker()
+            if hall.rec_proc is None:
+                hall.start_recorder(wait=rnd.random() < 0.5)
+        while not done() and time.monotonic() - t0 < timeout_s:
+            time.sleep(0.1)
+        with lock:
+            got["finished"] = fleet.finished()
+            got["confirmed"] = sum(c.net.confirmed for c in fleet.clocks)
+            got["unconfirmed"] = sum(len(c.net.q1) for c in fleet.clocks)
+            got["finals"] = {c.table: (c.rig.clock.rem[0], c.rig.clock.rem[1], c.id)
+                             for c in fleet.clocks if c.over()}
+    finally:
+        fleet.close()
+    got["seconds"] = time.monotonic() - t0
+    return got

@@ -241,15 +241,19 @@ def _run_loops(app, rig, n, step=None):
     it); returns how many times it fed the watchdog."""
     fed = []
     left = [n]
+    inner = step if step is not None else app.step
 
     def sleep_ms(ms):
         rig.now = rig.add(rig.now, ms)
-        left[0] -= 1
-        if left[0] <= 0:
-            raise _Stop()
 
-    if step is not None:
-        app.step = step
+    def counted():
+        # one loop iteration; the sleep after it comes in 1 ms slices
+        left[0] -= 1
+        if left[0] < 0:
+            raise _Stop()
+        inner()
+
+    app.step = counted
     try:
         app.run(sleep_ms, feed=lambda: fed.append(1))
     except _Stop:

@@ -81,7 +81,7 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
     fleet = hall_sim.Fleet(hall, 8, speed=SPEED)
     try:
         assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
-        msgs = H.collect(hall.port, "scrabble/cup/#")
+        msgs = hall.collect("scrabble/cup/#")
         for c in fleet.clocks:
             p = "scrabble/cup/%d/" % c.table
             st = json.loads(msgs[p + "state/%d" % c.table])
@@ -141,9 +141,9 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
         assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
         assert final(a) == final(b)
         assert b.net.connects >= 2
-        msgs = H.collect(hall.port, H.result_topics("cup"))
-        ra = json.loads(msgs["scrabble/cup/1/result/1/1"])
-        rb = json.loads(msgs["scrabble/cup/2/result/1/2"])
+        msgs = {r["topic"]: r["result"] for r in hall.records()}
+        ra = msgs["scrabble/cup/1/result/1/1"]
+        rb = msgs["scrabble/cup/2/result/1/2"]
         for k in ("left", "right", "t_ms"):
             assert ra[k] == rb[k], k
     finally:
@@ -153,7 +153,7 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
 class _Recorder:
     def __init__(self, hall, topic):
         self.got = []
-        self.c = H.viewer_client(hall.port)
+        self.c = H.viewer_client(hall.port, folder=hall.folder)
         self.c.on_message = lambda c, u, m: self.got.append((m.topic, m.payload))
         self.c.subscribe(topic)
         self.c.loop_start()
@@ -199,7 +199,7 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
         c.publish("scrabble/cup/3/state/3", b"own", qos=1).wait_for_publish(5)
         c.loop_stop()
         c.disconnect()
-        v, rc = _publisher(hall, H.VIEWER, H.VIEWER_PASSWORD)
+        v, rc = _publisher(hall, H.VIEWER, hall.viewer_password())
         v.publish("scrabble/cup/5/state/5", b"viewer", qos=1).wait_for_publish(5)
         v.loop_stop()
         v.disconnect()
@@ -228,6 +228,15 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
     ({"host": "10.0.0.2", "port": 99999, "event": "cup", "table": 3, "password": "x"}, "port"),
     ({"host": "10.0.0.2", "port": 1883, "event": "a/b", "table": 3, "password": "x"}, "event"),
     ([], "object"),
+    # issue 19: a host name would need a DNS lookup, which blocks the clock's loop
+    ({"host": "hall.local", "port": 1883, "event": "cup", "table": 3, "password": "x"},
+     "IP address"),
+    ({"host": "192.168.1.256", "port": 1883, "event": "cup", "table": 3, "password": "x"},
+     "IP address"),
+    ({"host": "10.0.0", "port": 1883, "event": "cup", "table": 3, "password": "x"},
+     "IP address"),
+    ({"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 3, "password": "x",
+      "client_id": "a b"}, "client_id"),
 ])
 def test_bad_net_json_is_one_clear_line(cfg, word):
     """Bad input gets one clear line (common rules): check_config names the key."""
@@ -251,6 +260,23 @@ def test_clock_config_is_a_valid_net_json(hall):
          "--tables", "12", "--table", "40", "--host", "10.0.0.1"],
         cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "table 40" in bad.stderr
+    named = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
+         "--tables", "12", "--table", "3", "--host", "hall.local"],
+        cwd=ROOT, capture_output=True, text=True)
+    assert named.returncode == 2 and named.stdout == "" and named.stderr.count("\n") == 1
+    assert "IP address" in named.stderr and "DNS" in named.stderr
+    # --out (make deploy): the net.json, created 0600 (its password, issue 19)
+    out = os.path.join(hall.folder, "net-12.json")
+    made = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
+         "--event", "cup", "--tables", "12", "--table", "12", "--host", "192.168.1.10",
+         "--out", out], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0 and made.stdout == "", made.stderr
+    assert os.stat(out).st_mode & 0o777 == 0o600
+    assert net.check_config(json.load(open(out))) is None
+    # Each clock's client id is its own secret (issue 19: not guessable).
+    assert re.match(r"^c12-[0-9a-f]{16}$", cfg["client_id"])
     nohost = subprocess.run(
         [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
          "--tables", "12", "--table", "3"], cwd=ROOT, capture_output=True, text=True)
@@ -265,16 +291,16 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
     try:
         fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
         topic = "scrabble/cup/1/status/1"
-        assert H.collect(hall.port, topic)[topic] == b"online"
+        assert hall.collect(topic)[topic] == b"online"
         c.link.up = False
         c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
         fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
         time.sleep(0.3)
-        assert H.collect(hall.port, topic)[topic] == b"offline"
+        assert hall.collect(topic)[topic] == b"offline"
         c.link.up = True
         fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.online_due)
         time.sleep(0.3)
-        assert H.collect(hall.port, topic)[topic] == b"online"
+        assert hall.collect(topic)[topic] == b"online"
     finally:
         fleet.close()
 
@@ -309,9 +335,11 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
     assert rig.clock.running() == 1  # it still plays
 
 
-def test_hall_command_runs_clocks_and_results_need_a_broker(tmp_path):
-    """issue 14, 1 + 6: `python -m host_sim hall --clocks N` starts Mosquitto and
-    plays N whole games; `hall results` without a broker is one clear line."""
+def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_path):
+    """issue 14, 1 + 6; issue 19 ("the CSV reads the recorder's file, not the
+    broker's memory"): `python -m host_sim hall --clocks N` starts Mosquitto
+    and the recorder and plays N whole games; `hall results` after the hall
+    stopped (no broker) has every game; a folder without results is one line."""
     port, ws = H.free_port(), H.free_port()
     proc = subprocess.run(
         [sys.executable, "-m", "host_sim", "hall", "--dir", str(tmp_path / "h"), "--tables", "3",
@@ -321,12 +349,19 @@ def test_hall_command_runs_clocks_and_results_need_a_broker(tmp_path):
     assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
     assert "3 of 3 simulated games finished" in proc.stdout
     assert os.stat(tmp_path / "h" / "clocks.json").st_mode & 0o077 == 0
+    ok = subprocess.run(
+        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir",
+         str(tmp_path / "h"), "--port", str(port)], cwd=ROOT, capture_output=True, text=True,
+        timeout=60)
+    assert ok.returncode == 0 and ok.stderr == ""
+    rows = list(csv.DictReader(io.StringIO(ok.stdout)))
+    assert sorted((r["table"], r["account"], r["game"]) for r in rows) == [
+        ("1", "1", "1"), ("2", "2", "1"), ("3", "3", "1")]
     bad = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--port", str(port)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir",
+         str(tmp_path / "empty")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr.startswith("hall: cannot reach the broker on port %d" % port)
-    assert bad.stderr.count("\n") == 1
+    assert bad.stderr.startswith("hall: no results in ") and bad.stderr.count("\n") == 1
 
 
 def _settings_table(c, table):
@@ -350,7 +385,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert fleet.run(seconds=10, until=lambda: n.st == net.UP and not n.dirty
                          and n.off >= len(n.out))
         time.sleep(0.3)  # the broker takes the last bytes written
-        msgs = H.collect(hall.port, "scrabble/cup/#")
+        msgs = hall.collect("scrabble/cup/#")
         assert json.loads(msgs["scrabble/cup/1/state/1"])["table"] == 1
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
@@ -359,7 +394,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
                          and not n.dirty and n.off >= len(n.out))
         time.sleep(0.3)
-        msgs = H.collect(hall.port, "scrabble/cup/#")
+        msgs = hall.collect("scrabble/cup/#")
         assert not [t for t in msgs if t.startswith("scrabble/cup/1/")], msgs
         st = json.loads(msgs["scrabble/cup/7/state/1"])
         assert st["table"] == 7 and st["clock"] == c.id
@@ -422,9 +457,41 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
         rows = results_csv(hall)
         check_rows(rows, fleet)  # one row, the clock's own times
         assert len(rows) == 1
-        msgs = H.collect(hall.port, "scrabble/cup/1/log/+/+")
+        msgs = hall.collect("scrabble/cup/1/log/+/+")
         assert msgs["scrabble/cup/1/log/1/1"].startswith(b"profile sdev")
     finally:
         if cut == "after_publish" and hall.proc is not None:
             _freeze(hall, False)
+        fleet.close()
+
+
+def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
+    """issue 19 ("a clock keeps each result until it knows the hall has it on
+    disk"): with the recorder down, the broker's PUBACK does not take the
+    result off the clock's queue or net.out; it is sent again every
+    net.RESEND_MS; once the recorder runs it stores it once, echoes it, and
+    the clock forgets it."""
+    hall.stop_recorder()
+    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    c = fleet.clocks[0]
+    n = c.net
+    outbox = c.root + net.OUTBOX
+    try:
+        assert fleet.run(seconds=30, until=lambda: c.over() and any(m[5] for m in n.q1))
+        result = [m for m in n.q1 if m[4] is not None]
+        assert len(result) == 1 and result[0][5], "acknowledged by the broker, kept"
+        with open(outbox) as f:
+            assert f.read().startswith("R scrabble/cup/1/result/1/1 {")
+        sent = n.published
+        start = c.rig.ms()
+        fleet.run(seconds=10, until=lambda: c.rig.ms() > start + 3 * net.RESEND_MS)
+        assert n.published >= sent + 2, "re-sent while unconfirmed"
+        assert n.q1 and os.path.isfile(outbox) and n.confirmed == 0
+        hall.start_recorder()
+        assert fleet.run(seconds=30, until=lambda: not n.q1)
+        assert n.confirmed == 1 and not os.path.exists(outbox)
+        recs = hall.records()
+        assert [r["topic"] for r in recs] == ["scrabble/cup/1/result/1/1"]
+        assert recs[0]["result"] == json.loads(result[0][4])
+    finally:
         fleet.close()

@@ -28,7 +28,7 @@ QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.
 ROWS_JS = """
 var out = {};
 document.querySelectorAll('#rows tr').forEach(function (tr) {
-  out[tr.id.slice(2)] = [tr.children[1].textContent, tr.children[2].textContent,
+  out[tr.dataset.table] = [tr.children[1].textContent, tr.children[2].textContent,
                          tr.children[3].textContent, tr.hidden];
 });
 return out;
@@ -115,7 +115,7 @@ def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
         time.sleep(0.4)
         rows = browser.execute_script(ROWS_JS)
         assert [t for t, v in rows.items() if not v[3]] == ["1"]
-        browser.find_element("id", "t-1").click()
+        browser.find_element("id", "t-1-1").click()
         log = browser.find_element("id", "logtext").text
         assert log.startswith("profile sdev") and "end" in log
     finally:

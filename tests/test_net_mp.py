@@ -34,8 +34,10 @@ def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
         assert r["running_bytes_per_iter"] == 0, r
         assert r["messages"] == 21  # one state message per call: 20 measured + the warm-up
         assert r["over"] and r["acked"], r
-        msgs = H.collect(h.port, "scrabble/mp/1/#")
-        res = json.loads(msgs["scrabble/mp/1/result/%d/1" % r["game"]])
+        msgs = h.collect("scrabble/mp/1/#")
+        # the result reached the recorder's file (it confirmed it: "acked")
+        res = {x["topic"]: x["result"] for x in h.records()}[
+            "scrabble/mp/1/result/%d/1" % r["game"]]
         assert [res["left"]["remaining_ms"], res["right"]["remaining_ms"]] == r["rem"]
         assert res["over"] and res["clock"] == "mp001" and res["table"] == 1
         assert msgs["scrabble/mp/1/log/%d/1" % r["game"]].startswith(b"profile sdev")

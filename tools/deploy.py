@@ -458,7 +458,15 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
                   mpy_cross=mpy_cross, default=default,
                   extra=["net.json"] if net_json else ())
     if net_json:  # the tournament hall's settings (make deploy TABLE=n, docs/hall.md)
-        shutil.copyfile(net_json, os.path.join(out_dir, "net.json"))
+        # (its password: the copy is created 0600 too, never readable by others)
+        with open(net_json, "rb") as f:
+            data = f.read()
+        dest = os.path.join(out_dir, "net.json")
+        if os.path.exists(dest):
+            os.remove(dest)
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         names.insert(0, "net.json")
     cmds = copy_commands(port, out_dir, names)
     if dry_run:

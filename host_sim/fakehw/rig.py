@@ -11,7 +11,6 @@ from hd44780_emu import Hd44780Pcf8574
 from app import App
 import lcd as lcdmod
 from view import GLYPH_CHARS
-from buttons import CHORD_MS
 
 PERIOD = 1 << 30
 LEFT = 0
@@ -27,7 +26,7 @@ TAP_MS = 80
 LONG_MS = 2100      # past the 2 s long press
 CONFIRM_MS = 1100   # both player buttons, past the 1 s confirmation
 REFEREE_MS = 3100   # the referee's three keys, past 3 s
-SETTLE_MS = CHORD_MS + 60  # a press is decided CHORD_MS after its edge
+SETTLE_MS = 60      # a release is known debounce_ms after its edge
 
 
 def tap(b, hold=TAP_MS):
@@ -146,8 +145,7 @@ class Rig:
 
     def press(self, b, hold=TAP_MS, bounce=()):
         """A whole press: down (with bounce), held `hold` ms, released; the
-        main loop keeps running meanwhile until the press is decided (a
-        player press waits CHORD_MS to be told from a gesture)."""
+        main loop keeps running meanwhile until the release has settled."""
         self.down(b, bounce)
         self.run(hold)
         self.up(b)

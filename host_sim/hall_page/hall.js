@@ -1,37 +1,43 @@
-// The director's page (issue 14, docs/hall.md).  Subscribes over MQTT over
-// WebSockets (the broker that serves this page) with the read-only account in
-// config.js; never polls.  Between messages the running side's time counts
-// down here, from the last state and the moment it arrived.
+// The director's page (issues 14, 19; docs/hall.md).  Subscribes over MQTT
+// over WebSockets (the broker that serves this page) with the read-only
+// account in config.js; never polls.  Every message goes through
+// HallModel.parse (model.js): one row per table and clock account, both
+// from the topic; a message that is not what a clock sends is skipped with
+// one warning line (console and the header).  Each row renders on its own:
+// one bad row never stops the others.  Between messages the running side's
+// time counts down here, from the last state and the moment it arrived.
 "use strict";
 
 var EV = HALL.event;
-var tables = {};   // table -> {state, at, status, logs: {game: text}, row, cells}
-var shown = null;  // [table, game] in the log view
+var M = HallModel;
+var rows = {};     // "table/account" -> {table, account, state, at, status, logs, row, cells}
+var shown = null;  // the row key in the log view
+var bad = {count: 0, last: ""};
+var MAX_LOGS = 20; // game logs kept per row
 
-function fmt(ms) {
-  // As the clock's display shows it (firmware/gamelog.py fmt_time): remaining
-  // rounded up, overtime rounded down with a minus.
-  var s, sign = "";
-  if (ms > 0) { s = Math.floor((ms + 999) / 1000); }
-  else { s = Math.floor(-ms / 1000); if (s > 0) sign = "-"; }
-  var m = Math.floor(s / 60), r = s % 60;
-  return sign + (m < 10 ? "0" : "") + m + ":" + (r < 10 ? "0" : "") + r;
-}
+function now() { return performance.now(); }
 
-function signed(side) {
-  return side.overtime_ms ? -side.overtime_ms : side.remaining_ms;
+function warn(topic, why) {
+  bad.count++;
+  bad.last = String(topic).slice(0, 80) + ": " + why;
+  console.warn("hall: skipped " + bad.last);
+  set(document.getElementById("warn"), bad.count + " bad message" + (bad.count > 1 ? "s" : "") +
+      " ignored (last: " + bad.last + ")");
 }
 
 function get(t) {
-  var x = tables[t];
+  var x = rows[t.key];
   if (!x) {
-    x = tables[t] = {table: t, state: null, at: 0, status: "", logs: {}, row: null};
+    x = rows[t.key] = {key: t.key, table: t.table, account: t.account, state: null, at: 0,
+                       status: "", logs: {}, row: null};
     var tr = document.createElement("tr");
-    tr.id = "t-" + t;
+    tr.id = "t-" + t.table + "-" + t.account;
+    tr.dataset.table = t.table;
+    tr.dataset.account = t.account;
     tr.innerHTML = '<td class="table"></td><td class="time left"></td><td class="time right"></td>' +
                    '<td class="state"></td><td class="pen"></td><td class="clock"></td>';
-    tr.querySelector(".table").textContent = t;
-    tr.onclick = function () { showLog(t); };
+    tr.querySelector(".table").textContent = t.table;
+    tr.onclick = function () { showLog(t.key); };
     x.row = tr;
     x.cells = {left: tr.children[1], right: tr.children[2], state: tr.children[3],
                pen: tr.children[4], clock: tr.children[5]};
@@ -40,67 +46,66 @@ function get(t) {
   return x;
 }
 
-function now() { return performance.now(); }
-
-// The times to show now: [left ms, right ms], signed (negative: overtime).
-function times(x) {
-  var s = x.state;
-  var l = signed(s.left), r = signed(s.right);
-  if (s.running && !s.over && x.status !== "offline") {
-    var e = Math.max(0, now() - x.at);
-    if (s.running === "left") l -= e; else r -= e;
-  }
-  return [l, r];
+function drop(key) {
+  var x = rows[key];
+  if (!x) return;
+  if (x.row.parentNode) x.row.parentNode.removeChild(x.row);
+  delete rows[key];
+  if (shown === key) { shown = null; document.getElementById("logview").hidden = true; }
 }
 
-function words(x) {
-  var s = x.state, w = [];
-  if (x.status === "offline") w.push("offline");
-  if (s.over) {
-    if (s.left.forfeit) w.push("forfeit left");
-    else if (s.right.forfeit) w.push("forfeit right");
-    else w.push("finished");
-  } else if (s.paused) w.push("paused");
-  else if (s.running) w.push("running");
-  else w.push("ready");
-  var t = times(x);
-  if (!s.over && (t[0] < 0 || t[1] < 0)) w.push("overtime");
-  if (s.left.flag || s.right.flag) w.push("flag");
-  // A running clock sends a heartbeat every 5 s; the broker's last will
-  // ("offline") comes 30 s after it goes silent.  Say so meanwhile.
-  if (s.running && !s.over && w[0] !== "offline" && now() - x.at > 12000) w.push("no signal");
-  return w;
+function renderRow(x, f, show, n) {
+  var off = x.status === "offline", e = now() - x.at, s = x.state;
+  var t = M.times(s, off, e), w = M.words(s, off, e);
+  set(x.cells.left, M.fmt(t[0]));
+  set(x.cells.right, M.fmt(t[1]));
+  x.cells.left.className = "time left" + (s.running === "left" && !s.over ? " run" : "") + (t[0] < 0 ? " over" : "");
+  x.cells.right.className = "time right" + (s.running === "right" && !s.over ? " run" : "") + (t[1] < 0 ? " over" : "");
+  badges(x.cells.state, w);
+  set(x.cells.pen, s.left.penalty || s.right.penalty ? s.left.penalty + " / " + s.right.penalty : "");
+  set(x.cells.clock, s.clock + " #" + s.game + (x.account !== String(x.table) ? " (account " + x.account + ")" : ""));
+  x.row.className = off ? "offline" : s.over ? "finished" : "";
+  var run = s.over ? "over" : s.running || "";
+  if (x.row.dataset.run !== run) {   // when the page first showed a turn change
+    x.row.dataset.run = run;         // (make bench: press-to-page latency)
+    x.row.dataset.changed = Date.now();
+  }
+  x.sortTime = Math.min(t[0], t[1]);
+  x.words = w;
+  if (off) n.offline++; else if (s.over) n.finished++; else n.playing++;
+  x.row.hidden = !(match(x, f) && keep(w, x, show));
+}
+
+// The state words as badges: fixed words, built as elements (no HTML from a message).
+function badges(cell, w) {
+  var key = w.join("|");
+  if (cell.dataset.words === key) return;
+  cell.dataset.words = key;
+  cell.textContent = "";
+  w.forEach(function (s, i) {
+    var b = document.createElement("span");
+    b.className = "badge " + s.split(" ")[0];
+    b.textContent = s;
+    if (i) cell.appendChild(document.createTextNode(" "));
+    cell.appendChild(b);
+  });
 }
 
 function render() {
   var f = document.getElementById("filter").value.trim();
   var show = document.getElementById("show").value;
   var list = [], n = {playing: 0, finished: 0, offline: 0};
-  Object.keys(tables).forEach(function (k) {
-    var x = tables[k];
+  Object.keys(rows).forEach(function (k) {
+    var x = rows[k];
     if (!x.state) { x.row.hidden = true; return; }
-    var t = times(x), w = words(x);
-    set(x.cells.left, fmt(t[0]));
-    set(x.cells.right, fmt(t[1]));
-    x.cells.left.className = "time left" + (x.state.running === "left" && !x.state.over ? " run" : "") + (t[0] < 0 ? " over" : "");
-    x.cells.right.className = "time right" + (x.state.running === "right" && !x.state.over ? " run" : "") + (t[1] < 0 ? " over" : "");
-    var html = w.map(function (s) { return '<span class="badge ' + s.split(" ")[0] + '">' + s + "</span>"; }).join(" ");
-    if (x.cells.state.innerHTML !== html) x.cells.state.innerHTML = html;
-    var p = x.state.left.penalty || x.state.right.penalty ?
-        x.state.left.penalty + " / " + x.state.right.penalty : "";
-    set(x.cells.pen, p);
-    set(x.cells.clock, x.state.clock + " #" + x.state.game);
-    x.row.className = w[0] === "offline" ? "offline" : x.state.over ? "finished" : "";
-    var run = x.state.over ? "over" : x.state.running || "";
-    if (x.row.dataset.run !== run) {   // when the page first showed a turn change
-      x.row.dataset.run = run;         // (make bench: press-to-page latency)
-      x.row.dataset.changed = Date.now();
+    try {
+      renderRow(x, f, show, n);
+      list.push(x);
+    } catch (e) {          // never one row for all: this one is hidden, said once
+      x.state = null;
+      x.row.hidden = true;
+      warn(x.key, "cannot show it: " + e);
     }
-    x.sortTime = Math.min(t[0], t[1]);
-    x.words = w;
-    if (w[0] === "offline") n.offline++; else if (x.state.over) n.finished++; else n.playing++;
-    x.row.hidden = !(match(k, x, f) && keep(w, x, show));
-    list.push(x);
   });
   sortRows(list);
   set(document.getElementById("counts"),
@@ -109,13 +114,14 @@ function render() {
 
 function set(el, text) { if (el.textContent !== text) el.textContent = text; }
 
-function match(k, x, f) {
+function match(x, f) {
   if (!f) return true;
+  var k = x.table;
   var m = /^(\d+)\s*-\s*(\d+)$/.exec(f);
-  if (m) return +k >= +m[1] && +k <= +m[2];
+  if (m) return k >= +m[1] && k <= +m[2];
   // table numbers ("12", "3, 7 12"), or part of a clock id
   return f.split(/[ ,]+/).some(function (p) {
-    return /^\d+$/.test(p) ? p === k : (x.state.clock + "").indexOf(p) >= 0;
+    return /^\d+$/.test(p) ? +p === k : x.state.clock.indexOf(p) >= 0;
   });
 }
 
@@ -130,14 +136,15 @@ function keep(w, x, show) {
 var ORDER = {offline: 0, overtime: 1, flag: 1, running: 2, paused: 3, ready: 4, finished: 5, forfeit: 5};
 function sortRows(list) {
   var by = document.getElementById("sort").value;
+  function byTable(a, b) { return (a.table - b.table) || (+a.account - +b.account); }
   list.sort(function (a, b) {
-    if (by === "time") return (a.state.over - b.state.over) || (a.sortTime - b.sortTime) || (a.table - b.table);
+    if (by === "time") return (a.state.over - b.state.over) || (a.sortTime - b.sortTime) || byTable(a, b);
     if (by === "state") {
       var sa = ORDER[a.words.indexOf("overtime") >= 0 ? "overtime" : a.words[0].split(" ")[0]];
       var sb = ORDER[b.words.indexOf("overtime") >= 0 ? "overtime" : b.words[0].split(" ")[0]];
-      return (sa - sb) || (a.table - b.table);
+      return (sa - sb) || byTable(a, b);
     }
-    return a.table - b.table;
+    return byTable(a, b);
   });
   var body = document.getElementById("rows");
   for (var i = 0; i < list.length; i++) {
@@ -145,44 +152,39 @@ function sortRows(list) {
   }
 }
 
-function showLog(t) {
-  var x = tables[t], games = Object.keys(x.logs).map(Number).sort(function (a, b) { return a - b; });
+function showLog(key) {
+  var x = rows[key];
+  if (!x) return;
+  var games = Object.keys(x.logs).map(Number).sort(function (a, b) { return a - b; });
   var g = x.state && x.logs[x.state.game] !== undefined ? x.state.game : games[games.length - 1];
-  shown = [t, g];
+  shown = key;
   document.getElementById("logview").hidden = false;
-  document.getElementById("logtitle").textContent = "Table " + t + (g ? ", game " + g : "");
+  document.getElementById("logtitle").textContent = "Table " + x.table + (g ? ", game " + g : "");
   document.getElementById("logtext").textContent = g !== undefined ? x.logs[g] :
       "No log yet: the clock publishes its game log when the game ends.";
 }
 
 function onMessage(topic, payload) {
-  // scrabble/<event>/<table>/<kind>[/<game>]/<clock account>
-  var p = topic.split("/");
-  if (p.length < 5 || !/^\d+$/.test(p[2])) return;
-  if (payload.length === 0) {
-    // A clock renumbered in its setup menu empties its old table's retained
-    // state and status: that table's row goes (no ghost).
-    var old = tables[+p[2]];
-    if (old && p[3] === "state") {
-      old.row.parentNode.removeChild(old.row);
-      delete tables[+p[2]];
-      if (shown && shown[0] === old.table) { shown = null; document.getElementById("logview").hidden = true; }
-    }
-    return;
-  }
-  var x = get(+p[2]), text = payload.toString();
-  if (p[3] === "state" || p[3] === "heartbeat") {
-    try { x.state = JSON.parse(text); } catch (e) { return; }
+  var m = M.parse(EV, topic, payload.toString());
+  if (m === null) return;
+  if (m.error) { warn(topic, m.error); return; }
+  if (m.kind === "clear") { drop(m.key); return; }   // a renumbered clock's old table
+  var x = get(m);
+  if (m.kind === "state" || m.kind === "heartbeat") {
+    x.state = m.value;
     x.at = now();
-    if (x.status === "offline" && p[3] === "heartbeat") x.status = "online";
-  } else if (p[3] === "status") {
-    x.status = text;
-    if (text === "online") x.at = now();
-  } else if (p[3] === "log" && p.length > 5) {
-    x.logs[+p[4]] = text;
-    if (shown && shown[0] === x.table) showLog(x.table);
-  } else if (p[3] === "result" && !x.state) {
-    try { x.state = JSON.parse(text); x.at = now(); } catch (e) { return; }
+    if (x.status === "offline" && m.kind === "heartbeat") x.status = "online";
+  } else if (m.kind === "status") {
+    x.status = m.value;
+    if (m.value === "online") x.at = now();
+  } else if (m.kind === "log") {
+    x.logs[m.game] = m.value;
+    var keys = Object.keys(x.logs).map(Number).sort(function (a, b) { return a - b; });
+    while (keys.length > MAX_LOGS) delete x.logs[keys.shift()];
+    if (shown === x.key) showLog(x.key);
+  } else if (m.kind === "result" && !x.state) {
+    x.state = m.value;
+    x.at = now();
   }
 }
 
@@ -197,7 +199,9 @@ function start() {
     c.subscribe("scrabble/" + EV + "/#", {qos: 0});
   });
   c.on("close", function () { conn.textContent = "no connection"; conn.className = "conn off"; });
-  c.on("message", onMessage);
+  c.on("message", function (topic, payload) {
+    try { onMessage(topic, payload); } catch (e) { warn(topic, "" + e); }
+  });
   ["filter", "show", "sort"].forEach(function (id) {
     document.getElementById(id).addEventListener("input", render);
   });

@@ -6,6 +6,7 @@
 import machine
 import ticks
 import buttons as B
+import gestures as G
 
 PERIOD = 1 << 30
 DIFF, ADD = ticks.wrapping(PERIOD)
@@ -17,15 +18,13 @@ class Rig:
     """Three fake pins, a virtual clock, Buttons and Gestures."""
 
     def __init__(self, debounce_ms=25, long_ms=2000, referee_ms=3000, start_ms=START_MS,
-                 hard=False, chord_ms=0):
-        # chord_ms=0: actions come out at once, for the debounce and edge
-        # tests; the gesture tests pass B.CHORD_MS, as the device does.
+                 hard=False):
         machine.reset_world()
         self.us = 0
         self.start = start_ms
         self.pins = tuple(machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (14, 15, 16))
         self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard)
-        self.g = B.Gestures(self.b, DIFF, long_ms, referee_ms, chord_ms)
+        self.g = G.Gestures(self.b, DIFF, long_ms, referee_ms)
         self.actions = []          # (action, t_ms_relative, seen_at_ms_relative)
 
     # -- the clock ----------------------------------------------------------
@@ -86,12 +85,12 @@ class Rig:
         now = self.ticks_ms()
         while True:
             a = self.g.next(now)
-            if a == B.NONE:
+            if a == G.NONE:
                 return
             self.actions.append((a, self.rel(self.g.t), self.rel(now)))
 
     def names(self):
-        return [(B.ACTION_NAMES[a], t) for a, t, _ in self.actions]
+        return [(G.ACTION_NAMES[a], t) for a, t, _ in self.actions]
 
     def events(self):
         """Raw Buttons events (bypassing Gestures): [(button, kind, t)]."""

@@ -63,7 +63,9 @@ def alloc(fn, n):
 def heap(root, port, password):
     rig = make(root, port, password)
     n = rig.app.net
-    ok = until(rig, lambda: n.st == net.UP and not n.dirty and n.off >= len(n.out))
+    # (and the SUBACK of its confirm subscription read: nothing arrives)
+    ok = until(rig, lambda: n.st == net.UP and not n.dirty and n.off >= len(n.out)
+               and n.subscribed)
     out = {"connected": ok, "note": n.note}
     step = rig.app.step
 

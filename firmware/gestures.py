@@ -1,0 +1,237 @@
+# Gestures: debounced presses and releases (buttons.py) -> the app's actions.
+#
+# The contract (SPEC v3 §4 "Gestures on the device", "Buttons"):
+#   * Every press is an action at once, dated at its own edge: LEFT, RIGHT,
+#     PAUSE_DOWN.  Nothing waits to see whether a gesture follows.
+#   * A *group* is the time during which at least one key is down: it opens
+#     with a press while no key is down (`opened` is True on that action, and
+#     `t0` is its edge) and closes with ALL_UP (t = the last release edge).
+#     The app snapshots the game when a group opens, so that a gesture can
+#     undo exactly what its keys did at their edges.
+#   * Only held keys make gestures (t = when recognised, t0 = the group's
+#     first edge); each at most once a group:
+#       REFEREE     the pause key and both player buttons all down together
+#                   for referee_ms (any order, any gaps; timed from the moment
+#                   the last of the three went down; a release restarts it).
+#       LATE_L/R    the pause key and exactly one player button (L or R: that
+#                   player is present) down together for long_ms.
+#       PAUSE_LONG  the pause key held long_ms with no player button down at
+#                   any moment of that hold (the app decides whether the clock
+#                   was stopped when the group opened: an end request or setup).
+#       CONFIRM     both player buttons down together for confirm_ms, the pause
+#                   key never down in the group; recognised when the first of
+#                   them is released (t = that release), so the keys of a slow
+#                   referee gesture, whose pause key comes later, never give it.
+#   * Timed gestures wait while a held key may be in the middle of a release
+#     (buttons.pending()), so a hold of 1999 ms never reads as 2000.
+#   * A player button's release is known debounce_ms after its edge, so it can
+#     come out after a later press of another key.  When such a release shows
+#     that every key still down went down after it, the group really closed
+#     there and a new one opened at the earliest of those presses: REGROUP
+#     (t0 = that press's edge, `key` = its button), so the app undoes no
+#     earlier key's action (a move just before a challenge hold stands).
+#
+# next(now) allocates nothing (ints and preallocated bytes only) and keeps every
+# frame small: MicroPython puts a frame of more than ~11 words on the heap.
+from buttons import BTN_LEFT, BTN_PAUSE, array_i
+
+NONE = 0
+LEFT = 1          # left player's button pressed (t = edge)
+RIGHT = 2         # right player's button pressed (t = edge)
+PAUSE_DOWN = 3    # pause key pressed (t = edge)
+PAUSE_LONG = 4    # pause key held long_ms alone (t = recognised)
+REFEREE = 5       # pause + both player buttons held referee_ms (t = recognised)
+CONFIRM = 6       # both player buttons held confirm_ms, pause up (t = release)
+LATE_L = 7        # pause + left button held long_ms: left is present
+LATE_R = 8        # pause + right button held long_ms: right is present
+ALL_UP = 9        # the group closed: every key is up (t = the last release)
+REGROUP = 10      # the group began later than thought: at `key`'s press, t0
+ACTION_NAMES = ("none", "left", "right", "pause_down", "pause_long", "referee",
+                "confirm", "late_l", "late_r", "all_up", "regroup")
+GESTURES = (PAUSE_LONG, REFEREE, CONFIRM, LATE_L, LATE_R)
+
+# which gestures a group has given (bits)
+_G_REF = 1
+_G_LATE = 2
+_G_CONFIRM = 4
+
+
+class Gestures:
+    """Call next(now) each main-loop iteration until it returns NONE; the
+    action's time is in .t, the group's first edge in .t0."""
+
+    def __init__(self, buttons, ticks_diff, long_ms=2000, referee_ms=3000,
+                 confirm_ms=1000):
+        self.b = buttons
+        self._diff = ticks_diff
+        self.long_ms = long_ms
+        self.referee_ms = referee_ms
+        self.confirm_ms = confirm_ms
+        self.t = 0
+        self.t0 = 0              # the current (or last) group's first edge
+        self.opened = False      # the action just returned opened a group
+        self.key = 0             # the button whose press opened the group
+        self._kt = array_i(3)    # each key's latest press edge
+        self._down = bytearray(3)
+        n = 0
+        for i in range(3):
+            if buttons.pressed(i):
+                self._down[i] = 1
+                n += 1
+        self._n = n              # keys down
+        # A key held at start (no press edge seen) is in no group of ours:
+        # it gives no gesture until every key has been up once.
+        self._given = 0xFF if n else 0   # gestures given in this group (bits)
+        self._paused = False     # the pause key went down in this group
+        self._pt = 0             # the pause key's press edge (this hold)
+        self._pre = 0            # player buttons down when the pause key went down
+        self._touched = False    # a player button pressed during this pause hold
+        self._long = False       # PAUSE_LONG may still come for this hold
+        self._all_t = -1         # all three down since (-1: not all down)
+        self._one_t = -1         # pause + exactly one player button since
+        self._pair_t = -1        # both player buttons down since
+
+    def held(self, i):
+        """Is button i down now (as the actions so far have seen it)."""
+        return self._down[i] == 1
+
+    def any_held(self):
+        return self._n > 0
+
+    def next(self, now):
+        """The next action (NONE when there is none now)."""
+        self.opened = False
+        self.b.poll(now)
+        while True:
+            c = self.b.get()
+            if c < 0:
+                return self._timed(now)
+            if c & 1:
+                a = self._press(c >> 1, self.b.t)
+            else:
+                a = self._release(c >> 1, self.b.t)
+            if a:
+                return a
+
+    # -- edges --------------------------------------------------------------------
+    def _press(self, i, t):
+        d = self._down
+        if d[i]:
+            return NONE
+        d[i] = 1
+        self._kt[i] = t
+        if self._n == 0:
+            self._open(i, t)
+        self._n += 1
+        self.t = t
+        self._combos(t)
+        if i == BTN_PAUSE:
+            self._paused = True
+            self._pt = t
+            self._pre = d[0] | (d[1] << 1)
+            self._touched = False
+            self._long = True
+            return PAUSE_DOWN
+        self._touched = True      # a player button during a pause hold
+        return LEFT if i == BTN_LEFT else RIGHT
+
+    def _open(self, i, t):
+        self.opened = True
+        self.key = i
+        self.t0 = t
+        self._given = 0
+        self._paused = False
+
+    def _release(self, i, t):
+        d = self._down
+        if not d[i]:
+            return NONE
+        a = NONE
+        if i != BTN_PAUSE and self._pair_t != -1 and not self._paused \
+                and not self._given & _G_CONFIRM \
+                and self._diff(t, self._pair_t) >= self.confirm_ms:
+            self._given |= _G_CONFIRM
+            a = CONFIRM
+        elif i == BTN_PAUSE:
+            self._long = False
+        elif self._diff(t, self._pt) <= 0:
+            # released before the pause key went down, known only now: it
+            # was not down during this pause hold after all
+            self._pre &= ~(1 << i)
+        d[i] = 0
+        self._n -= 1
+        self._all_t = self._one_t = self._pair_t = -1
+        self._combos(t)
+        self.t = t
+        if a:
+            return a
+        if self._n == 0:
+            if self._given == 0xFF:
+                self._given = 0
+            return ALL_UP
+        if self._given != 0xFF and self._later(t):
+            return REGROUP
+        return NONE
+
+    def _later(self, t):
+        """Did every key still down go down after t?  Then the group closed
+        at t, and a new one opened at the earliest of those presses."""
+        d = self._down
+        k = -1
+        for j in range(3):
+            if d[j]:
+                if self._diff(self._kt[j], t) <= 0:
+                    return False
+                if k < 0 or self._diff(self._kt[j], self._kt[k]) < 0:
+                    k = j
+        self.key = k
+        self.t0 = self._kt[k]
+        self._given = 0
+        self._paused = d[2] == 1 or self._diff(self._pt, t) > 0
+        return True
+
+    def _combos(self, t):
+        """Which held sets are down together, and since when (t: now)."""
+        d = self._down
+        both = d[0] and d[1]
+        if both and d[2]:
+            if self._all_t == -1:
+                self._all_t = t
+        else:
+            self._all_t = -1
+        if d[2] and (d[0] != d[1]):
+            if self._one_t == -1:
+                self._one_t = t
+        else:
+            self._one_t = -1
+        if both:
+            if self._pair_t == -1:
+                self._pair_t = t
+        else:
+            self._pair_t = -1
+
+    # -- holds ----------------------------------------------------------------------
+    def _timed(self, now):
+        if self._n == 0 or self.b.pending():
+            return NONE
+        g = self._given
+        if self._all_t != -1 and not g & _G_REF \
+                and self._diff(now, self._all_t) >= self.referee_ms:
+            self._given = g | _G_REF
+            self.t = now
+            return REFEREE
+        if self._one_t != -1 and not g & _G_LATE \
+                and self._diff(now, self._one_t) >= self.long_ms:
+            self._given = g | _G_LATE
+            self.t = now
+            return LATE_L if self._down[0] else LATE_R
+        return self._timed_long(now)
+
+    def _timed_long(self, now):
+        if self._long and self._down[2] and self._pre == 0 and not self._touched \
+                and self._given != 0xFF \
+                and self._diff(now, self._pt) >= self.long_ms:
+            self._long = False
+            self.t = now
+            return PAUSE_LONG
+        return NONE

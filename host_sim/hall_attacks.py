@@ -1,0 +1,339 @@
+"""What an attacker on the hall's Wi-Fi tries (issue 19), against a running
+hall (the real Mosquitto and the real recorder): each attack returns whether
+the hall repelled it.  tests/test_hall_attacks.py asserts every one is;
+`make bench` (bench/hall_bench.py) reports repelled / tried.
+
+The attacker has what anyone in the hall has: the page (so the viewer's
+password, in its config.js), the published states (so the clocks' ids), and
+one stolen clock's net.json (clock account 3).  Its victim is clock account
+4, a simulated clock (the device app + firmware/net.py) playing meanwhile.
+"""
+import json
+import secrets
+import time
+
+import paho.mqtt.client as mqtt
+
+from host_sim import hall as H
+from host_sim import hall_recorder as REC
+
+ATTACKER = 3
+VICTIM = 4
+
+
+def _client(hall, user, password, client_id=None, subscribe=None):
+    """A connected paho client; .rc the CONNACK's reason (None: no answer),
+    .got the (topic, payload) it received."""
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                    client_id=client_id or "x-" + secrets.token_hex(6))
+    c.rc = None
+    c.got = []
+    if user is not None:
+        c.username_pw_set(user, password)
+
+    def on_connect(cl, u, flags, rc, props=None):
+        cl.rc = rc
+        if subscribe and not rc.is_failure:
+            for t in subscribe:
+                cl.subscribe(t, qos=1)
+
+    c.on_connect = on_connect
+    c.on_message = lambda cl, u, m: c.got.append((m.topic, m.payload))
+    c.connect("127.0.0.1", hall.port)
+    c.loop_start()
+    end = time.monotonic() + 5
+    while c.rc is None and time.monotonic() < end:
+        time.sleep(0.02)
+    time.sleep(0.2)   # (the subscriptions)
+    return c
+
+
+def _close(*cs):
+    for c in cs:
+        c.loop_stop()
+        c.disconnect()
+
+
+def _publish(c, topic, payload, retain=False):
+    try:
+        c.publish(topic, payload, qos=1, retain=retain).wait_for_publish(3)
+    except (RuntimeError, ValueError):
+        pass   # refused or the connection dropped: fine for an attacker's try
+
+
+class Attacks:
+    """Run every attack once against `hall` (started, with `fleet` playing:
+    its clocks 1..n include ATTACKER and VICTIM)."""
+
+    def __init__(self, hall, fleet, lock):
+        self.hall = hall
+        self.fleet = fleet
+        self.lock = lock
+        self.ev = hall.event
+        self.pw = hall.passwords()
+        self.viewer_pw = hall.viewer_password()
+        self.results = []   # (name, repelled, detail)
+
+    def spy(self):
+        """What the hall would show: everything under scrabble/<event>/ as
+        the viewer (the page) sees it."""
+        return _client(self.hall, H.VIEWER, self.viewer_pw,
+                       subscribe=["scrabble/%s/#" % self.ev])
+
+    def record(self, name, repelled, detail=""):
+        self.results.append((name, bool(repelled), detail))
+
+    def run(self):
+        for name in sorted(n for n in dir(self) if n.startswith("attack_")):
+            try:
+                getattr(self, name)()
+            except Exception as e:   # an attack that breaks the harness is not repelled
+                self.record(name[7:], False, "harness: %r" % e)
+        return self.results
+
+    # -- accounts and passwords ------------------------------------------------------
+    def attack_anonymous_and_crafted_user_names(self):
+        """No password, a wrong one, and user names a %u pattern would
+        substitute: all refused at CONNECT."""
+        tries = [(None, None), (str(VICTIM), "wrong"), ("+", ""), ("#", ""),
+                 ("hall/viewer/#", self.viewer_pw), ("%u", ""), (str(VICTIM) + "/", "x"),
+                 ("", "")]
+        ok = []
+        for u, p in tries:
+            c = _client(self.hall, u, p)
+            ok.append(c.rc is not None and c.rc.is_failure)
+            _close(c)
+        self.record("anonymous_and_crafted_user_names", all(ok), ok)
+
+    # -- what the viewer (the page's password) may do ---------------------------------
+    def attack_viewer_publishes(self):
+        """The page's account forges a state, a result, a confirmation, a
+        status: nothing reaches anyone."""
+        spy = self.spy()
+        v = _client(self.hall, H.VIEWER, self.viewer_pw)
+        mark = b"viewer-" + secrets.token_hex(4).encode()
+        ev, t = self.ev, VICTIM
+        for topic in ("scrabble/%s/%d/state/%d" % (ev, t, t),
+                      "scrabble/%s/%d/result/1/%d" % (ev, t, t),
+                      "scrabble/%s/%d/status/%d" % (ev, t, t),
+                      REC.confirm_topic(ev, t), "scrabble/%s/%d/state/hall/viewer" % (ev, t)):
+            _publish(v, topic, mark, retain=True)
+            _publish(v, topic, b"", retain=True)     # blanking a retained row
+        time.sleep(0.5)
+        _close(v, spy)
+        leaked = [x for x in spy.got if x[1] in (mark, b"")]
+        self.record("viewer_publishes", not leaked, leaked)
+
+    def attack_viewer_takes_over_a_clocks_client_id(self):
+        """With the viewer's password and every id the clock shows or once
+        used (its clock id, "clock-<id>", its account), connect: the clock
+        stays connected."""
+        with self.lock:
+            c = self.fleet.clocks[VICTIM - 1]
+            before = c.net.connects
+            ids = [c.id, "clock-" + c.id, str(VICTIM), "c%d" % VICTIM]
+        cs = [_client(self.hall, H.VIEWER, self.viewer_pw, client_id=i) for i in ids]
+        time.sleep(1.0)
+        _close(*cs)
+        with self.lock:
+            kept = c.net.connects == before and c.net.st == 3
+        self.record("viewer_takes_over_a_clocks_client_id", kept,
+                    "connects %d -> %d" % (before, c.net.connects))
+
+    # -- what a stolen clock's net.json allows ----------------------------------------
+    def _thief(self, subscribe=None):
+        return _client(self.hall, str(ATTACKER), self.pw[ATTACKER], subscribe=subscribe)
+
+    def attack_stolen_clock_writes_another_clocks_topics(self):
+        spy = self.spy()
+        a = self._thief()
+        mark = b"thief-" + secrets.token_hex(4).encode()
+        ev, t = self.ev, VICTIM
+        for topic in ("scrabble/%s/%d/state/%d" % (ev, t, t),
+                      "scrabble/%s/%d/state/%d" % (ev, ATTACKER, t),
+                      "scrabble/%s/%d/status/%d" % (ev, t, t),
+                      "scrabble/%s/%d/result/1/%d" % (ev, t, t),
+                      "scrabble/%s/%d/log/1/%d" % (ev, t, t),
+                      REC.confirm_topic(ev, t), REC.confirm_topic(ev, ATTACKER),
+                      "scrabble/other/%d/state/%d" % (ATTACKER, ATTACKER),
+                      "scrabble/%s/%d/state/%d/x" % (ev, ATTACKER, ATTACKER)):
+            _publish(a, topic, mark, retain=True)
+        time.sleep(0.5)
+        _close(a, spy)
+        leaked = [x for x in spy.got if x[1] == mark]
+        self.record("stolen_clock_writes_another_clocks_topics", not leaked, leaked)
+
+    def attack_stolen_clock_reads_others(self):
+        """The thief subscribes to everything: it gets its own confirmations
+        at most, never another clock's messages or confirmations."""
+        a = self._thief(subscribe=["#", "scrabble/%s/#" % self.ev,
+                                   REC.confirm_topic(self.ev, VICTIM), "$SYS/#"])
+        time.sleep(6)   # heartbeats, states; a result's confirmation re-sent meanwhile
+        _close(a)
+        other = [t for t, p in a.got if t != REC.confirm_topic(self.ev, ATTACKER)]
+        self.record("stolen_clock_reads_others", not other, other[:3])
+
+    def attack_stolen_clock_forges_a_result_for_another_table(self):
+        """On its own result topic, a body naming another table (or game),
+        or the victim's clock id at the victim's table under its own
+        account: the recorder stores no disagreeing body, and the victim's
+        CSV row stays the victim's."""
+        a = self._thief()
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        body = json.loads(_result_body(self.hall, ATTACKER, victim_id))
+        ev = self.ev
+        forged = []
+        b = dict(body, table=VICTIM)
+        forged.append(("scrabble/%s/%d/result/1/%d" % (ev, ATTACKER, ATTACKER), b))
+        b = dict(body, game=2)
+        forged.append(("scrabble/%s/%d/result/1/%d" % (ev, ATTACKER, ATTACKER), b))
+        for topic, b in forged:
+            _publish(a, topic, json.dumps(b).encode())
+        # at the victim's table, its own account (a renumbered clock may):
+        # stored under account 3, so it cannot replace account 4's row
+        b = dict(body, table=VICTIM)
+        _publish(a, "scrabble/%s/%d/result/77/%d" % (ev, VICTIM, ATTACKER),
+                 json.dumps(dict(b, game=77)).encode())
+        time.sleep(1.0)
+        _close(a)
+        recs = REC.read_records(self.hall.folder, lambda m: None)
+        bad = [r for r in recs if r["account"] == str(ATTACKER)
+               and (r["table"], r["game"]) in ((VICTIM, 1), (ATTACKER, 2))]
+        rows = H.result_rows(recs)
+        stolen = [r for r in rows if r["account"] == str(VICTIM) and r["game"] == 77]
+        self.record("stolen_clock_forges_a_result_for_another_table", not bad and not stolen,
+                    (bad, stolen))
+
+    def attack_oversized_and_flooding_retained(self):
+        """A message bigger than message_size_limit on its own topic is not
+        stored or delivered."""
+        spy = self.spy()
+        a = self._thief()
+        big = b"x" * (H.MESSAGE_SIZE_LIMIT + 1)
+        _publish(a, "scrabble/%s/%d/log/9/%d" % (self.ev, ATTACKER, ATTACKER), big, retain=True)
+        time.sleep(0.5)
+        _close(a, spy)
+        got = [t for t, p in spy.got if len(p) > H.MESSAGE_SIZE_LIMIT]
+        again = self.hall.collect("scrabble/%s/%d/log/9/%d" % (self.ev, ATTACKER, ATTACKER))
+        self.record("oversized_retained_message", not got and not again, got)
+
+    def attack_stolen_clock_takes_over_the_victims_session(self):
+        """The thief's account with the victim's guessable ids: the victim
+        stays connected (its client id is a secret of its net.json)."""
+        with self.lock:
+            c = self.fleet.clocks[VICTIM - 1]
+            before = c.net.connects
+            ids = [c.id, "clock-" + c.id, str(VICTIM)]
+        cs = [_client(self.hall, str(ATTACKER), self.pw[ATTACKER], client_id=i) for i in ids]
+        time.sleep(1.0)
+        _close(*cs)
+        with self.lock:
+            kept = c.net.connects == before and c.net.st == 3
+        self.record("stolen_clock_takes_over_the_victims_session", kept)
+
+    def attack_page_server_path_traversal(self):
+        """The page's HTTP server (Mosquitto's http_dir, www/ inside the hall
+        folder) asked for the folder's secrets by every path trick: no
+        password or hash comes back."""
+        import http.client
+        paths = ["/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
+                 "/../service.json", "/www/../clocks.json", "/....//clocks.json",
+                 "//" + self.hall.folder.lstrip("/") + "/clocks.json", "/../../../etc/passwd",
+                 "/%2e%2e%2fservice.json", "/..\\clocks.json"]
+        leaked = []
+        control = []
+        for p in ["/config.js"] + paths:
+            conn = http.client.HTTPConnection("127.0.0.1", self.hall.ws_port, timeout=5)
+            try:
+                conn.putrequest("GET", p, skip_host=True, skip_accept_encoding=True)
+                conn.putheader("Host", "127.0.0.1")
+                conn.endheaders()
+                body = conn.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                body = b""
+            finally:
+                conn.close()
+            if p == "/config.js":
+                control.append(H.VIEWER.encode() in body)   # the server answers
+            elif b"$7$" in body or b"root:" in body or any(
+                    pw.encode() in body for pw in list(self.pw.values()) +
+                    [H.service_passwords(self.hall.folder)[H.RECORDER]]):
+                leaked.append(p)
+        self.record("page_server_path_traversal", control == [True] and not leaked,
+                    (control, leaked))
+
+    def attack_zz_revoked_clock_cannot_connect(self):
+        """Last: the director revokes the stolen clock's account (hall revoke):
+        its net.json no longer connects."""
+        old = self.pw[ATTACKER]
+        self.hall.revoke(ATTACKER)
+        time.sleep(0.5)   # the broker reloads on SIGHUP
+        c = _client(self.hall, str(ATTACKER), old)
+        refused = c.rc is not None and c.rc.is_failure
+        _close(c)
+        self.pw = self.hall.passwords()
+        self.record("revoked_clock_cannot_connect", refused)
+
+
+def _result_body(hall, table, clock_id):
+    return json.dumps({"profile": "sdev", "t_ms": 1000, "running": None, "paused": False,
+                       "over": True, "challenge_ms": 0, "late": None,
+                       "left": {"remaining_ms": 1, "overtime_ms": 0, "penalty": 0,
+                                "flag": False, "forfeit": False},
+                       "right": {"remaining_ms": 2, "overtime_ms": 0, "penalty": 0,
+                                 "flag": False, "forfeit": False},
+                       "clock": clock_id, "table": table, "game": 1})
+
+
+def run_all(hall, n_clocks=6, speed=1):
+    """Start n simulated clocks (idle, connected), run every attack, stop
+    them.  Returns [(name, repelled, detail)]."""
+    from host_sim import hall_sim
+    fleet = hall_sim.Fleet(hall, n_clocks, speed=speed,
+                           scripts={t: [] for t in range(1, n_clocks + 1)})
+    lock = fleet.background(0.005)
+    try:
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            with lock:
+                if all(c.net.st == 3 and c.net.subscribed for c in fleet.clocks):
+                    break
+            time.sleep(0.05)
+        return Attacks(hall, fleet, lock).run()
+    finally:
+        fleet.close()
+
+
+def hostile_bodies(good):
+    """What a hostile (or broken) clock account can send as a state or a
+    result on its own topics, given a valid body `good` (a dict): each one
+    must be refused by the recorder, the CSV and the page with one warning
+    (tests/test_hall_readers.py, tests/test_hall_page_fuzz.py)."""
+    def with_(**kw):
+        d = json.loads(json.dumps(good))
+        for k, v in kw.items():
+            if "." in k:
+                a, b = k.split(".")
+                d[a][b] = v
+            else:
+                d[k] = v
+        return json.dumps(d).encode()
+
+    return [
+        b"{}", b"[]", b"null", b'"x"', b"1", b"true", b"not json", b"\xff\xfe\x00",
+        b'{"left": {}}',                                  # the issue's KeyError
+        with_(left={}), with_(right=None), with_(left=[1, 2]),
+        with_(table=good["table"] + 1), with_(table=str(good["table"])),
+        with_(table=None), with_(game="1"), with_(game=-1), with_(game=1.5),
+        with_(**{"left.remaining_ms": "100"}), with_(**{"left.remaining_ms": 1e400}),
+        with_(**{"left.overtime_ms": -5}), with_(**{"right.penalty": None}),
+        with_(**{"left.flag": 1}), with_(**{"right.forfeit": "no"}),
+        with_(running="up"), with_(over="yes"), with_(clock="<img src=x onerror=alert(1)>"),
+        with_(clock=""), with_(clock="x" * 500), with_(t_ms=-1), with_(t_ms=2 ** 40),
+        with_(profile=["sdev"]),
+        b'{"__proto__": {"over": true}, "constructor": {"prototype": {"x": 1}}}',
+        b"[" * 5000 + b"]" * 5000,
+        b'{"table": 1, "pad": "' + b"x" * 15000 + b'"}',
+        b"NaN", b'{"left": NaN}',
+    ]

@@ -1,0 +1,162 @@
+// The hall's messages, checked (issue 19, docs/hall.md): small pure functions,
+// no DOM, shared by every view of the hall (the page loads this file first;
+// a second view can too).  Every message a clock account can publish is
+// checked here before a view uses it: a row is keyed by the TOPIC (its table
+// and the account that published it: the broker's ACL lets an account write
+// only topics that end in its own name), and a body that disagrees with its
+// topic, or is not what firmware/net.py sends, is refused with a reason.
+//
+//   HallModel.parse(event, topic, payloadText)
+//     -> {kind, table, account, game, key, value}   a usable message
+//     -> {error: "why"}                              refuse it (one warning)
+//     -> null                                        not for the page (no warning)
+//   kinds: "state" / "heartbeat" (value: the state object), "status" ("online" /
+//   "offline"), "result" (the final state), "log" (text), "clear" (an emptied
+//   retained state: the row goes)
+"use strict";
+
+var HallModel = (function () {
+  var INT_MAX = 2147483647;       // the clocks' ints are 31-bit
+  var MAX_STATE = 4096;           // bytes of a state message (the clock's: ~400)
+  var MAX_LOG = 20480;            // the broker's message_size_limit
+
+  function num(s, lo, hi) {
+    // a canonical decimal number lo..hi (no sign, no leading zero), or null
+    if (typeof s !== "string" || !/^(0|[1-9][0-9]{0,8})$/.test(s)) return null;
+    var n = +s;
+    return n >= lo && n <= hi ? n : null;
+  }
+
+  function isInt(v, lo, hi) {
+    return typeof v === "number" && Math.floor(v) === v && v >= lo && v <= hi;
+  }
+
+  function isObj(v) {
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  }
+
+  // scrabble/<event>/<table>/<kind>[/<game>]/<account>
+  function parseTopic(event, topic) {
+    var p = String(topic).split("/");
+    if (p[0] !== "scrabble" || p[1] !== event) return null;
+    var kind = p[3], two = kind === "result" || kind === "log";
+    if (p.length !== (two ? 6 : 5)) return null;
+    if (["state", "heartbeat", "status", "result", "log"].indexOf(kind) < 0) return null;
+    var t = {kind: kind, table: num(p[2], 1, 9999), account: p[p.length - 1],
+             game: two ? num(p[4], 1, INT_MAX) : null};
+    if (t.table === null || num(t.account, 1, INT_MAX) === null || (two && t.game === null)) {
+      return {error: "not a clock's topic"};
+    }
+    t.key = t.table + "/" + t.account;
+    return t;
+  }
+
+  var SIDES = ["left", "right"];
+
+  // null if s is a clock's state (firmware/report.py + net.py) for `table`,
+  // else the reason.
+  function checkState(s, table) {
+    if (!isObj(s)) return "not a JSON object";
+    if (s.table !== table) return "its table " + JSON.stringify(s.table) + " is not the topic's " + table;
+    if (!isInt(s.game, 0, INT_MAX)) return "game is not a number";
+    if (typeof s.clock !== "string" || !/^[\w.-]{1,40}$/.test(s.clock)) return "clock is not a clock id";
+    if (typeof s.profile !== "string" || s.profile.length > 40) return "profile is not a name";
+    if (!isInt(s.t_ms, 0, INT_MAX)) return "t_ms is not a time";
+    if (s.running !== null && s.running !== "left" && s.running !== "right") return "running is not a side";
+    if (s.late !== null && s.late !== "left" && s.late !== "right") return "late is not a side";
+    if (typeof s.paused !== "boolean" || typeof s.over !== "boolean") return "paused/over not true/false";
+    if (!isInt(s.challenge_ms, 0, INT_MAX)) return "challenge_ms is not a time";
+    for (var i = 0; i < 2; i++) {
+      var d = s[SIDES[i]], n = SIDES[i];
+      if (!isObj(d)) return n + " is not an object";
+      if (!isInt(d.remaining_ms, -INT_MAX, INT_MAX)) return n + ".remaining_ms is not a number";
+      if (!isInt(d.overtime_ms, 0, INT_MAX)) return n + ".overtime_ms is not a number";
+      if (!isInt(d.penalty, -INT_MAX, INT_MAX)) return n + ".penalty is not a number";
+      if (typeof d.flag !== "boolean" || typeof d.forfeit !== "boolean") return n + ".flag/forfeit not true/false";
+    }
+    return null;
+  }
+
+  function parse(event, topic, text) {
+    var t = parseTopic(event, topic);
+    if (t === null || t.error) return t;
+    text = String(text);
+    if (t.kind === "status") {
+      if (text === "") return null;                       // an emptied status
+      if (text !== "online" && text !== "offline") return {error: "status is not online/offline"};
+      t.value = text;
+      return t;
+    }
+    if (t.kind === "log") {
+      if (text.length > MAX_LOG) return {error: "log too long"};
+      t.value = text;
+      return t;
+    }
+    if (text === "") {
+      if (t.kind !== "state") return null;
+      t.kind = "clear";                                   // a renumbered clock's old row
+      return t;
+    }
+    if (text.length > MAX_STATE) return {error: "message too long"};
+    var s;
+    try { s = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
+    var why = checkState(s, t.table);
+    if (why) return {error: why};
+    if (t.kind === "result" && (s.game !== t.game || s.over !== true)) {
+      return {error: "a result whose game is not the topic's " + t.game};
+    }
+    t.value = s;
+    return t;
+  }
+
+  // -- what a row shows --------------------------------------------------------------
+  function fmt(ms) {
+    // As the clock's display shows it (firmware/gamelog.py fmt_time): remaining
+    // rounded up, overtime rounded down with a minus.
+    var s, sign = "";
+    if (ms > 0) { s = Math.floor((ms + 999) / 1000); }
+    else { s = Math.floor(-ms / 1000); if (s > 0) sign = "-"; }
+    var m = Math.floor(s / 60), r = s % 60;
+    return sign + (m < 10 ? "0" : "") + m + ":" + (r < 10 ? "0" : "") + r;
+  }
+
+  function signed(side) {
+    return side.overtime_ms ? -side.overtime_ms : side.remaining_ms;
+  }
+
+  // The times to show `elapsed` ms after the state arrived: [left, right],
+  // signed (negative: overtime); the running side counts down.
+  function times(s, offline, elapsed) {
+    var l = signed(s.left), r = signed(s.right);
+    if (s.running && !s.over && !offline) {
+      var e = Math.max(0, elapsed);
+      if (s.running === "left") l -= e; else r -= e;
+    }
+    return [l, r];
+  }
+
+  // The state words: offline / finished / forfeit ... / paused / running /
+  // ready, then overtime, flag, "no signal" (a running clock sends a heartbeat
+  // every 5 s; the broker's last will comes 30 s after it went silent).
+  function words(s, offline, elapsed) {
+    var w = [];
+    if (offline) w.push("offline");
+    if (s.over) {
+      if (s.left.forfeit) w.push("forfeit left");
+      else if (s.right.forfeit) w.push("forfeit right");
+      else w.push("finished");
+    } else if (s.paused) w.push("paused");
+    else if (s.running) w.push("running");
+    else w.push("ready");
+    var t = times(s, offline, elapsed);
+    if (!s.over && (t[0] < 0 || t[1] < 0)) w.push("overtime");
+    if (s.left.flag || s.right.flag) w.push("flag");
+    if (s.running && !s.over && !offline && elapsed > 12000) w.push("no signal");
+    return w;
+  }
+
+  return {parse: parse, parseTopic: parseTopic, checkState: checkState, fmt: fmt,
+          signed: signed, times: times, words: words};
+})();
+
+if (typeof module !== "undefined") module.exports = HallModel;

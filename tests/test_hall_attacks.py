@@ -1,0 +1,128 @@
+"""Least privilege (issue 19), tried as an attacker on the hall's Wi-Fi would
+(host_sim/hall_attacks.py) against the real Mosquitto with the generated
+accounts and ACLs, and the real recorder, while simulated clocks play: every
+attack must be repelled."""
+import os
+import re
+import stat
+
+import pytest
+
+from host_sim import hall as H
+from host_sim import hall_attacks
+
+pytestmark = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
+
+
+@pytest.fixture
+def hall(tmp_path):
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=8, port=H.free_port(),
+               ws_port=H.free_port())
+    h.write()
+    h.start()
+    yield h
+    h.stop()
+
+
+def test_every_attack_is_repelled(hall):
+    results = hall_attacks.run_all(hall)
+    print("\n".join("%s: %s %s" % (n, ok, d) for n, ok, d in results))
+    assert len(results) >= 10
+    failed = [(n, d) for n, ok, d in results if not ok]
+    assert not failed, failed
+
+
+def test_acl_is_explicit_per_account(hall):
+    """One block per account, no pattern lines, no %u; the viewer only reads."""
+    text = open(os.path.join(hall.folder, "acl")).read()
+    rules = [x for x in text.splitlines() if x and not x.startswith("#")]
+    assert not [x for x in rules if x.startswith("pattern") or "%" in x]
+    blocks = {}
+    user = None
+    for line in text.splitlines():
+        if line.startswith("user "):
+            user = line[5:]
+            blocks[user] = []
+        elif line.startswith("topic "):
+            blocks[user].append(line)
+    assert blocks[H.VIEWER] == ["topic read scrabble/cup/#"]
+    assert set(blocks) == {H.VIEWER, H.RECORDER} | {str(t) for t in range(1, 9)}
+    for t in range(1, 9):
+        for line in blocks[str(t)]:
+            assert re.match(r"^topic (write scrabble/cup/\+/[a-z]+(/\+)?/%d"
+                            r"|read scrabble/cup/confirm/%d)$" % (t, t), line), line
+
+
+def test_limits_are_in_the_broker_configuration(hall):
+    """message size, packet size, memory (which bounds retained messages),
+    queues, connections: set, and the real Mosquitto runs with them."""
+    conf = open(hall.conf).read()
+    for line in ("message_size_limit %d" % H.MESSAGE_SIZE_LIMIT, "memory_limit %d" % H.MEMORY_LIMIT,
+                 "max_packet_size ", "max_queued_messages 1000", "max_queued_bytes ",
+                 "max_connections ", "allow_anonymous false", "check_retain_source true"):
+        assert line in conf, line
+    assert hall.proc.poll() is None
+
+
+def test_secrets_are_0600_hashed_and_never_plain(hall):
+    """passwd, clocks.json, service.json, the config: 0600; the password file
+    holds PBKDF2-SHA512 hashes of HASH_ITERATIONS rounds, no password."""
+    for name in ("passwd", "clocks.json", "service.json", "acl", "mosquitto.conf"):
+        mode = stat.S_IMODE(os.stat(os.path.join(hall.folder, name)).st_mode)
+        assert mode == 0o600, (name, oct(mode))
+    passwd = open(os.path.join(hall.folder, "passwd")).read()
+    pw = hall.passwords()
+    for line in passwd.splitlines():
+        user, h = line.split(":", 1)
+        assert h.startswith("$7$%d$" % H.HASH_ITERATIONS), line
+    assert not any(p in passwd for p in pw.values())
+    assert hall.viewer_password() not in passwd
+    assert H.HASH_ITERATIONS >= 10000
+
+
+def _listeners(port):
+    """The local addresses listening on TCP `port` (IPv4 and IPv6), from /proc."""
+    out = []
+    for name, v6 in (("/proc/net/tcp", False), ("/proc/net/tcp6", True)):
+        try:
+            lines = open(name).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            addr, p = f[1].split(":")
+            if f[3] == "0A" and int(p, 16) == port:   # LISTEN
+                if v6:
+                    out.append("v6:" + addr)
+                else:
+                    b = bytes.fromhex(addr)[::-1]
+                    out.append(".".join(str(x) for x in b))
+    return out
+
+
+def test_without_lan_every_port_is_on_the_loopback(hall):
+    """issue 19: the clocks' port and the page's (WebSockets + HTTP) listen on
+    127.0.0.1 only (Mosquitto 2.0 binds WebSockets everywhere unless told
+    socket_domain ipv4: checked here on the real listening sockets)."""
+    assert _listeners(hall.port) == ["127.0.0.1"]
+    assert _listeners(hall.ws_port) == ["127.0.0.1"]
+
+
+def test_with_lan_one_line_says_so(tmp_path):
+    import subprocess
+    import sys
+    from conftest import ROOT
+    port, ws = H.free_port(), H.free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "host_sim", "hall", "--lan", "--dir", str(tmp_path / "h"),
+         "--tables", "2", "--seconds", "4", "--port", str(port), "--ws-port", str(ws)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    seen = (_listeners(port), _listeners(ws))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
+                           "the director's page on port %d" % (port, ws)), line
+    assert out == "" and seen == (["0.0.0.0"], ["0.0.0.0"]), (out, seen)

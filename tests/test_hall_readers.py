@@ -1,0 +1,167 @@
+"""Strict readers (issue 19): the recorder and the results CSV key every row
+by the topic (its table and the account that published it), refuse a body
+that disagrees with its topic or is not a clock's result, and skip each bad
+message or line with one warning instead of crashing.  Fuzzed with what a
+hostile clock account can send (host_sim/hall_attacks.hostile_bodies), on
+the real Mosquitto and the real recorder process, and on the file."""
+import csv
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from host_sim import hall as H
+from host_sim import hall_attacks as A
+from host_sim import hall_recorder as REC
+
+needs_broker = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
+
+GOOD = json.loads(A._result_body(None, 3, "sim003"))
+
+
+def results_csv(folder):
+    proc = subprocess.run([sys.executable, "-m", "host_sim", "hall", "results", "--csv",
+                           "--dir", folder], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    return proc, list(csv.DictReader(io.StringIO(proc.stdout)))
+
+
+@needs_broker
+def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
+               ws_port=H.free_port())
+    h.write()
+    err = open(tmp_path / "recorder.err", "w")
+    h.start_broker()
+    h.start_recorder(stderr=err)
+    try:
+        bodies = A.hostile_bodies(GOOD)
+        c = A._client(h, "3", h.passwords()[3],
+                      subscribe=[REC.confirm_topic("cup", 3)])
+        topic = "scrabble/cup/3/result/1/3"
+        for b in bodies:
+            A._publish(c, topic, b)
+        A._publish(c, "scrabble/cup/3/result/01/3", json.dumps(GOOD).encode())
+        A._publish(c, topic, json.dumps(GOOD).encode())           # the real one, last
+        end = time.monotonic() + 10
+        while not c.got and time.monotonic() < end:
+            time.sleep(0.05)
+        A._close(c)
+        assert h.rec_proc.poll() is None, "the recorder died"
+    finally:
+        h.stop()
+        err.close()
+    lines = open(tmp_path / "recorder.err").read().splitlines()
+    assert len(lines) == len(bodies) + 1, lines          # one line per bad message
+    assert all(x.startswith("recorder: skipped ") for x in lines)
+    # only the valid result was confirmed (its body echoed) and stored
+    assert c.got == [(REC.confirm_topic("cup", 3), json.dumps(GOOD).encode())]
+    proc, rows = results_csv(h.folder)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert [(r["table"], r["account"], r["game"], r["clock"]) for r in rows] == [
+        ("3", "3", "1", "sim003")]
+
+
+def _record(topic, body, seen="2026-11-24T18:00:00Z"):
+    where = REC.parse_topic("cup", topic)
+    return {"topic": topic, "account": where[2] if where else "3",
+            "table": where[0] if where else 3, "game": where[1] if where else 1,
+            "seen": seen, "result": body}
+
+
+def test_csv_skips_bad_lines_one_warning_each(tmp_path):
+    """The file as a crash, a hand edit or a disk error may leave it: a torn
+    line, bodies that disagree with their topic, the issue's `"left": {}`:
+    each is one warning line on stderr, the good rows are all there."""
+    good3 = _record("scrabble/cup/3/result/1/3", GOOD)
+    g4 = dict(GOOD, table=4, clock="sim004")
+    good4 = _record("scrabble/cup/4/result/1/4", g4)
+    bad = [
+        json.dumps(_record("scrabble/cup/3/result/1/3", dict(GOOD, left={}))),
+        json.dumps(_record("scrabble/cup/3/result/2/3", GOOD)),    # game disagrees
+        json.dumps(dict(good4, account="3")),                       # account disagrees
+        json.dumps(_record("scrabble/cup/4/result/1/4", dict(g4, table=5))),
+        json.dumps(_record("scrabble/other/4/result/1/4", g4)),
+        "[]", "null", '{"topic": 5}',
+        json.dumps(good3)[:40],                                     # a torn line
+    ]
+    folder = tmp_path / "hall"
+    folder.mkdir()
+    text = "\n".join([json.dumps(good3)] + bad + [json.dumps(good4)]) + "\n"
+    (folder / REC.RESULTS).write_text(text)
+    proc, rows = results_csv(str(folder))
+    assert proc.returncode == 0
+    warns = proc.stderr.splitlines()
+    assert len(warns) == len(bad), warns
+    assert all(w.startswith("hall: results.jsonl:") and "skipped" in w for w in warns)
+    assert [(r["table"], r["account"], r["clock"]) for r in rows] == [
+        ("3", "3", "sim003"), ("4", "4", "sim004")]
+
+
+def test_a_void_keeps_one_row_with_the_last_values_and_the_first_time(tmp_path):
+    """The same game re-published (a referee's void) is one row: the last
+    body, the first time the hall stored it."""
+    folder = tmp_path / "hall"
+    folder.mkdir()
+    first = _record("scrabble/cup/3/result/1/3", GOOD, "2026-11-24T18:00:00Z")
+    later = _record("scrabble/cup/3/result/1/3",
+                    dict(GOOD, left=dict(GOOD["left"], penalty=10)), "2026-11-24T18:05:00Z")
+    (folder / REC.RESULTS).write_text(json.dumps(first) + "\n" + json.dumps(later) + "\n")
+    proc, rows = results_csv(str(folder))
+    assert len(rows) == 1 and rows[0]["left_penalty"] == "10"
+    assert rows[0]["end_time"] == "2026-11-24T18:00:00Z"
+
+
+def test_journal_starts_a_new_line_after_a_torn_one_and_collapses_copies(tmp_path):
+    folder = str(tmp_path)
+    with open(os.path.join(folder, REC.RESULTS), "w") as f:
+        f.write(json.dumps(_record("scrabble/cup/3/result/1/3", GOOD))[:50])  # torn
+    warned = []
+    j = REC.Journal(folder)
+    g4 = dict(GOOD, table=4)
+    assert j.add("scrabble/cup/4/result/1/4", 4, 1, "4", g4) is True
+    assert j.add("scrabble/cup/4/result/1/4", 4, 1, "4", g4) is False    # a copy
+    j.close()
+    recs = REC.read_records(folder, warned.append)
+    assert [r["topic"] for r in recs] == ["scrabble/cup/4/result/1/4"]
+    assert len(warned) == 1 and "torn" in warned[0]
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    REC.Journal(str(fresh)).close()       # the recorder creates it: 0600 (results)
+    assert os.stat(fresh / REC.RESULTS).st_mode & 0o777 == 0o600
+
+
+def test_random_mutations_never_crash_the_readers():
+    """2000 random mutations of a valid result: parse_message either accepts
+    it (and then result_rows makes a row of it) or gives a reason; never an
+    exception."""
+    rnd = random.Random(19)
+    values = [None, True, False, 0, -1, 1.5, 2 ** 31, "", "x", [], {}, [1], {"a": 1}]
+    topic = "scrabble/cup/3/result/1/3"
+    accepted = 0
+    for _ in range(2000):
+        body = json.loads(json.dumps(GOOD))
+        for _ in range(rnd.randint(1, 3)):
+            target = body if rnd.random() < 0.5 else body.get(rnd.choice(["left", "right"]))
+            if not isinstance(target, dict):
+                target = body
+            key = rnd.choice(sorted(target) + ["extra"])
+            if rnd.random() < 0.2:
+                target.pop(key, None)
+            else:
+                target[key] = rnd.choice(values)
+        got = REC.parse_message("cup", topic, json.dumps(body).encode())
+        if isinstance(got, str):
+            continue
+        accepted += 1
+        rows = H.result_rows([_record(topic, got[3])])
+        assert len(rows) == 1 and rows[0]["account"] == "3"
+    assert 0 < accepted < 2000
