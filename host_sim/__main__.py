@@ -131,7 +131,15 @@ def _main(argv=None):
                        "`hall results --csv` prints every finished game.")
     hall.add_arguments(h)
     h.set_defaults(func=cmd_hall)
-    args = p.parse_args(argv)
+    args, extra = p.parse_known_args(argv)
+    # `hall pairings --round 3 FILE`: argparse fills an optional positional
+    # before it sees the options, so the FILE after them comes back unparsed
+    if extra and args.cmd == "hall" and args.value is None and len(extra) == 1 \
+            and not extra[0].startswith("-"):
+        args.value = extra[0]
+        extra = []
+    if extra:
+        p.error("unrecognized arguments: %s" % " ".join(extra))
     return args.func(args)
 
 

@@ -184,20 +184,32 @@ def started(state):
 class Starts:
     """games.jsonl: the recorder's side.  state()/result() for every state
     and result message; a game's line is written the first time it is seen
-    started."""
+    started.
+
+    A (clock, game number) is open from its start line to its result.  After
+    its result, a state of the same number is a new game only when it has
+    not ended and its game time (t_ms, from the game's first press) is
+    below the result's: the clock counts its games from 1 again.  A later
+    time is the same game resumed by the referee (`Resume game`), and its
+    final state or its result again (a re-sent copy, a void) is no new game
+    either."""
 
     def __init__(self, folder, warn=_warn):
         self.folder = folder
         self.path = os.path.join(folder, GAMES)
         self.open = set()       # (clock, game) started and without a result since
+        self.ended = {}         # (clock, game) -> t_ms of its last result
         starts = _lines(self.path, _check_start, warn)
-        ended = {}
+        done = {}
         for g in games(starts, _result_records(folder, warn)):
-            if g["start"] is not None and g["records"]:
-                ended[id(g["start"])] = True
+            if g["records"]:
+                body = g["records"][-1]["result"]
+                self.ended[(body["clock"], body["game"])] = body["t_ms"]
+                if g["start"] is not None:
+                    done[id(g["start"])] = True
         for s in starts:       # the last start of each (clock, game) decides
             k = (s["clock"], s["game"])
-            if id(s) in ended:
+            if id(s) in done:
                 self.open.discard(k)
             else:
                 self.open.add(k)
@@ -207,6 +219,11 @@ class Starts:
         if not started(body) or not isinstance(body.get("clock"), str) \
                 or type(body.get("game")) is not int:
             return None
+        k = (body["clock"], body["game"])
+        if k in self.ended and k not in self.open:
+            t = body.get("t_ms")
+            if body.get("over") is True or type(t) is not int or t >= self.ended[k]:
+                return None   # the ended game itself (its final state, a resume)
         return self._start(body["clock"], account, table, body["game"])
 
     def result(self, account, table, body):
@@ -214,8 +231,11 @@ class Starts:
         clock was offline), then the game is closed.  Call it before the
         result's line is stored."""
         k = (body["clock"], body["game"])
-        line = self._start(body["clock"], account, table, body["game"])
+        line = None
+        if k not in self.open and k not in self.ended:
+            line = self._start(body["clock"], account, table, body["game"])
         self.open.discard(k)
+        self.ended[k] = body["t_ms"]
         return line
 
     def _start(self, clock, account, table, game):
@@ -281,9 +301,13 @@ def games(starts, records):
 
 
 # -- the CSV ----------------------------------------------------------------------------
+# end_local: the end's time of day on the hall computer's clock (hh:mm:ss);
+# end_time: the same moment in UTC with its date (when the recorder stored
+# the result: the clocks have no wall clock).
 CSV_FIELDS = ("round", "table", "left_player", "right_player", "left_time", "right_time",
               "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
-              "forfeit", "end_time", "clock", "game", "profile", "end_ms")
+              "forfeit", "end_local", "end_time", "clock", "game", "account", "profile",
+              "end_ms")
 
 
 def _signed(side):
@@ -298,39 +322,48 @@ def time_of_day(utc_iso):
 
 
 def rows(folder, round_no=None, warn=_warn):
-    """The finished games as CSV rows (dicts), round by round, table by
-    table; only round_no's if given.  A game whose start the hall never
-    saw (no line in games.jsonl: a results file from before this) is round
-    0, with one warning."""
+    """The finished games of the hall folder as CSV rows; only round_no's if
+    given."""
     starts = _lines(os.path.join(folder, GAMES), _check_start, warn)
     seats = {}
+
+    def seats_of(n):
+        if n not in seats:
+            seats[n] = seating(folder, n, warn) if n else {}
+        return seats[n]
+    return rows_from(_result_records(folder, warn), starts, seats_of, round_no)
+
+
+def rows_from(records, starts=(), seats_of=lambda n: {}, round_no=None):
+    """The one place that turns recorded results into CSV rows: one row per
+    game (games(): a referee's void is the same game, its last body; a
+    clock counting from game 1 again is another), in the round of its start
+    line (0: none, a result recorded before rounds existed), with the
+    round's names at its table; sorted by round, table, account, game."""
     out = []
-    for g in games(starts, _result_records(folder, warn)):
+    for g in games(list(starts), records):
         if not g["records"]:
             continue
         first, last = g["records"][0], g["records"][-1]
         body = last["result"]
         rnd = g["start"]["round"] if g["start"] is not None else 0
-        if g["start"] is None:
-            warn("%s: game %d of clock %s (table %d) has no start line: round 0"
-                 % (GAMES, last["game"], body["clock"], last["table"]))
         if round_no is not None and rnd != round_no:
             continue
-        if rnd not in seats:
-            seats[rnd] = seating(folder, rnd, warn) if rnd else {}
-        left_name, right_name = seats[rnd].get(last["table"], ("", ""))
+        left_name, right_name = seats_of(rnd).get(last["table"], ("", ""))
         left, right = body["left"], body["right"]
-        out.append((first["seen"], {
+        key = (rnd, last["table"], int(last["account"]), last["game"], first["seen"])
+        out.append((key, {
             "round": rnd, "table": last["table"], "left_player": left_name,
             "right_player": right_name, "left_time": _signed(left),
             "right_time": _signed(right), "left_overtime_ms": left["overtime_ms"],
             "right_overtime_ms": right["overtime_ms"], "left_penalty": left["penalty"],
             "right_penalty": right["penalty"],
             "forfeit": "left" if left["forfeit"] else "right" if right["forfeit"] else "",
-            "end_time": time_of_day(first["seen"]), "clock": body["clock"],
-            "game": last["game"], "profile": body.get("profile", ""), "end_ms": body["t_ms"]}))
-    out.sort(key=lambda x: (x[1]["round"], x[1]["table"], x[0], x[1]["clock"], x[1]["game"]))
-    return [r for _seen, r in out]
+            "end_local": time_of_day(first["seen"]), "end_time": first["seen"],
+            "clock": body["clock"], "game": last["game"], "account": str(last["account"]),
+            "profile": body.get("profile", ""), "end_ms": body["t_ms"]}))
+    out.sort(key=lambda x: x[0])
+    return [r for _k, r in out]
 
 
 def write_csv(found, out):

@@ -122,6 +122,23 @@ def test_a_game_belongs_to_the_round_of_its_first_press(hall):
     assert [r["round"] for r in T.rows(f, warn=lambda m: None)] == [1, 2, 3]
 
 
+def test_a_resumed_game_and_its_final_state_again_are_no_new_game(hall):
+    """The referee's `Resume game` after an end: the same game runs on (its
+    game time goes on from the result's) and ends again: one game, one row;
+    the retained final state coming again after a restart is no game."""
+    hall.state("4", state("c4", 4, 1))
+    b = body("c4", 4, 1, t_ms=100000)
+    hall.result("4", b)
+    T.set_round(hall.folder, 2)
+    assert hall.state("4", dict(state("c4", 4, 1), t_ms=100500)) is None   # resumed
+    hall.result("4", body("c4", 4, 1, t_ms=150000, left=(7000, 0, 0)))
+    hall.restart()
+    assert hall.state("4", state("c4", 4, 1, running=None, over=True)) is None
+    hall.result("4", body("c4", 4, 1, t_ms=150000, left=(7000, 0, 0)))     # re-sent
+    rows = T.rows(hall.folder, warn=lambda m: None)
+    assert [(r["round"], r["left_time"]) for r in rows] == [(1, 7000)]
+
+
 def test_a_void_published_again_is_one_row_with_the_last_body(hall):
     """A referee's void after the end (TSO § 5.2 d) publishes the game's
     result again: one row, the new times, the first end time."""
@@ -154,7 +171,6 @@ def test_the_csv_of_a_round_has_names_times_penalties_and_the_end(hall, tmp_path
     hall.result("2", body("c2", 99, 1))
     lines = csv_rows(f, 2)
     assert lines[0] == ",".join(T.CSV_FIELDS)
-    got = [dict(zip(T.CSV_FIELDS, x.split(","))) for x in lines[1:]]
     left, right = rnd.pairs[8].left, rnd.pairs[8].right
     assert "," in left          # "Last, First": quoted in the CSV
     import csv as csvmod
@@ -165,7 +181,9 @@ def test_the_csv_of_a_round_has_names_times_penalties_and_the_end(hall, tmp_path
     assert (g["left_time"], g["right_time"]) == ("60000", "-301000")
     assert (g["right_overtime_ms"], g["right_penalty"], g["forfeit"]) == ("301000", "60", "right")
     assert (g["clock"], g["game"]) == ("c1", "3")
-    assert len(g["end_time"]) == 8 and g["end_time"][2] == ":"       # hh:mm:ss
+    assert len(g["end_local"]) == 8 and g["end_local"][2] == ":"     # hh:mm:ss
+    assert g["end_local"] == T.time_of_day(g["end_time"]) and g["end_time"].endswith("Z")
+    assert g["account"] == "1"
     assert got[1]["left_player"] == "" and got[1]["right_player"] == ""
     assert csv_rows(f, 1) == [",".join(T.CSV_FIELDS)]     # nothing in round 1
 
