@@ -136,3 +136,60 @@ def test_a_pairings_file_with_broken_lines_stores_the_rest_and_says_so(tmp_path)
     assert proc.stderr.splitlines()[0].startswith("r1.csv:3: expected table,player1,player2")
     assert "fix the file and load it again" in proc.stderr
     assert T.seating(h.folder, 1) == {1: ("Ann", "Bob"), 3: ("Dee", "Eve")}
+
+
+def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
+    """Issue 21 ("the page shows both names per table"): through the real
+    broker, the director's page has a players column from the round's
+    seating, and the projector view a card per table with both names and
+    the round's progress."""
+    import shutil
+    import tempfile
+    import time
+    if None in H.browser_tools():
+        pytest.skip("chromium / chromium-driver missing (make deps)")
+    assert cmd(hall, "pairings", OPEN, "--round", "1").returncode == 0
+    seat = pairings.read(OPEN, 1)
+    fleet = hall_sim.Fleet(hall, 3, speed=40)
+    profile = tempfile.mkdtemp(prefix="hall-chromium-")
+    drv = H.headless_chromium(profile)
+    try:
+        assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
+        drv.get(hall.url())
+        want = {str(t): "%s \u2013 %s" % (seat.pairs[t].left, seat.pairs[t].right)
+                for t in (1, 2, 3)}
+        got = {}
+        end = time.monotonic() + 20
+        while time.monotonic() < end and got != want:
+            got = drv.execute_script(
+                "var o = {}; document.querySelectorAll('#rows tr').forEach(function (tr) {"
+                " o[tr.dataset.table] = tr.querySelector('.players').textContent; });"
+                " return o;")
+            time.sleep(0.2)
+        assert got == want
+        assert drv.find_element("id", "round").text == "round 1"
+        drv.get(hall.url() + "projector.html")
+        end = time.monotonic() + 20
+        cards = []
+        while time.monotonic() < end:
+            cards = drv.execute_script(
+                "return Array.prototype.map.call(document.querySelectorAll('#grid .card'),"
+                " function (c) { return [c.querySelector('.num').textContent,"
+                " c.querySelector('.nl').textContent, c.querySelector('.nr').textContent,"
+                " c.className]; });")
+            if len(cards) == 20 and cards[0][1]:
+                break
+            time.sleep(0.2)
+        # the round's 20 seated tables: 3 with their clock, finished; 17 without one
+        assert [c[0] for c in cards] == [str(t) for t in range(1, 21)]
+        for t in (1, 2, 3):
+            c = cards[t - 1]
+            assert (c[1], c[2]) == (seat.pairs[t].left, seat.pairs[t].right)
+            assert "finished" in c[3]
+        assert "noclock" in cards[3][3]
+        assert drv.find_element("id", "progress").text == "3 of 20 finished"
+        assert drv.find_element("id", "conn").text == "live"
+    finally:
+        drv.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+        fleet.close()

@@ -17,7 +17,6 @@ var Projector = (function () {
   var MAX_PER_PAGE = 40;
   var OFFLINE_MS = 30000;     // issue 21: offline for more than 30 s
   var SILENT_MS = 30000;      // a running clock's heartbeat missing this long
-  var MAX_NAME = 80;
 
   // The grid for n cards in a w x h area: {cols, rows, per} with the
   // largest cards of a 3:2-ish shape; at most MAX_PER_PAGE on a page.
@@ -30,30 +29,6 @@ var Projector = (function () {
       if (!best || u > best.u) best = {cols: cols, rows: rows, per: per, u: u};
     }
     return best;
-  }
-
-  // The round message: {round, tables: {"12": ["left", "right"]}} or a reason.
-  function parseRound(text) {
-    if (typeof text !== "string" || text.length > 65536) return {error: "too long"};
-    var r;
-    try { r = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
-    if (r === null || typeof r !== "object" || Array.isArray(r)) return {error: "not an object"};
-    if (typeof r.round !== "number" || Math.floor(r.round) !== r.round || r.round < 1 || r.round > 999) {
-      return {error: "round is not 1-999"};
-    }
-    var tables = {};
-    var t = r.tables === undefined ? {} : r.tables;
-    if (t === null || typeof t !== "object" || Array.isArray(t)) return {error: "tables is not an object"};
-    var keys = Object.keys(t);
-    if (keys.length > 999) return {error: "too many tables"};
-    for (var i = 0; i < keys.length; i++) {
-      var k = keys[i], v = t[k];
-      if (!/^[1-9][0-9]{0,2}$/.test(k)) return {error: "table " + k.slice(0, 10) + " is not 1-999"};
-      if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== "string" || typeof v[1] !== "string" ||
-          v[0].length > MAX_NAME || v[1].length > MAX_NAME) return {error: "table " + k + ": not two names"};
-      tables[+k] = [v[0], v[1]];
-    }
-    return {round: r.round, tables: tables};
   }
 
   // Cards in a stable order: by table, then by clock account.
@@ -100,7 +75,7 @@ var Projector = (function () {
     return {finished: f, of: n, text: f + " of " + n + " finished"};
   }
 
-  return {layout: layout, parseRound: parseRound, order: order, look: look, progress: progress,
+  return {layout: layout, parseRound: HallModel.parseRound, order: order, look: look, progress: progress,
           MAX_PER_PAGE: MAX_PER_PAGE, OFFLINE_MS: OFFLINE_MS};
 })();
 
@@ -260,4 +235,4 @@ function startProjector() {
   setInterval(render, 250);   // the countdown and the pages: no network here
 }
 
-if (typeof document !== "undefined") startProjector();
+if (typeof document !== "undefined" && document.getElementById("grid")) startProjector();
