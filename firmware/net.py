@@ -8,8 +8,9 @@
 #                          will "offline" (retained, QoS 1) when the broker
 #                          loses it
 #   state/<user>           retained JSON after every event: the replay
-#                          report's fields minus lcd, plus clock id, table
-#                          and game number
+#                          report's fields minus lcd, plus clock id, table,
+#                          game number and lowbat (the battery is low; also
+#                          sent when that changes)
 #   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
 #   result/<game>/<user>   the final state, QoS 1, kept and re-sent until the
 #                          hall's recorder confirms it (below)
@@ -301,6 +302,7 @@ class Net:
         self.dropped = 0          # QoS 1 messages lost to a full queue
         self.published = 0
         self.outbox_writes = 0
+        self.lowbat = False       # the battery warning as last published
         self.hall = -1
         self.wait_until = self.add(now, WAIT_MS)
         app.settings.hall = self  # the setup menu reads hall and table
@@ -332,6 +334,9 @@ class Net:
     def poll(self, now):
         if self.final_due:
             self._final_ready()
+        if self.app.battery.low != self.lowbat:   # (the projector's alert)
+            self.lowbat = self.app.battery.low
+            self.dirty = True
         s = self.st
         if s == UP:
             self._up(now)
@@ -387,6 +392,7 @@ class Net:
         d["clock"] = self.clock_id
         d["table"] = self.table
         d["game"] = a.log.number
+        d["lowbat"] = a.battery.low   # the battery is low (outputs.Battery)
         return d
 
     def _final(self):

@@ -201,3 +201,23 @@ def test_the_hall_words_fit():
         assert len(lang.word(lg, "T_HALL")) + 3 <= 16
         for k in ("V_HALL_UP", "V_HALL_WAIT", "V_HALL_DOWN"):
             assert 0 < len(lang.word(lg, k)) <= lang.VALUE
+
+
+@needs_broker
+def test_a_low_battery_is_published_when_it_changes(hall):
+    """Issue 21 (the projector's low battery alert): the clock's state says
+    lowbat, and a change of it is published even with no game event."""
+    import json
+    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    c = fleet.clocks[0]
+    topic = "scrabble/cup/1/state/1"
+    try:
+        assert fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
+        assert json.loads(H.collect(hall.port, topic, folder=hall.folder)[topic])["lowbat"] is False
+        c.rig.app.battery.adc.level_u16 = 30000          # 1510 mV at the pin: low
+        assert fleet.run(seconds=20, until=lambda: c.rig.app.battery.low and not c.net.dirty)
+        import time
+        time.sleep(0.3)
+        assert json.loads(H.collect(hall.port, topic, folder=hall.folder)[topic])["lowbat"] is True
+    finally:
+        fleet.close()
