@@ -16,6 +16,7 @@ import pytest
 
 import deploy
 from conftest import ROOT, need
+from host_sim import hall as H
 from host_sim import target
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
@@ -87,7 +88,8 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
     assert [r[0] for r in rows] == ["4", "5"] and all(r[3] == "verified" for r in rows)
     assert rows[0][1] != rows[1][1]                       # two boards, two clock ids
     assert rows[0][2] == rows[1][2] and int(rows[0][2]) > 20
-    pw = json.load(open(os.path.join(hall_dir, "clocks.json")))
+    pw = {str(t): p for t, p in H.Hall(hall_dir, "cup").passwords().items()}
+    assert os.stat(os.path.join(ROOT, "build", "net-4.json")).st_mode & 0o077 == 0  # 0600
     for table, flash in boards.items():
         pico = target.Pico(flash).start()                  # powered up on its own
         try:
@@ -102,6 +104,7 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
         assert cfg["table"] == table and cfg["user"] == str(table)
         assert cfg["password"] == pw[str(table)] and cfg["host"] == "10.0.0.5"
         assert cfg["event"] == "cup" and cfg["ssid"] == "Hall"
+        assert cfg["client_id"].startswith("c%d-" % table)
 
 
 def test_no_board_within_the_wait_ends_with_the_table_of_nothing(tmp_path):

@@ -618,8 +618,9 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                         _wait(port, False, poll_s, None)
                         continue
                     cfg = os.path.join(ROOT, "build", "net-%d.json" % table)
-                    with open(cfg, "w") as f:
-                        json.dump(hall.clock_config(table, host, ssid, wifi_password), f)
+                    from host_sim.hall import write_secret   # its password: 0600
+                    write_secret(cfg, json.dumps(
+                        hall.clock_config(table, host, ssid, wifi_password)) + "\n")
                     out_dir = os.path.join(ROOT, "build", "deploy-" + board)
                     names = deploy(board, port=port, sources=sources, mpy_cross=mpy_cross,
                                    mpremote=mpremote, net_json=cfg, reset=False)
