@@ -68,7 +68,8 @@ function renderRow(x, f, show, n) {
   var names = ROUND && ROUND.tables[x.table];
   set(x.cells.players, names ? names[0] + " \u2013 " + names[1] : "");
   set(x.cells.pen, s.left.penalty || s.right.penalty ? s.left.penalty + " / " + s.right.penalty : "");
-  set(x.cells.clock, s.clock + " #" + s.game + (x.account !== String(x.table) ? " (account " + x.account + ")" : ""));
+  set(x.cells.clock, "clock " + s.clock + ", game " + s.game +
+      (x.account !== String(x.table) ? " (account " + x.account + ")" : ""));
   x.row.className = off ? "offline" : s.over ? "finished" : "";
   var run = s.over ? "over" : s.running || "";
   if (x.row.dataset.run !== run) {   // when the page first showed a turn change
