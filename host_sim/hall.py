@@ -153,7 +153,7 @@ class Hall:
     broker and the recorder."""
 
     def __init__(self, folder=DEFAULT_DIR, event="open", tables=100, port=1883,
-                 ws_port=9001, bind="127.0.0.1"):
+                 ws_port=9001, bind="127.0.0.1", memory_limit=MEMORY_LIMIT):
         if not event or any(c in event for c in "+#/ ") or not event.isprintable():
             raise HallError("event must be one word without + # / (got %r)" % event)
         self.folder = os.path.abspath(folder)
@@ -162,6 +162,7 @@ class Hall:
         self.port = port
         self.ws_port = ws_port
         self.bind = bind
+        self.memory_limit = memory_limit
         self.proc = None
         self.rec_proc = None
         self.conf = os.path.join(self.folder, "mosquitto.conf")
@@ -293,7 +294,7 @@ class Hall:
             "protocol websockets\n"
             "http_dir %s\n"
             % (pwd.getpwuid(os.getuid()).pw_name, passwd, acl, MESSAGE_SIZE_LIMIT,
-               MESSAGE_SIZE_LIMIT + 512, MEMORY_LIMIT, self.folder, self.port, self.bind,
+               MESSAGE_SIZE_LIMIT + 512, self.memory_limit, self.folder, self.port, self.bind,
                2 * len(clocks) + 16, self.ws_port, ws_bind, self.www)))
         return {t: v["password"] for t, v in clocks.items()}
 

@@ -256,6 +256,9 @@ def run(folder, port, event, host="127.0.0.1"):
         if rc == 0:
             c.subscribe([(sub, 1)] + [(s, 0) for s in states])
             news.seen = None     # publish the round again on each connection
+        else:   # (no result is confirmed meanwhile: the clocks keep theirs)
+            print("recorder: the broker refused the recorder's account: %s" % rc,
+                  file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
         if "/result/" not in m.topic:

@@ -199,8 +199,9 @@ class Fleet:
         return sum(1 for c in self.clocks if c.over())
 
     def run(self, seconds=None, until=None, linger_ms=3000):
-        """Until every game is over (and its result acknowledged, plus
-        linger_ms of virtual time), `until()` is true, or `seconds` pass."""
+        """Until every game is over (and its result confirmed by the hall's
+        recorder, plus linger_ms of virtual time), `until()` is true, or
+        `seconds` pass."""
         end = None if seconds is None else time.monotonic() + seconds
         done_at = None
         while end is None or time.monotonic() < end:

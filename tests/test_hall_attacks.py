@@ -126,3 +126,39 @@ def test_with_lan_one_line_says_so(tmp_path):
     assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
                            "the director's page on port %d" % (port, ws)), line
     assert out == "" and seen == (["0.0.0.0"], ["0.0.0.0"]), (out, seen)
+
+
+def test_a_retained_flood_is_bounded_by_the_memory_limit(tmp_path):
+    """Mosquitto 2.0 has no count of retained messages; memory_limit bounds
+    them (issue 19: "retained-message limits"): a stolen account storing
+    20 KB retained messages at ever new tables is disconnected once the
+    broker's heap reaches the limit (here 8 MB), and the broker lives on."""
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
+               ws_port=H.free_port(), memory_limit=8 * 1024 * 1024)
+    h.write()
+    h.start()
+    try:
+        a = hall_attacks._client(h, "3", h.passwords()[3])
+        sent = 0
+        big = b"x" * (H.MESSAGE_SIZE_LIMIT - 100)
+        for t in range(1, 2001):           # 40 MB if nothing stopped it
+            if not a.is_connected():
+                break
+            try:
+                a.publish("scrabble/cup/%d/log/1/3" % t, big, qos=1,
+                          retain=True).wait_for_publish(2)
+            except (RuntimeError, ValueError):
+                break
+            sent += 1
+        hall_attacks._close(a)
+        print("retained flood: stopped after %d messages" % sent)
+        assert 100 < sent < 2000, sent
+        rss = [int(x.split()[1]) for x in open("/proc/%d/status" % h.proc.pid)
+               if x.startswith("VmRSS:")][0] * 1024
+        assert h.proc.poll() is None and rss < 8 * 1024 * 1024 + 16 * 1024 * 1024, rss
+        # and it still serves: an honest account connects
+        c = hall_attacks._client(h, "4", h.passwords()[4])
+        assert c.rc is not None and not c.rc.is_failure
+        hall_attacks._close(c)
+    finally:
+        h.stop()

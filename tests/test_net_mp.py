@@ -43,3 +43,24 @@ def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
         assert msgs["scrabble/mp/1/log/%d/1" % r["game"]].startswith(b"profile sdev")
     finally:
         h.stop()
+
+
+def test_no_heap_per_iteration_while_a_result_waits_for_its_confirmation(tmp_path):
+    """issue 19: with no recorder running, the result the broker acknowledged
+    stays queued; the loop allocates nothing while it waits, and re-sends it
+    (net.RESEND_MS) without dropping it."""
+    h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
+               ws_port=H.free_port())
+    pw = h.write()
+    h.start_broker()              # no recorder: nobody confirms
+    try:
+        root = str(tmp_path / "clock") + "/"
+        os.mkdir(root)
+        proc = run_micropython([NET_RIG, root, str(h.port), pw[1], "waiting"], timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert r["connected"] and r["acked_unconfirmed"], r
+        assert r["waiting_bytes_per_iter"] == 0, r
+        assert r["resent"] >= 1 and r["kept"] == 1, r
+    finally:
+        h.stop()

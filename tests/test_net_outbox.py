@@ -145,3 +145,27 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     text = fs.read("games/g0001.txt")
     assert b"forfeit" in text.splitlines()[-1], text   # the game's end ...
     assert log[0].endswith(text)              # ... is in the published log
+
+
+def test_a_full_queue_drops_logs_before_results():
+    """issue 19 (no result lost): when the queue is full (net.MAX_QOS1), the
+    oldest log or emptied topic goes first; a result only when nothing but
+    results is left (and that is counted in dropped)."""
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    n = boot(flash).app.net
+    for g in range(1, net.MAX_QOS1 // 2 + 1):
+        t = "scrabble/cup/5/result/%d/5" % g
+        n._q1(t, "{}", "R %s {}" % t, False, b"{}")
+        t = "scrabble/cup/5/log/%d/5" % g
+        n._q1(t, "log", "L %s %d" % (t, g), True)
+    assert len(n.q1) == net.MAX_QOS1
+    for g in range(10, 10 + net.MAX_QOS1 // 2):
+        t = "scrabble/cup/5/result/%d/5" % g
+        n._q1(t, "{}", "R %s {}" % t, False, b"{}")
+    kinds = [m[3][0] for m in n.q1]
+    assert kinds == ["R"] * net.MAX_QOS1, kinds          # every log went first
+    assert n.dropped == net.MAX_QOS1 // 2 and n.unsent == net.MAX_QOS1
+    t = "scrabble/cup/5/result/99/5"
+    n._q1(t, "{}", "R %s {}" % t, False, b"{}")
+    assert n.q1[0][3].startswith("R scrabble/cup/5/result/2/5")   # the oldest result
+    assert n.dropped == net.MAX_QOS1 // 2 + 1

@@ -11,6 +11,8 @@
 #            a running game (PORT 0: without the network, the baseline); the
 #            host makes the broker down, hung or restarting meanwhile
 #   blocking what one blocking connect (as umqtt.simple's) costs the loop
+#   waiting  a result acknowledged by the broker, never confirmed (no
+#            recorder): bytes per iteration meanwhile, and its re-send
 import gc
 import json
 import sys
@@ -101,6 +103,35 @@ def heap(root, port, password):
     return out
 
 
+def waiting(root, port, password):
+    """A finished game whose result the broker acknowledged but no recorder
+    confirms (the host runs none): bytes per main-loop iteration while the
+    result waits (between re-sends), and the re-sends."""
+    rig = make(root, port, password)
+    n = rig.app.net
+    ok = until(rig, lambda: n.st == net.UP and n.subscribed)
+    rig.press(LEFT)
+    rig.run(3000)
+    rig.press(RIGHT)
+    rig.perform(gestures.end_game(True))
+    acked = until(rig, lambda: n.acked_r == 1 and not n.unsent and n.off >= len(n.out)
+                  and len(n.q1) == 1)
+    step = rig.app.step
+
+    def idle():
+        rig.now = rig.add(rig.now, 5)
+        step()
+
+    n.ping_at = rig.add(rig.now, 100000)
+    n.resend_at = rig.add(rig.now, 100000)   # no re-send inside the window
+    per_iter = alloc(idle, 500)
+    n.resend_at = rig.now
+    before = n.published
+    until(rig, lambda: n.published > before and n.acked_r == 1, 3000)
+    return {"connected": ok, "acked_unconfirmed": acked, "waiting_bytes_per_iter": per_iter,
+            "resent": n.published - before, "kept": len(n.q1), "note": n.note}
+
+
 def loop(root, port, password, n_iter):
     rig = make(root, port, password, step_ms=5)
     if port == 0:
@@ -146,6 +177,8 @@ if __name__ == "__main__":
     root, port, password, what = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     if what == "heap":
         r = heap(root, port, password)
+    elif what == "waiting":
+        r = waiting(root, port, password)
     elif what == "blocking":
         r = {"worst_us": blocking_connect(port, password, 3)}
     else:
