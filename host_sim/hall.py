@@ -638,6 +638,8 @@ def run(hall, args):
               "director's page on port %d (http://<this computer's address>:%d/) "
               "(event %r, tables 1-%d)" % (hall.port, hall.ws_port, hall.ws_port,
                                            hall.event, hall.tables), flush=True)
+    print("hall: the projector view is projector.html there; round %d (hall round N, "
+          "hall pairings --round N FILE)" % tournament.current_round(hall.folder), flush=True)
     sim = None
     try:
         if args.clocks:
