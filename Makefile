@@ -27,11 +27,12 @@ $(STAMP): requirements.txt
 # terminal test), qemu-system-arm (the suites on a 32-bit MicroPython image),
 # mosquitto (the tournament hall's broker), chromium + chromium-driver (the
 # director's page in a real browser), npm (the page's MQTT library and the
-# emulated Pico).  As root with apt-get it installs the missing ones and says
+# emulated Pico), poppler-utils (pdftoppm: the printable cards' pages).  As root with apt-get it installs the missing ones and says
 # so; otherwise it prints one line naming what to install, and the tests that
 # need them are skipped; under CI=true a missing one fails the run.
 OS_TOOLS := tmux:tmux qemu-system-arm:qemu-system-arm mosquitto:mosquitto \
-            mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm
+            mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm \
+            pdftoppm:poppler-utils
 deps:
 	@missing() { m=""; for t in $(OS_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 \
 	  || [ -x /usr/sbin/$${t%%:*} ] || case " $$m " in *" $${t#*:} "*) ;; *) m="$$m $${t#*:}";; esac; done; echo $$m; }; \
@@ -116,6 +117,14 @@ deploy: $(STAMP)
 	$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run) \
 	  $(if $(TABLE),--net-json build/net-$(TABLE).json)
 
+# Clock after clock for the hall, each with the next table (docs/hall.md):
+#   make deploy-tables BOARD=pico_w TABLES=1-20 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [PORT=/dev/ttyACM0]
+TABLES ?=
+.PHONY: deploy-tables
+deploy-tables: $(STAMP)
+	@$(DEPLOY) tables --board $(BOARD) --tables "$(TABLES)" $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) \
+	  --hall-dir $(HALL_DIR) --event $(EVENT) --broker "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)"
+
 bundle: $(STAMP)
 	@$(DEPLOY) bundle --board $(BOARD) $(if $(SOURCES),--sources)
 
@@ -128,3 +137,9 @@ wiring: $(STAMP)
 .PHONY: screens
 screens: $(STAMP)
 	$(PY) tools/screens.py
+
+# -- printable cards: a one-page player card and referee card per language, PDF
+#   make cards                                  build/cards/<lang>-player.pdf, <lang>-referee.pdf
+.PHONY: cards
+cards: $(STAMP) deps
+	$(PY) tools/cards.py

@@ -27,6 +27,10 @@
 #   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
 #   app/settings notice (16): SETRESET STATELOST LCDBACK
 #   menu.py, the language item (12): LANG, the language's own name
+#   menu.py, the hall item: T_HALL (13, the table number after it), V_HALL_*
+#   menu.py, "Last games": what a game came to (16): RES_OK RES_LOST_L/R
+#     RES_FLAG_L/R; RES_PEN (8) before the points, RES_L RES_R (1) the
+#     side letters in front of them
 # Language-independent names (the profile names) are in _SAME and appear in
 # every table.
 
@@ -64,6 +68,7 @@ _TABLES = (
         "T_LANG": "Language",
         "T_SOUND": "Sound",
         "T_TABLE": "Table number",
+        "T_HALL": "Hall, table",       # then the table number, 13 columns
         # -- referee menu labels --
         "T_ADJ_L_S": "Left +/- 1 s",
         "T_ADJ_L_M": "Left +/- 1 min",
@@ -87,6 +92,9 @@ _TABLES = (
         "V_ON": "on",
         "V_OFF": "off",
         "V_CONFIRM": "L+R 1s = yes",    # both player buttons held: yes
+        "V_HALL_UP": "connected",      # the hall's network (net.HALL_*)
+        "V_HALL_WAIT": "connecting",
+        "V_HALL_DOWN": "no hall",
         # -- 20x4 extras, notices --
         "TITLE_SETUP": "Setup",
         "TITLE_REF": "Referee",
@@ -94,6 +102,15 @@ _TABLES = (
         "SETRESET": "Settings reset",
         "STATELOST": "SAVED GAME LOST",
         "LCDBACK": "DISPLAY RESTORED",  # the display's bus answered again
+        # -- "Last games": what each game came to (results.py verdict) --
+        "RES_OK": "Ended in time",
+        "RES_PEN": "Penalty",          # then "L20 R10": points per side
+        "RES_L": "L",
+        "RES_R": "R",
+        "RES_LOST_L": "Left lost: time",   # TSO § 5.2 c
+        "RES_LOST_R": "Right lost: time",
+        "RES_FLAG_L": "Time out: left",    # flag profiles, PFS § 6.2.1
+        "RES_FLAG_R": "Time out: right",
     }),
     ("de", {
         "LANG": "Deutsch",  # its own name, for the language menu
@@ -120,6 +137,7 @@ _TABLES = (
         "T_LANG": "Sprache",
         "T_SOUND": "Ton",
         "T_TABLE": "Tischnummer",
+        "T_HALL": "Netz, Tisch",
         "T_ADJ_L_S": "Links +/- 1 s",
         "T_ADJ_L_M": "Links +/- 1 min",
         "T_ADJ_R_S": "Rechts +/- 1 s",
@@ -141,12 +159,23 @@ _TABLES = (
         "V_ON": "an",
         "V_OFF": "aus",
         "V_CONFIRM": "L+R 1s = ja",
+        "V_HALL_UP": "verbunden",
+        "V_HALL_WAIT": "verbinde...",
+        "V_HALL_DOWN": "kein Netz",
         "TITLE_SETUP": "Einstellungen",
         "TITLE_REF": "Schiedsrichter",
         "HINT": "Pause=weiter lang=OK",
         "SETRESET": "Standardwerte",
         "STATELOST": "SPIELST. DEFEKT",
         "LCDBACK": "ANZEIGE ZURÜCK",
+        "RES_OK": "Ende in der Zeit",
+        "RES_PEN": "Strafe",           # Strafpunkte, TSO § 5.2 b
+        "RES_L": "L",
+        "RES_R": "R",
+        "RES_LOST_L": "Links verloren",   # Partie verloren, TSO § 5.2 c
+        "RES_LOST_R": "Rechts verloren",
+        "RES_FLAG_L": "Zeit um: links",
+        "RES_FLAG_R": "Zeit um: rechts",
     }),
     ("pl", {
         "LANG": "Polski",  # its own name, for the language menu
@@ -173,6 +202,7 @@ _TABLES = (
         "T_LANG": "Język",
         "T_SOUND": "Dźwięk",
         "T_TABLE": "Numer stołu",
+        "T_HALL": "Sieć, stół",
         "T_ADJ_L_S": "Lewy +/- 1 s",     # L = lewy, P = prawy
         "T_ADJ_L_M": "Lewy +/- 1 min",
         "T_ADJ_R_S": "Prawy +/- 1 s",
@@ -194,12 +224,23 @@ _TABLES = (
         "V_ON": "włączony",
         "V_OFF": "wyłączony",
         "V_CONFIRM": "L+P 1s = tak",
+        "V_HALL_UP": "połączony",
+        "V_HALL_WAIT": "łączenie...",
+        "V_HALL_DOWN": "brak sieci",
         "TITLE_SETUP": "Ustawienia",
         "TITLE_REF": "Sędzia",
         "HINT": "Pauza=dalej długo=OK",
         "SETRESET": "Ustaw. domyślne",
         "STATELOST": "ZAPIS USZKODZONY",
         "LCDBACK": "EKRAN WZNOWIONY",
+        "RES_OK": "Koniec w czasie",
+        "RES_PEN": "Kara",
+        "RES_L": "L",
+        "RES_R": "P",                  # prawy
+        "RES_LOST_L": "Lewy przegrał",
+        "RES_LOST_R": "Prawy przegrał",
+        "RES_FLAG_L": "Czas minął: L",   # PFS § 6.2.1
+        "RES_FLAG_R": "Czas minął: P",
     }),
 )
 LANGS = tuple([t[0] for t in _TABLES])
@@ -218,7 +259,9 @@ WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
          "FLAG": 5, "RESTORED": 16, "LOWBAT": 6, "LATE": 5, "ASK_END": 16,
          "ASK_NEW": 16,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
-         "STATELOST": 16, "LCDBACK": 16}
+         "STATELOST": 16, "LCDBACK": 16, "RES_OK": 16, "RES_PEN": 8, "RES_L": 1,
+         "RES_R": 1, "RES_LOST_L": 16, "RES_LOST_R": 16, "RES_FLAG_L": 16,
+         "RES_FLAG_R": 16, "T_HALL": 13}
 
 
 def width(key):

@@ -24,6 +24,7 @@
 # and every value 12 (tests/test_lang.py), so nothing is ever cut.
 import lang
 import profiles
+import results
 import settings as st
 from clockcore import READY, PAUSED, OVER
 from view import G_FLAG
@@ -121,10 +122,12 @@ S_LANG = 8      # T_LANG     lang.LANGS (cycles)
 S_SOUND = 9     # T_SOUND    on / off (cycles)
 S_RESULTS = 10  # T_RESULTS  the last games' results (either arrow opens them)
 S_TABLE = 11    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
+S_HALL = 12     # T_HALL     a clock on the hall's network only: its state
+                #            (read only) and the table it publishes under
 
 _S_LABEL = ("T_PROFILE", "T_BASE", "T_BASE_L", "T_BASE_R", "T_ZERO",
             "T_PENALTY", "T_FORFEIT", "T_WINDOW", "T_LANG", "T_SOUND",
-            "T_RESULTS", "T_TABLE")
+            "T_RESULTS", "T_TABLE", "T_HALL")
 _S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_RESULTS)
 _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
                       S_PENALTY, S_FORFEIT, S_WINDOW, S_LANG, S_SOUND,
@@ -132,6 +135,12 @@ _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
                   S_LANG, S_SOUND, S_TABLE, S_RESULTS)
+# A clock on the hall's network (settings.hall set by net.py) adds S_HALL
+# after the table number.
+_S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
+_S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
+_S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-1] + (S_HALL, S_RESULTS)
+_HALL_WORD = ("V_HALL_DOWN", "V_HALL_WAIT", "V_HALL_UP")  # by net.HALL_*
 _PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
 
 
@@ -156,11 +165,12 @@ class SetupMenu:
     def items(self):
         """The items shown for the current settings (a constant tuple)."""
         s = self.settings
+        net = s.hall is not None
         if s.profile != "custom":
-            return _S_STD
+            return _S_STD_NET if net else _S_STD
         if s.zero == profiles.ZERO_FLAG:
-            return _S_CUSTOM_FLAG
-        return _S_CUSTOM_OVERTIME
+            return _S_CUSTOM_FLAG_NET if net else _S_CUSTOM_FLAG
+        return _S_CUSTOM_OVERTIME_NET if net else _S_CUSTOM_OVERTIME
 
     def handle(self, action, t=None):
         if action == A_DONE:
@@ -241,6 +251,8 @@ class SetupMenu:
             return _lim(s.table > 0, s.table < st.TABLE_MAX)
         if it == S_RESULTS:
             return 2  # ">" opens them
+        if it == S_HALL:
+            return 0  # shown, not chosen
         return 3  # choices cycle
 
     def render(self, rows):
@@ -289,7 +301,17 @@ class SetupMenu:
                 _center_num(value, s.table, 0)
             else:
                 _center(value, w["V_NONE"])
+        elif it == S_HALL:
+            self._hall(label, value, w)
         return rows
+
+    def _hall(self, label, value, w):
+        """'Hall, table   12' / 'connected': the hall's state in words and
+        the table the clock publishes under now (the menu's new number
+        takes effect when the menu is left)."""
+        h = self.settings.hall
+        num(label, len(label) - ndigits(h.table), h.table)
+        _center(value, w[_HALL_WORD[h.hall]])
 
 
 def _base_step(v, up):
@@ -591,9 +613,11 @@ class RefereeMenu:
 class ResultsMenu:
     """The finished games' results (firmware/results.py), newest first.
     A_LEFT older, A_RIGHT newer, A_NEXT the other page (16x2), A_DONE back.
-    16x2 page 1: both final times, penalty points or the loss, the game's
-    number; page 2: when it ended (mm:ss after its start) and its rules.
-    20x4 shows everything at once."""
+    16x2 page 1: both final times and what the game came to in words
+    ("Ended in time", "Penalty  L20 R10", "Right lost: time", "Time out:
+    left"); page 2: the game's number, when it ended (mm:ss after its
+    start) and its rules.  20x4 shows the times, the words and the number
+    with the end at once."""
 
     def __init__(self, results, language="en"):
         self.results = results
@@ -632,11 +656,11 @@ class ResultsMenu:
             put(rows[0], 0, w["T_RESULTS"])
             _position(rows[0], self.i + 1, len(self.results))
             self._times(rows[1], r)
-            self._infos(rows[2], r, w)
+            self._verdict(rows[2], r, w)
             self._when(rows[3], r)
         elif self.page == 0:
             self._times(rows[0], r)
-            self._infos(rows[1], r, w)
+            self._verdict(rows[1], r, w)
         else:
             self._when(rows[0], r)
             self._rules(rows[1], r)
@@ -652,22 +676,27 @@ class ResultsMenu:
             if r.shown[s] < 0 or (flag and r.shown[s] == 0):
                 row[pos] = G_FLAG
 
-    def _infos(self, row, r, w):
-        n = len(row)
-        for s in (0, 1):
-            if r.forfeit == s:
-                word = w["LOST"]
-                put(row, 0 if s == 0 else n - len(word), word)
-            elif r.penalty(s):
-                p = r.penalty(s)
-                pos = 0 if s == 0 else n - 1 - ndigits(p)
-                row[pos] = w["PEN"][0]
-                num(row, pos + 1, p)
-        # the game's number in the middle: "#12"
-        k = r.number
-        pos = (n - 1 - ndigits(k)) // 2
-        row[pos] = 0x23
-        num(row, pos + 1, k)
+    def _verdict(self, row, r, w):
+        """What the game came to, in words (results.Result.verdict)."""
+        v, side = r.verdict()
+        if v == results.V_LOST:
+            put(row, 0, w["RES_LOST_L" if side == 0 else "RES_LOST_R"])
+        elif v == results.V_FLAG:
+            put(row, 0, w["RES_FLAG_L" if side == 0 else "RES_FLAG_R"])
+        elif v == results.V_PENALTY:
+            put(row, 0, w["RES_PEN"])
+            self._points(row, r, w)
+        else:
+            put(row, 0, w["RES_OK"])
+
+    def _points(self, row, r, w):
+        # right-aligned "L20 R10" (only the sides with points); they win
+        # over the word where both would not fit (both sides 100+ points)
+        end = len(row)
+        if r.penalty(1):
+            end = _side_points(row, end, w["RES_R"][0], r.penalty(1)) - 1
+        if r.penalty(0):
+            _side_points(row, end, w["RES_L"][0], r.penalty(0))
 
     def _when(self, row, r):
         # "#12      53:50": the number and when the game ended
@@ -680,3 +709,12 @@ class ResultsMenu:
             return
         put(row, 0, r.rules.name.encode())
         mmss(row, len(row) - 6, r.rules.base[0])
+
+
+def _side_points(row, end, letter, p):
+    """letter + p ending before column `end`; returns where it starts."""
+    n = ndigits(p)
+    pos = end - 1 - n
+    row[pos] = letter
+    num(row, pos + 1, p)
+    return pos

@@ -8,8 +8,9 @@
 #                          will "offline" (retained, QoS 1) when the broker
 #                          loses it
 #   state/<user>           retained JSON after every event: the replay
-#                          report's fields minus lcd, plus clock id, table
-#                          and game number
+#                          report's fields minus lcd, plus clock id, table,
+#                          game number and lowbat (the battery is low; also
+#                          sent when that changes)
 #   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
 #   result/<game>/<user>   the final state, QoS 1, kept and re-sent until the
 #                          hall's recorder confirms it (below)
@@ -86,6 +87,13 @@ MAX_RX = 2048           # a longer packet from the broker closes the link
 LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
 OUTBOX = "net.out"      # the QoS 1 queue on flash, until each PUBACK
 OUTBOX_MAX = 8192       # a longer outbox file is not ours
+
+# The hall as the clock's user sees it (Net.hall; the LCD mark, view.py,
+# and the setup menu's "Hall" item show it):
+HALL_DOWN = 0   # no hall: the last try failed, or no Wi-Fi after WAIT_MS
+HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
+HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
+WAIT_MS = 15000         # "connecting" without Wi-Fi at most this long
 
 IDLE = 0        # no socket; (re)connect at retry_at
 CONNECTING = 1  # TCP connect in progress
@@ -294,6 +302,11 @@ class Net:
         self.dropped = 0          # QoS 1 messages lost to a full queue
         self.published = 0
         self.outbox_writes = 0
+        self.lowbat = False       # the battery warning as last published
+        self.hall = -1
+        self.wait_until = self.add(now, WAIT_MS)
+        app.settings.hall = self  # the setup menu reads hall and table
+        self._show(HALL_WAIT)
         self._load_outbox()
 
     # -- the app's side ---------------------------------------------------------
@@ -321,6 +334,9 @@ class Net:
     def poll(self, now):
         if self.final_due:
             self._final_ready()
+        if self.app.battery.low != self.lowbat:   # (the projector's alert)
+            self.lowbat = self.app.battery.low
+            self.dirty = True
         s = self.st
         if s == UP:
             self._up(now)
@@ -353,6 +369,8 @@ class Net:
         if self.st != IDLE:
             self._fail(now, "table changed", 1)
         self.backoff = BACKOFF_MIN
+        self.wait_until = self.add(now, WAIT_MS)
+        self._show(HALL_WAIT)  # a reconnect by choice, not a failure
 
     def _menu_table(self):
         t = self.app.settings.table
@@ -374,6 +392,7 @@ class Net:
         d["clock"] = self.clock_id
         d["table"] = self.table
         d["game"] = a.log.number
+        d["lowbat"] = a.battery.low   # the battery is low (outputs.Battery)
         return d
 
     def _final(self):
@@ -489,6 +508,8 @@ class Net:
         if self.link is not None and not self.link.isconnected():
             self.retry_at = self.add(now, 500)
             self.note = "no Wi-Fi"
+            if self.hall == HALL_WAIT and self.diff(now, self.wait_until) >= 0:
+                self._show(HALL_DOWN)
             return
         m = self.sock_mod
         try:
@@ -711,6 +732,7 @@ class Net:
         self.backoff = BACKOFF_MIN
         self.connects += 1
         self.note = "connected"
+        self._show(HALL_UP)
         self.online_due = True
         self.sub_due = True
         self.dirty = True
@@ -761,6 +783,15 @@ class Net:
         b = backoff or self.backoff
         self.retry_at = self.add(now, b)
         self.backoff = min(self.backoff * 2, BACKOFF_MAX)
+        self._show(HALL_DOWN)
+
+    def _show(self, h):
+        """A new hall state: the game screen's mark redraws (only on a
+        change: nothing happens here in a steady loop)."""
+        if h != self.hall:
+            self.hall = h
+            self.app.view.hall = h
+            self.app.dirty = True
 
 
 def start(app, root="", board=None):

@@ -23,6 +23,13 @@ _OVER = gamelog.NOTES[cc.EV_OVER]
 
 _CHUNK = 512
 
+# What a finished game came to, in the words of the "Last games" screen
+# (Result.verdict(); lang.py's RES_* words say it):
+V_IN_TIME = 0   # RES_OK      nobody over time: no penalty, nobody lost
+V_PENALTY = 1   # RES_PEN     overtime penalty points (TSO § 5.2 b)
+V_LOST = 2      # RES_LOST_*  a side lost on time (TSO § 5.2 c)
+V_FLAG = 3      # RES_FLAG_*  a flag profile: a side's time ran out (PFS § 6.2.1)
+
 
 class Result:
     def __init__(self, number):
@@ -42,6 +49,20 @@ class Result:
 
     def finished(self):
         return self.end_ms >= 0
+
+    def verdict(self):
+        """(V_*, side): what the game came to.  A loss on time first, then
+        penalty points (side -1: see penalty(0) / penalty(1)), then a flag
+        profile's side at 00:00 (the left one if both), else in time."""
+        if self.forfeit >= 0:
+            return V_LOST, self.forfeit
+        if self.penalty(0) or self.penalty(1):
+            return V_PENALTY, -1
+        if self.rules is not None and self.rules.zero == profiles.ZERO_FLAG:
+            for s in (0, 1):
+                if self.shown[s] <= 0:
+                    return V_FLAG, s
+        return V_IN_TIME, -1
 
     # -- reading ------------------------------------------------------------
     def line(self, text):

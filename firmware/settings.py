@@ -91,6 +91,8 @@ class Settings:
         self.table = 0
         self.notice = False  # load() fell back to defaults: the app says so
         self.problem = None  # why the settings were reset (for the log)
+        self.hall = None     # the clock's link to the hall (net.Net: .hall,
+                             # .table) for the setup menu; never saved
         self.path = "settings.json"
         self.fs = None
 

@@ -16,6 +16,12 @@
 #                                          (frozen while paused), lateness
 #                                          "+03:12" while a late clock runs
 #
+# The hall mark (a clock on the hall's network, net.py): one glyph in the
+# last column of row 1 (16x2) or of the header row (20x4), wherever that
+# column is free: connected, connecting, no hall (net.HALL_*).  A right-side
+# info word (penalty, LOST, ...) takes the column over; the mark comes back
+# when it goes.  A clock without a hall shows none.
+#
 # Rounding (SPEC §4): remaining time is shown rounded up to the second, so
 # 00:00 appears exactly when time runs out; overtime is shown rounded down
 # with a minus sign, so -00:01 appears after one whole second over (TSO § 5.2 a).
@@ -33,15 +39,20 @@ G_RUN_L = 0  # points at the left player: the left clock runs
 G_RUN_R = 1
 G_FLAG = 2
 G_PAUSE = 3  # the side whose clock a pause stopped
+G_HALL = 4   # + net.HALL_DOWN / HALL_WAIT / HALL_UP: the hall mark
 GLYPHS = {
     G_RUN_L: b"\x02\x06\x0e\x1e\x0e\x06\x02\x00",
     G_RUN_R: b"\x08\x0c\x0e\x0f\x0e\x0c\x08\x00",
     G_FLAG: b"\x10\x1e\x1f\x1e\x10\x10\x10\x00",
     G_PAUSE: b"\x00\x1b\x1b\x1b\x1b\x1b\x1b\x00",
+    G_HALL: b"\x00\x11\x0a\x04\x0a\x11\x00\x00",      # no hall: a cross
+    G_HALL + 1: b"\x00\x01\x03\x05\x09\x1f\x00\x00",  # connecting: hollow bars
+    G_HALL + 2: b"\x00\x01\x03\x07\x0f\x1f\x00\x00",  # connected: full bars
 }
 # How a person reads them (simulator, JSON state report).
 GLYPH_CHARS = {G_RUN_L: "\u25c0", G_RUN_R: "\u25b6", G_FLAG: "\u2691",
-               G_PAUSE: "\u2016"}
+               G_PAUSE: "\u2016", G_HALL: "\u2715", G_HALL + 1: "\u25ff",
+               G_HALL + 2: "\u25e2"}
 # A00 ROM characters above ASCII that lang.py uses.
 ROM_CHARS = {0xE1: "\u00e4", 0xEF: "\u00f6", 0xF5: "\u00fc", 0xE2: "\u00df"}
 
@@ -62,6 +73,7 @@ class View:
         else:
             self._cpos, self._cwidth = 5, cols - 10
         self.lowbat = False  # battery warning, shown when the center is free
+        self.hall = -1       # the hall mark: net.HALL_*, -1 = no hall (net.py sets it)
         self.set_language(language)
 
     def set_language(self, language):
@@ -105,7 +117,14 @@ class View:
             self._times(b[0], clock)
             self._infos(b[1], clock)
             self._center(b[1], clock)
+        if self.hall >= 0:
+            self._hall(b[0] if self.rows >= 4 else b[1])
         return b
+
+    def _hall(self, row):
+        c = self.cols - 1
+        if row[c] == SP:
+            row[c] = G_HALL + self.hall
 
     def _times(self, row, clock):
         c = self.cols

@@ -57,14 +57,10 @@ def _out(text, fallback):
 
 def _ms(text):
     from host_sim import replay
-    if not text or text.strip("0123456789"):
-        raise argparse.ArgumentTypeError("expected whole milliseconds, got %r"
-                                         % replay.short(text))
-    ms = replay.ms_or_none(text)
-    if ms is None:
-        raise argparse.ArgumentTypeError("%s ms is beyond what a game can reach (at most %d)"
-                                         % (replay.short(text), replay.MAX_MS))
-    return ms
+    try:
+        return replay.parse_at(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def _geometry(text):
@@ -104,8 +100,10 @@ def _main(argv=None):
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("replay", help="replay a game log / replay file and print the state")
     r.add_argument("file")
-    r.add_argument("--at", type=_ms, default=None, metavar="MS",
-                   help="apply events up to MS and let time run to MS")
+    r.add_argument("--at", type=_ms, default=None, metavar="TIME",
+                   help="apply events up to TIME and let time run to TIME: "
+                        "milliseconds (1250000), mm:ss (20:50) or h:mm:ss (1:20:50), "
+                        "counted as the log's times")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.add_argument("--lcd", type=_geometry, default=(16, 2), metavar="16x2|20x4",
                    help="display geometry for the lcd rows (default 16x2)")
@@ -133,7 +131,15 @@ def _main(argv=None):
                        "`hall results --csv` prints every finished game.")
     hall.add_arguments(h)
     h.set_defaults(func=cmd_hall)
-    args = p.parse_args(argv)
+    args, extra = p.parse_known_args(argv)
+    # `hall pairings --round 3 FILE`: argparse fills an optional positional
+    # before it sees the options, so the FILE after them comes back unparsed
+    if extra and args.cmd == "hall" and args.value is None and len(extra) == 1 \
+            and not extra[0].startswith("-"):
+        args.value = extra[0]
+        extra = []
+    if extra:
+        p.error("unrecognized arguments: %s" % " ".join(extra))
     return args.func(args)
 
 

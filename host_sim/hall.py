@@ -39,6 +39,7 @@ import time
 
 import host_sim
 from host_sim import hall_recorder as REC
+from host_sim import tournament
 
 ROOT = host_sim.ROOT
 PAGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hall_page")
@@ -238,7 +239,11 @@ class Hall:
                "# every account has its own lines",
                "", "user %s" % VIEWER, "topic read scrabble/%s/#" % e,
                "", "user %s" % RECORDER, "topic read scrabble/%s/+/result/+/+" % e,
-               "topic write scrabble/%s/confirm/+" % e]
+               "topic write scrabble/%s/confirm/+" % e,
+               # issue 21: a game's round from its first press; the round for the pages
+               "topic read scrabble/%s/+/state/+" % e,
+               "topic read scrabble/%s/+/heartbeat/+" % e,
+               "topic write scrabble/%s/round" % e]
         for t in tables:
             out += ["", "user %d" % t]
             out += ["topic write scrabble/%s/+/%s/%d" % (e, k, t)
@@ -507,40 +512,16 @@ def result_topics(event):
     return "scrabble/%s/+/result/+/+" % event
 
 
-CSV_FIELDS = ("table", "clock", "game", "profile", "left_time", "right_time",
-              "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
-              "forfeit", "end_ms", "end_time", "account")
+CSV_FIELDS = tournament.CSV_FIELDS   # round, table, both names, ... (issue 21)
 
 
-def result_rows(records):
+def result_rows(records, starts=()):
     """CSV rows from the recorder's lines (hall_recorder.read_records(), all
-    valid): the one place that turns recorded results into rows.  One row
-    per (table, account, game), all three from the topic (the account that
-    published it; the recorder refused bodies that disagree): the values of
-    its last line (a referee's void), the end_time of its first."""
-    first, last = {}, {}
-    for r in records:
-        key = (r["table"], int(r["account"]), r["game"])
-        first.setdefault(key, r["seen"])
-        last[key] = r["result"]
-    rows = []
-    for key in sorted(last):
-        r = last[key]
-        left, right = r["left"], r["right"]
-        forfeit = "left" if left["forfeit"] else "right" if right["forfeit"] else ""
-        rows.append({
-            "table": key[0], "clock": r["clock"], "game": key[2], "profile": r["profile"],
-            "left_time": _signed(left), "right_time": _signed(right),
-            "left_overtime_ms": left["overtime_ms"], "right_overtime_ms": right["overtime_ms"],
-            "left_penalty": left["penalty"], "right_penalty": right["penalty"],
-            "forfeit": forfeit, "end_ms": r["t_ms"], "end_time": first[key],
-            "account": str(key[1])})
-    return rows
-
-
-def _signed(side):
-    """Final time in ms: remaining, or minus the overtime."""
-    return side["remaining_ms"] if not side["overtime_ms"] else -side["overtime_ms"]
+    valid): host_sim/tournament.py rows_from(), the one place that turns
+    recorded results into rows (one row per game: a referee's void is the
+    same game, its last body and first end time; the round of its first
+    press; hall results --round N picks one round)."""
+    return tournament.rows_from(records, starts)
 
 
 def write_csv(rows, out):
@@ -553,10 +534,16 @@ def write_csv(rows, out):
 # -- the command --------------------------------------------------------------------
 def add_arguments(p):
     p.add_argument("action", nargs="?", default="run",
-                   choices=("run", "results", "clock-config", "revoke"),
+                   choices=("run", "results", "clock-config", "revoke", "round", "pairings"),
                    help="run (default): start the hall; results: print the recorded "
                         "games; clock-config: print a clock's net.json; revoke: a new "
-                        "password for clock account --table (a lost or stolen clock)")
+                        "password for clock account --table (a lost or stolen clock); "
+                        "round N: from now on games are round N; pairings --round N FILE: "
+                        "the round's seating from a TSH .t file or a table,player1,player2 CSV")
+    p.add_argument("value", nargs="?", default=None,
+                   help="round: the round number; pairings: the pairings file")
+    p.add_argument("--round", type=int, default=None,
+                   help="results: only this round; pairings: the round the file is for")
     p.add_argument("--dir", default=DEFAULT_DIR, help="the hall's folder (default build/hall)")
     p.add_argument("--event", default="open", help="the event's name in the topics (default open)")
     p.add_argument("--tables", type=int, default=100, help="clock accounts 1..N (default 100)")
@@ -585,14 +572,18 @@ def main(args):
         hall = Hall(args.dir, args.event, args.tables, args.port, args.ws_port,
                     "0.0.0.0" if args.lan else "127.0.0.1")
         if args.action == "results":
-            try:
-                records = REC.read_records(hall.folder,
-                                           lambda m: print("hall: " + m, file=sys.stderr))
-            except FileNotFoundError:
+            if not os.path.isfile(os.path.join(hall.folder, REC.RESULTS)):
                 raise HallError("no results in %s: %s is written by the running hall's "
                                 "recorder" % (hall.folder, REC.RESULTS))
-            write_csv(result_rows(records), sys.stdout)
+            if args.round is not None and args.round < 1:
+                raise HallError("--round: rounds start at 1")
+            # (tournament.rows reads the recorder's lines: each bad one is one warning)
+            write_csv(tournament.rows(hall.folder, args.round,
+                                      lambda m: print("hall: " + m, file=sys.stderr)),
+                      sys.stdout)
             return 0
+        if args.action in ("round", "pairings"):
+            return _tournament(hall, args)
         if args.action == "clock-config":
             if not args.host:
                 raise HallError("clock-config needs --host: the hall computer's address "
@@ -619,6 +610,22 @@ def main(args):
         return 2
 
 
+def _tournament(hall, args):
+    """hall round N / hall pairings --round N FILE (host_sim/tournament.py)."""
+    if args.action == "round":
+        if args.value is None or not args.value.isdigit():
+            raise HallError("round needs the round's number: hall round 3")
+        try:
+            return tournament.cmd_round(hall.folder, int(args.value))
+        except tournament.TournamentError as e:
+            raise HallError(str(e))
+    if args.round is None or args.value is None:
+        raise HallError("pairings needs --round N and a file: hall pairings --round 3 div.t")
+    if args.round < 1 or args.round > tournament.MAX_ROUND:
+        raise HallError("--round: a number 1-%d" % tournament.MAX_ROUND)
+    return tournament.cmd_pairings(hall.folder, args.round, args.value)
+
+
 def run(hall, args):
     hall.write()
     hall.start(stderr=sys.stderr)
@@ -631,6 +638,8 @@ def run(hall, args):
               "director's page on port %d (http://<this computer's address>:%d/) "
               "(event %r, tables 1-%d)" % (hall.port, hall.ws_port, hall.ws_port,
                                            hall.event, hall.tables), flush=True)
+    print("hall: the projector view is projector.html there; round %d (hall round N, "
+          "hall pairings --round N FILE)" % tournament.current_round(hall.folder), flush=True)
     sim = None
     try:
         if args.clocks:

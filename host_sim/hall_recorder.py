@@ -237,28 +237,41 @@ class Journal:
 def run(folder, port, event, host="127.0.0.1"):
     import paho.mqtt.client as mqtt
     from host_sim import hall as H
+    from host_sim import tournament as T
     password = H.service_passwords(folder)[ACCOUNT]
     journal = Journal(folder)
+    # issue 21: each game's round from its first press (games.jsonl), and the
+    # round with its seating, retained for the pages
+    starts = T.Starts(folder)
+    news = T.RoundNews(folder)
     # A client id nobody can guess (no one can take the recorder's session over).
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
     c.reconnect_delay_set(0.1, 2)
     sub = "scrabble/%s/+/result/+/+" % event
+    states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
 
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
-            c.subscribe(sub, qos=1)
+            c.subscribe([(sub, 1)] + [(s, 0) for s in states])
+            news.seen = None     # publish the round again on each connection
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
+        if "/result/" not in m.topic:
+            st = T.parse_state(event, m.topic, m.payload)
+            if st is not None:
+                starts.state(*st)
+            return
         got = parse_message(event, m.topic, m.payload)
         if isinstance(got, str):
             print("recorder: skipped %s: %s" % (_clip(m.topic), got), file=sys.stderr, flush=True)
             return
         table, game, account, body = got
+        starts.result(account, table, body)   # (its start line before its result)
         journal.add(m.topic, table, game, account, body)
         c.publish(confirm_topic(event, account), m.payload, qos=0)
 
@@ -271,7 +284,14 @@ def run(folder, port, event, host="127.0.0.1"):
         except OSError:
             time.sleep(0.2)
     print("recorder: ready", flush=True)
-    c.loop_forever(retry_first_connection=True)
+    c.loop_start()
+    topic = T.ROUND_TOPIC % event
+    while True:                 # `hall round` / `hall pairings` change the files
+        time.sleep(0.5)
+        if c.is_connected():
+            data = news.changed()
+            if data is not None:
+                c.publish(topic, data, qos=1, retain=True)
 
 
 if __name__ == "__main__":

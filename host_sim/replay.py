@@ -47,6 +47,41 @@ def ms_or_none(text):
     return v if v <= MAX_MS else None
 
 
+def parse_at(text):
+    """`replay --at`: a moment of the game as whole milliseconds (`1250000`),
+    `mm:ss` (`20:50`, minutes may pass 59: `90:00`) or `h:mm:ss` (`1:20:50`),
+    all counted from the log's 0 (the clock's power-up, as the log's times).
+    The mm:ss part is profiles.parse_mmss, the one reader of a person's
+    mm:ss.  Returns ms; raises ValueError with a one-line message."""
+    parts = text.split(":")
+    if len(parts) == 1:
+        ms = ms_or_none(text)
+        if ms is None:
+            if _digits(text):
+                raise ValueError("%s ms is beyond what a game can reach (at most %d)"
+                                 % (short(text), MAX_MS))
+            raise ValueError("expected milliseconds, mm:ss or h:mm:ss, got %r" % short(text))
+        return ms
+    if len(parts) == 3:
+        if not _digits(parts[0]) or len(parts[0]) > 3 or len(parts[1]) != 2:
+            raise ValueError("expected h:mm:ss, got %r" % short(text))
+        ms = int(parts[0]) * 3600000 + profiles.parse_mmss(parts[1] + ":" + parts[2])
+        if int(parts[1]) > 59:
+            raise ValueError("minutes must be 00-59 in h:mm:ss, got %r" % short(text))
+    elif len(parts) == 2:
+        if len(parts[0]) > 5:
+            raise ValueError("expected mm:ss, got %r" % short(text))
+        ms = profiles.parse_mmss(text)
+    else:
+        raise ValueError("expected milliseconds, mm:ss or h:mm:ss, got %r" % short(text))
+    if len(parts[-1]) != 2:
+        raise ValueError("seconds must be two digits (00-59) in %r" % short(text))
+    if ms > MAX_MS:
+        raise ValueError("%s is beyond what a game can reach (at most %d ms)"
+                         % (short(text), MAX_MS))
+    return ms
+
+
 class ReplayError(Exception):
     def __init__(self, line, message):
         Exception.__init__(self, message)

@@ -251,12 +251,13 @@ class Pico:
     """
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
-                 battery_mv=3900):
+                 battery_mv=3900, uid=0):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
         self.advance_ms = advance_ms
         self.battery_mv = battery_mv
+        self.uid = uid            # 0-255: another board's unique id (harness --uid)
         self.lcd = Hd44780Pcf8574(cols, rows)
         self.lcd_addr = lcd_addr
         self.serial = bytearray()
@@ -272,6 +273,8 @@ class Pico:
         if self.advance_ms:
             args += ["--advance-ms", str(self.advance_ms)]
         args += ["--battery-mv", str(self.battery_mv)]
+        if self.uid:
+            args += ["--uid", str(self.uid)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buf = b""
         self._expect("READY")
@@ -365,31 +368,15 @@ class Pico:
         """Run a host program against the board's USB-CDC REPL: the board runs
         freely while `argv_of(pty_path)` (e.g. an mpremote command line) runs
         with the REPL on a pty; then the board halts.  (returncode, output)"""
-        import select
-        import tty
-        if self._pty is None:
-            master, slave = os.openpty()
-            tty.setraw(slave)
-            self._pty = (master, slave)
-        master = self._pty[0]
+        self._open_pty()
         out = tempfile.TemporaryFile()
         prog = subprocess.Popen(argv_of(os.ttyname(self._pty[1])), stdout=out,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
         self._send("GO")
         end = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
         while prog.poll() is None and time.monotonic() < end:
-            if self._buf:
-                self._line_if_complete()
-            r, _, _ = select.select([fd, master], [], [], 0.1)
-            if master in r:
-                self.write_serial(os.read(master, 4096))
-            if fd in r:
-                data = os.read(fd, 65536)
-                if not data:
-                    break
-                self._buf += data
-                self._line_if_complete()
+            if not self._pump():
+                break
         if prog.poll() is None:
             prog.kill()
         prog.wait()
@@ -399,6 +386,62 @@ class Pico:
         text = out.read().decode(errors="replace")
         out.close()
         return prog.returncode, text
+
+    def _open_pty(self):
+        import tty
+        if self._pty is None:
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            self._pty = (master, slave)
+
+    def _pump(self):
+        """Carry the USB-CDC bytes both ways for up to 0.1 s; False once the
+        emulator has stopped."""
+        import select
+        master = self._pty[0]
+        fd = self.proc.stdout.fileno()
+        if self._buf:
+            self._line_if_complete()
+        r, _, _ = select.select([fd, master], [], [], 0.1)
+        if master in r:
+            self.write_serial(os.read(master, 4096))
+        if fd in r:
+            data = os.read(fd, 65536)
+            if not data:
+                return False
+            self._buf += data
+            self._line_if_complete()
+        return True
+
+    def plug(self, link):
+        """The board's USB is plugged in: it runs freely, its REPL on a pty
+        that the symlink `link` points at (as /dev/ttyACM0 appears for a
+        real Pico), until unplug().  A host program may open `link` any
+        number of times meanwhile (tools/deploy.py tables)."""
+        import threading
+        self._open_pty()
+        self._link = link
+        self._running = threading.Event()
+        self._running.set()
+        self._send("GO")
+
+        def relay():
+            while self._running.is_set() and self._pump():
+                pass
+
+        self._relay = threading.Thread(target=relay, daemon=True)
+        self._relay.start()
+        os.symlink(os.ttyname(self._pty[1]), link)
+        return self
+
+    def unplug(self):
+        """The port disappears and the board halts (its flash kept: stop()
+        is then the power going)."""
+        os.remove(self._link)
+        self._running.clear()
+        self._relay.join()
+        self._send("HALT")
+        self.t_ms = int(self._expect("AT").split()[1])
 
     def _line_if_complete(self):
         while b"\n" in self._buf:

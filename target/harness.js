@@ -1,7 +1,10 @@
 // The emulated Raspberry Pi Pico for the target run (issue 11).
 //
 //   node target/harness.js --bootrom B --uf2 U --flash FILE [--fs-image IMG] [--advance-ms N]
-//        [--battery-mv MV]
+//        [--battery-mv MV] [--uid N]
+//
+// --uid N (0-255, default 0) shifts the flash's unique id, so two runs can be
+// two different boards (machine.unique_id(): the clock's id).
 //
 // rp2040js runs the official MicroPython RPI_PICO image from the boot ROM.  What
 // rp2040js leaves out and the firmware needs is added here:
@@ -35,6 +38,7 @@ function arg(name, dflt) {
   return i >= 0 ? process.argv[i + 1] : dflt;
 }
 
+const UID = Number(arg('--uid', '0')) & 0xff;
 const out = (line) => process.stdout.write(line + '\n');
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 
@@ -120,7 +124,7 @@ class NorFlashSSI extends RPSSI {
       case 0x05: return this.wel ? 0x02 : 0x00;              // status 1: never busy
       case 0x35: return 0x02;                                 // status 2: QE set
       case 0x9f: return [0xef, 0x40, 0x15][i] || 0;           // W25Q16JV
-      case 0x4b: return i < 4 ? 0 : (0x10 + i) & 0xff;        // unique id
+      case 0x4b: return i < 4 ? 0 : (0x10 + i + UID) & 0xff;  // unique id (--uid)
       case 0x03: case 0x0b: case 0x02: case 0x20: case 0x52: case 0xd8: {
         if (i < 3) {
           this.addr = ((this.addr << 8) | b) & 0xffffff;

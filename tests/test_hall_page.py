@@ -28,8 +28,9 @@ QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.
 ROWS_JS = """
 var out = {};
 document.querySelectorAll('#rows tr').forEach(function (tr) {
-  out[tr.dataset.table] = [tr.children[1].textContent, tr.children[2].textContent,
-                         tr.children[3].textContent, tr.hidden];
+  out[tr.dataset.table] = [tr.querySelector('.time.left').textContent,
+                         tr.querySelector('.time.right').textContent,
+                         tr.querySelector('.state').textContent, tr.hidden];
 });
 return out;
 """

@@ -1092,3 +1092,37 @@ def test_a_window_of_100_s_or_more_fits_the_display(tmp_path):
     assert "CHL 99" in rep["lcd"][1]
     proc = run_cli(write(tmp_path, content), "--json", "--at", "1000", "--lcd", "20x4")
     assert "CHL150" in one_json_object(out_text(proc))["lcd"][3]
+
+
+# -- 3. --at as a referee writes it --------------------------------------------------
+
+@pytest.mark.parametrize("at, ms", [
+    ("65000", 65000), ("1:05", 65000), ("01:05", 65000), ("0:01:05", 65000),
+    ("00:00", 0), ("90:00", 5400000), ("1:30:00", 5400000), ("20:50", 1250000),
+    ("0:20:50", 1250000), ("12:00:00", 43200000),
+])
+def test_at_accepts_ms_mm_ss_and_h_mm_ss(tmp_path, at, ms):
+    """Issue 21 (a referee settling a dispute passes `--at 20:50`): `--at`
+    takes whole milliseconds, mm:ss and h:mm:ss, all the same moment of the
+    log's time; the report is the one the milliseconds give (SPEC §5)."""
+    from host_sim import replay
+    assert replay.parse_at(at) == ms
+    rep = state(tmp_path, AT_GAME, "--at", at)
+    assert rep["t_ms"] == ms
+    assert rep == state(tmp_path, AT_GAME, "--at", str(ms))
+
+
+@pytest.mark.parametrize("at, why", [
+    ("20:5", "two digits"), ("20:60", "00-59"), ("1:60:00", "00-59"),
+    ("1:5:00", "h:mm:ss"), ("-1:00", "mm:ss"), ("1:00:00:00", "expected"),
+    ("20.50", "expected"), ("", "expected"), ("1e6", "expected"), ("20:", "mm:ss"),
+    (":50", "mm:ss"), ("１:00", "mm:ss"), ("999:00:00", "beyond"),
+    ("9" * 5000, "beyond"), ("99999:00", "beyond"), ("999999:00", "mm:ss"),
+])
+def test_at_refuses_what_is_no_time_in_one_line(tmp_path, at, why):
+    """Bad input: one line on stderr, status 2, no traceback (SPEC §5)."""
+    path = write(tmp_path, AT_GAME)
+    proc = run_cli(path, "--at=" + at)   # (= lets "-1:00" be the value)
+    err = out_text(proc, "stderr")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert err.count("\n") == 1 and why in err and "Traceback" not in err, err

@@ -3,6 +3,10 @@
 
     python tools/deploy.py deploy --board pico [--port /dev/ttyACM0] [--dry-run]
     python tools/deploy.py bundle --board pico [--out build/bundle-pico]
+    python tools/deploy.py tables --board pico_w --tables 1-20 --broker IP ...
+
+(`tables`: clock after clock for the hall, `make deploy-tables`; see
+deploy_tables() and docs/hall.md.)
 
 (`make deploy BOARD=pico [PORT=...]` and `make bundle BOARD=pico` call these.)
 
@@ -50,12 +54,14 @@ With --dry-run, deploy prints the mpremote commands it would run, one per
 line, and runs none of them.
 """
 import argparse
+import json
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
 from host_sim import FIRMWARE, ROOT, ManifestError, firmware_files
@@ -424,7 +430,7 @@ RESETTING = "resetting the board"
 
 def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
            firmware_dir=FIRMWARE, mpy_cross=None, mpremote=None, out=print,
-           net_json=None):
+           net_json=None, reset=True):
     default = not build_dir
     out_dir = build_dir or os.path.join(ROOT, "build", "deploy-" + board)
     board_path(board)
@@ -470,14 +476,188 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
     if sources:
         run_mpremote(mpremote, query, port, "asking the board")
     run_mpremote(mpremote, cmds[0], port, COPYING)
-    run_mpremote(mpremote, cmds[1], port, RESETTING)
-    note("copied %d files (%s) to %s and reset it"
-         % (len(names), "compiled" if compiled else "sources", where(port)))
+    if reset:
+        run_mpremote(mpremote, cmds[1], port, RESETTING)
+    note("copied %d files (%s) to %s%s"
+         % (len(names), "compiled" if compiled else "sources", where(port),
+            " and reset it" if reset else ""))
     return names
 
 
 def note(msg):
     print(msg, file=sys.stderr)
+
+
+# -- many clocks in one go (make deploy-tables, docs/hall.md) ----------------------
+
+def parse_tables(text, most=None):
+    """'1-20', '3,5,9', '1-4,8' -> [1, 2, ...] in the order given; '12-' is
+    12, 13, ... without an end (until Ctrl-C).  DeployError on anything
+    else (one line).  At most the setup menu's highest table number."""
+    if most is None:
+        import settings  # firmware/: the menu's TABLE_MAX
+        most = settings.TABLE_MAX
+    out = []
+    parts = [p.strip() for p in text.split(",")]
+    for i, p in enumerate(parts):
+        a, dash, b = p.partition("-")
+        if not a.isdigit() or (b and not b.isdigit()) or not 1 <= int(a) <= most:
+            raise DeployError("tables: expected numbers 1-%d like 1-20 or 3,5,9 (or 12- for "
+                              "12, 13, ...), got %r" % (most, text), 2)
+        if dash and not b:
+            if i != len(parts) - 1:
+                raise DeployError("tables: an open range (%s) must come last" % p, 2)
+            out.extend(range(int(a), most + 1))
+            continue
+        hi = int(b) if dash else int(a)
+        if hi < int(a) or hi > most:
+            raise DeployError("tables: %r is not a range up to %d" % (p, most), 2)
+        out.extend(range(int(a), hi + 1))
+    if len(set(out)) != len(out):
+        raise DeployError("tables: a table twice in %r" % text, 2)
+    return out
+
+
+ID_QUERY = "import machine; print('ID', list(machine.unique_id()))"
+HASH_QUERY = """import hashlib, binascii
+for n in (%s):
+    h = hashlib.sha256()
+    try:
+        f = open(n, 'rb')
+        while True:
+            b = f.read(512)
+            if not b:
+                break
+            h.update(b)
+        f.close()
+        print('F', n, binascii.hexlify(h.digest()).decode())
+    except OSError:
+        print('F', n, '-')
+"""
+
+
+class _Uid:
+    """machine as gamelog.clock_id() reads it: the board's answer."""
+
+    def __init__(self, raw):
+        self.raw = bytes(raw)
+
+    def unique_id(self):
+        return self.raw
+
+
+def board_id(mpremote, port):
+    """The clock's id as its game logs and the hall show it
+    (gamelog.clock_id of the board's machine.unique_id())."""
+    import gamelog  # firmware/: the one formatting of the id
+    text = run_mpremote(mpremote, connect_args(port) + ["exec", ID_QUERY], port,
+                        "asking the board")
+    m = re.search(r"^ID \[([\d, ]*)\]", text, re.M)
+    if not m:
+        raise DeployError("the board on %s did not say its id: %r" % (where(port), text[-80:]))
+    raw = [int(x) for x in m.group(1).split(",") if x.strip()]
+    return gamelog.clock_id(_Uid(raw)) or "(no id)"
+
+
+def verify(mpremote, port, out_dir, names):
+    """Read back a SHA-256 of every file written, on the board; returns
+    [problem] (empty: every file is what was meant)."""
+    import hashlib
+    query = HASH_QUERY % "".join("%r, " % n for n in names)
+    text = run_mpremote(mpremote, connect_args(port) + ["exec", query], port,
+                        "reading the files back")
+    got = dict(re.findall(r"^F (\S+) (\S+)\s*$", text, re.M))
+    bad = []
+    for n in names:
+        with open(os.path.join(out_dir, n), "rb") as f:
+            want = hashlib.sha256(f.read()).hexdigest()
+        if got.get(n) == "-" or n not in got:
+            bad.append("%s missing" % n)
+        elif got[n] != want:
+            bad.append("%s differs" % n)
+    return bad
+
+
+def _wait(port, present, poll_s, timeout_s):
+    """Until `port` exists (present) or is gone; False at the time limit."""
+    end = None if timeout_s is None else time.monotonic() + timeout_s
+    while os.path.exists(port) != present:
+        if end is not None and time.monotonic() >= end:
+            return False
+        time.sleep(poll_s)
+    return True
+
+
+def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
+                  sources=False, mpy_cross=None, mpremote=None, poll_s=0.2,
+                  wait_s=None, say=print):
+    """Flash clock after clock on `port`, one per table of `tables`: wait
+    for a board on the port, refuse one already flashed in this run, copy
+    the app with that table's net.json (make deploy TABLE=n), read every
+    file back (SHA-256), say "unplug it", wait until the port is gone, and
+    on to the next table.  A failed board is said and the same table is
+    asked for again.  Returns [(table, clock id, files, result)] for the
+    final table of what went where (also when interrupted: KeyboardInterrupt
+    or wait_s passing with no board)."""
+    mpremote = find_tool("mpremote", mpremote)
+    done = []
+    ids = {}
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    try:
+        for table in tables:
+            while True:
+                say("table %d: plug in a clock (%s)" % (table, port))
+                if not _wait(port, True, poll_s, wait_s):
+                    raise KeyboardInterrupt
+                time.sleep(poll_s)  # the port settles
+                try:
+                    uid = board_id(mpremote, port)
+                    if uid in ids:
+                        say("table %d: this clock (%s) is table %d already: unplug it and "
+                            "plug in the next one" % (table, uid, ids[uid]))
+                        _wait(port, False, poll_s, None)
+                        continue
+                    cfg = os.path.join(ROOT, "build", "net-%d.json" % table)
+                    from host_sim.hall import write_secret   # its password: 0600
+                    write_secret(cfg, json.dumps(
+                        hall.clock_config(table, host, ssid, wifi_password)) + "\n")
+                    out_dir = os.path.join(ROOT, "build", "deploy-" + board)
+                    names = deploy(board, port=port, sources=sources, mpy_cross=mpy_cross,
+                                   mpremote=mpremote, net_json=cfg, reset=False)
+                    bad = verify(mpremote, port, out_dir, names)
+                except usb.UsbError as e:
+                    say("table %d: failed: %s; unplug it, then plug in a clock for table %d "
+                        "again" % (table, e, table))
+                    _wait(port, False, poll_s, None)
+                    continue
+                if bad:
+                    say("table %d: clock %s: read back wrong (%s): unplug it, then plug in "
+                        "a clock for table %d again" % (table, uid, ", ".join(bad), table))
+                    _wait(port, False, poll_s, None)
+                    continue
+                ids[uid] = table
+                done.append((table, uid, len(names), "verified"))
+                say("table %d: clock %s: %d files written and read back: unplug it"
+                    % (table, uid, len(names)))
+                _wait(port, False, poll_s, None)
+                break
+    except KeyboardInterrupt:
+        say("stopped: %d of the tables flashed" % len(done))
+    return done
+
+
+def tables_report(done, tables):
+    """The table of what went where (and what did not)."""
+    lines = ["table  clock             files  result"]
+    got = {t for t, _u, _n, _r in done}
+    for t, uid, n, result in done:
+        lines.append("%5d  %-16s  %5d  %s" % (t, uid, n, result))
+    left = [t for t in tables if t not in got]
+    if left and len(left) < 100:
+        lines.append("not flashed: " + " ".join(str(t) for t in left))
+    elif left:
+        lines.append("not flashed: %d-" % left[0])
+    return "\n".join(lines)
 
 
 # -- command line ------------------------------------------------------------
@@ -487,7 +667,21 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("deploy", help="compile the app and copy it onto a board")
     b = sub.add_parser("bundle", help="write build/bundle-BOARD/ for Thonny users")
-    for p in (d, b):
+    t = sub.add_parser("tables", help="flash clock after clock for the hall, one per table, "
+                       "each read back; ends with a table of what went where")
+    t.add_argument("--tables", required=True,
+                   help="1-20, 3,5,9 or 12- (12, 13, ... until Ctrl-C)")
+    t.add_argument("--port", default="/dev/ttyACM0",
+                   help="the serial port each clock appears on (default /dev/ttyACM0)")
+    t.add_argument("--hall-dir", default=None, help="the hall's folder (default build/hall)")
+    t.add_argument("--event", default="open", help="the event (default open)")
+    t.add_argument("--broker", required=True, help="the hall computer's IP address")
+    t.add_argument("--ssid", default="", help="the hall's Wi-Fi")
+    t.add_argument("--wifi-password", default="")
+    t.add_argument("--mpremote", default=None, help="mpremote to use (default: PATH, then .venv)")
+    t.add_argument("--wait", type=float, default=None,
+                   help="stop when no clock is plugged in for this many seconds")
+    for p in (d, b, t):
         p.add_argument("--board", default="pico", help="a boards/*.py name (default pico)")
         p.add_argument("--sources", action="store_true",
                        help="use .py sources instead of compiled .mpy files")
@@ -502,6 +696,8 @@ def main(argv=None):
     b.add_argument("--out", default=None, help="output folder (default build/bundle-BOARD)")
     args = ap.parse_args(argv)
     try:
+        if args.cmd == "tables":
+            return _tables(args)
         if args.cmd == "bundle":
             out_dir = args.out or os.path.join(ROOT, "build", "bundle-" + args.board)
             names = bundle(args.board, out_dir, sources=args.sources,
@@ -521,6 +717,24 @@ def main(argv=None):
         print("deploy: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _tables(args):
+    from host_sim import hall as hallmod
+    tables = parse_tables(args.tables)
+    hall_dir = args.hall_dir or hallmod.DEFAULT_DIR
+    try:
+        hall = hallmod.Hall(hall_dir, args.event, tables=max(100, max(tables)))
+        hall.clock_config(tables[0], args.broker)   # a bad event or folder: now
+    except (hallmod.HallError, OSError) as e:
+        raise DeployError("the hall in %s: %s" % (hall_dir, e), 2)
+    board_path(args.board)
+    done = deploy_tables(args.board, tables, args.port, hall, args.broker, args.ssid,
+                         args.wifi_password, sources=args.sources, mpy_cross=args.mpy_cross,
+                         mpremote=args.mpremote, wait_s=args.wait,
+                         say=lambda s: print(s, flush=True))
+    print(tables_report(done, tables), flush=True)
+    return 0 if len(done) == len(tables) else 1
 
 
 if __name__ == "__main__":

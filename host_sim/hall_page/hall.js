@@ -14,6 +14,7 @@ var rows = {};     // "table/account" -> {table, account, state, at, status, log
 var shown = null;  // the row key in the log view
 var bad = {count: 0, last: ""};
 var MAX_LOGS = 20; // game logs kept per row
+var ROUND = null;  // {round, tables: {table: [left, right]}} (HallModel.parseRound)
 
 function now() { return performance.now(); }
 
@@ -34,13 +35,14 @@ function get(t) {
     tr.id = "t-" + t.table + "-" + t.account;
     tr.dataset.table = t.table;
     tr.dataset.account = t.account;
-    tr.innerHTML = '<td class="table"></td><td class="time left"></td><td class="time right"></td>' +
+    tr.innerHTML = '<td class="table"></td><td class="players"></td>' +
+                   '<td class="time left"></td><td class="time right"></td>' +
                    '<td class="state"></td><td class="pen"></td><td class="clock"></td>';
     tr.querySelector(".table").textContent = t.table;
     tr.onclick = function () { showLog(t.key); };
     x.row = tr;
-    x.cells = {left: tr.children[1], right: tr.children[2], state: tr.children[3],
-               pen: tr.children[4], clock: tr.children[5]};
+    x.cells = {players: tr.children[1], left: tr.children[2], right: tr.children[3],
+               state: tr.children[4], pen: tr.children[5], clock: tr.children[6]};
     document.getElementById("rows").appendChild(tr);
   }
   return x;
@@ -62,8 +64,12 @@ function renderRow(x, f, show, n) {
   x.cells.left.className = "time left" + (s.running === "left" && !s.over ? " run" : "") + (t[0] < 0 ? " over" : "");
   x.cells.right.className = "time right" + (s.running === "right" && !s.over ? " run" : "") + (t[1] < 0 ? " over" : "");
   badges(x.cells.state, w);
+  // both players of the round's seating (issue 21: hall pairings), left - right
+  var names = ROUND && ROUND.tables[x.table];
+  set(x.cells.players, names ? names[0] + " \u2013 " + names[1] : "");
   set(x.cells.pen, s.left.penalty || s.right.penalty ? s.left.penalty + " / " + s.right.penalty : "");
-  set(x.cells.clock, s.clock + " #" + s.game + (x.account !== String(x.table) ? " (account " + x.account + ")" : ""));
+  set(x.cells.clock, "clock " + s.clock + ", game " + s.game +
+      (x.account !== String(x.table) ? " (account " + x.account + ")" : ""));
   x.row.className = off ? "offline" : s.over ? "finished" : "";
   var run = s.over ? "over" : s.running || "";
   if (x.row.dataset.run !== run) {   // when the page first showed a turn change
@@ -165,6 +171,13 @@ function showLog(key) {
 }
 
 function onMessage(topic, payload) {
+  if (topic === "scrabble/" + EV + "/round") {   // the round and its seating (issue 21)
+    var r = M.parseRound(payload.toString());
+    if (r.error) { warn(topic, r.error); return; }
+    ROUND = r;
+    set(document.getElementById("round"), "round " + r.round);
+    return;
+  }
   var m = M.parse(EV, topic, payload.toString());
   if (m === null) return;
   if (m.error) { warn(topic, m.error); return; }

@@ -19,6 +19,7 @@ var HallModel = (function () {
   var INT_MAX = 2147483647;       // the clocks' ints are 31-bit
   var MAX_STATE = 4096;           // bytes of a state message (the clock's: ~400)
   var MAX_LOG = 20480;            // the broker's message_size_limit
+  var MAX_NAME = 80;              // a player's name in the round's seating
 
   function num(s, lo, hi) {
     // a canonical decimal number lo..hi (no sign, no leading zero), or null
@@ -109,6 +110,32 @@ var HallModel = (function () {
     return t;
   }
 
+  // The round and its seating, retained on scrabble/<event>/round by the
+  // recorder (issue 21: hall round / hall pairings):
+  //   {round, tables: {"12": ["left", "right"]}} -> {round, tables: {12: [..]}} or {error}
+  function parseRound(text) {
+    if (typeof text !== "string" || text.length > 65536) return {error: "too long"};
+    var r;
+    try { r = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
+    if (r === null || typeof r !== "object" || Array.isArray(r)) return {error: "not an object"};
+    if (typeof r.round !== "number" || Math.floor(r.round) !== r.round || r.round < 1 || r.round > 999) {
+      return {error: "round is not 1-999"};
+    }
+    var tables = {};
+    var t = r.tables === undefined ? {} : r.tables;
+    if (t === null || typeof t !== "object" || Array.isArray(t)) return {error: "tables is not an object"};
+    var keys = Object.keys(t);
+    if (keys.length > 999) return {error: "too many tables"};
+    for (var i = 0; i < keys.length; i++) {
+      var k = keys[i], v = t[k];
+      if (!/^[1-9][0-9]{0,2}$/.test(k)) return {error: "table " + k.slice(0, 10) + " is not 1-999"};
+      if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== "string" || typeof v[1] !== "string" ||
+          v[0].length > MAX_NAME || v[1].length > MAX_NAME) return {error: "table " + k + ": not two names"};
+      tables[+k] = [v[0], v[1]];
+    }
+    return {round: r.round, tables: tables};
+  }
+
   // -- what a row shows --------------------------------------------------------------
   function fmt(ms) {
     // As the clock's display shows it (firmware/gamelog.py fmt_time): remaining
@@ -155,7 +182,8 @@ var HallModel = (function () {
     return w;
   }
 
-  return {parse: parse, parseTopic: parseTopic, checkState: checkState, fmt: fmt,
+  return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
+          fmt: fmt,
           signed: signed, times: times, words: words};
 })();
 

@@ -466,7 +466,8 @@ def scenario_results_of_the_last_games(board, root):
     row0, row1 = rig.screen()
     expect(row0[1:15] == final[0][1:15], "game 2's final times %r vs %r"
            % (row0, final[0]), rig)
-    expect(row1.startswith("P20") and "#2" in row1, "P20 and the game number", rig)
+    expect(row1.startswith("Penalty") and row1.rstrip().endswith("L20"),
+           "in words: penalty, 20 points on the left", rig)
     expect(row0[0] == "<" and row0[15] == " ", "an older game, no newer", rig)
     rig.press(PAUSE)                            # the other page: when it ended
     secs = (end2 + 999) // 1000                 # shown as the clock shows mm:ss
@@ -476,8 +477,10 @@ def scenario_results_of_the_last_games(board, root):
     rig.press(PAUSE)
     rig.press(LEFT)                             # older: game 1
     row0, row1 = rig.screen()
-    expect(row0[9:15] == "-05:01" and row1.rstrip().endswith("LOST") and "#1" in row1,
+    expect(row0[9:15] == "-05:01" and row1.rstrip() == "Right lost: time",
            "game 1: right lost at -05:01", rig)
+    rig.press(PAUSE)
+    expect(rig.screen()[0].startswith("#1"), "game 1's number", rig)
     rig.press(PAUSE, hold=2100)                 # back
     expect(rig.app.mode == 1 and rig.clock.state == cc.READY, "back to ready", rig)
     return rig

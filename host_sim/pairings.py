@@ -1,0 +1,276 @@
+"""Who sits where in a round (issue 21): a TSH `.t` file or a plain CSV.
+
+TSH (Tournament Software Helper, the pairing program of Scrabble
+tournaments) keeps one `.t` file per division, one line per player:
+
+    Kowalski, Jan        1712  12 7 0; 412 388 50; board 6 3 0; p12 1 2 0
+
+the name, the rating, the opponent of each round (the opponent's player
+number = its line number among the player lines, 0 = a bye), `;`, the
+scores of the rounds played so far, then optional fields `; key value ...`,
+among them `board` (the table of each round) and `p12` (1: the player went
+first, 2: second; 0, 3, 4: a bye, or not decided).  Only the round asked for
+is read; scores and unknown fields are skipped.
+
+A plain CSV any director can write by hand is the fallback:
+
+    table,player1,player2
+    1,"Kowalski, Jan",Anna Müller
+
+Who sits left: player 1 of a pair.  In a `.t` file that is the player whose
+`p12` is 1 in that round; without a usable `p12` (missing, 0, 3, 4, or both
+players claiming the same) the one whose line comes first.  In the CSV,
+player1.  A `.t` file without `board` gets tables 1, 2, ... in the order of
+each pair's first line (as TSH numbers its boards when none are assigned).
+
+Every malformed line is one line `FILE:LINE: what is wrong`; the pairs from
+the good lines are still read, so nothing the file does say is lost.
+Blank lines and lines starting with `#` are no players (they do not count
+in the player numbers).
+"""
+import csv
+import io
+import os
+
+from host_sim import replay
+
+
+class Pair:
+    __slots__ = ("table", "left", "right")
+
+    def __init__(self, table, left, right):
+        self.table = table
+        self.left = left
+        self.right = right
+
+    def __repr__(self):
+        return "Pair(%d, %r, %r)" % (self.table, self.left, self.right)
+
+
+class Round:
+    """One round's seating: pairs {table: Pair}, byes (names), problems
+    (one-line messages, FILE:LINE: ...)."""
+
+    def __init__(self, number):
+        self.number = number
+        self.pairs = {}
+        self.byes = []
+        self.problems = []
+
+    def tables(self):
+        return [self.pairs[t] for t in sorted(self.pairs)]
+
+
+class _Player:
+    __slots__ = ("number", "line", "name", "opp", "board", "p12")
+
+    def __init__(self, number, line, name, opp, board, p12):
+        self.number = number
+        self.line = line
+        self.name = name
+        self.opp = opp
+        self.board = board
+        self.p12 = p12
+
+
+MAX_TABLE = 999
+
+
+def read(path, round_no):
+    """The Round `round_no` (1-based) of a `.t` or `.csv` file.  Raises
+    OSError (cannot read) and ValueError (not a pairings file at all); a bad
+    line is a problem in the Round, not an exception."""
+    if round_no < 1:
+        raise ValueError("round numbers start at 1, got %d" % round_no)
+    try:
+        lines = replay.read_lines(path)
+    except replay.ReplayError as e:
+        raise ValueError("%s:%d: %s" % (path, e.line, e.message))
+    name = os.path.basename(path)
+    if path.lower().endswith(".csv"):
+        return from_csv(lines, round_no, name)
+    return from_tsh(lines, round_no, name)
+
+
+# -- TSH .t ---------------------------------------------------------------------------
+def _ints(words):
+    out = []
+    for w in words:
+        if not replay._digits(w) or len(w) > 6:
+            return None
+        out.append(int(w))
+    return out
+
+
+def _player(text):
+    """(name, rating, opponents, {field: [ints]}) or a message."""
+    parts = text.split(";")
+    head = parts[0].split()
+    # the rating: the first whole number after the name
+    k = 0
+    while k < len(head) and not replay._digits(head[k]):
+        k += 1
+    if k == 0:
+        return "expected `Name Rating opponents...; scores...`, got %r" % replay.short(text, 40)
+    if k == len(head):
+        return "no rating after the name %r" % replay.short(" ".join(head), 40)
+    opps = _ints(head[k + 1:])
+    if opps is None:
+        return "the opponents must be player numbers, got %r" % replay.short(" ".join(head[k + 1:]), 40)
+    fields = {}
+    for part in parts[2:]:
+        words = part.split()
+        if not words:
+            continue
+        if words[0] in ("board", "p12"):
+            v = _ints(words[1:])
+            if v is None:
+                return "`%s` must be whole numbers, got %r" % (words[0], replay.short(part.strip(), 40))
+            fields[words[0]] = v
+    return " ".join(head[:k]), opps, fields
+
+
+def from_tsh(lines, round_no, name="pairings.t"):
+    rnd = Round(round_no)
+    players = []
+    for lineno, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if not text or text.startswith("#"):
+            continue
+        got = _player(text)
+        number = len(players) + 1  # player numbers count every player line
+        if isinstance(got, str):
+            rnd.problems.append("%s:%d: %s" % (name, lineno, got))
+            players.append(None)
+            continue
+        pname, opps, fields = got
+        i = round_no - 1
+        opp = opps[i] if i < len(opps) else None
+        board = fields.get("board", [])
+        p12 = fields.get("p12", [])
+        players.append(_Player(number, lineno, pname, opp,
+                               board[i] if i < len(board) else None,
+                               p12[i] if i < len(p12) else None))
+    if not players:
+        raise ValueError("%s: no player lines" % name)
+    _pair_up(rnd, players, name)
+    return rnd
+
+
+def _pair_up(rnd, players, name):
+    n = len(players)
+    done = set()
+    later = []
+    for p in players:
+        if p is None or p.number in done:
+            continue
+        if p.opp is None:
+            rnd.problems.append("%s:%d: %s has no opponent for round %d"
+                                % (name, p.line, p.name, rnd.number))
+            continue
+        if p.opp == 0:
+            rnd.byes.append(p.name)
+            continue
+        if p.opp > n or p.opp == p.number:
+            rnd.problems.append("%s:%d: %s's round %d opponent is player %d, not another "
+                                "of the %d players" % (name, p.line, p.name, rnd.number, p.opp, n))
+            continue
+        q = players[p.opp - 1]
+        if q is None:
+            rnd.problems.append("%s:%d: %s's round %d opponent, player %d, is on a malformed "
+                                "line" % (name, p.line, p.name, rnd.number, p.opp))
+            continue
+        if q.opp != p.number:
+            rnd.problems.append("%s:%d: %s plays %s (player %d) in round %d, but %s's line "
+                                "says player %s" % (name, p.line, p.name, q.name, q.number,
+                                                    rnd.number, q.name, q.opp))
+            continue
+        done.add(p.number)
+        done.add(q.number)
+        if p.board is not None and q.board is not None and p.board != q.board:
+            rnd.problems.append("%s:%d: %s and %s are at boards %d and %d in round %d"
+                                % (name, q.line, p.name, q.name, p.board, q.board, rnd.number))
+            continue
+        board = p.board if p.board is not None else q.board
+        left, right = _seats(rnd, p, q, name)
+        if board is None or board == 0:
+            later.append((left, right, p.line))
+            continue
+        _add(rnd, board, left, right, name, p.line)
+    nxt = 1
+    for left, right, line in later:  # no board: the next free table
+        while nxt in rnd.pairs:
+            nxt += 1
+        _add(rnd, nxt, left, right, name, line)
+
+
+def _seats(rnd, p, q, name):
+    """(left, right): p12 1 sits left; else line order."""
+    if q.number < p.number:
+        p, q = q, p
+    if p.p12 in (1, 2) and q.p12 in (1, 2):
+        if p.p12 != q.p12:
+            return (p.name, q.name) if p.p12 == 1 else (q.name, p.name)
+        rnd.problems.append("%s:%d: %s and %s both have p12 %d in round %d; seated by "
+                            "line order" % (name, q.line, p.name, q.name, p.p12, rnd.number))
+    elif p.p12 in (1, 2):
+        return (p.name, q.name) if p.p12 == 1 else (q.name, p.name)
+    elif q.p12 in (1, 2):
+        return (q.name, p.name) if q.p12 == 1 else (p.name, q.name)
+    return p.name, q.name
+
+
+def _add(rnd, table, left, right, name, line):
+    if table > MAX_TABLE:
+        rnd.problems.append("%s:%d: table %d is beyond %d" % (name, line, table, MAX_TABLE))
+    elif table in rnd.pairs:
+        rnd.problems.append("%s:%d: table %d twice in round %d (%s - %s and %s - %s)"
+                            % (name, line, table, rnd.number, rnd.pairs[table].left,
+                               rnd.pairs[table].right, left, right))
+    else:
+        rnd.pairs[table] = Pair(table, left, right)
+
+
+# -- the plain CSV --------------------------------------------------------------------
+def from_csv(lines, round_no, name="pairings.csv"):
+    rnd = Round(round_no)
+    seen = {}
+    rows = 0
+    header = False
+    for lineno, raw in enumerate(lines, 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        try:
+            cells = next(csv.reader(io.StringIO(raw)))
+        except (csv.Error, StopIteration) as e:
+            rnd.problems.append("%s:%d: not a CSV line: %s" % (name, lineno, e))
+            continue
+        cells = [c.strip() for c in cells]
+        if rows == 0 and not header and cells and cells[0].lower() == "table":
+            header = True
+            continue  # the header
+        rows += 1
+        if len(cells) != 3:
+            rnd.problems.append("%s:%d: expected table,player1,player2 (3 cells), got %d"
+                                % (name, lineno, len(cells)))
+            continue
+        t, left, right = cells
+        if not replay._digits(t) or len(t) > 3 or int(t) == 0:
+            rnd.problems.append("%s:%d: the table must be a number 1-%d, got %r"
+                                % (name, lineno, MAX_TABLE, replay.short(t)))
+            continue
+        if not left or not right:
+            rnd.problems.append("%s:%d: table %s needs both players' names" % (name, lineno, t))
+            continue
+        dup = [p for p in (left, right) if p in seen]
+        if dup:
+            rnd.problems.append("%s:%d: %s already sits at table %d"
+                                % (name, lineno, dup[0], seen[dup[0]]))
+            continue
+        before = len(rnd.problems)
+        _add(rnd, int(t), left, right, name, lineno)
+        if len(rnd.problems) == before:
+            seen[left] = seen[right] = int(t)
+    if not rows:
+        raise ValueError("%s: no pairings in it" % name)
+    return rnd

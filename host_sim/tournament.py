@@ -1,0 +1,485 @@
+"""The hall as a tournament (issue 21, docs/hall.md "A round"): rounds, who
+sat where, and the results as a pairing program takes them.
+
+Three files in the hall folder, next to the recorder's results.jsonl
+(host_sim/hall_recorder.py), each appended or replaced so that a power cut
+leaves the old or the new content:
+
+    rounds.jsonl     {"round": 3, "set": "2026-11-24T14:00:05Z"} a line per
+                     `hall round N`; the current round is the last line's
+                     (1 before any line: the first round needs no command)
+    games.jsonl      {"clock": "e661...", "account": "12", "table": 12,
+                     "game": 4, "round": 3, "seen": "...Z"} a line per game
+                     the first time the hall sees it started (its first
+                     press: a state with a running clock, a pause, an end,
+                     or its result, whichever comes first)
+    pairings-3.json  round 3's seating, {"round": 3, "source": "div.t",
+                     "tables": {"12": ["left name", "right name"]},
+                     "byes": [...]}, from `hall pairings --round 3 FILE`
+                     (host_sim/pairings.py reads the file)
+
+A game belongs to the round of its games.jsonl line: the round current when
+its first press was seen.  That line is written once and never rewritten, so
+a later `hall round`, a hall restart (the retained state of a running game
+comes again: the game is already open) or a clock that starts its game
+numbers again (its game 1 after an earlier game 1 that has its result: a new
+game) never moves a game to another round.  A result is matched to the last
+start line of the same clock and game number seen before it.
+"""
+import csv
+import json
+import os
+import sys
+import time
+
+ROUNDS = "rounds.jsonl"
+GAMES = "games.jsonl"
+MAX_ROUND = 999
+
+
+def utc_now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class TournamentError(Exception):
+    pass
+
+
+# -- durable little files -------------------------------------------------------------
+def _append(path, obj):
+    """One JSON line, on disk before this returns (fsync); a torn last line
+    from a power cut is ended first."""
+    line = (json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    line = b"\n" + line
+        n = 0
+        while n < len(line):
+            n += os.write(fd, line[n:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _lines(path, check, warn):
+    """The valid JSON lines of path (check(obj) -> None or a reason); each
+    bad one is one warning.  No file: []."""
+    out = []
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return out
+    with f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+                why = check(obj)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                why = "not JSON (a torn line?)"
+            if why:
+                warn("%s:%d: skipped: %s" % (os.path.basename(path), n, why))
+                continue
+            out.append(obj)
+    return out
+
+
+def _warn(msg):
+    print(msg, file=sys.stderr)
+
+
+def _is_round(v):
+    return type(v) is int and 1 <= v <= MAX_ROUND
+
+
+# -- rounds ---------------------------------------------------------------------------
+def _check_round(obj):
+    if not isinstance(obj, dict) or not _is_round(obj.get("round")) \
+            or not isinstance(obj.get("set"), str):
+        return "not a round line"
+    return None
+
+
+def current_round(folder, warn=_warn):
+    lines = _lines(os.path.join(folder, ROUNDS), _check_round, warn)
+    return lines[-1]["round"] if lines else 1
+
+
+def set_round(folder, n):
+    if not _is_round(n):
+        raise TournamentError("a round is a number 1-%d, got %r" % (MAX_ROUND, n))
+    os.makedirs(folder, exist_ok=True)
+    _append(os.path.join(folder, ROUNDS), {"round": n, "set": utc_now()})
+
+
+# -- pairings -------------------------------------------------------------------------
+def pairings_path(folder, n):
+    return os.path.join(folder, "pairings-%d.json" % n)
+
+
+def store_pairings(folder, rnd, source):
+    """Round rnd (a pairings.Round) as the round's seating, replacing an
+    earlier one atomically."""
+    data = {"round": rnd.number, "source": os.path.basename(source),
+            "tables": {str(p.table): [p.left, p.right] for p in rnd.tables()},
+            "byes": list(rnd.byes)}
+    path = pairings_path(folder, rnd.number)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return data
+
+
+def seating(folder, n, warn=_warn):
+    """{table: (left, right)} of round n; {} if none was loaded."""
+    path = pairings_path(folder, n)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        tables = data["tables"]
+        out = {}
+        for t, names in tables.items():
+            if not t.isdigit() or not isinstance(names, list) or len(names) != 2 \
+                    or not all(isinstance(x, str) for x in names):
+                raise ValueError("table %r" % t)
+            out[int(t)] = (names[0], names[1])
+        return out
+    except FileNotFoundError:
+        return {}
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        warn("%s: skipped: not a seating (%s)" % (os.path.basename(path), e))
+        return {}
+
+
+# -- which game is in which round -------------------------------------------------------
+def _check_start(obj):
+    if not isinstance(obj, dict):
+        return "not an object"
+    if not isinstance(obj.get("clock"), str) or type(obj.get("game")) is not int \
+            or type(obj.get("table")) is not int or not _is_round(obj.get("round")) \
+            or not isinstance(obj.get("seen"), str) or not isinstance(obj.get("account"), str):
+        return "not a game start line"
+    return None
+
+
+def started(state):
+    """Has the game of this state report begun (its first press was made)?
+    A lateness clock before the start is no game yet."""
+    if not isinstance(state, dict):
+        return False
+    return state.get("running") in ("left", "right") and state.get("late") is None \
+        or state.get("paused") is True or state.get("over") is True
+
+
+class Starts:
+    """games.jsonl: the recorder's side.  state()/result() for every state
+    and result message; a game's line is written the first time it is seen
+    started.
+
+    A (clock, game number) is open from its start line to its result.  After
+    its result, a state of the same number is a new game only when it has
+    not ended and its game time (t_ms, from the game's first press) is
+    below the result's: the clock counts its games from 1 again.  A later
+    time is the same game resumed by the referee (`Resume game`), and its
+    final state or its result again (a re-sent copy, a void) is no new game
+    either."""
+
+    def __init__(self, folder, warn=_warn):
+        self.folder = folder
+        self.path = os.path.join(folder, GAMES)
+        self.open = set()       # (clock, game) started and without a result since
+        self.ended = {}         # (clock, game) -> t_ms of its last result
+        starts = _lines(self.path, _check_start, warn)
+        done = {}
+        for g in games(starts, _result_records(folder, warn)):
+            if g["records"]:
+                body = g["records"][-1]["result"]
+                self.ended[(body["clock"], body["game"])] = body["t_ms"]
+                if g["start"] is not None:
+                    done[id(g["start"])] = True
+        for s in starts:       # the last start of each (clock, game) decides
+            k = (s["clock"], s["game"])
+            if id(s) in done:
+                self.open.discard(k)
+            else:
+                self.open.add(k)
+
+    def state(self, account, table, body):
+        """A state (or heartbeat) of a clock: a new game's line if it began."""
+        if not started(body) or not isinstance(body.get("clock"), str) \
+                or type(body.get("game")) is not int:
+            return None
+        k = (body["clock"], body["game"])
+        if k in self.ended and k not in self.open:
+            t = body.get("t_ms")
+            if body.get("over") is True or type(t) is not int or t >= self.ended[k]:
+                return None   # the ended game itself (its final state, a resume)
+        return self._start(body["clock"], account, table, body["game"])
+
+    def result(self, account, table, body):
+        """A result: its game's line if the hall never saw it start (the
+        clock was offline), then the game is closed.  Call it before the
+        result's line is stored."""
+        k = (body["clock"], body["game"])
+        line = None
+        if k not in self.open and k not in self.ended:
+            line = self._start(body["clock"], account, table, body["game"])
+        self.open.discard(k)
+        self.ended[k] = body["t_ms"]
+        return line
+
+    def _start(self, clock, account, table, game):
+        k = (clock, game)
+        if k in self.open:
+            return None
+        line = {"clock": clock, "account": str(account), "table": table, "game": game,
+                "round": current_round(self.folder), "seen": utc_now_ms()}
+        _append(self.path, line)
+        self.open.add(k)
+        return line
+
+
+def utc_now_ms():
+    """UTC with milliseconds: a start line sorts before a result stored in
+    the same second ('05.120Z' < '05Z'), and a new game's start (at least
+    the 1 s of the new-game confirmation after its clock's last result)
+    after it."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
+
+
+def _result_records(folder, warn):
+    """Every valid line of the recorder's results.jsonl, in order."""
+    try:
+        from host_sim.hall_recorder import read_records
+    except ImportError:     # (before the recorder exists)
+        return []
+    try:
+        return read_records(folder, warn)
+    except FileNotFoundError:
+        return []
+
+
+def games(starts, records):
+    """The games: result records grouped by the start line they follow (the
+    last start of the same clock and game number seen at or before the
+    record; None if none): [{"start": line or None, "records": [...]}], in
+    the order of each game's first record, plus started games without a
+    result (records []).  Within a game a later record is a referee's void
+    published again: the last body counts, the first seen time is the end."""
+    by_key = {}
+    for s in starts:
+        by_key.setdefault((s["clock"], s["game"]), []).append(s)
+    groups = {}
+    order = []
+    for r in records:
+        body = r["result"]
+        cand = by_key.get((body["clock"], r["game"]), [])
+        start = None
+        for s in cand:
+            if s["seen"] <= r["seen"]:
+                start = s
+        k = (id(start), body["clock"], r["game"], r["table"])
+        if k not in groups:
+            groups[k] = {"start": start, "records": []}
+            order.append(k)
+        groups[k]["records"].append(r)
+    out = [groups[k] for k in order]
+    used = {id(g["start"]) for g in out}
+    out += [{"start": s, "records": []} for s in starts if id(s) not in used]
+    return out
+
+
+# -- the CSV ----------------------------------------------------------------------------
+# end_local: the end's time of day on the hall computer's clock (hh:mm:ss);
+# end_time: the same moment in UTC with its date (when the recorder stored
+# the result: the clocks have no wall clock).
+CSV_FIELDS = ("round", "table", "left_player", "right_player", "left_time", "right_time",
+              "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
+              "forfeit", "end_local", "end_time", "clock", "game", "account", "profile",
+              "end_ms")
+
+
+def _signed(side):
+    return side["remaining_ms"] if not side["overtime_ms"] else -side["overtime_ms"]
+
+
+def time_of_day(utc_iso):
+    """'2026-11-24T14:32:05Z' -> '15:32:05' in the hall computer's time zone."""
+    t = time.strptime(utc_iso, "%Y-%m-%dT%H:%M:%SZ")
+    import calendar
+    return time.strftime("%H:%M:%S", time.localtime(calendar.timegm(t)))
+
+
+def rows(folder, round_no=None, warn=_warn):
+    """The finished games of the hall folder as CSV rows; only round_no's if
+    given."""
+    starts = _lines(os.path.join(folder, GAMES), _check_start, warn)
+    seats = {}
+
+    def seats_of(n):
+        if n not in seats:
+            seats[n] = seating(folder, n, warn) if n else {}
+        return seats[n]
+    return rows_from(_result_records(folder, warn), starts, seats_of, round_no)
+
+
+def rows_from(records, starts=(), seats_of=lambda n: {}, round_no=None):
+    """The one place that turns recorded results into CSV rows: one row per
+    game (games(): a referee's void is the same game, its last body; a
+    clock counting from game 1 again is another), in the round of its start
+    line (0: none, a result recorded before rounds existed), with the
+    round's names at its table; sorted by round, table, account, game."""
+    out = []
+    for g in games(list(starts), records):
+        if not g["records"]:
+            continue
+        first, last = g["records"][0], g["records"][-1]
+        body = last["result"]
+        rnd = g["start"]["round"] if g["start"] is not None else 0
+        if round_no is not None and rnd != round_no:
+            continue
+        left_name, right_name = seats_of(rnd).get(last["table"], ("", ""))
+        left, right = body["left"], body["right"]
+        key = (rnd, last["table"], int(last["account"]), last["game"], first["seen"])
+        out.append((key, {
+            "round": rnd, "table": last["table"], "left_player": left_name,
+            "right_player": right_name, "left_time": _signed(left),
+            "right_time": _signed(right), "left_overtime_ms": left["overtime_ms"],
+            "right_overtime_ms": right["overtime_ms"], "left_penalty": left["penalty"],
+            "right_penalty": right["penalty"],
+            "forfeit": "left" if left["forfeit"] else "right" if right["forfeit"] else "",
+            "end_local": time_of_day(first["seen"]), "end_time": first["seen"],
+            "clock": body["clock"], "game": last["game"], "account": str(last["account"]),
+            "profile": body.get("profile", ""), "end_ms": body["t_ms"]}))
+    out.sort(key=lambda x: x[0])
+    return [r for _k, r in out]
+
+
+def write_csv(found, out):
+    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for r in found:
+        w.writerow(r)
+
+
+# -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------
+def parse_state(event, topic, payload):
+    """(account, table, body) of a clock's state or heartbeat message whose
+    body agrees with its topic, else None (the recorder only needs to know
+    a game began: anything else is the page's business)."""
+    import re
+    from host_sim.hall_recorder import _num, INT_MAX, MAX_CLOCK_ID
+    p = topic.split("/")
+    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat"):
+        return None
+    table, account = _num(p[2]), p[4]
+    if table is None or _num(account, 1, INT_MAX) is None:
+        return None
+    try:
+        body = json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or body.get("table") != table \
+            or type(body.get("table")) is not int or type(body.get("game")) is not int \
+            or not 0 < body["game"] <= INT_MAX:
+        return None
+    c = body.get("clock")
+    if not isinstance(c, str) or not 0 < len(c) <= MAX_CLOCK_ID or not re.match(r"^[\w.-]+$", c):
+        return None
+    if body.get("running") not in (None, "left", "right") or body.get("late") not in (
+            None, "left", "right") or type(body.get("paused")) is not bool \
+            or type(body.get("over")) is not bool:
+        return None
+    return account, table, body
+
+
+ROUND_TOPIC = "scrabble/%s/round"
+
+
+class RoundNews:
+    """The current round and its seating as the retained message the pages
+    read (scrabble/<event>/round: {"round": 3, "tables": {"12": [left,
+    right]}}); changed() gives the new payload when rounds.jsonl or the
+    round's pairings file changed since the last call, else None."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.seen = None
+
+    def _stamp(self):
+        out = []
+        for name in (ROUNDS, "pairings-%d.json" % current_round(self.folder, lambda m: None)):
+            try:
+                st = os.stat(os.path.join(self.folder, name))
+                out.append((name, st.st_mtime_ns, st.st_size))
+            except OSError:
+                out.append((name, None, None))
+        return out
+
+    def changed(self):
+        stamp = self._stamp()
+        if stamp == self.seen:
+            return None
+        self.seen = stamp
+        return payload(self.folder)
+
+
+def payload(folder):
+    n = current_round(folder, lambda m: None)
+    tables = {str(t): list(v) for t, v in sorted(seating(folder, n, lambda m: None).items())}
+    return json.dumps({"round": n, "tables": tables}, ensure_ascii=False,
+                      separators=(",", ":")).encode()
+
+
+# -- the commands (host_sim/hall.py calls these) ----------------------------------------
+def cmd_round(folder, n, out=sys.stdout):
+    """`hall round N`: from now on new games are round N."""
+    set_round(folder, n)
+    seats = seating(folder, n)
+    print("round %d from now on: games whose first press comes from now are round %d%s"
+          % (n, n, "" if seats else "; no pairings loaded for it yet (hall pairings "
+             "--round %d FILE)" % n), file=out)
+    return 0
+
+
+def cmd_pairings(folder, n, path, out=sys.stdout, err=sys.stderr):
+    """`hall pairings --round N FILE`: the round's seating from a TSH .t file
+    or a table,player1,player2 CSV.  Each malformed line is one line on err;
+    the good lines' tables are stored all the same (status 1 then: fix the
+    file and load it again, it replaces the round's seating)."""
+    from host_sim import pairings
+    try:
+        rnd = pairings.read(path, n)
+    except OSError as e:
+        print("hall: %s: %s" % (path, e.strerror or e), file=err)
+        return 2
+    except ValueError as e:
+        print("hall: %s" % e, file=err)
+        return 2
+    for p in rnd.problems:
+        print(p, file=err)
+    if not rnd.pairs:
+        print("hall: %s: no table of round %d could be read; nothing stored" % (path, n),
+              file=err)
+        return 2
+    os.makedirs(folder, exist_ok=True)
+    store_pairings(folder, rnd, path)
+    byes = ("; bye: " + ", ".join(rnd.byes)) if rnd.byes else ""
+    print("round %d: %d tables from %s%s" % (n, len(rnd.pairs), os.path.basename(path), byes),
+          file=out)
+    if rnd.problems:
+        print("hall: %d line%s above could not be read: fix the file and load it again"
+              % (len(rnd.problems), "" if len(rnd.problems) == 1 else "s"), file=err)
+        return 1
+    return 0

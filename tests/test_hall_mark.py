@@ -1,0 +1,223 @@
+"""The clock knows the hall (issue 21): a mark on the LCD says connected /
+connecting / no hall, and the setup menu says the network's state in words
+with the table the clock publishes under (firmware/net.py Net.hall,
+view.py's hall mark, menu.py's S_HALL; docs/hall.md "The clock's side")."""
+import os
+
+import pytest
+
+from host_sim import hall as H
+from host_sim import hall_sim
+
+import clockcore as cc
+import lang
+import menu
+import net
+import profiles
+import settings as st
+import view
+
+G = {net.HALL_DOWN: view.GLYPH_CHARS[view.G_HALL],
+     net.HALL_WAIT: view.GLYPH_CHARS[view.G_HALL + 1],
+     net.HALL_UP: view.GLYPH_CHARS[view.G_HALL + 2]}
+
+
+def screen(v, clock):
+    return [view.to_text(r) for r in v.render(clock)]
+
+
+def clock(rules=None):
+    return cc.Clock(rules or profiles.make_rules("sdev"), 0, lambda a, b: a - b,
+                    lambda a, b: a + b)
+
+
+@pytest.mark.parametrize("state", [net.HALL_DOWN, net.HALL_WAIT, net.HALL_UP])
+def test_the_mark_in_the_free_last_column(state):
+    """16x2: the last column of row 1; 20x4: the header's last column; the
+    three states are three different glyphs."""
+    c = clock()
+    v = view.View(16, 2)
+    plain = screen(v, c)
+    v.hall = state
+    rows = screen(v, c)
+    assert rows[0] == plain[0] and rows[1][:15] == plain[1][:15]
+    assert plain[1][15] == " " and rows[1][15] == G[state]
+    big = view.View(20, 4)
+    big.show_rules(c.rules)
+    big.hall = state
+    rows = screen(big, c)
+    assert rows[0] == "sdev 30:00" + " " * 9 + G[state]
+    assert len(set(G.values())) == 3
+    assert len(set(view.GLYPHS)) == 7 and all(len(p) == 8 for p in view.GLYPHS.values())
+
+
+def test_no_hall_configured_no_mark():
+    v = view.View(16, 2)
+    assert v.hall == -1
+    rows = screen(v, clock())
+    assert not any(ch in "".join(rows) for ch in G.values())
+
+
+def test_a_right_side_word_takes_the_column_and_the_mark_comes_back():
+    """The penalty of the right side ends in the last column (TSO § 5.2 b):
+    the number is never overwritten; without it the mark is back."""
+    c = clock(profiles.make_rules("sdev", {"base": "00:01"}))
+    v = view.View(16, 2)
+    v.hall = net.HALL_UP
+    c.press(cc.LEFT, 0)              # right runs
+    c.update(62000)                  # right 61 s over: 20 points
+    rows = screen(v, c)
+    assert rows[1].endswith("P20") and G[net.HALL_UP] not in "".join(rows)
+    c.pause(62000)
+    c.adjust(cc.RIGHT, 62000, 62000)  # the referee gives the time back
+    rows = screen(v, c)
+    assert "P20" not in rows[1] and rows[1][15] == G[net.HALL_UP], rows
+
+
+# -- the real net.py against the real Mosquitto ------------------------------------------
+needs_broker = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
+
+
+@pytest.fixture
+def hall(tmp_path):
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
+               ws_port=H.free_port())
+    h.write()
+    h.start()
+    yield h
+    h.stop()
+
+
+def lcd(c):
+    return c.rig.screen()
+
+
+@needs_broker
+def test_mark_follows_the_connection(hall):
+    """Issue 21 ("a small mark on the LCD shows connected / connecting / no
+    hall"): connecting from the boot, connected at the CONNACK, no hall when
+    the broker goes (and stays so while the clock retries), connected again
+    when it is back, connecting after a new table number in the menu."""
+    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    c = fleet.clocks[0]
+    n = c.net
+    try:
+        assert n.hall == net.HALL_WAIT and c.rig.app.view.hall == net.HALL_WAIT
+        assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
+        assert n.st == net.UP and n.hall == net.HALL_UP
+        hall.stop()
+        assert fleet.run(seconds=20, until=lambda: lcd(c)[1][15] == G[net.HALL_DOWN])
+        seen = set()
+        fleet.run(seconds=2, until=lambda: seen.add(lcd(c)[1][15]) and False)
+        assert seen == {G[net.HALL_DOWN]}, "no flicker while it retries"
+        hall.start()
+        assert fleet.run(seconds=60, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
+        c.rig.app.settings.table = 3
+        c.rig.app._leave_setup(c.rig.now)    # the menu's new table (as the app does)
+        c.rig.run(40)                        # the next loop draws it
+        assert n.hall == net.HALL_WAIT and lcd(c)[1][15] == G[net.HALL_WAIT]
+        assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
+    finally:
+        fleet.close()
+
+
+@needs_broker
+def test_no_wifi_is_no_hall_after_the_wait(hall):
+    """Wi-Fi that never comes up: connecting for WAIT_MS, then no hall."""
+    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    c = fleet.clocks[0]
+    c.link.up = False
+    try:
+        fleet.run(seconds=5, until=lambda: c.rig.ms() >= net.WAIT_MS - 1000)
+        assert lcd(c)[1][15] == G[net.HALL_WAIT]
+        assert fleet.run(seconds=5, until=lambda: lcd(c)[1][15] == G[net.HALL_DOWN])
+        assert c.rig.ms() >= net.WAIT_MS
+    finally:
+        fleet.close()
+
+
+# -- the setup menu ------------------------------------------------------------------------
+class _Hall:
+    def __init__(self, state, table):
+        self.hall = state
+        self.table = table
+
+
+def _goto_hall(m):
+    for _ in range(20):
+        if m.item == menu.S_HALL:
+            return
+        m.handle(menu.A_NEXT)
+    raise AssertionError("no hall item")
+
+
+def test_the_setup_menu_has_no_hall_item_without_a_hall():
+    s = st.Settings()
+    for profile, zero in (("sdev", 0), ("custom", profiles.ZERO_FLAG), ("custom", 0)):
+        s.profile, s.zero = profile, zero
+        assert menu.S_HALL not in menu.SetupMenu(s).items()
+        s.hall = _Hall(net.HALL_UP, 4)
+        items = menu.SetupMenu(s).items()
+        assert items[-2:] == (menu.S_HALL, menu.S_RESULTS)
+        assert items.index(menu.S_TABLE) == items.index(menu.S_HALL) - 1
+        s.hall = None
+
+
+@pytest.mark.parametrize("lg, words", [
+    ("en", ("Hall, table", "no hall", "connecting", "connected")),
+    ("de", ("Netz, Tisch", "kein Netz", "verbinde...", "verbunden")),
+    ("pl", ("Siec, stol", "brak sieci", "laczenie...", "polaczony")),
+])
+@pytest.mark.parametrize("cols, rows", [(16, 2), (20, 4)])
+def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
+    """Issue 21: the setup menu shows the network state (in the clock's
+    language) and the table number it publishes under; the item is only
+    shown: the arrows change nothing."""
+    s = st.Settings()
+    s.lang = lg
+    h = s.hall = _Hall(net.HALL_DOWN, 12)
+    m = menu.SetupMenu(s)
+    _goto_hall(m)
+    buf = [bytearray(cols) for _ in range(rows)]
+    k = 1 if rows >= 4 else 0
+    for state in (net.HALL_DOWN, net.HALL_WAIT, net.HALL_UP):
+        h.hall = state
+        m.render(buf)
+        label, value = view.to_text(buf[k]), view.to_text(buf[k + 1])
+        assert label.startswith(words[0]) and label.endswith(" 12"), label
+        assert value.strip() == words[1 + state] and "<" not in value and ">" not in value
+    before = (s.table, s.profile, s.lang)
+    assert m.handle(menu.A_LEFT) is None and m.handle(menu.A_RIGHT) is None
+    assert (s.table, s.profile, s.lang) == before
+    h.table = 7
+    m.render(buf)
+    assert view.to_text(buf[k]).endswith("  7")
+
+
+def test_the_hall_words_fit():
+    for lg in lang.LANGS:
+        assert len(lang.word(lg, "T_HALL")) + 3 <= 16
+        for k in ("V_HALL_UP", "V_HALL_WAIT", "V_HALL_DOWN"):
+            assert 0 < len(lang.word(lg, k)) <= lang.VALUE
+
+
+@needs_broker
+def test_a_low_battery_is_published_when_it_changes(hall):
+    """Issue 21 (the projector's low battery alert): the clock's state says
+    lowbat, and a change of it is published even with no game event."""
+    import json
+    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    c = fleet.clocks[0]
+    topic = "scrabble/cup/1/state/1"
+    try:
+        assert fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
+        assert json.loads(H.collect(hall.port, topic, folder=hall.folder)[topic])["lowbat"] is False
+        c.rig.app.battery.adc.level_u16 = 30000          # 1510 mV at the pin: low
+        assert fleet.run(seconds=20, until=lambda: c.rig.app.battery.low and not c.net.dirty)
+        import time
+        time.sleep(0.3)
+        assert json.loads(H.collect(hall.port, topic, folder=hall.folder)[topic])["lowbat"] is True
+    finally:
+        fleet.close()

@@ -1,0 +1,214 @@
+"""Who sits where (issue 21): TSH `.t` files and the plain CSV
+(host_sim/pairings.py, docs/hall.md "Pairings").
+
+tests/data/open2026.t is a TSH-shaped division written for these tests: 41
+players (so one bye a round), 3 rounds paired with `board` and `p12`, two of
+them scored."""
+import os
+
+import pytest
+
+from host_sim import pairings
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+OPEN = os.path.join(DATA, "open2026.t")
+
+
+def raw_players(path):
+    """The player lines split by hand (a cross-check, not the parser):
+    [(name, [opp...], [board...], [p12...])]."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = [p.split() for p in line.split(";")]
+            head = parts[0]
+            name = " ".join(head[:2])
+            fields = {p[0]: [int(x) for x in p[1:]] for p in parts[2:] if p}
+            out.append((name, [int(x) for x in head[3:]], fields["board"], fields["p12"]))
+    return out
+
+
+@pytest.mark.parametrize("rnd", [1, 2, 3])
+def test_a_real_shaped_tsh_file_seats_every_player_once(rnd):
+    """Issue 21: a round's opponents and `board` from a TSH file of 41
+    players; every player sits at exactly one table or has the bye; player 1
+    (p12 = 1, who went first) sits left."""
+    r = pairings.read(OPEN, rnd)
+    assert r.problems == []
+    assert sorted(r.pairs) == list(range(1, 21))        # 40 players at 20 boards
+    assert len(r.byes) == 1
+    raw = raw_players(OPEN)
+    assert len(raw) == 41
+    seated = [p.left for p in r.tables()] + [p.right for p in r.tables()] + r.byes
+    assert sorted(seated) == sorted(n for n, _o, _b, _p in raw)
+    by_name = {n: (o, b, p) for n, o, b, p in raw}
+    names = [n for n, _o, _b, _p in raw]
+    for pair in r.tables():
+        lo, lb, lp = by_name[pair.left]
+        ro, rb, rp = by_name[pair.right]
+        assert lb[rnd - 1] == rb[rnd - 1] == pair.table
+        assert names[lo[rnd - 1] - 1] == pair.right and names[ro[rnd - 1] - 1] == pair.left
+        assert (lp[rnd - 1], rp[rnd - 1]) == (1, 2)
+    bye = by_name[r.byes[0]]
+    assert bye[0][rnd - 1] == 0
+
+
+def test_spot_checks_by_hand():
+    """Read off tests/data/open2026.t by eye: line 4 (Müller, p12 1) and line
+    3 (Kowalski, p12 2) at board 12 in round 1; Wójcik has the round 2 bye,
+    Müller the round 3 bye."""
+    r1 = pairings.read(OPEN, 1)
+    assert (r1.pairs[12].left, r1.pairs[12].right) == ("Müller, Grzegorz", "Kowalski, Katarzyna")
+    assert (r1.pairs[1].left, r1.pairs[1].right) == ("Wójcik, Katarzyna", "Nowak, Agnieszka")
+    assert pairings.read(OPEN, 2).byes == ["Wójcik, Katarzyna"]
+    assert pairings.read(OPEN, 3).byes == ["Müller, Grzegorz"]
+
+
+def write(tmp_path, text, name="div.t"):
+    p = tmp_path / name
+    p.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return str(p)
+
+
+def test_without_p12_the_earlier_line_sits_left_and_without_board_tables_count_up(tmp_path):
+    """Issue 21: player 1 by line order when p12 says nothing (missing, 0, 3,
+    4); no `board`: tables 1, 2, ... in the order of each pair's first line."""
+    path = write(tmp_path, "Alpha, A 1500 3; ; p12 4\nBeta, B 1400 4\n"
+                           "Gamma, C 1300 1; ; p12 3\nDelta, D 1200 2\n")
+    r = pairings.read(path, 1)
+    assert r.problems == []
+    assert [(p.table, p.left, p.right) for p in r.tables()] == [
+        (1, "Alpha, A", "Gamma, C"), (2, "Beta, B", "Delta, D")]
+
+
+def test_p12_2_on_the_earlier_line_puts_the_later_player_left(tmp_path):
+    path = write(tmp_path, "Alpha, A 1500 2; ; board 7; p12 2\nBeta, B 1400 1; ; board 7\n")
+    r = pairings.read(path, 1)
+    assert (r.pairs[7].left, r.pairs[7].right) == ("Beta, B", "Alpha, A")
+
+
+def test_a_pair_named_from_its_later_line_still_seats_by_line_order(tmp_path):
+    """Alpha's line is wrong (it names Beta, who plays Gamma): reported; Beta
+    and Gamma still sit, Beta (the earlier line) left."""
+    path = write(tmp_path, "Alpha, A 1500 2\nBeta, B 1400 3\nGamma, C 1300 2\n")
+    r = pairings.read(path, 1)
+    assert len(r.problems) == 1 and r.problems[0].startswith("div.t:1: ")
+    assert [(p.left, p.right) for p in r.tables()] == [("Beta, B", "Gamma, C")]
+
+
+def test_board_gaps_are_filled_for_pairs_without_a_board(tmp_path):
+    path = write(tmp_path, "A a 1 2; ; board 1\nB b 1 1; ; board 1\n"
+                           "C c 1 4\nD d 1 3\n")
+    r = pairings.read(path, 1)
+    assert sorted(r.pairs) == [1, 2] and r.pairs[2].left == "C c"
+
+
+BROKEN = [
+    # (file text, round, the line named, words in the message, pairs still read)
+    # (a malformed line still holds its player number: Gamma is player 4)
+    ("Alpha, A 1500 2\nBeta, B 1400 1\n; ; ;\nGamma, C 1300 5\nDelta, D 1200 4\n",
+     1, 3, "expected `Name Rating", 2),
+    ("Alpha, A 1500 2\nBeta, B 1400 1\nGamma, C\nDelta, D 1200 3\n", 1, 3, "no rating", 1),
+    ("Alpha, A 1500 2\nBeta, B 1400 1\nGamma, C 1300 x4\nDelta, D 1200 3\n", 1, 3,
+     "player numbers", 1),
+    ("Alpha, A 1500 2\nBeta, B 1400 1\nGamma, C 1300 9\nDelta, D 1200 0\n", 1, 3,
+     "not another", 1),
+    ("Alpha, A 1500 2\nBeta, B 1400 1\nGamma, C 1300 3\nDelta, D 1200 0\n", 1, 3,
+     "not another", 1),
+    ("Alpha, A 1500 2\nBeta, B 1400 3\nGamma, C 1300 2\nDelta, D 1200 0\n", 1, 1,
+     "line says player 3", 1),
+    ("Alpha, A 1500 2; ; board 1\nBeta, B 1400 1; ; board 2\n", 1, 2, "boards 1 and 2", 0),
+    ("Alpha, A 1500 2; ; board 1\nBeta, B 1400 1; ; board 1\n"
+     "Gamma, C 1300 4; ; board 1\nDelta, D 1200 3; ; board 1\n", 1, 3, "table 1 twice", 1),
+    ("Alpha, A 1500 2; ; board x\nBeta, B 1400 1\n", 1, 1, "whole numbers", 0),
+    ("Alpha, A 1500 2; ; p12 1\nBeta, B 1400 1; ; p12 1\n", 1, 2, "both have p12 1", 1),
+    ("Alpha, A 1500 2\nBeta, B 1400 1\n", 2, 1, "no opponent for round 2", 0),
+    ("Alpha, A 1500 2; ; board 5000\nBeta, B 1400 1\n", 1, 1, "beyond 999", 0),
+]
+
+
+@pytest.mark.parametrize("text, rnd, line, words, kept", BROKEN)
+def test_a_broken_tsh_line_is_one_clear_line_and_the_rest_is_read(tmp_path, text, rnd,
+                                                                   line, words, kept):
+    """Issue 21: one clear line for each malformed line, `FILE:LINE: what`;
+    the good lines' pairs are still read (nothing lost)."""
+    r = pairings.read(write(tmp_path, text), rnd)
+    assert len(r.problems) >= 1
+    first = r.problems[0]
+    assert first.startswith("div.t:%d: " % line) and words in first, r.problems
+    assert all("\n" not in p for p in r.problems)
+    assert len(r.pairs) == kept, r.pairs
+
+
+def test_the_real_file_with_one_line_broken_keeps_the_other_19_tables(tmp_path):
+    """One clear line for the broken line, one for the opponent it leaves
+    without a pair; the other 19 tables are read."""
+    lines = open(OPEN, encoding="utf-8").read().split("\n")
+    lines[5] = "Nowak, ??? broken"   # line 6: a player line with no rating
+    r = pairings.read(write(tmp_path, "\n".join(lines)), 1)
+    assert r.problems[0].startswith("div.t:6: ") and "no rating" in r.problems[0]
+    assert len(r.pairs) == 19
+    assert len(r.problems) == 2 and "malformed" in r.problems[1]
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"", "no player lines"),
+    (b"# only a comment\n\n", "no player lines"),
+    (b"Alpha, A 1500 2\n\xff\xfe\n", "div.t:2: not a text file"),
+])
+def test_not_a_pairings_file_is_one_line(tmp_path, data, words):
+    with pytest.raises(ValueError) as e:
+        pairings.read(write(tmp_path, data), 1)
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_round_numbers_start_at_one():
+    with pytest.raises(ValueError):
+        pairings.read(OPEN, 0)
+
+
+# -- the plain CSV ---------------------------------------------------------------------
+def test_plain_csv_with_header_quotes_and_names_in_any_script(tmp_path):
+    """Issue 21: `table,player1,player2`, player1 sits left; a header line,
+    quoted names with commas, UTF-8 with a byte-order mark (a spreadsheet's
+    export) are all fine."""
+    path = write(tmp_path, "\ufefftable,player1,player2\n"
+                           '1,"Kowalski, Jan",Anna Müller\n'
+                           "2 , Łukasz Wróbel , Jörg Weiß \r\n\n", "r1.csv")
+    r = pairings.read(path, 1)
+    assert r.problems == []
+    assert [(p.table, p.left, p.right) for p in r.tables()] == [
+        (1, "Kowalski, Jan", "Anna Müller"), (2, "Łukasz Wróbel", "Jörg Weiß")]
+
+
+def test_csv_without_header(tmp_path):
+    r = pairings.read(write(tmp_path, "3,A,B\n", "r.csv"), 1)
+    assert r.pairs[3].left == "A"
+
+
+@pytest.mark.parametrize("line, words", [
+    ("4,A", "3 cells"),
+    ("4,A,B,C", "3 cells"),
+    ("x,A,B", "must be a number"),
+    ("0,A,B", "must be a number"),
+    ("-3,A,B", "must be a number"),
+    ("1000,A,B", "must be a number"),
+    ("4,,B", "both players"),
+    ("1,E,F", "table 1 twice"),
+    ("5,Ann,G", "Ann already sits at table 1"),
+    ('5,"unclosed,G', "3 cells"),
+])
+def test_a_broken_csv_line_is_one_line_and_the_others_stay(tmp_path, line, words):
+    path = write(tmp_path, "table,player1,player2\n1,Ann,Bob\n%s\n2,Cid,Dee\n" % line, "r.csv")
+    r = pairings.read(path, 1)
+    assert len(r.problems) == 1 and r.problems[0].startswith("r.csv:3: "), r.problems
+    assert words in r.problems[0], r.problems
+    assert sorted(r.pairs) == [1, 2]
+
+
+def test_an_empty_csv_is_one_line(tmp_path):
+    with pytest.raises(ValueError) as e:
+        pairings.read(write(tmp_path, "table,player1,player2\n", "r.csv"), 1)
+    assert "no pairings" in str(e.value)

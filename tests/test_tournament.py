@@ -1,0 +1,211 @@
+"""Rounds, seating and the results CSV of a round (issue 21;
+host_sim/tournament.py, docs/hall.md "A round").  The files are written as
+the hall writes them: results.jsonl by the recorder's Journal
+(host_sim/hall_recorder.py), games.jsonl and rounds.jsonl by
+tournament.py."""
+import io
+import json
+import os
+import time
+
+import pytest
+
+from host_sim import pairings
+from host_sim import tournament as T
+from host_sim.hall_recorder import Journal
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def body(clock, table, game, left=(60000, 0, 0), right=(0, 70000, 20), forfeit=None,
+         t_ms=200000):
+    """A clock's result (firmware/net.py's fields)."""
+    def side(v, name):
+        rem, over, pen = v
+        return {"remaining_ms": rem, "overtime_ms": over, "penalty": pen,
+                "flag": rem == 0, "forfeit": forfeit == name}
+    return {"profile": "sdev", "t_ms": t_ms, "running": None, "paused": False,
+            "over": True, "challenge_ms": 0, "late": None, "left": side(left, "left"),
+            "right": side(right, "right"), "clock": clock, "table": table, "game": game}
+
+
+def state(clock, table, game, running="left", over=False):
+    return {"profile": "sdev", "t_ms": 1000, "running": running, "paused": False,
+            "over": over, "challenge_ms": 0, "late": None, "clock": clock,
+            "table": table, "game": game}
+
+
+class Hall:
+    """What the recorder does with each message (the order it does it in)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.starts = T.Starts(folder)
+        self.journal = Journal(folder)
+
+    def state(self, account, b):
+        return self.starts.state(account, b["table"], b)
+
+    def result(self, account, b):
+        self.starts.result(account, b["table"], b)
+        topic = "scrabble/cup/%d/result/%d/%s" % (b["table"], b["game"], account)
+        self.journal.add(topic, b["table"], b["game"], account, b)
+
+    def restart(self):
+        self.journal.close()
+        self.__init__(self.folder)
+
+
+@pytest.fixture
+def hall(tmp_path):
+    h = Hall(str(tmp_path))
+    yield h
+    h.journal.close()
+
+
+def csv_rows(folder, rnd=None, warn=None):
+    out = io.StringIO()
+    T.write_csv(T.rows(folder, rnd, warn or (lambda m: None)), out)
+    return out.getvalue().splitlines()
+
+
+def test_the_round_is_1_until_set_and_each_setting_is_kept(tmp_path):
+    folder = str(tmp_path)
+    assert T.current_round(folder) == 1
+    T.set_round(folder, 2)
+    T.set_round(folder, 3)
+    assert T.current_round(folder) == 3
+    with open(os.path.join(folder, T.ROUNDS)) as f:
+        assert [json.loads(x)["round"] for x in f] == [2, 3]
+    for bad in (0, -1, 1000, "2", 2.0, None):
+        with pytest.raises(T.TournamentError):
+            T.set_round(folder, bad)
+    # a torn last line (power cut mid-append): one warning, the round before
+    with open(os.path.join(folder, T.ROUNDS), "ab") as f:
+        f.write(b'{"round": 4, "se')
+    warned = []
+    assert T.current_round(folder, warned.append) == 3
+    assert len(warned) == 1 and "rounds.jsonl:3: skipped" in warned[0]
+    T.set_round(folder, 4)                 # a new line after the torn one
+    assert T.current_round(folder, lambda m: None) == 4
+
+
+def test_a_game_belongs_to_the_round_of_its_first_press(hall):
+    """Issue 21: every game belongs to the round current when its first
+    press was seen, and is never moved by a later round, a hall restart (the
+    retained state of a running game comes again) or a clock that restarts
+    its game numbers."""
+    f = hall.folder
+    assert hall.state("7", state("c7", 7, 1, running=None)) is None   # ready: no game
+    line = hall.state("7", state("c7", 7, 1))                         # first press
+    assert line["round"] == 1 and line["table"] == 7 and line["clock"] == "c7"
+    assert hall.state("7", state("c7", 7, 1, running="right")) is None
+    T.set_round(f, 2)                          # the director moves on too early
+    assert hall.state("7", state("c7", 7, 1)) is None
+    hall.restart()                             # the hall computer restarts
+    assert hall.state("7", state("c7", 7, 1)) is None   # retained state again
+    hall.result("7", body("c7", 7, 1))
+    # game 2 of the same clock, in round 2
+    hall.state("7", state("c7", 7, 2))
+    hall.result("7", body("c7", 7, 2, left=(5000, 0, 0), right=(9000, 0, 0)))
+    time.sleep(1.1)  # (the new-game confirmation alone takes 1 s on a clock)
+    # the clock's logs are wiped: it counts from game 1 again, in round 3
+    T.set_round(f, 3)
+    line = hall.state("7", state("c7", 7, 1))
+    assert line is not None and line["round"] == 3
+    hall.result("7", body("c7", 7, 1, left=(1000, 0, 0), right=(2000, 0, 0)))
+    rows = T.rows(f, warn=lambda m: None)
+    assert [(r["round"], r["game"], r["left_time"]) for r in rows] == [
+        (1, 1, 60000), (2, 2, 5000), (3, 1, 1000)]
+    hall.restart()
+    assert hall.starts.open == set()
+    assert [r["round"] for r in T.rows(f, warn=lambda m: None)] == [1, 2, 3]
+
+
+def test_a_resumed_game_and_its_final_state_again_are_no_new_game(hall):
+    """The referee's `Resume game` after an end: the same game runs on (its
+    game time goes on from the result's) and ends again: one game, one row;
+    the retained final state coming again after a restart is no game."""
+    hall.state("4", state("c4", 4, 1))
+    b = body("c4", 4, 1, t_ms=100000)
+    hall.result("4", b)
+    T.set_round(hall.folder, 2)
+    assert hall.state("4", dict(state("c4", 4, 1), t_ms=100500)) is None   # resumed
+    hall.result("4", body("c4", 4, 1, t_ms=150000, left=(7000, 0, 0)))
+    hall.restart()
+    assert hall.state("4", state("c4", 4, 1, running=None, over=True)) is None
+    hall.result("4", body("c4", 4, 1, t_ms=150000, left=(7000, 0, 0)))     # re-sent
+    rows = T.rows(hall.folder, warn=lambda m: None)
+    assert [(r["round"], r["left_time"]) for r in rows] == [(1, 7000)]
+
+
+def test_a_void_published_again_is_one_row_with_the_last_body(hall):
+    """A referee's void after the end (TSO § 5.2 d) publishes the game's
+    result again: one row, the new times, the first end time."""
+    hall.state("3", state("c3", 3, 1))
+    hall.result("3", body("c3", 3, 1, forfeit="right", right=(0, 301000, 50)))
+    hall.result("3", body("c3", 3, 1, right=(1000, 0, 0)))
+    rows = T.rows(hall.folder, warn=lambda m: None)
+    assert len(rows) == 1 and rows[0]["forfeit"] == "" and rows[0]["right_time"] == 1000
+
+
+def test_a_result_whose_start_was_not_seen_takes_the_round_at_its_arrival(hall):
+    """A clock offline for its whole game: its result is the first the hall
+    sees of it; the game belongs to the round current then."""
+    T.set_round(hall.folder, 4)
+    hall.result("9", body("c9", 9, 5))
+    assert [r["round"] for r in T.rows(hall.folder, warn=lambda m: None)] == [4]
+
+
+def test_the_csv_of_a_round_has_names_times_penalties_and_the_end(hall, tmp_path):
+    """Issue 21: `hall results --round N --csv`: round, table, both names,
+    each side's overtime, penalty points and forfeit, the end time of day,
+    the clock and its game number."""
+    f = hall.folder
+    rnd = pairings.read(os.path.join(DATA, "open2026.t"), 2)
+    T.store_pairings(f, rnd, "open2026.t")
+    T.set_round(f, 2)
+    hall.state("1", state("c1", 8, 3))
+    hall.result("1", body("c1", 8, 3, right=(0, 301000, 60), forfeit="right"))
+    hall.state("2", state("c2", 99, 1))              # a table not in the pairings
+    hall.result("2", body("c2", 99, 1))
+    lines = csv_rows(f, 2)
+    assert lines[0] == ",".join(T.CSV_FIELDS)
+    left, right = rnd.pairs[8].left, rnd.pairs[8].right
+    assert "," in left          # "Last, First": quoted in the CSV
+    import csv as csvmod
+    got = list(csvmod.DictReader(io.StringIO("\n".join(lines))))
+    assert [(g["round"], g["table"]) for g in got] == [("2", "8"), ("2", "99")]
+    g = got[0]
+    assert (g["left_player"], g["right_player"]) == (left, right)
+    assert (g["left_time"], g["right_time"]) == ("60000", "-301000")
+    assert (g["right_overtime_ms"], g["right_penalty"], g["forfeit"]) == ("301000", "60", "right")
+    assert (g["clock"], g["game"]) == ("c1", "3")
+    assert len(g["end_local"]) == 8 and g["end_local"][2] == ":"     # hh:mm:ss
+    assert g["end_local"] == T.time_of_day(g["end_time"]) and g["end_time"].endswith("Z")
+    assert g["account"] == "1"
+    assert got[1]["left_player"] == "" and got[1]["right_player"] == ""
+    assert csv_rows(f, 1) == [",".join(T.CSV_FIELDS)]     # nothing in round 1
+
+
+def test_pairings_reloaded_replace_the_round_and_a_broken_file_is_one_line(tmp_path):
+    f = str(tmp_path)
+    r = pairings.from_csv(["1,Ann,Bob"], 1)
+    T.store_pairings(f, r, "r1.csv")
+    assert T.seating(f, 1) == {1: ("Ann", "Bob")}
+    r = pairings.from_csv(["1,Cid,Dee", "2,Ann,Bob"], 1)
+    T.store_pairings(f, r, "r1.csv")
+    assert T.seating(f, 1) == {1: ("Cid", "Dee"), 2: ("Ann", "Bob")}
+    with open(T.pairings_path(f, 1), "w") as fh:
+        fh.write('{"tables": {"1": ["only one"]}}')
+    warned = []
+    assert T.seating(f, 1, warned.append) == {} and len(warned) == 1
+    assert T.seating(f, 2) == {}
+
+
+def test_started_is_the_first_press():
+    assert not T.started(state("c", 1, 1, running=None))
+    assert not T.started(dict(state("c", 1, 1, running="left"), late="left"))  # lateness
+    assert T.started(dict(state("c", 1, 1, running=None), paused=True))
+    assert T.started(state("c", 1, 1, running=None, over=True))
+    assert not T.started("not a dict")
