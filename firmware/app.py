@@ -53,7 +53,7 @@ _BEEPS = {cc.EV_WINDOW: outputs.BEEP_WINDOW, cc.EV_FLAG: outputs.BEEP_FLAG,
 
 class App:
     def __init__(self, board, machine, fs=None, ticks_ms=None, diff=None,
-                 add=None, root=""):
+                 add=None, root="", feed=None):
         self.ticks_ms = ticks_ms or ticks.ticks_ms
         self.diff = diff or ticks.ticks_diff
         self.add = add or ticks.ticks_add
@@ -84,8 +84,13 @@ class App:
         self._set_header()
         self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
         # the power-loss store, the game log and their order (session.py)
+        # (`feed`: the watchdog's, fed between slices of flash work, from
+        # the restore at power-up on; run() sets it too)
+        self.wdt_feed = feed
+        self.healthy = True       # False: let the watchdog reboot the clock
         self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
-                                       gamelog.clock_id(machine), self._table)
+                                       gamelog.clock_id(machine), self._table,
+                                       self._feed)
         self.store = self.session.store
         self.log = self.session.log
         self.pause_acted = False  # the pause key's edge paused a running clock
@@ -97,7 +102,6 @@ class App:
         self.menu = None
         self.notes = []           # boot/fault notices, shown in turn: [word, ms]
         self.notice_until = None
-        self.healthy = True       # False: let the watchdog reboot the clock
         self.fails = [now] * FAIL_LIMIT  # when the last loop iterations failed
         self.fail_i = 0
         self.errors = 0
@@ -198,9 +202,16 @@ class App:
             self._draw(self.rows)
             self.leds.show(-1)
         self.buzzer.update(now)
+        self._flash(now, mode)
         self.battery.update(now)
         if self.net is not None:
             self.net.poll(now)
+
+    def _flash(self, now, mode):
+        """After the LEDs and the LCD: the journal's records of this step
+        (a checkpoint when due), then, in a game in ready or over, one slice
+        of flash work (session.py)."""
+        self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
 
     def _inputs(self, now):
         """Every action the buttons produced, each at its own edge time."""
@@ -230,7 +241,6 @@ class App:
         # A press waiting to be told from a gesture (buttons.CHORD_MS) is
         # charged at its edge: the clock does not run past it meanwhile.
         c.update(g.hold_t if g.holding else now)
-        self.session.tick(now, c.running() >= 0)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
         if self.view.lowbat != self.battery.low:
@@ -338,15 +348,21 @@ class App:
         written to errors.txt (bounded) and the loop goes on; only a failure
         that repeats (FAIL_LIMIT in FAIL_WINDOW_MS) stops feeding the
         watchdog (`feed`, machine.WDT.feed in main.py), which reboots the
-        clock into the restored, paused game."""
+        clock into the restored, paused game.  The session's flash work
+        feeds it too, between its slices (App._feed)."""
+        if feed is not None:
+            self.wdt_feed = feed
         while True:
             try:
                 self.step()
             except Exception as e:  # noqa: BLE001 - the clock must not stop
                 self.failed(e)
-            if feed is not None and self.healthy:
-                feed()
+            self._feed()
             sleep_ms(self._pause_ms())
+
+    def _feed(self):
+        if self.wdt_feed is not None and self.healthy:
+            self.wdt_feed()
 
     def _pause_ms(self):
         """The main loop's sleep: LOOP_MS while a key is down or settling, a

@@ -45,6 +45,8 @@ _put = persist._put
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
 _REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
+STAGE = 4               # records staged in a step before they are programmed
+FOLD_SLICE = 8          # journal records folded into the log per main-loop step
 
 # restore() results
 NOTHING = 0     # no saved game: a fresh `ready`
@@ -57,10 +59,11 @@ _PAIR = "%d %s ignored: pressed together with %s"
 
 class Session:
     def __init__(self, clock, now, diff, fs=None, root="", clock_id="",
-                 table=None):
+                 table=None, feed=None):
         self.clock = clock
         self.diff = diff
         self.table = table      # () -> the table number for a new log's header
+        self.feed = feed        # the watchdog's feed (App.run), or None
         fs = fs if fs is not None else fsys.OsFS()
         # (a record of another snapshot length, from another firmware, is
         # not restored: "state lost", a clean ready)
@@ -82,6 +85,19 @@ class Session:
             except (OSError, AttributeError, TypeError):
                 self.j = None
         self.folded = 0         # journal records already in the files
+        self.arm_due = False    # re-arm the journal where nobody waits
+        self.fcur = False       # the journal's read cursor is at `folded`
+        if self.j is not None:
+            n = self.j.size
+            self.st = [bytearray(n) for _ in range(STAGE)]  # staged records
+            for r in self.st:
+                r[1] = cc.SNAPSHOT_LEN
+            self.rb = bytearray(n)      # one record read back (fold, power-up)
+        self.nst = 0            # records staged, not yet programmed
+
+    def _fed(self):
+        if self.feed is not None:
+            self.feed()
 
     # -- the log time base --------------------------------------------------------
     def log_ms(self, t):
@@ -95,28 +111,37 @@ class Session:
 
     # -- checkpoints ----------------------------------------------------------------
     def save(self, now):
-        """A checkpoint: into the journal while a clock runs, else (after
-        folding the journal) into the state file."""
+        """A checkpoint now: into the journal while a clock runs, else
+        (after folding the journal) into the state file."""
         self.last_save = now
-        if self.j is not None and self.clock.running() >= 0:
-            if self._journal(jmod.KIND_CHECK, 0, -1, 0, now):
-                return
+        if self.clock.running() >= 0 and self._usable():
+            self._stage(jmod.KIND_CHECK, 0, -1, 0, now)
+            self.flush(now)
+            return
         self._save_file(now)
 
     def _save_file(self, now):
+        if self.nst:
+            self.flush(now)
         if self.pending():
             self.fold(now)      # saves too
             return
         lg = self.log
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
 
-    def tick(self, now, running):
-        """One main-loop iteration; `running`: a clock runs."""
-        if running:
-            if self.diff(now, self.last_save) >= CHECKPOINT_MS:
-                self.save(now)
-        elif self.j is not None and self.j.count > self.folded:
-            self.fold(now)      # the clock stopped: the journal goes to the files
+    def tick(self, now, running, work=True):
+        """One main-loop iteration, after the display was drawn; `running`:
+        a clock runs.  The staged records are programmed into the journal
+        (a checkpoint first, every CHECKPOINT_MS of running time); with
+        `work` and the clock in ready or over (nobody waits for it), one
+        slice of the flash work: folding the journal into the files, or
+        re-arming it."""
+        if running and self.diff(now, self.last_save) >= CHECKPOINT_MS:
+            self.save(now)
+        elif self.nst:
+            self.flush(now)
+        if work and not running and self.j is not None:
+            self._work(now)
         if self.diff(now, self.anchor) >= _REANCHOR_MS:
             self.offset = self.log_ms(now)
             self.anchor = now
@@ -126,30 +151,20 @@ class Session:
         """Log the event, then checkpoint (the window's end is only shown,
         not kept).  The log stays open on the final screen: the referee's
         void and resume go into it; forget() closes it.  While the journal
-        takes records, both are one journal record (no file write)."""
+        takes records, both are one journal record, staged here and
+        programmed by the next tick() (after the display is drawn)."""
         if not self.on:
             self._start(t)
-        if not self._jevent(code, side, t, arg):
-            self._direct(code, side, t, arg)
+        if self._usable():
+            self._stage(jmod.KIND_EVENT, code, side, arg, t)
+            self.last_save = t
+            return
+        self._direct(code, side, t, arg)
 
     def _start(self, t):
         self.on = True
         self.offset = 0
         self.anchor = t
-
-    def _jevent(self, code, side, t, arg):
-        if self.j is None or not self.j.ok:
-            return False
-        r = self.j.rec
-        r[0] = jmod.KIND_EVENT
-        r[12] = code
-        r[13] = side + 1
-        _put(r, 16, arg)
-        if self._record(t):
-            self.last_save = t
-            return True
-        self.fold(t)        # full or failing: the files, as without one
-        return False
 
     def _direct(self, code, side, t, arg):
         c = self.clock
@@ -162,7 +177,8 @@ class Session:
         """Side 1-x's press at t was ignored: pressed together with side x."""
         if not self.on:
             return
-        if self.j is not None and self._journal(jmod.KIND_PAIR, 0, x, 0, t):
+        if self._usable():
+            self._stage(jmod.KIND_PAIR, 0, x, 0, t)
             return
         self._begin()
         self.log.comment(_PAIR % (self.log_ms(t), cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
@@ -174,24 +190,35 @@ class Session:
 
     # -- the journal: records while a clock runs (no erase, no allocation) ------------
     # (Small frames: MicroPython puts a frame of more than ~11 words on the heap.)
-    def _journal(self, kind, code, side, arg, t):
-        if not self.j.ok:
+    def _usable(self):
+        """Does the next record go to the journal?  (Armed and not full, or
+        being armed: the record's flush finishes the arming first.)"""
+        j = self.j
+        if j is None:
             return False
-        r = self.j.rec
+        if j.arming():
+            return True
+        return j.ok and not j.full()
+
+    def _stage(self, kind, code, side, arg, t):
+        """A record made now (the clock as it is at the event), programmed
+        by flush()."""
+        if self.nst >= STAGE:
+            self.flush(t)       # (a burst: the oldest go now)
+        r = self.st[self.nst]
         r[0] = kind
         r[12] = code
         r[13] = side + 1
         _put(r, 16, arg)
-        return self._record(t)
+        self._fill(r, t)
+        self.nst += 1
 
-    def _record(self, t):
-        r = self.j.rec
+    def _fill(self, r, t):
         s = self.store.seq
         _put(r, 4, s if s > 0 else 0)
         _put(r, 8, self.log_ms(t))
         self._rems(r)
         self._snap(r)
-        return self.j.append()
 
     def _rems(self, r):
         c = self.clock
@@ -206,27 +233,135 @@ class Session:
             _put(r, 28 + 4 * k, s[k])
             k += 1
 
-    def pending(self):
-        return self.j is not None and self.j.count > self.folded
+    def flush(self, now):
+        """Program the staged records into the journal, in order.  If it is
+        full or the flash refuses, the rest go to the files (a spill)."""
+        k = 0
+        while k < self.nst:
+            if not self._program(self.st[k]):
+                self._spill(k, now)
+                break
+            k += 1
+        self.nst = 0
 
-    def fold(self, now):
-        """The journal's records since the last fold go into the files: the
-        log lines, then one checkpoint of the clock as it is now.  The
-        journal is re-armed when more than half full (erases: call this
-        only while no clock runs, unless the journal is full)."""
+    def _program(self, r):
         j = self.j
-        recs = j.records(self.folded) if j.ok else []
-        self.folded = j.count
-        for rec in recs:
-            self._line(rec)
+        if j is not None and j.arming():
+            self._arm_finish()  # a game began before the arming was done
+            j = self.j
+        if j is None:
+            return False
+        j.rec = r
+        return j.append()
+
+    def _spill(self, k, now):
+        """The journal took no more (full, or the flash refused): what it
+        holds goes to the files, then the staged records from k on (their
+        log lines), then one state file save; it is re-armed where nobody
+        waits.  (Erases while a clock may run: only past a whole game's
+        worth of running time without an end, or on a failing flash.)"""
+        if self.j is not None and self.j.count > self.folded:
+            self._fold_all()
+            self.folded = self.j.count
+            self.fcur = False
+        while k < self.nst:
+            self._line(self.st[k])
+            self._fed()
+            k += 1
+        self.nst = 0
         lg = self.log
         self.last_save = now
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
-        if not j.ok or self._roomy():
-            self._arm()
+        self.arm_due = True
+
+    def pending(self):
+        """Journal records not yet in the files (staged ones included)?"""
+        return self.j is not None and (self.j.count > self.folded or self.nst > 0)
+
+    # -- folding the journal into the files, and re-arming it ------------------------
+    # Only where nobody waits (tick(work=True) in ready or over, one slice
+    # a step; forget(); power-up), or all at once when asked (fold()).
+    def fold(self, now, arm=True):
+        """The journal's records since the last fold go into the files: the
+        log lines, then one checkpoint of the clock as it is now.  The
+        journal is re-armed when more than half full (erases: call this
+        only while no clock runs; arm=False: only marked, for tick())."""
+        if self.nst:
+            self.flush(now)
+        j = self.j
+        if j is None:
+            return
+        if j.ok and not j.arming():
+            self._fold_all()
+        self._fold_end(now)
+        j = self.j
+        if j is not None and not j.arming() and (not j.ok or self._roomy()):
+            self.arm_due = not arm
+            if arm:
+                self._arm()
+
+    def _fold_all(self):
+        while not self._fold_step(FOLD_SLICE):
+            pass
+
+    def _fold_step(self, n):
+        """Up to n records' log lines; True at the journal's end."""
+        j = self.j
+        if not self.fcur:
+            j.rewind(self.folded)
+            self.fcur = True
+        b = self.rb
+        while n > 0:
+            if not j.read_next(b):
+                return True
+            self._line(b)
+            self._fed()
+            n -= 1
+        return False
+
+    def _fold_end(self, now):
+        """Every record is in the log: one state file save records it."""
+        self.folded = self.j.count
+        self.fcur = False
+        lg = self.log
+        self.last_save = now
+        self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
+
+    def _work(self, now):
+        """One slice of flash work, in ready or over (no clock runs)."""
+        st = self.clock.state
+        if st != cc.READY and st != cc.OVER:
+            return
+        j = self.j
+        if j.arming():
+            self._arm_step()
+        elif j.ok and j.count > self.folded:
+            if self._fold_step(FOLD_SLICE):
+                self._fold_end(now)
+                if self._roomy():
+                    self.arm_due = True
+        elif self.arm_due or not j.ok:
+            self.arm_due = False
+            j.feed = self.feed
+            j.arm_start()
+            self.fcur = False
+
+    def _arm_step(self):
+        r = self.j.arm_step()
+        if r < 0:
+            self.j = None       # the flash refused: the files only, from now on
+        elif r > 0:
+            self.folded = 0
+
+    def _arm_finish(self):
+        while self.j is not None and self.j.arming():
+            self._arm_step()
 
     def _arm(self):
+        """Re-arm the journal at once (sliced inside, the watchdog fed)."""
         self.folded = 0
+        self.fcur = False
+        self.j.feed = self.feed
         if not self.j.arm():
             self.j = None       # the flash refused: the files only, from now on
 
@@ -246,12 +381,20 @@ class Session:
 
     def forget(self):
         """The game was reset: its journal records go to its log first, then
-        nothing is left to restore; the next event opens a new log."""
+        nothing is left to restore; the next event opens a new log.  (With
+        the journal: a `ready` record in the state file marks its records as
+        old, and it is re-armed where nobody waits.)"""
         if self.pending():
-            self.fold(self.anchor)
-        if self.j is not None and self.j.count:
-            self._arm()
-        self.store.clear()
+            self.fold(self.anchor, False)
+        j = self.j
+        if j is not None and (j.count or j.arming()):
+            # The journal still holds this game's records until it is
+            # re-armed: a state record newer than them (the reset clock,
+            # no log) keeps a power-up from taking them back.
+            self.store.save(self.clock.snapshot(), 0, 0, 0)
+            self.arm_due = True
+        else:
+            self.store.clear()
         self.log.close()
         self.on = False
         self.begun = False
@@ -270,19 +413,28 @@ class Session:
         """Resume a game cut off by a power failure, paused, as of its last
         checkpoint (the state file's, or a newer one in the journal).
         `rules`: () -> the rules of a clean `ready` when the record cannot
-        be used."""
+        be used.  The journal is read one record at a time (a whole game's
+        records would not fit in the heap) and its lines go to the log now,
+        the watchdog fed after each."""
         st = self.store
         got = st.load()
-        recs = self._unfolded()
+        first = self._unfolded()
         if self.j is not None:
             self.folded = self.j.count  # all of it is in hand now
-        if not recs:
+        if first < 0:
             r = self._restore_file(now, rules, got)
         else:
-            r = self._restore_journal(now, rules, got, recs)
+            r = self._restore_journal(now, rules, got, first)
         j = self.j
         if j is not None and (not j.ok or self._roomy()):
-            self._arm()         # no journal yet, or little room left
+            # no journal yet, or little room left: a game that comes back
+            # paused gets a fresh one now (the splash shows meanwhile); a
+            # ready or finished one in slices from the main loop
+            st = self.clock.state
+            if st == cc.READY or st == cc.OVER:
+                self.arm_due = True
+            else:
+                self._arm()
         self._reserve()
         return r
 
@@ -292,12 +444,23 @@ class Session:
         return j.full() or 2 * j.count > j.slots
 
     def _unfolded(self):
-        """The journal's records newer than the state file's record."""
+        """The index of the journal's first record newer than the state
+        file's record (-1: none); the last record is left in self.rb."""
         j = self.j
         if j is None or not j.find():
-            return []
+            return -1
         seq = self.store.seq if self.store.seq > 0 else 0
-        return [r for r in j.records() if jmod.field(r, 4) >= seq]
+        b = self.rb
+        first = -1
+        j.rewind(0)
+        while j.read_next(b):
+            if first < 0 and jmod.field(b, 4) >= seq:
+                first = j.rk - 1
+        if first < 0:
+            return -1
+        j.rewind(j.rk - 1)
+        j.read_next(b)          # the last one again, into b
+        return first
 
     def _clock_from(self, ints, now, rules):
         """The clock restored from a snapshot (paused if it ran); False,
@@ -333,12 +496,13 @@ class Session:
         self.save(now)
         return RESTORED
 
-    def _restore_journal(self, now, rules, got, recs):
+    def _restore_journal(self, now, rules, got, first):
         """The state file's record (if any), then the journal's records after
         it: the log is cut back to the file record's length, the journal's
-        lines follow, then the power line; the clock is the last record's."""
+        lines follow, then the power line; the clock is the last record's
+        (in self.rb)."""
         st = self.store
-        last = recs[-1]
+        last = self.rb
         ints = jmod.snapshot(last)
         log_ms = jmod.field(last, 8)
         c = self.clock
@@ -349,8 +513,12 @@ class Session:
         self.on = True
         self.begun = got is not None and st.game > 0 and st.log_pos > 0 and \
             self.log.reopen(st.game, st.log_pos)
-        for rec in recs:
-            self._line(rec)
+        j = self.j
+        j.rewind(first)
+        b = self.rb
+        while j.read_next(b):
+            self._line(b)
+            self._fed()
         if self.begun:
             self.log.power_line(log_ms, ints[1] == cc.RUNNING)
         self.last_save = now
