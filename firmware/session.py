@@ -115,7 +115,8 @@ class Session:
         (after folding the journal) into the state file."""
         self.last_save = now
         if self.clock.running() >= 0 and self._usable():
-            self._stage(jmod.KIND_CHECK, 0, -1, 0, now)
+            r = self._stage(0, -1, 0, now)
+            r[0] = jmod.KIND_CHECK  # (not `_stage(...)[0] =`: that allocates)
             self.flush(now)
             return
         self._save_file(now)
@@ -156,7 +157,7 @@ class Session:
         if not self.on:
             self._start(t)
         if self._usable():
-            self._stage(jmod.KIND_EVENT, code, side, arg, t)
+            self._stage(code, side, arg, t)     # (4 args: a small frame)
             self.last_save = t
             return
         self._direct(code, side, t, arg)
@@ -178,7 +179,8 @@ class Session:
         if not self.on:
             return
         if self._usable():
-            self._stage(jmod.KIND_PAIR, 0, x, 0, t)
+            r = self._stage(0, x, 0, t)
+            r[0] = jmod.KIND_PAIR
             return
         self._begin()
         self.log.comment(_PAIR % (self.log_ms(t), cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
@@ -200,18 +202,20 @@ class Session:
             return True
         return j.ok and not j.full()
 
-    def _stage(self, kind, code, side, arg, t):
-        """A record made now (the clock as it is at the event), programmed
-        by flush()."""
+    def _stage(self, code, side, arg, t):
+        """An event record made now (the clock as it is at the event),
+        programmed by flush(); returned, so that a checkpoint or a pair
+        sets its kind."""
         if self.nst >= STAGE:
             self.flush(t)       # (a burst: the oldest go now)
         r = self.st[self.nst]
-        r[0] = kind
+        r[0] = jmod.KIND_EVENT
         r[12] = code
         r[13] = side + 1
         _put(r, 16, arg)
         self._fill(r, t)
         self.nst += 1
+        return r
 
     def _fill(self, r, t):
         s = self.store.seq
@@ -383,16 +387,18 @@ class Session:
         """The game was reset: its journal records go to its log first, then
         nothing is left to restore; the next event opens a new log.  (With
         the journal: a `ready` record in the state file marks its records as
-        old, and it is re-armed where nobody waits.)"""
+        old.)"""
         if self.pending():
             self.fold(self.anchor, False)
         j = self.j
         if j is not None and (j.count or j.arming()):
-            # The journal still holds this game's records until it is
-            # re-armed: a state record newer than them (the reset clock,
-            # no log) keeps a power-up from taking them back.
+            # The journal keeps this game's records until it is re-armed
+            # (when more than half full, where nobody waits): a state record
+            # newer than them (the reset clock, no log) keeps a power-up
+            # from taking them back, and the next game's follow them.
             self.store.save(self.clock.snapshot(), 0, 0, 0)
-            self.arm_due = True
+            if j.ok and self._roomy():
+                self.arm_due = True
         else:
             self.store.clear()
         self.log.close()
