@@ -46,7 +46,7 @@ CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
 _REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
 STAGE = 4               # records staged in a step before they are programmed
-FOLD_SLICE = 8          # journal records folded into the log per main-loop step
+FOLD_SLICE = 16         # journal records folded into the log per step (one append)
 
 # restore() results
 NOTHING = 0     # no saved game: a fresh `ready`
@@ -310,18 +310,30 @@ class Session:
 
     def _fold_step(self, n):
         """Up to n records' log lines; True at the journal's end."""
-        j = self.j
         if not self.fcur:
-            j.rewind(self.folded)
+            self.j.rewind(self.folded)
             self.fcur = True
+        return self._lines(n)
+
+    def _lines(self, n):
+        """The log lines of up to n records from the journal's read cursor,
+        written in one append (one flash commit), the watchdog fed after;
+        True at the journal's end."""
+        j = self.j
         b = self.rb
-        while n > 0:
-            if not j.read_next(b):
-                return True
-            self._line(b)
-            self._fed()
-            n -= 1
-        return False
+        end = False
+        self.log.hold()
+        try:
+            while n > 0:
+                if not j.read_next(b):
+                    end = True
+                    break
+                self._line(b)
+                n -= 1
+        finally:
+            self.log.release()
+        self._fed()
+        return end
 
     def _fold_end(self, now):
         """Every record is in the log: one state file save records it."""
@@ -519,12 +531,9 @@ class Session:
         self.on = True
         self.begun = got is not None and st.game > 0 and st.log_pos > 0 and \
             self.log.reopen(st.game, st.log_pos)
-        j = self.j
-        j.rewind(first)
-        b = self.rb
-        while j.read_next(b):
-            self._line(b)
-            self._fed()
+        self.j.rewind(first)
+        while not self._lines(FOLD_SLICE):
+            pass
         if self.begun:
             self.log.power_line(log_ms, ints[1] == cc.RUNNING)
         self.last_save = now
