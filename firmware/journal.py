@@ -35,8 +35,11 @@
 # checksum does not match was torn by a power cut (and ends the journal too).
 #
 # The session (session.py) folds the journal into the game log and the state
-# file whenever the clock stops, and re-arms it when it is half full; after
-# a power cut it reads the records back (records()).  Where the filesystem
+# file where nobody waits (in ready or over, a slice a main-loop step; not
+# at a pause), and re-arms it when it is more than half full (arm_start()
+# and arm_step(), a 4 KB block a step, the watchdog fed between); folding
+# and a power-up read the records back one at a time (rewind(), read_next():
+# a whole game's records would not fit in the heap).  Where the filesystem
 # offers no raw block device (CPython, the unix port) there is no journal
 # unless a test gives one (tests/test_journal.py: littlefs on a NOR model).
 import persist
@@ -46,8 +49,9 @@ HEAD = 10              # MAGIC, nonce (4), unit index (2)
 UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
 # 160 KB: ~1380 records (littlefs on 4 KB blocks), ~86 min of running time
 # at 8 records a 30 s turn (a checkpoint per 4 s, one per press): a whole
-# sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  arm()
-# rewrites it while no clock runs: 41 sector erases (~1.8 s on a Pico).
+# sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  Arming
+# rewrites it while no clock runs: 41 sector erases (1.85 s at the W25Q16's
+# typical 45 ms, 16.4 s at its datasheet maximum, 400 ms: hence the slices).
 UNITS = 160
 PAGE = 256             # NOR program page
 KIND_CHECK = 1         # a checkpoint

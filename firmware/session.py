@@ -5,19 +5,54 @@
 # (gamelog.GameLog), the log's time base and the order of their writes; App
 # only calls it:
 #
-#   Session(clock, now, diff, fs, root, clock_id, table)
+#   Session(clock, now, diff, fs, root, clock_id, table, feed)
 #   restore(now, rules)   at power-up: NOTHING | LOST | RULES | RESTORED
 #   event(code, side, t, arg)   the core's hook: the log line first, then
 #                         the checkpoint that records how far the log got
 #                         (a power cut between the two loses neither)
-#   tick(now, running)    every main-loop iteration: a checkpoint every
-#                         CHECKPOINT_MS of running time, the time base moved on
+#   tick(now, running, work=True)   every main-loop iteration, after the
+#                         display is drawn: the staged records written, a
+#                         checkpoint every CHECKPOINT_MS of running time, the
+#                         time base moved on; with `work`, one slice of flash
+#                         work where nobody waits (below)
 #   save(now)             a checkpoint now (e.g. the referee's base time)
 #   ignored(t, x)         a press ignored (pressed together with side x)
 #   forget()              the game was reset: nothing to restore, the next
 #                         event opens a new log (with the journal: its
 #                         number, log.number, is reserved now)
 #   log_ms(t)             the log time of tick t
+#   pending() / fold(now) journal records not yet in the files? / put them
+#                         there now (the files' writes and erases: not in a game)
+#   feed                  the watchdog's feed (App), called between slices
+#
+# What is deferred, and where it is written (issue 20; with the journal,
+# i.e. on the boards; without one every write happens at once, as before):
+#
+#   1. An event, an ignored press or a checkpoint is STAGED: event(),
+#      ignored() and tick()'s checkpoint fill a record (the clock as it is at
+#      that instant, its log time, the state store's seq) into one of STAGE
+#      preallocated buffers (self.st[0:self.nst]).  Nothing is written.
+#   2. tick() -- App.step() calls it last, after the LEDs and the LCD show
+#      the change -- PROGRAMS the staged records into the journal, in order
+#      (flush(); journal.append: page programs, no erase, no allocation).
+#      save() and everything that writes a file flush first.  A power cut
+#      before that loses the staged records, as a cut in the step would.
+#   3. The journal's records are FOLDED into the files (their log lines,
+#      then one state file save) only where nobody waits for the display:
+#      tick(work=True) in `ready` or `over`, FOLD_SLICE records a step in
+#      one log append (self.folded: how many are in the files), and at once
+#      in forget() and at power-up.  A pause does not fold: a game's log
+#      file is written at its end.  Then, when more than half used, the
+#      journal is RE-ARMED (its file rewritten: 41 erases) one 4 KB block a
+#      step; a record staged meanwhile finishes the arming first.
+#   A power cut anywhere loses nothing programmed: at power-up the journal's
+#   records newer than the state file (by seq) are read back one at a time
+#   and logged (restore()); the log is first cut back to the state file's
+#   length, so a fold cut half-way is redone, not doubled.
+#   To take back what was done since a mark (a retracted gesture): the
+#   staged records are self.st[:self.nst]; the programmed ones are
+#   self.j.count - (count at the mark); none of them is in the files while
+#   the game is on (folding waits for ready/over).
 #
 # The log time base.  Log times are ms since the game began, never
 # decreasing, continuing across power cuts: log_ms(t) = offset + diff(t,
@@ -33,7 +68,7 @@
 #
 # tick() runs every main-loop iteration: it is kept small (MicroPython puts a
 # call frame of more than ~11 words on the heap) and allocates nothing unless
-# a checkpoint is due.
+# a file is written (the fold, in ready or over).
 import clockcore as cc
 import fsys
 import persist
