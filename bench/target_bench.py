@@ -299,9 +299,8 @@ def _game_run(img, flash, res):
                     # program (the record of the press above)
                     pico.run_to(t - 650)
                     pico.pin_at_flash(PAUSE, 0)
-                    pico.run_to(t - 550)
-                    pico.pin(PAUSE, 1)
                     pico.run_to(t)
+                    pico.pin(PAUSE, 1)      # (held from the program on)
                 else:
                     pico.press(PAUSE, t)
                 pico.press(PAUSE, t + 700)
@@ -340,7 +339,7 @@ def _game_run(img, flash, res):
     res["edge_max_wait_ms"] = st["edge_max_wait_us"] / 1000.0
 
 
-def measure(game=True, steps=True, stops=True):
+def measure(game=True, steps=True, stops=True, wdt=True):
     """A dict of the on-target figures; raises RuntimeError if the target
     cannot run (target.pico_missing() says why)."""
     why = target.pico_missing()
@@ -355,8 +354,9 @@ def measure(game=True, steps=True, stops=True):
             _game_run(img, os.path.join(d, "flash.bin"), res)
         if steps:
             _step_run(img, os.path.join(d, "flash2.bin"), res)
-        if stops:
+        if wdt:
             _wdt_run(img, os.path.join(d, "flash3.bin"), res)
+        if stops:
             _game_run(img, os.path.join(d, "flash4.bin"), res)
     return res
 
@@ -365,5 +365,6 @@ if __name__ == "__main__":
     import sys
     only = sys.argv[1:]
     for k, v in sorted(measure(game=not only or "game" in only, steps=not only or "steps" in only,
-                               stops=not only or "stops" in only).items()):
+                               stops=not only or "stops" in only,
+                               wdt=not only or "wdt" in only).items()):
         print(k, v)
