@@ -265,7 +265,7 @@ print('END', 'OK')
 """
 
 
-def _game_run(img, flash, res):
+def _stops_run(img, flash, res):
     """Run 4: at the REPL, the app's main loop as App.run has it (step,
     then the pause _pause_ms() asks), measured: a game of GAME_PRESSES
     player presses and GAME_STOPS stops (a pause and a resume each) driven
@@ -357,7 +357,7 @@ def measure(game=True, steps=True, stops=True, wdt=True):
         if wdt:
             _wdt_run(img, os.path.join(d, "flash3.bin"), res)
         if stops:
-            _game_run(img, os.path.join(d, "flash4.bin"), res)
+            _stops_run(img, os.path.join(d, "flash4.bin"), res)
     return res
 
 
