@@ -15,6 +15,16 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
    heap a checkpoint (Session.save) and an event's log line (Session.event)
    take while the clock runs (records in the journal on the board's own
    flash, firmware/journal.py), and the free heap once the app has booted.
+3. (issue 20) main.py with its watchdog on a fresh flash whose erases and
+   page programs take the W25Q16's datasheet maxima: the first power-up,
+   a game with stops, its end; the harness times the watchdog's feeds.
+4. (issue 20) At the REPL, the app's main loop as App.run has it, measured
+   over a game of 80 player presses and 60 stops at the flash's typical
+   times: collections (drops of gc.mem_alloc()), the idle, press and stop
+   step costs, when the flash work starts in a stop step, and how long a
+   button edge driven into a page program waits for interrupts.
+
+    python -m bench.target_bench [game] [steps] [wdt] [stops]
 """
 import os
 import re
