@@ -223,3 +223,52 @@ def test_the_model_resets_a_board_that_sets_its_journal_up_in_one_go(monkeypatch
     r = TimedRig(NorFS(), Watchdog(), t0=1000)
     with pytest.raises(WatchdogReset):
         r.play_until(25000)
+
+
+def test_a_stop_is_drawn_before_its_flash_work(monkeypatch):
+    """Issue 20, SPEC v3 §6 (30 ms from a press to the LCD): in the step
+    that handles a pause, a resume or the end, the LEDs and the LCD show
+    the change before the journal's record is programmed, and no file is
+    written (no littlefs program or erase) from the first press to the end."""
+    seen = []
+    append = journal.Journal.append
+
+    def spy(j):
+        r = seen_rig[0]
+        b = r.board
+        leds = (machine.pin(b.LED_LEFT).value(), machine.pin(b.LED_RIGHT).value())
+        seen.append((j.rec[12], r.clock.state, r.screen()[1].strip(), leds,
+                     (r.fs.nor.programs, r.fs.nor.erases)))
+        return append(j)
+
+    import machine
+    monkeypatch.setattr(journal.Journal, "append", spy)
+    fs = NorFS()
+    seen_rig = [TimedRig(fs, Watchdog(), t0=1000)]
+    r = seen_rig[0]
+    fs.nor.busy = None                       # (no flash time: the order is the point)
+    r.at(3000, tap(LEFT))                    # right runs
+    r.at(5000, tap(PAUSE))                   # stop
+    r.at(7000, tap(PAUSE))                   # go on (on the release)
+    r.at(9000, tap(PAUSE))                   # stop, then the end
+    r.at(9500, long_press())
+    r.at(9500 + 2400, confirm())
+    r.play_until(2900)
+    assert r.app.session.j.ok
+    files = (fs.nor.programs, fs.nor.erases)
+    r.play_until(9500 + 2400 + 1300)
+    assert r.clock.state == cc.OVER
+    events = [e[:4] for e in seen if e[0]]
+    pauses = [e for e in events if e[0] == cc.EV_PAUSE]
+    assert len(pauses) == 3
+    # the pause: PAUSE on the LCD and both LEDs off when its record goes
+    assert pauses[0][1:] == (cc.PAUSED, "PAUSE", (0, 0)), pauses[0]
+    # the resume: the right's LED on again, the LCD without PAUSE
+    assert pauses[1][1] == cc.RUNNING and "PAUSE" not in pauses[1][2]
+    assert pauses[1][3] == (0, 1), pauses[1]
+    end = [e for e in seen if e[0] == cc.EV_END]
+    assert end and end[0][1:4] == (cc.OVER, "END", (0, 0)), end
+    # no file was written while the game was on (the first press to the
+    # end's record): the fold comes after it
+    assert end[0][4] == files
+    assert (fs.nor.programs, fs.nor.erases) != files
