@@ -951,6 +951,22 @@ def _mp_version():
         return "?"
 
 
+PRESS_IN_FLASH = (
+    "A press during flash work (issue 20): the rp2 port erases and programs "
+    "the flash with interrupts off, so an edge that lands in a flash "
+    "operation is stamped when the operation ends; "
+    "`target_edge_in_flash_max_ms` is the longest such wait measured. The "
+    "design bounds it: while a game is on, the only flash work is the "
+    "journal's records, one or two 256-byte page programs each (tPP 0.4 ms "
+    "typical, 3 ms at the W25Q16's datasheet maximum: at most ~6 ms late); "
+    "the files' writes and erases (the fold, the journal's re-arming, up to "
+    "400 ms an erase) run only in ready and over, where a press changes no "
+    "charged time. The exception: a game started within seconds of the last "
+    "one's end (or of the first power-up), before the journal's re-arming is "
+    "done; its first press finishes the arming after the draw, and an edge "
+    "then waits out at most one erase (45 ms typical, 400 ms maximum).")
+
+
 def markdown(figs, seconds):
     commit = _git("rev-parse", "--short", "HEAD") or "?"
     dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim")
@@ -993,6 +1009,8 @@ def markdown(figs, seconds):
         "adds its own metadata and block rewrites on top.  The timing of a press "
         "assumes the pin IRQ runs at the edge (hard IRQ, rp2); with soft IRQs "
         "(esp32) the handler runs after the I2C transfer in progress returns.",
+        "",
+        PRESS_IN_FLASH,
         "",
     ]
     return "\n".join(out)
