@@ -168,7 +168,7 @@ class Session:
     def tick(self, now, running, work=True):
         """One main-loop iteration, after the display was drawn; `running`:
         a clock runs.  The staged records are programmed into the journal
-        (a checkpoint first, every CHECKPOINT_MS of running time); with
+        (then a checkpoint, every CHECKPOINT_MS of running time); with
         `work` and the clock in ready or over (nobody waits for it), one
         slice of the flash work: folding the journal into the files, or
         re-arming it."""
