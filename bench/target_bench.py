@@ -316,6 +316,8 @@ def _stops_run(img, flash, res):
                 pico.press(PAUSE, t + 700)
                 stops += 1
                 t += 1400
+        pico.run_to(t)
+        on = pico.stats()                     # the edges while the game was on
         pico.press(PAUSE, t)
         _long(pico, t + 600)
         _confirm(pico, t + 3200)
@@ -345,8 +347,10 @@ def _stops_run(img, flash, res):
     res["stop_draw_ms"] = S[8] / 1000.0
     res["game_presses"] = S[11]
     res["game_stops"] = S[10]
-    res["edges_in_flash"] = st["edges_in_flash"]
-    res["edge_max_wait_ms"] = st["edge_max_wait_us"] / 1000.0
+    res["edges_in_flash"] = on["edges_in_flash"]
+    res["edge_max_wait_ms"] = on["edge_max_wait_us"] / 1000.0
+    res["edges_in_flash_all"] = st["edges_in_flash"]
+    res["edge_max_wait_all_ms"] = st["edge_max_wait_us"] / 1000.0
 
 
 def measure(game=True, steps=True, stops=True, wdt=True):

@@ -129,6 +129,7 @@ class Session:
                 r[1] = cc.SNAPSHOT_LEN
             self.rb = bytearray(n)      # one record read back (fold, power-up)
         self.nst = 0            # records staged, not yet programmed
+        self.calm = False       # the last step was in ready/over already
 
     def _fed(self):
         if self.feed is not None:
@@ -178,6 +179,8 @@ class Session:
             self.flush(now)
         if work and not running and self.j is not None:
             self._work(now)
+        else:
+            self.calm = False
         if self.diff(now, self.anchor) >= _REANCHOR_MS:
             self.offset = self.log_ms(now)
             self.anchor = now
@@ -379,9 +382,15 @@ class Session:
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
 
     def _work(self, now):
-        """One slice of flash work, in ready or over (no clock runs)."""
+        """One slice of flash work, in ready or over (no clock runs), from
+        the step after the one that got there: the step that ends a game
+        (or resets it) draws and allocates nothing more."""
         st = self.clock.state
         if st != cc.READY and st != cc.OVER:
+            self.calm = False
+            return
+        if not self.calm:
+            self.calm = True
             return
         j = self.j
         if j.arming():
