@@ -815,10 +815,12 @@ def _stop_figures(r, pico):
     3 and 4)."""
     from bench import target_bench as tb
     game = ("a game of %d player presses and %d stops (a pause and a resume "
-            "each, then the end) driven through the GPIOs, the app's main loop "
-            "(step, then its _pause_ms() sleep) run at the REPL, the W25Q16's "
-            "typical flash times (45 ms a sector erase, 0.4 ms a page program), %s"
-            % (r["game_presses"], r["game_stops"] // 2, pico))
+            "each, then the end) driven through the GPIOs (%d turn-changing "
+            "steps and %d state-changing ones measured: the first press and "
+            "the end are state changes), the app's main loop (step, then its "
+            "_pause_ms() sleep) run at the REPL, the W25Q16's typical flash "
+            "times (45 ms a sector erase, 0.4 ms a page program), %s"
+            % (tb.GAME_PRESSES, tb.GAME_STOPS, r["game_presses"], r["game_stops"], pico))
     return [
         Figure("target_gc_per_game", r["gc_per_game"], "collections", 2,
                "drops of gc.mem_alloc() (a garbage collection) after any of the "
