@@ -158,7 +158,7 @@ def play(d):
     d.run(25000)                             # the wrap is 20 s after power-up
     d.press(cc.LEFT)
     d.run(3000)
-    d.pause()                                # paused: the journal folds
+    d.pause()                                # paused: nothing folded (issue 20)
     d.run(2000)
     d.pause()                                # right runs again
     d.run(4100)
@@ -200,7 +200,7 @@ def test_a_whole_game_runs_without_a_stop_and_without_an_erase():
     § 1.1 b, § 5.2 c), 70 min of running; here 75 min (base 35:00, both
     sides end 2.5 min into overtime), a press every 25-35 s (a record each,
     a checkpoint per 4 s between them, SPEC §4).  No erase while it runs;
-    the stop folds it all and the log replays."""
+    the end folds it all and the log replays."""
     fs = NorFS()
     d = Device(fs, overrides={"base": "35:00"})
     assert d.s.j is not None and d.s.j.ok
