@@ -75,12 +75,16 @@ target-check:
 test: $(STAMP) deps hall-page target-check
 	$(PY) -m pytest -q
 
-bench: $(STAMP) deps target-check
+# Everything the figures need is a dependency, so `make bench` works on a
+# fresh clone: the hall figures load the director's page (hall-page), the
+# target figures the emulated Pico (target-check).  tests/test_bench.py
+# checks it with `make -n bench` in a fresh clone.
+bench: $(STAMP) deps hall-page target-check
 	$(PY) -m bench.run
 
 # The same figures written into the tracked docs/benchmarks.md (with the date
 # and the commit measured): only when asked, so a bench run changes no file.
-bench-docs: $(STAMP) deps target-check
+bench-docs: $(STAMP) deps hall-page target-check
 	$(PY) -m bench.run --write
 
 # The clock in the terminal (keys: a / l players, space pause, e end, r referee, q quit):

@@ -15,6 +15,16 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
    heap a checkpoint (Session.save) and an event's log line (Session.event)
    take while the clock runs (records in the journal on the board's own
    flash, firmware/journal.py), and the free heap once the app has booted.
+3. (issue 20) main.py with its watchdog on a fresh flash whose erases and
+   page programs take the W25Q16's datasheet maxima: the first power-up,
+   a game with stops, its end; the harness times the watchdog's feeds.
+4. (issue 20) At the REPL, the app's main loop as App.run has it, measured
+   over a game of 80 player presses and 60 stops at the flash's typical
+   times: collections (drops of gc.mem_alloc()), the idle, press and stop
+   step costs, when the flash work starts in a stop step, and how long a
+   button edge driven into a page program waits for interrupts.
+
+    python -m bench.target_bench [game] [steps] [wdt] [stops]
 """
 import os
 import re
@@ -22,7 +32,7 @@ import tempfile
 
 from host_sim import target
 
-LEFT, RIGHT = 14, 15
+LEFT, RIGHT, PAUSE = 14, 15, 13
 RUN_MS = 40000          # the running-clock window of run 1 (simulated)
 PRESS_EVERY_MS = 10000
 
@@ -139,7 +149,211 @@ def _step_run(img, flash, res):
     res["heap_per_log_line"] = int(m["LOGLINE"].group(1).split()[0])
 
 
-def measure(game=True, steps=True):
+# == issue 20: stops, the watchdog, edges in flash work ============================
+
+WDT_RUN_PRESSES = 12
+
+def _wdt_run(img, flash, res):
+    """Run 3: main.py with its watchdog on a fresh flash whose erases and
+    page programs take the W25Q16's datasheet maxima (400 ms, 3 ms): the
+    first power-up sets the journal up (41 erases), a game with stops, its
+    end (the journal folded into the files), a new game.  The harness times
+    the watchdog's feeds and counts its triggers."""
+    pico = target.Pico(flash, fs_image=img, erase_ms=target.Pico.ERASE_MS[1],
+                       program_us=target.Pico.PROGRAM_US[1]).start()
+    try:
+        t = 3000
+        pico.run_to(t)
+        # the journal is set up in ready, a block a step (~20 s at the maxima)
+        while pico.lcd.text_rows()[1].strip() != "READY" or t < 24000:
+            t += 1000
+            pico.run_to(t)
+            if t > 60000:
+                raise RuntimeError("the app did not come up: %r" % pico.lcd.text_rows())
+        side = LEFT
+        for k in range(WDT_RUN_PRESSES):
+            pico.press(side, t)
+            side = RIGHT if side == LEFT else LEFT
+            t += 1500
+            if k % 3 == 2:
+                pico.press(PAUSE, t)          # a stop ...
+                pico.press(PAUSE, t + 800)    # ... and on
+                t += 1600
+        pico.press(PAUSE, t)                  # the end: stop, END? hold, confirm
+        _long(pico, t + 600)
+        _confirm(pico, t + 3200)
+        t += 5000
+        pico.run_to(t)
+        if pico.lcd.text_rows()[1].strip() != "END":
+            raise RuntimeError("the game did not end: %r" % pico.lcd.text_rows())
+        pico.run_to(t + 8000)                 # over: folded meanwhile
+        st = pico.stats()
+    finally:
+        pico.stop()
+    res["wdt_max_gap_ms"] = st["wdt_max_gap_us"] / 1000.0
+    res["wdt_triggers"] = st["wdt_triggers"]
+    res["wdt_feeds"] = st["wdt_feeds"]
+    res["wdt_erases"] = st["erases"]
+    res["wdt_busy_ms"] = st["flash_busy_us"] // 1000
+
+
+def _long(pico, at):
+    pico.press(PAUSE, at, bounce=(), hold_ms=2100)
+
+
+def _confirm(pico, at):
+    pico.run_to(at)
+    pico.pin(LEFT, 0)
+    pico.run_to(at + 20)
+    pico.pin(RIGHT, 0)
+    pico.run_to(at + 1150)
+    pico.pin(LEFT, 1)
+    pico.pin(RIGHT, 1)
+
+
+GAME_PRESSES = 80       # player presses in run 4 ...
+GAME_STOPS = 60         # ... and stops (a pause, then a resume)
+
+GAME_CODE = """\
+import gc, time, board, machine
+from app import App
+import clockcore as cc
+a = App(board, machine)
+c = a.clock
+S = [0] * 16
+# 0 steps 1 drops 2 idle max us 3 press max 4 stop max 5 idle sum 6 idle n
+# 7 press draw max (step start to the flash work) 8 stop draw max 9 mark
+# 10 stop n 11 press n 12 flash mark 13 running-game steps
+orig = a._flash
+def tflash(now, mode):
+    S[12] = time.ticks_us()
+    orig(now, mode)
+a._flash = tflash
+def one():
+    st = c.state
+    sd = c.side
+    t0 = time.ticks_us()
+    a.step()
+    dt = time.ticks_diff(time.ticks_us(), t0)
+    dd = time.ticks_diff(S[12], t0)
+    if c.state != st and (st == cc.RUNNING or st == cc.PAUSED):
+        S[10] += 1
+        if dt > S[4]:
+            S[4] = dt
+        if dd > S[8]:
+            S[8] = dd
+    elif st == cc.RUNNING and c.state == cc.RUNNING and c.side != sd:
+        S[11] += 1
+        if dt > S[3]:
+            S[3] = dt
+        if dd > S[7]:
+            S[7] = dd
+    elif st == cc.RUNNING:
+        S[5] += dt
+        S[6] += 1
+        if dt > S[2]:
+            S[2] = dt
+def game():
+    while c.state == cc.READY:
+        a.step()
+        time.sleep_ms(a._pause_ms())
+    gc.collect()
+    last = gc.mem_alloc()
+    low = last
+    while c.state != cc.OVER:
+        one()
+        S[0] += 1
+        m = gc.mem_alloc()
+        if m < last:
+            S[1] += 1
+        last = m
+        time.sleep_ms(a._pause_ms())
+    S[13] = last - low
+game()
+print('GAME', ' '.join(str(x) for x in S))
+print('END', 'OK')
+"""
+
+
+def _stops_run(img, flash, res):
+    """Run 4: at the REPL, the app's main loop as App.run has it (step,
+    then the pause _pause_ms() asks), measured: a game of GAME_PRESSES
+    player presses and GAME_STOPS stops (a pause and a resume each) driven
+    through the GPIOs, with the W25Q16's typical times (45 ms an erase,
+    0.4 ms a page program).  gc.mem_alloc() after every step (a drop is a
+    collection) and each step's cost: idle (a running clock, nothing
+    pressed), press (the turn changes), stop (the state changes: pause,
+    resume, end); and how long after the step began the flash work began
+    (everything drawn by then).  Some pause presses are driven at the start
+    of a flash page program (the press record of the turn before): the
+    harness times how long that edge waits for interrupts."""
+    pico = target.Pico(flash, fs_image=img, erase_ms=target.Pico.ERASE_MS[0],
+                       program_us=target.Pico.PROGRAM_US[0]).start()
+    try:
+        pico.run_to(300)
+        pico.write_serial(b"\x03\x03")     # stop main.py during its splash
+        pico.run_to(600)
+        n0 = len(pico.serial)
+        _paste(pico, GAME_CODE)
+        t = pico.t_ms + 6000                  # booted, the journal set up
+        pico.run_to(t)
+        side = LEFT
+        stops = 0
+        for k in range(GAME_PRESSES):
+            pico.press(side, t)
+            side = RIGHT if side == LEFT else LEFT
+            t += 700
+            if stops < GAME_STOPS and (k % 4 != 3):
+                if stops % 4 == 0:
+                    # the pause key's edge at the start of the next page
+                    # program (the record of the press above)
+                    pico.run_to(t - 650)
+                    pico.pin_at_flash(PAUSE, 0)
+                    pico.run_to(t)
+                    pico.pin(PAUSE, 1)      # (held from the program on)
+                else:
+                    pico.press(PAUSE, t)
+                pico.press(PAUSE, t + 700)
+                stops += 1
+                t += 1400
+        pico.run_to(t)
+        on = pico.stats()                     # the edges while the game was on
+        pico.press(PAUSE, t)
+        _long(pico, t + 600)
+        _confirm(pico, t + 3200)
+        t += 5000
+        deadline = t + 30000
+        while b"END OK" not in pico.serial[n0:] and pico.t_ms < deadline:
+            pico.run_to(pico.t_ms + 1000)
+        st = pico.stats()
+        out = pico.serial[n0:].decode(errors="replace")
+    finally:
+        pico.stop()
+    m = re.search(r"^GAME (.*)$", out, re.M)
+    if not m:
+        raise RuntimeError("the game run did not finish:\n" + out[-1500:])
+    S = [int(x) for x in m.group(1).split()]
+    if S[11] < GAME_PRESSES - 2 or S[10] < 2 * GAME_STOPS:
+        raise RuntimeError("the game run missed presses or stops (%d presses, %d stops)"
+                           % (S[11], S[10]))
+    res["game_steps"] = S[0]
+    res["gc_per_game"] = S[1]
+    res["game_heap_growth"] = S[13]
+    res["idle_step_ms"] = S[5] / 1000.0 / max(S[6], 1)
+    res["idle_step_max_ms"] = S[2] / 1000.0
+    res["press_step_ms"] = S[3] / 1000.0
+    res["stop_step_ms"] = S[4] / 1000.0
+    res["press_draw_ms"] = S[7] / 1000.0
+    res["stop_draw_ms"] = S[8] / 1000.0
+    res["game_presses"] = S[11]
+    res["game_stops"] = S[10]
+    res["edges_in_flash"] = on["edges_in_flash"]
+    res["edge_max_wait_ms"] = on["edge_max_wait_us"] / 1000.0
+    res["edges_in_flash_all"] = st["edges_in_flash"]
+    res["edge_max_wait_all_ms"] = st["edge_max_wait_us"] / 1000.0
+
+
+def measure(game=True, steps=True, stops=True, wdt=True):
     """A dict of the on-target figures; raises RuntimeError if the target
     cannot run (target.pico_missing() says why)."""
     why = target.pico_missing()
@@ -154,10 +368,17 @@ def measure(game=True, steps=True):
             _game_run(img, os.path.join(d, "flash.bin"), res)
         if steps:
             _step_run(img, os.path.join(d, "flash2.bin"), res)
+        if wdt:
+            _wdt_run(img, os.path.join(d, "flash3.bin"), res)
+        if stops:
+            _stops_run(img, os.path.join(d, "flash4.bin"), res)
     return res
 
 
 if __name__ == "__main__":
     import sys
-    for k, v in sorted(measure(game="steps" not in sys.argv[1:]).items()):
+    only = sys.argv[1:]
+    for k, v in sorted(measure(game=not only or "game" in only, steps=not only or "steps" in only,
+                               stops=not only or "stops" in only,
+                               wdt=not only or "wdt" in only).items()):
         print(k, v)

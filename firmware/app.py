@@ -67,7 +67,7 @@ def _copy(src, dst):
 
 class App:
     def __init__(self, board, machine, fs=None, ticks_ms=None, diff=None,
-                 add=None, root=""):
+                 add=None, root="", feed=None):
         self.ticks_ms = ticks_ms or ticks.ticks_ms
         self.diff = diff or ticks.ticks_diff
         self.add = add or ticks.ticks_add
@@ -98,8 +98,13 @@ class App:
         self._set_header()
         self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
         # the power-loss store, the game log and their order (session.py)
+        # (`feed`: the watchdog's, fed between slices of flash work, from
+        # the restore at power-up on; run() sets it too)
+        self.wdt_feed = feed
+        self.healthy = True       # False: let the watchdog reboot the clock
         self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
-                                       gamelog.clock_id(machine), self._table)
+                                       gamelog.clock_id(machine), self._table,
+                                       self._feed)
         self.store = self.session.store
         self.log = self.session.log
         # SPEC v3 §4 Gestures: the game before each key's latest press (a
@@ -118,7 +123,6 @@ class App:
         self.menu = None
         self.notes = []           # boot/fault notices, shown in turn: [word, ms]
         self.notice_until = None
-        self.healthy = True       # False: let the watchdog reboot the clock
         self.fails = [now] * FAIL_LIMIT  # when the last loop iterations failed
         self.fail_i = 0
         self.errors = 0
@@ -220,9 +224,16 @@ class App:
             self._draw(self.rows)
             self.leds.show(-1)
         self.buzzer.update(now)
+        self._flash(now, mode)
         self.battery.update(now)
         if self.net is not None:
             self.net.poll(now)
+
+    def _flash(self, now, mode):
+        """After the LEDs and the LCD: the journal's records of this step
+        (a checkpoint when due), then, in a game in ready or over, one slice
+        of flash work (session.py)."""
+        self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
 
     def _inputs(self, now):
         """Every action the buttons produced, each at its own edge time."""
@@ -240,7 +251,6 @@ class App:
         c.update(now)
         if self.lock_side >= 0 and self.diff(now, self.lock_until) >= 0:
             self.lock_side = -1   # over (and never stale across a tick wrap)
-        self.session.tick(now, c.running() >= 0)
         if self.notice_until is not None and self.diff(now, self.notice_until) >= 0:
             self._notice_over(now)
         if self.view.lowbat != self.battery.low:
@@ -350,14 +360,16 @@ class App:
         written to errors.txt (bounded) and the loop goes on; only a failure
         that repeats (FAIL_LIMIT in FAIL_WINDOW_MS) stops feeding the
         watchdog (`feed`, machine.WDT.feed in main.py), which reboots the
-        clock into the restored, paused game."""
+        clock into the restored, paused game.  The session's flash work
+        feeds it too, between its slices (App._feed)."""
+        if feed is not None:
+            self.wdt_feed = feed
         while True:
             try:
                 self.step()
             except Exception as e:  # noqa: BLE001 - the clock must not stop
                 self.failed(e)
-            if feed is not None and self.healthy:
-                feed()
+            self._feed()
             self._sleep(sleep_ms, self._pause_ms())
 
     def _sleep(self, sleep_ms, ms):
@@ -372,6 +384,10 @@ class App:
         while ms > 0 and b.edges() == e:
             sleep_ms(1)
             ms -= 1
+
+    def _feed(self):
+        if self.wdt_feed is not None and self.healthy:
+            self.wdt_feed()
 
     def _pause_ms(self):
         """The main loop's sleep: LOOP_MS while a key is down or settling, a

@@ -119,6 +119,7 @@ class GameLog:
         self.writes = 0
         self.bytes_written = 0
         self._f = None
+        self._held = None      # lines held for one write (hold()/release())
         self._old = []         # [number, size] of the other games, oldest first
         self._old_bytes = 0
 
@@ -191,11 +192,27 @@ class GameLog:
         self._close()
         return False
 
+    def hold(self):
+        """The lines from now on are kept until release() writes them in
+        one append (the session folds its journal so: one flash commit
+        for many lines)."""
+        self._held = []
+
+    def release(self):
+        h = self._held
+        self._held = None
+        if h:
+            return self._write("".join(h))
+        return True
+
     def _write(self, text):
         """Append one or more whole lines (one write, flushed)."""
         f = self._f
         if f is None:
             return False
+        if self._held is not None:
+            self._held.append(text)
+            return True
         data = text.encode()
         n = len(data)
         # The folder stays within max_bytes: older games go first (begin()

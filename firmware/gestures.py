@@ -190,15 +190,15 @@ class Gestures:
         k = -1
         for j in range(3):
             if d[j]:
-                if self._diff(self._kt[j], t) <= 0:
-                    return False
+                if self._diff(self._kt[j], t) < 0:
+                    return False   # (the same ms: the release came first)
                 if k < 0 or self._diff(self._kt[j], self._kt[k]) < 0:
                     k = j
         return self._regroup(self._back(k), t)
 
     def _regroup(self, k, t):
         # (a frame of its own: _later's is full)
-        if self._diff(self._kt[k], t) <= 0:
+        if self._diff(self._kt[k], t) < 0:
             return False         # a key released later was down all along
         self.key = k
         self.t0 = self._kt[k]
@@ -209,12 +209,14 @@ class Gestures:
     def _back(self, k):
         """The press that began the held stretch reaching k's press: a key
         released in this group (its release out before this one) that was
-        down at k's press went down earlier."""
+        down at k's press went down earlier.  (A release and a press in the
+        same ms: the release came first, as the edges do after an erase
+        with interrupts off.)"""
         j = 0
         while j < 3:
             if not self._down[j] and (self._rel >> j) & 1 \
                     and self._diff(self._kt[j], self._kt[k]) < 0 \
-                    and self._diff(self._kt[k], self._rt[j]) <= 0:
+                    and self._diff(self._kt[k], self._rt[j]) < 0:
                 k = j
                 j = 0
             else:

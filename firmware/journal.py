@@ -35,8 +35,11 @@
 # checksum does not match was torn by a power cut (and ends the journal too).
 #
 # The session (session.py) folds the journal into the game log and the state
-# file whenever the clock stops, and re-arms it when it is half full; after
-# a power cut it reads the records back (records()).  Where the filesystem
+# file where nobody waits (in ready or over, a slice a main-loop step; not
+# at a pause), and re-arms it when it is more than half full (arm_start()
+# and arm_step(), a 4 KB block a step, the watchdog fed between); folding
+# and a power-up read the records back one at a time (rewind(), read_next():
+# a whole game's records would not fit in the heap).  Where the filesystem
 # offers no raw block device (CPython, the unix port) there is no journal
 # unless a test gives one (tests/test_journal.py: littlefs on a NOR model).
 import persist
@@ -46,14 +49,17 @@ HEAD = 10              # MAGIC, nonce (4), unit index (2)
 UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
 # 160 KB: ~1380 records (littlefs on 4 KB blocks), ~86 min of running time
 # at 8 records a 30 s turn (a checkpoint per 4 s, one per press): a whole
-# sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  arm()
-# rewrites it while no clock runs: 41 sector erases (~1.8 s on a Pico).
+# sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  Arming
+# rewrites it while no clock runs: 41 sector erases (1.85 s at the W25Q16's
+# typical 45 ms, 16.4 s at its datasheet maximum, 400 ms: hence the slices).
 UNITS = 160
 PAGE = 256             # NOR program page
 KIND_CHECK = 1         # a checkpoint
 KIND_EVENT = 2         # a core event (its log line), with the checkpoint after it
 KIND_PAIR = 3          # a press ignored: pressed together with the other side
 KIND_NOTE = 4          # a gesture (its code) recognised: a comment in the log
+KIND_UNDO = 5          # a gesture undid its keys: the records from index
+                       # `arg` up to this one are void (no log line)
 _NONE = 0xFFFF
 
 
@@ -94,29 +100,95 @@ class Journal:
         self.slots = 0                          # record slots in all units
         self.ok = False                         # armed and found
         self.error = None
+        self.feed = None                        # the watchdog's feed, if any
+        self._f = None                          # the file arm_step() writes
+        self._buf = None
+        self._i = 0
+        self.nonce = b""
+        self.ru = 0                             # the read cursor (folding):
+        self.rp = 0                             # unit, offset,
+        self.rk = 0                             # and its record's index
 
     # -- arming (no clock runs) ---------------------------------------------------
+    # The file is written one flash block (4 units) per arm_step(): littlefs
+    # erases at most about one sector per step (400 ms at the W25Q16's
+    # datasheet maximum), and `feed` (the watchdog's, set by the session) is
+    # called after each, so the 41 erases never starve the 8 s watchdog.  A
+    # power cut half-way leaves the old file (littlefs commits at close).
     def arm(self):
-        """Write a fresh journal file (erases happen here) and find its units
-        on the raw flash.  False (with .error) if that failed: no journal."""
+        """Write a fresh journal file at once (erases happen here; the
+        watchdog is fed between blocks) and find its units on the raw flash.
+        False (with .error) if that failed: no journal."""
+        self.arm_start()
+        r = self.arm_step()
+        while r == 0:
+            r = self.arm_step()
+        return r > 0
+
+    def arm_start(self):
+        """Begin writing a fresh journal file (arm_step() writes it)."""
         self.ok = False
-        nonce = _nonce()
+        self._abort()
+        self.nonce = _nonce()
         buf = bytearray(b"\xff" * UNIT)
         buf[0:4] = MAGIC
-        buf[4:8] = nonce
+        buf[4:8] = self.nonce
+        self._buf = buf
+        self._i = 0
         try:
-            f = self.fs.open(self.path, "wb")
-            try:
-                for i in range(self.units):
-                    buf[8] = i & 255
-                    buf[9] = i >> 8
-                    f.write(buf)
-            finally:
+            self._f = self.fs.open(self.path, "wb")
+        except OSError as e:
+            self._fail(e)
+
+    def arming(self):
+        return self._f is not None
+
+    def arm_step(self):
+        """One slice of the arming: the units up to the next block boundary.
+        0: more to do; 1: armed (ok); -1: failed (.error, no journal)."""
+        f = self._f
+        if f is None:
+            return 1 if self.ok else -1
+        per = self.bs // UNIT if self.bs > UNIT else 1
+        buf = self._buf
+        try:
+            k = 0
+            while k < per and self._i < self.units:
+                i = self._i
+                buf[8] = i & 255
+                buf[9] = i >> 8
+                f.write(buf)
+                self._i = i + 1
+                k += 1
+            if self._i >= self.units:
+                self._f = None
                 f.close()
         except OSError as e:
-            self.error = "journal: error %s" % (e.args[0] if e.args else e)
-            return False
-        return self._scan(nonce)
+            self._fail(e)
+            return -1
+        self._fed()
+        if self._f is not None:
+            return 0
+        self._buf = None
+        return 1 if self._scan(self.nonce) else -1
+
+    def _abort(self):
+        f = self._f
+        self._f = None
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def _fail(self, e):
+        self._abort()
+        self.ok = False
+        self.error = "journal: error %s" % (e.args[0] if e.args else e)
+
+    def _fed(self):
+        if self.feed is not None:
+            self.feed()
 
     def find(self):
         """At power-up: find the journal file's units (False: no usable
@@ -138,7 +210,11 @@ class Journal:
         if not self._scan(bytes(head[4:8])):
             return False
         # the write position: after the whole records, and after a torn one
-        k = len(self.records())
+        buf = bytearray(self.size)
+        self.rewind(0)
+        while self.read_next(buf):
+            pass
+        k = self.rk
         if k < self.slots:
             self._seek(k)
             if not self._erased(self.u, self.p):
@@ -157,6 +233,8 @@ class Journal:
         found = 0
         try:
             for b in range(self.nb):
+                if b & 63 == 63:
+                    self._fed()
                 self.bdev.readblocks(b, buf, 0)
                 data = buf if hasattr(buf, "find") else bytes(buf)
                 at = data.find(key)
@@ -272,19 +350,47 @@ class Journal:
         return k
 
     # -- reading back (power-up, folding) -------------------------------------------
+    def rewind(self, k=0):
+        """Put the read cursor at record slot k (read_next() reads on)."""
+        self.ru = self.units
+        self.rp = 0
+        self.rk = k
+        j = 0
+        for u, p in self._slots():
+            if j == k:
+                self.ru = u
+                self.rp = p
+                return
+            j += 1
+
+    def read_next(self, buf):
+        """The record at the read cursor into buf (len self.size), the
+        cursor moved on: True; False at the end (an erased or torn slot, or
+        no slot left).  Allocates nothing: the fold and the power-up read a
+        whole game's records this way, one at a time."""
+        while self.ru < self.units and (self.blk[self.ru] == _NONE or
+                                        self.rp + self.size > self.end[self.ru]):
+            self.ru += 1
+            if self.ru < self.units:
+                self.rp = self.start[self.ru]
+        if self.ru >= self.units:
+            return False
+        self.bdev.readblocks(self.blk[self.ru], buf, self.rp)
+        if not sealed(buf, self.size):
+            return False            # erased (the end) or torn
+        self.rp += self.size
+        self.rk += 1
+        return True
+
     def records(self, skip=0):
         """The whole records since arm(), in order, as bytes, from the
-        (skip+1)-th on; stops at the first erased or torn slot."""
+        (skip+1)-th on; stops at the first erased or torn slot.  (A list:
+        for the tests; the firmware reads with read_next().)"""
         out = []
         buf = bytearray(self.size)
-        k = 0
-        for u, p in self._slots():
-            self.bdev.readblocks(self.blk[u], buf, p)
-            if not sealed(buf, self.size):
-                break               # erased (the end) or torn
-            if k >= skip:
-                out.append(bytes(buf))
-            k += 1
+        self.rewind(skip)
+        while self.read_next(buf):
+            out.append(bytes(buf))
         return out
 
 

@@ -321,9 +321,9 @@ class Net:
             self.over_seen = True
             self.end_t = t
             # The result and its log go out once the log is on flash: with
-            # the running-clock journal (session.py) the game's last lines
-            # reach the log file when the session folds it, in the step
-            # after the clock stopped (poll() runs after that fold).
+            # the running-clock journal (session.py) the game's lines reach
+            # the log file when the session folds it, in the steps after the
+            # game ended (a slice a step, in over; poll() runs after each).
             self.final_due = True
 
     def _final_ready(self):

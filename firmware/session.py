@@ -5,13 +5,16 @@
 # (gamelog.GameLog), the log's time base and the order of their writes; App
 # only calls it:
 #
-#   Session(clock, now, diff, fs, root, clock_id, table)
+#   Session(clock, now, diff, fs, root, clock_id, table, feed)
 #   restore(now, rules)   at power-up: NOTHING | LOST | RULES | RESTORED
 #   event(code, side, t, arg)   the core's hook: the log line first, then
 #                         the checkpoint that records how far the log got
 #                         (a power cut between the two loses neither)
-#   tick(now, running)    every main-loop iteration: a checkpoint every
-#                         CHECKPOINT_MS of running time, the time base moved on
+#   tick(now, running, work=True)   every main-loop iteration, after the
+#                         display is drawn: the staged records written, a
+#                         checkpoint every CHECKPOINT_MS of running time, the
+#                         time base moved on; with `work`, one slice of flash
+#                         work where nobody waits (below)
 #   save(now)             a checkpoint now (e.g. the referee's base time)
 #   ignored(t, x)         a press ignored (pressed together with side x)
 #   mark(k)               slot k (a key) remembers where the log stands now,
@@ -24,6 +27,38 @@
 #                         event opens a new log (with the journal: its
 #                         number, log.number, is reserved now)
 #   log_ms(t)             the log time of tick t
+#   pending() / fold(now) journal records not yet in the files? / put them
+#                         there now (the files' writes and erases: not in a game)
+#   feed                  the watchdog's feed (App), called between slices
+#
+# What is deferred, and where it is written (issue 20; with the journal,
+# i.e. on the boards; without one every write happens at once, as before):
+#
+#   1. An event, an ignored press or a checkpoint is STAGED: event(),
+#      ignored() and tick()'s checkpoint fill a record (the clock as it is at
+#      that instant, its log time, the state store's seq) into one of STAGE
+#      preallocated buffers (self.st[0:self.nst]).  Nothing is written.
+#   2. tick() -- App.step() calls it last, after the LEDs and the LCD show
+#      the change -- PROGRAMS the staged records into the journal, in order
+#      (flush(); journal.append: page programs, no erase, no allocation).
+#      save() and everything that writes a file flush first.  A power cut
+#      before that loses the staged records, as a cut in the step would.
+#   3. The journal's records are FOLDED into the files (their log lines,
+#      then one state file save) only where nobody waits for the display:
+#      tick(work=True) in `ready` or `over`, FOLD_SLICE records a step in
+#      one log append (self.folded: how many are in the files), and at once
+#      in forget() and at power-up.  A pause does not fold: a game's log
+#      file is written at its end.  Then, when more than half used, the
+#      journal is RE-ARMED (its file rewritten: 41 erases) one 4 KB block a
+#      step; a record staged meanwhile finishes the arming first.
+#   A power cut anywhere loses nothing programmed: at power-up the journal's
+#   records newer than the state file (by seq) are read back one at a time
+#   and logged (restore()); the log is first cut back to the state file's
+#   length, so a fold cut half-way is redone, not doubled.
+#   To take back what was done since a mark (a retracted gesture): the
+#   staged records are self.st[:self.nst]; the programmed ones are
+#   self.j.count - (count at the mark); none of them is in the files while
+#   the game is on (folding waits for ready/over).
 #
 # The log time base.  Log times are ms since the game began, never
 # decreasing, continuing across power cuts: log_ms(t) = offset + diff(t,
@@ -39,7 +74,7 @@
 #
 # tick() runs every main-loop iteration: it is kept small (MicroPython puts a
 # call frame of more than ~11 words on the heap) and allocates nothing unless
-# a checkpoint is due.
+# a file is written (the fold, in ready or over).
 import clockcore as cc
 import fsys
 import persist
@@ -53,6 +88,8 @@ _put = persist._put
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
 _REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
+STAGE = 4               # records staged in a step before they are programmed
+FOLD_SLICE = 16         # journal records folded into the log per step (one append)
 
 # restore() results
 NOTHING = 0     # no saved game: a fresh `ready`
@@ -63,14 +100,16 @@ RESTORED = 3    # a game resumed as of its last checkpoint (paused if it ran)
 _PAIR = "%d %s ignored: pressed together with %s"
 _GESTURE = "%d gesture %s: the presses of its keys are undone"
 MARKS = 4               # mark slots: one per key, and one for a mode change
+VOIDS = 8               # void ranges of journal records (KIND_UNDO) kept in RAM
 
 
 class Session:
     def __init__(self, clock, now, diff, fs=None, root="", clock_id="",
-                 table=None):
+                 table=None, feed=None):
         self.clock = clock
         self.diff = diff
         self.table = table      # () -> the table number for a new log's header
+        self.feed = feed        # the watchdog's feed (App.run), or None
         fs = fs if fs is not None else fsys.OsFS()
         # (a record of another snapshot length, from another firmware, is
         # not restored: "state lost", a clean ready)
@@ -92,6 +131,17 @@ class Session:
             except (OSError, AttributeError, TypeError):
                 self.j = None
         self.folded = 0         # journal records already in the files
+        self.arm_due = False    # re-arm the journal where nobody waits
+        self.fcur = False       # the journal's read cursor is at `folded`
+        if self.j is not None:
+            n = self.j.size
+            self.st = [bytearray(n) for _ in range(STAGE)]  # staged records
+            for r in self.st:
+                r[1] = cc.SNAPSHOT_LEN
+            self.rb = bytearray(n)      # one record read back (fold, power-up)
+        self.nst = 0            # records staged, not yet programmed
+        self.calm = False       # the last step was in ready/over already
+
         # Gesture marks (mark/retract): per slot, the first journal record
         # after the mark, where the first log line after it went (-1: none
         # yet), and whether the game had begun (an event, its log time base
@@ -101,6 +151,14 @@ class Session:
         self._mon = bytearray(MARKS)
         for k in range(MARKS):
             self._mp[k] = -1
+        # Journal records a gesture made void (KIND_UNDO): [first, undo)
+        # pairs, so that a fold (and a power-up) passes over them.
+        self._void = array_i(2 * VOIDS)
+        self.nvoid = 0
+
+    def _fed(self):
+        if self.feed is not None:
+            self.feed()
 
     # -- the log time base --------------------------------------------------------
     def log_ms(self, t):
@@ -114,28 +172,40 @@ class Session:
 
     # -- checkpoints ----------------------------------------------------------------
     def save(self, now):
-        """A checkpoint: into the journal while a clock runs, else (after
-        folding the journal) into the state file."""
+        """A checkpoint now: into the journal while a clock runs, else
+        (after folding the journal) into the state file."""
         self.last_save = now
-        if self.j is not None and self.clock.running() >= 0:
-            if self._journal(jmod.KIND_CHECK, 0, -1, 0, now):
-                return
+        if self.clock.running() >= 0 and self._usable():
+            r = self._stage(0, -1, 0, now)
+            r[0] = jmod.KIND_CHECK  # (not `_stage(...)[0] =`: that allocates)
+            self.flush(now)
+            return
         self._save_file(now)
 
     def _save_file(self, now):
+        if self.nst:
+            self.flush(now)
         if self.pending():
             self.fold(now)      # saves too
             return
         lg = self.log
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
 
-    def tick(self, now, running):
-        """One main-loop iteration; `running`: a clock runs."""
-        if running:
-            if self.diff(now, self.last_save) >= CHECKPOINT_MS:
-                self.save(now)
-        elif self.j is not None and self.j.count > self.folded:
-            self.fold(now)      # the clock stopped: the journal goes to the files
+    def tick(self, now, running, work=True):
+        """One main-loop iteration, after the display was drawn; `running`:
+        a clock runs.  The staged records are programmed into the journal
+        (then a checkpoint, every CHECKPOINT_MS of running time); with
+        `work` and the clock in ready or over (nobody waits for it), one
+        slice of the flash work: folding the journal into the files, or
+        re-arming it."""
+        if running and self.diff(now, self.last_save) >= CHECKPOINT_MS:
+            self.save(now)
+        elif self.nst:
+            self.flush(now)
+        if work and not running and self.j is not None:
+            self._work(now)
+        else:
+            self.calm = False
         if self.diff(now, self.anchor) >= _REANCHOR_MS:
             self.offset = self.log_ms(now)
             self.anchor = now
@@ -145,30 +215,20 @@ class Session:
         """Log the event, then checkpoint (the window's end is only shown,
         not kept).  The log stays open on the final screen: the referee's
         void and resume go into it; forget() closes it.  While the journal
-        takes records, both are one journal record (no file write)."""
+        takes records, both are one journal record, staged here and
+        programmed by the next tick() (after the display is drawn)."""
         if not self.on:
             self._start(t)
-        if not self._jevent(code, side, t, arg):
-            self._direct(code, side, t, arg)
+        if self._usable():
+            self._stage(code, side, arg, t)     # (4 args: a small frame)
+            self.last_save = t
+            return
+        self._direct(code, side, t, arg)
 
     def _start(self, t):
         self.on = True
         self.offset = 0
         self.anchor = t
-
-    def _jevent(self, code, side, t, arg):
-        if self.j is None or not self.j.ok:
-            return False
-        r = self.j.rec
-        r[0] = jmod.KIND_EVENT
-        r[12] = code
-        r[13] = side + 1
-        _put(r, 16, arg)
-        if self._record(t):
-            self.last_save = t
-            return True
-        self.fold(t)        # full or failing: the files, as without one
-        return False
 
     def _direct(self, code, side, t, arg):
         c = self.clock
@@ -182,7 +242,9 @@ class Session:
         """Side 1-x's press at t was ignored: pressed together with side x."""
         if not self.on:
             return
-        if self.j is not None and self._journal(jmod.KIND_PAIR, 0, x, 0, t):
+        if self._usable():
+            r = self._stage(0, x, 0, t)
+            r[0] = jmod.KIND_PAIR
             return
         self._begin()
         self._cut_here(0x3FFFFFFF)
@@ -193,7 +255,9 @@ class Session:
         comment in the log, so a referee reading it sees why."""
         if not self.on:
             return
-        if self.j is not None and self._journal(jmod.KIND_NOTE, code, -1, 0, t):
+        if self._usable():
+            r = self._stage(code, -1, 0, t)
+            r[0] = jmod.KIND_NOTE
             return
         self._begin()
         self._cut_here(0x3FFFFFFF)  # a later gesture of the group cuts it too
@@ -204,7 +268,9 @@ class Session:
         """Slot k: the log as it stands now (before a key's edge acts).
         Allocation-free: it runs at every press."""
         j = self.j
-        self._mk[k] = j.count if j is not None else 0
+        # the records after the mark: the programmed ones from j.count on,
+        # then the staged ones, in order
+        self._mk[k] = j.count + self.nst if j is not None else 0
         self._mp[k] = -1
         self._mon[k] = 1 if self.on else 0
 
@@ -235,7 +301,10 @@ class Session:
         The checkpoint is a state-file record, never a journal record: the
         dropped records are still in the journal, and only a newer state
         file record (store.seq) makes a restore pass over them."""
-        self._drop(k)
+        if self._undo_record(k, now):
+            self._cut_lines(k, now)
+            return
+        self._drop(k, now)
         lg = self.log
         cut = self._mp[k]
         if not self._mon[k]:
@@ -252,6 +321,7 @@ class Session:
         if self.begun and 0 <= cut < lg.pos:
             lg.pos = cut        # the checkpoint names the cut log ...
             self._checkpoint(now)
+            self._fed()
             lg.reopen(lg.number, cut)   # ... then the file is cut
         else:
             self._checkpoint(now)
@@ -260,19 +330,90 @@ class Session:
                 if self._mp[m] > cut:
                     self._mp[m] = -1    # what it marked is cut off too
 
-    def _drop(self, k):
-        # retract(): the journal's records before mark k become log lines,
-        # the rest are passed over (folded without a line)
+    def _undo_record(self, k, now):
+        """With the journal, in a game: the staged records after mark k are
+        dropped, and one KIND_UNDO record (staged like any, programmed after
+        the draw: no file work, no erase) makes the programmed ones void; it
+        carries the restored clock, so a power-up restores that.  False when
+        the journal cannot take it (no journal, full, or too many voids in
+        one game): then retract() folds and checkpoints into the files."""
         j = self.j
-        if j is not None and j.ok and j.count > self.folded:
-            recs = j.records(self.folded)
-            i = self.folded
-            for rec in recs:
-                if i >= self._mk[k]:
-                    break
-                self._line(rec, i)
-                i += 1
-            self.folded = j.count
+        if j is None or not self._usable() or self.nvoid >= VOIDS or j.arming():
+            return False
+        mk = self._mk[k]
+        n = mk - j.count        # staged records made before the mark
+        if self.nst > n:
+            self.nst = n if n > 0 else 0
+        if j.count > mk:
+            v = self._void
+            v[2 * self.nvoid] = mk
+            v[2 * self.nvoid + 1] = j.count + self.nst
+            self.nvoid += 1
+            r = self._stage(0, -1, mk, self.clock.t)
+            r[0] = jmod.KIND_UNDO
+        else:
+            r = self._stage(0, -1, 0, self.clock.t)
+            r[0] = jmod.KIND_CHECK
+        self.last_save = now
+        if not self._mon[k]:
+            self.on = False     # no event before the mark (see retract)
+        return True
+
+    def _cut_lines(self, k, now):
+        # log lines already folded after the mark (a fold in ready or over
+        # since): the state file names the cut log first, then it is cut
+        lg = self.log
+        cut = self._mp[k]
+        if not self.begun or cut < 0 or cut >= lg.pos:
+            return
+        self.flush(now)
+        if self.pending():
+            while not self._fold_step(FOLD_SLICE):
+                pass
+            self.folded = self.j.count
+            self.fcur = False
+        lg.pos = cut
+        self._checkpoint(now)
+        lg.reopen(lg.number, cut)
+        for m in range(MARKS):
+            if self._mp[m] > cut:
+                self._mp[m] = -1
+
+    def voided(self, i):
+        """Is journal record i void (a gesture undid it)?"""
+        v = self._void
+        k = 0
+        while k < self.nvoid:
+            if v[2 * k] <= i < v[2 * k + 1]:
+                return True
+            k += 1
+        return False
+
+    def _drop(self, k, now):
+        # retract(): the journal's records before mark k become log lines,
+        # the rest are passed over (folded without a line).  Staged records
+        # made before the mark are programmed first; those after it never.
+        j = self.j
+        if j is None:
+            return
+        mk = self._mk[k]
+        if self.nst:
+            n = mk - j.count    # staged before the mark
+            if n > 0:
+                if n < self.nst:
+                    self.nst = n
+                self.flush(now)
+            self.nst = 0
+        j = self.j
+        if j is None or not j.ok or j.arming() or j.count <= self.folded:
+            return
+        if not self.fcur:
+            j.rewind(self.folded)
+            self.fcur = True
+        while not self._lines(FOLD_SLICE, mk):
+            pass                # (in slices: the watchdog is fed between)
+        self.folded = j.count
+        self.fcur = False
 
     def _checkpoint(self, now):
         # retract(): the restored clock into the state file, at its own time
@@ -282,6 +423,7 @@ class Session:
         lg = self.log
         self.last_save = now
         self.store.save(c.snapshot(), self.log_ms(c.t), lg.pos, lg.number)
+        self._fed()
 
     def _begin(self):
         if not self.begun:
@@ -290,24 +432,37 @@ class Session:
 
     # -- the journal: records while a clock runs (no erase, no allocation) ------------
     # (Small frames: MicroPython puts a frame of more than ~11 words on the heap.)
-    def _journal(self, kind, code, side, arg, t):
-        if not self.j.ok:
+    def _usable(self):
+        """Does the next record go to the journal?  (Armed and not full, or
+        being armed: the record's flush finishes the arming first.)"""
+        j = self.j
+        if j is None:
             return False
-        r = self.j.rec
-        r[0] = kind
+        if j.arming():
+            return True
+        return j.ok and not j.full()
+
+    def _stage(self, code, side, arg, t):
+        """An event record made now (the clock as it is at the event),
+        programmed by flush(); returned, so that a checkpoint or a pair
+        sets its kind."""
+        if self.nst >= STAGE:
+            self.flush(t)       # (a burst: the oldest go now)
+        r = self.st[self.nst]
+        r[0] = jmod.KIND_EVENT
         r[12] = code
         r[13] = side + 1
         _put(r, 16, arg)
-        return self._record(t)
+        self._fill(r, t)
+        self.nst += 1
+        return r
 
-    def _record(self, t):
-        r = self.j.rec
+    def _fill(self, r, t):
         s = self.store.seq
         _put(r, 4, s if s > 0 else 0)
         _put(r, 8, self.log_ms(t))
         self._rems(r)
         self._snap(r)
-        return self.j.append()
 
     def _rems(self, r):
         c = self.clock
@@ -322,31 +477,161 @@ class Session:
             _put(r, 28 + 4 * k, s[k])
             k += 1
 
-    def pending(self):
-        return self.j is not None and self.j.count > self.folded
+    def flush(self, now):
+        """Program the staged records into the journal, in order.  If it is
+        full or the flash refuses, the rest go to the files (a spill)."""
+        k = 0
+        while k < self.nst:
+            if not self._program(self.st[k]):
+                self._spill(k, now)
+                break
+            k += 1
+        self.nst = 0
 
-    def fold(self, now):
-        """The journal's records since the last fold go into the files: the
-        log lines, then one checkpoint of the clock as it is now.  The
-        journal is re-armed when more than half full (erases: call this
-        only while no clock runs, unless the journal is full)."""
+    def _program(self, r):
         j = self.j
-        recs = j.records(self.folded) if j.ok else []
-        i = self.folded
-        self.folded = j.count
-        for rec in recs:
-            self._line(rec, i)
-            i += 1
+        if j is not None and j.arming():
+            self._arm_finish()  # a game began before the arming was done
+            j = self.j
+        if j is None:
+            return False
+        j.rec = r
+        return j.append()
+
+    def _spill(self, k, now):
+        """The journal took no more (full, or the flash refused): what it
+        holds goes to the files, then the staged records from k on (their
+        log lines), then one state file save; it is re-armed where nobody
+        waits.  (Erases while a clock may run: only past a whole game's
+        worth of running time without an end, or on a failing flash.)"""
+        if self.j is not None and self.j.count > self.folded:
+            self._fold_all()
+            self.folded = self.j.count
+            self.fcur = False
+        n = self.j.count if self.j is not None else 0
+        while k < self.nst:
+            self._line(self.st[k], n + k)
+            self._fed()
+            k += 1
+        self.nst = 0
         lg = self.log
         self.last_save = now
         self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
-        if not j.ok or self._roomy():
-            self._arm()
+        self.arm_due = True
 
-    def _arm(self):
+    def pending(self):
+        """Journal records not yet in the files (staged ones included)?"""
+        return self.j is not None and (self.j.count > self.folded or self.nst > 0)
+
+    # -- folding the journal into the files, and re-arming it ------------------------
+    # Only where nobody waits (tick(work=True) in ready or over, one slice
+    # a step; forget(); power-up), or all at once when asked (fold()).
+    def fold(self, now, arm=True):
+        """The journal's records since the last fold go into the files: the
+        log lines, then one checkpoint of the clock as it is now.  The
+        journal is re-armed when more than half full (erases: call this
+        only while no clock runs; arm=False: only marked, for tick())."""
+        if self.nst:
+            self.flush(now)
+        j = self.j
+        if j is None:
+            return
+        if j.ok and not j.arming():
+            self._fold_all()
+        self._fold_end(now)
+        j = self.j
+        if j is not None and not j.arming() and (not j.ok or self._roomy()):
+            self.arm_due = not arm
+            if arm:
+                self._arm()
+
+    def _fold_all(self):
+        while not self._fold_step(FOLD_SLICE):
+            pass
+
+    def _fold_step(self, n):
+        """Up to n records' log lines; True at the journal's end."""
+        if not self.fcur:
+            self.j.rewind(self.folded)
+            self.fcur = True
+        return self._lines(n)
+
+    def _lines(self, n, stop=0x3FFFFFFF):
+        """The log lines of up to n records from the journal's read cursor,
+        written in one append (one flash commit), the watchdog fed after;
+        True at the journal's end (or at record `stop`)."""
+        j = self.j
+        b = self.rb
+        end = False
+        self.log.hold()
+        try:
+            while n > 0:
+                if j.rk >= stop or not j.read_next(b):
+                    end = True
+                    break
+                if not self.voided(j.rk - 1):
+                    self._line(b, j.rk - 1)
+                n -= 1
+        finally:
+            self.log.release()
+        self._fed()
+        return end
+
+    def _fold_end(self, now):
+        """Every record is in the log: one state file save records it."""
+        self.folded = self.j.count
+        self.fcur = False
+        lg = self.log
+        self.last_save = now
+        self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
+
+    def _work(self, now):
+        """One slice of flash work, in ready or over (no clock runs), from
+        the step after the one that got there: the step that ends a game
+        (or resets it) draws and allocates nothing more."""
+        st = self.clock.state
+        if st != cc.READY and st != cc.OVER:
+            self.calm = False
+            return
+        if not self.calm:
+            self.calm = True
+            return
+        j = self.j
+        if j.arming():
+            self._arm_step()
+        elif j.ok and j.count > self.folded:
+            if self._fold_step(FOLD_SLICE):
+                self._fold_end(now)
+                if self._roomy():
+                    self.arm_due = True
+        elif self.arm_due or not j.ok:
+            self.arm_due = False
+            j.feed = self.feed
+            j.arm_start()
+            self.fcur = False
+
+    def _arm_step(self):
+        r = self.j.arm_step()
+        if r < 0:
+            self.j = None       # the flash refused: the files only, from now on
+        elif r > 0:
+            self._rearmed()
+
+    def _rearmed(self):
         self.folded = 0
+        self.nvoid = 0          # the void records are gone with the rest
         for k in range(MARKS):  # every record from now on is after each mark
             self._mk[k] = 0
+
+    def _arm_finish(self):
+        while self.j is not None and self.j.arming():
+            self._arm_step()
+
+    def _arm(self):
+        """Re-arm the journal at once (sliced inside, the watchdog fed)."""
+        self._rearmed()
+        self.fcur = False
+        self.j.feed = self.feed
         if not self.j.arm():
             self.j = None       # the flash refused: the files only, from now on
 
@@ -354,7 +639,7 @@ class Session:
         """A journal record's log line (events, ignored presses, gestures);
         index: its place in the journal (-1: after a power cut, no marks)."""
         kind = rec[0]
-        if kind == jmod.KIND_CHECK:
+        if kind == jmod.KIND_CHECK or kind == jmod.KIND_UNDO:
             return
         self._begin()
         if index >= 0:
@@ -371,12 +656,22 @@ class Session:
 
     def forget(self):
         """The game was reset: its journal records go to its log first, then
-        nothing is left to restore; the next event opens a new log."""
+        nothing is left to restore; the next event opens a new log.  (With
+        the journal: a `ready` record in the state file marks its records as
+        old.)"""
         if self.pending():
-            self.fold(self.anchor)
-        if self.j is not None and self.j.count:
-            self._arm()
-        self.store.clear()
+            self.fold(self.anchor, False)
+        j = self.j
+        if j is not None and (j.count or j.arming()):
+            # The journal keeps this game's records until it is re-armed
+            # (when more than half full, where nobody waits): a state record
+            # newer than them (the reset clock, no log) keeps a power-up
+            # from taking them back, and the next game's follow them.
+            self.store.save(self.clock.snapshot(), 0, 0, 0)
+            if j.ok and self._roomy():
+                self.arm_due = True
+        else:
+            self.store.clear()
         self.log.close()
         self.on = False
         self.begun = False
@@ -395,19 +690,28 @@ class Session:
         """Resume a game cut off by a power failure, paused, as of its last
         checkpoint (the state file's, or a newer one in the journal).
         `rules`: () -> the rules of a clean `ready` when the record cannot
-        be used."""
+        be used.  The journal is read one record at a time (a whole game's
+        records would not fit in the heap) and its lines go to the log now,
+        the watchdog fed after each."""
         st = self.store
         got = st.load()
-        recs = self._unfolded()
+        first = self._unfolded()
         if self.j is not None:
             self.folded = self.j.count  # all of it is in hand now
-        if not recs:
+        if first < 0:
             r = self._restore_file(now, rules, got)
         else:
-            r = self._restore_journal(now, rules, got, recs)
+            r = self._restore_journal(now, rules, got, first)
         j = self.j
         if j is not None and (not j.ok or self._roomy()):
-            self._arm()         # no journal yet, or little room left
+            # no journal yet, or little room left: a game that comes back
+            # paused gets a fresh one now (the splash shows meanwhile); a
+            # ready or finished one in slices from the main loop
+            st = self.clock.state
+            if st == cc.READY or st == cc.OVER:
+                self.arm_due = True
+            else:
+                self._arm()
         self._reserve()
         return r
 
@@ -417,12 +721,29 @@ class Session:
         return j.full() or 2 * j.count > j.slots
 
     def _unfolded(self):
-        """The journal's records newer than the state file's record."""
+        """The index of the journal's first record newer than the state
+        file's record (-1: none); the last record is left in self.rb."""
         j = self.j
         if j is None or not j.find():
-            return []
+            return -1
         seq = self.store.seq if self.store.seq > 0 else 0
-        return [r for r in j.records() if jmod.field(r, 4) >= seq]
+        b = self.rb
+        first = -1
+        j.rewind(0)
+        self.nvoid = 0
+        while j.read_next(b):
+            if first < 0 and jmod.field(b, 4) >= seq:
+                first = j.rk - 1
+            if b[0] == jmod.KIND_UNDO and self.nvoid < VOIDS:
+                v = self._void
+                v[2 * self.nvoid] = jmod.field(b, 16)
+                v[2 * self.nvoid + 1] = j.rk - 1
+                self.nvoid += 1
+        if first < 0:
+            return -1
+        j.rewind(j.rk - 1)
+        j.read_next(b)          # the last one again, into b
+        return first
 
     def _clock_from(self, ints, now, rules):
         """The clock restored from a snapshot (paused if it ran); False,
@@ -458,12 +779,13 @@ class Session:
         self.save(now)
         return RESTORED
 
-    def _restore_journal(self, now, rules, got, recs):
+    def _restore_journal(self, now, rules, got, first):
         """The state file's record (if any), then the journal's records after
         it: the log is cut back to the file record's length, the journal's
-        lines follow, then the power line; the clock is the last record's."""
+        lines follow, then the power line; the clock is the last record's
+        (in self.rb)."""
         st = self.store
-        last = recs[-1]
+        last = self.rb
         ints = jmod.snapshot(last)
         log_ms = jmod.field(last, 8)
         c = self.clock
@@ -474,11 +796,15 @@ class Session:
         self.on = True
         self.begun = got is not None and st.game > 0 and st.log_pos > 0 and \
             self.log.reopen(st.game, st.log_pos)
-        for rec in recs:
-            self._line(rec)
+        self.j.rewind(first)
+        while not self._lines(FOLD_SLICE):
+            pass
         if self.begun:
             self.log.power_line(log_ms, ints[1] == cc.RUNNING)
         self.last_save = now
         lg = self.log
         st.save(c.snapshot(), log_ms, lg.pos, lg.number)
+        if c.state == cc.READY and not self.begun:
+            self.on = False     # every record since was undone by a gesture:
+            return RULES        # a ready clock, no game (nothing to announce)
         return RESTORED

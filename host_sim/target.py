@@ -250,14 +250,22 @@ class Pico:
         pico.lcd.text_rows()           # the LCD, decoded from the I2C0 bytes
     """
 
+    # The W25Q16's datasheet times (typical, maximum): a 4 KB sector erase
+    # and a 256-byte page program.  Pico(erase_ms=, program_us=) makes the
+    # emulated flash busy that long (0: at once, the default).
+    ERASE_MS = (45, 400)
+    PROGRAM_US = (400, 3000)
+
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
-                 battery_mv=3900, uid=0):
+                 battery_mv=3900, uid=0, erase_ms=0, program_us=0):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
         self.advance_ms = advance_ms
         self.battery_mv = battery_mv
         self.uid = uid            # 0-255: another board's unique id (harness --uid)
+        self.erase_ms = erase_ms
+        self.program_us = program_us
         self.lcd = Hd44780Pcf8574(cols, rows)
         self.lcd_addr = lcd_addr
         self.serial = bytearray()
@@ -275,6 +283,8 @@ class Pico:
         args += ["--battery-mv", str(self.battery_mv)]
         if self.uid:
             args += ["--uid", str(self.uid)]
+        if self.erase_ms or self.program_us:
+            args += ["--erase-ms", str(self.erase_ms), "--program-us", str(self.program_us)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buf = b""
         self._expect("READY")
@@ -318,6 +328,11 @@ class Pico:
 
     def pin(self, gpio, level):
         self._send("P %d %d" % (gpio, 1 if level else 0))
+
+    def pin_at_flash(self, gpio, level):
+        """Drive a pin when the next flash erase or page program starts (the
+        edge lands in flash work: stats() edge_max_wait_us)."""
+        self._send("F %d %d" % (gpio, 1 if level else 0))
 
     def press(self, gpio, at_ms, bounce=(1, 2), hold_ms=100):
         """A press at `at_ms`: the first falling edge, bounces (edges spaced

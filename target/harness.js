@@ -1,7 +1,7 @@
 // The emulated Raspberry Pi Pico for the target run (issue 11).
 //
 //   node target/harness.js --bootrom B --uf2 U --flash FILE [--fs-image IMG] [--advance-ms N]
-//        [--battery-mv MV] [--uid N]
+//        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US]
 //
 // --uid N (0-255, default 0) shifts the flash's unique id, so two runs can be
 // two different boards (machine.unique_id(): the clock's id).
@@ -13,12 +13,22 @@
 //    pad override (how the boot ROM's flash routines frame commands).  The whole
 //    2 MB is kept in FILE and written through on every program and erase, so
 //    killing this process and starting again on FILE is a true power cut.
+//    With --erase-ms / --program-us the status register reports BUSY for that
+//    much simulated time after a sector erase / a page program (the W25Q16's
+//    datasheet: tSE 45 ms typ., 400 max; tPP 0.4 ms typ., 3 max), which the
+//    boot ROM's flash routines poll, with the rp2 port's interrupts off.
+//  - the watchdog's feeds (writes to WATCHDOG LOAD) timed: the longest gap,
+//    and its triggers (a starved watchdog) counted;
+//  - how long a button edge waits for the core to take interrupts (PRIMASK
+//    set: a flash operation), the longest such wait: the pin IRQ stamps the
+//    press that much late.  "F <pin> <0|1>" drives a pin at the start of the
+//    next erase or page program, so that edge lands in flash work.
 //  - the button and I2C lines held high (rp2040js has no pull-ups);
 //  - I2C0 answered with ACKs at every address, the bytes written reported;
 //  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py).
 //
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
-// an input; RUNTO <ms> run until that simulated time, then report; GO run
+// an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
 // freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction; AT <ms> after RUNTO; STATS erases=.. programs=.. ...
@@ -43,7 +53,12 @@ const out = (line) => process.stdout.write(line + '\n');
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 
 // -- the NOR flash ---------------------------------------------------------------
-const stats = { erases: 0, erases4k: 0, erases64k: 0, programs: 0, programBytes: 0, reads: 0 };
+const stats = { erases: 0, erases4k: 0, erases64k: 0, programs: 0, programBytes: 0, reads: 0,
+  flash_busy_us: 0, wdt_feeds: 0, wdt_max_gap_us: 0, wdt_triggers: 0,
+  edges: 0, edges_in_flash: 0, edge_max_wait_us: 0 };
+const ERASE_NS = Number(arg('--erase-ms', '0')) * 1e6;
+const PROGRAM_NS = Number(arg('--program-us', '0')) * 1e3;
+let onFlashOp = null;     // "F": a pin change waiting for the next erase/program
 
 class NorFlashSSI extends RPSSI {
   constructor(rp2040, name, flash, fd) {
@@ -57,6 +72,12 @@ class NorFlashSSI extends RPSSI {
     this.n = 0;       // bytes of the command so far (after the opcode)
     this.addr = 0;
     this.programmed = false;
+    this.busyUntil = 0;
+  }
+  busyFor(ns) {
+    if (!ns) return;
+    this.busyUntil = this.rp2040.clock.nanos + ns;
+    stats.flash_busy_us += Math.round(ns / 1e3);
   }
   readUint32(offset) {
     if (offset === 0x28) { // SR: TX never full, always empty; RX not empty if we have data
@@ -98,6 +119,7 @@ class NorFlashSSI extends RPSSI {
     stats.erases += 1;
     if (size === 4096) stats.erases4k += 1; else stats.erases64k += 1;
     this.wel = false;
+    this.busyFor(ERASE_NS * size / 4096);
   }
   finish() {
     if (this.cmd < 0) return;
@@ -107,6 +129,7 @@ class NorFlashSSI extends RPSSI {
       this.persist(page, 256);
       stats.programs += 1;
       this.wel = false;
+      this.busyFor(PROGRAM_NS);
     } else if (this.cmd === 0x20 && hasAddr) this.erase(4096);
     else if (this.cmd === 0x52 && hasAddr) this.erase(32768);
     else if (this.cmd === 0xd8 && hasAddr) this.erase(65536);
@@ -117,11 +140,17 @@ class NorFlashSSI extends RPSSI {
       this.n = 0;
       if (b === 0x06) this.wel = true;
       if (b === 0x04) this.wel = false;
+      if ((b === 0x02 || b === 0x20 || b === 0x52 || b === 0xd8) && this.wel && onFlashOp) {
+        const f = onFlashOp;
+        onFlashOp = null;
+        f();
+      }
       return 0;
     }
     const i = this.n++;
     switch (this.cmd) {
-      case 0x05: return this.wel ? 0x02 : 0x00;              // status 1: never busy
+      case 0x05:                                              // status 1: WEL, BUSY
+        return (this.wel ? 0x02 : 0x00) | (this.rp2040.clock.nanos < this.busyUntil ? 0x01 : 0x00);
       case 0x35: return 0x02;                                 // status 2: QE set
       case 0x9f: return [0xef, 0x40, 0x15][i] || 0;           // W25Q16JV
       case 0x4b: return i < 4 ? 0 : (0x10 + i + UID) & 0xff;  // unique id (--uid)
@@ -210,6 +239,30 @@ function main() {
   const simMs = () => Math.floor((clock.nanos - t0) / 1e6);
 
   for (const p of HIGH_PINS) mcu.gpio[p].setInputValue(true);
+
+  // The watchdog: its feeds timed, its triggers counted.
+  const wd = mcu.peripherals[0x40058];
+  let lastFeed = -1;
+  const wdWrite = wd.writeUint32.bind(wd);
+  wd.writeUint32 = (offset, value) => {
+    if (offset === 0x04) {
+      const now = clock.nanos;
+      if (lastFeed >= 0) stats.wdt_max_gap_us = Math.max(stats.wdt_max_gap_us, Math.round((now - lastFeed) / 1e3));
+      lastFeed = now;
+      stats.wdt_feeds += 1;
+    }
+    wdWrite(offset, value);
+  };
+  wd.onWatchdogTrigger = () => { stats.wdt_triggers += 1; };
+
+  // A button edge while the core has interrupts off (PRIMASK): timed until
+  // it takes them again (the pin IRQ runs then).
+  let edgeAt = -1;
+  function edge(pin, level) {
+    mcu.gpio[pin].setInputValue(level);
+    stats.edges += 1;
+    if (mcu.core.PM) { edgeAt = clock.nanos; stats.edges_in_flash += 1; }
+  }
   // The battery divider (2:1) on GPIO28 = ADC2, 12 bits of 3.3 V.
   const mv = Number(arg('--battery-mv', '3900'));
   mcu.adc.channelValues[2] = Math.round(mv / 2 / 3300 * 4095);
@@ -241,6 +294,10 @@ function main() {
         return setTimeout(run, 5);
       }
       for (let i = 0; i < 20000; i++) {
+        if (edgeAt >= 0 && !mcu.core.PM) {
+          stats.edge_max_wait_us = Math.max(stats.edge_max_wait_us, Math.round((clock.nanos - edgeAt) / 1e3));
+          edgeAt = -1;
+        }
         if (mcu.core.waiting) {
           const n = clock.nanosToNextAlarm;
           clock.tick(n);
@@ -261,7 +318,8 @@ function main() {
     const w = line.trim().split(/\s+/);
     switch (w[0]) {
       case 'S': for (const b of Buffer.from(w[1], 'hex')) cdc.sendSerialByte(b); break;
-      case 'P': mcu.gpio[Number(w[1])].setInputValue(w[2] === '1'); break;
+      case 'P': edge(Number(w[1]), w[2] === '1'); break;
+      case 'F': { const pin = Number(w[1]), level = w[2] === '1'; onFlashOp = () => edge(pin, level); break; }
       case 'RUNTO': until = Number(w[1]); break;
       case 'GO': until = Infinity; break;
       case 'HALT': until = 0; out('AT ' + simMs()); break;

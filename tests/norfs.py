@@ -9,6 +9,12 @@ filesystem API (fsys.OsFS: open, rename, remove, listdir, stat, mkdir)
 over it, plus raw(): the block device under it (readblocks/writeblocks with
 an offset, ioctl), as rp2.Flash() is on the Pico.
 
+Time (issue 20): with `busy` set (a function of ms), every erase and page
+program calls it with the W25Q16's time for it, `erase_ms` and `prog_ms`
+(default: the datasheet's maxima, tSE 400 ms a 4 KB sector, tPP 3 ms a
+256-byte page), so a test can let that time pass on its virtual clock
+(tests/test_watchdog.py).
+
 Power cuts in the journal: with `budget` set, each byte that a raw program
 changes uses one unit; when none is left the program stops there (the bytes
 before stay programmed) and PowerCut is raised.  boot() mounts the same
@@ -21,6 +27,8 @@ from littlefs.errors import LittleFSError
 
 BLOCK = 4096
 BLOCKS = 96           # 384 KB: the bundle is not on it, the games and the journal are
+ERASE_MAX_MS = 400    # W25Q16JV datasheet: sector erase (4 KB), tSE max (typ. 45)
+PROG_MAX_MS = 3       # page program (256 bytes), tPP max (typ. 0.4)
 
 
 class PowerCut(Exception):
@@ -35,6 +43,9 @@ class Nor(UserContext):
         self.programs = 0       # littlefs page programs
         self.raw_programs = 0   # the journal's page programs
         self.budget = None
+        self.busy = None        # busy(ms): the flash's time passes
+        self.erase_ms = ERASE_MAX_MS
+        self.prog_ms = PROG_MAX_MS
 
     def prog(self, cfg, block, off, data):
         a = block * BLOCK + off
@@ -42,10 +53,14 @@ class Nor(UserContext):
         for i, x in enumerate(data):
             b[a + i] &= x
         self.programs += 1
+        if self.busy is not None:
+            self.busy(self.prog_ms * ((len(data) + 255) // 256))
         return 0
 
     def erase(self, cfg, block):
         self.erases += 1
+        if self.busy is not None:
+            self.busy(self.erase_ms)
         return UserContext.erase(self, cfg, block)
 
 
@@ -76,6 +91,8 @@ class Raw:
                     nor.budget -= 1
                 b[a + i] = new
         nor.raw_programs += 1
+        if nor.busy is not None:
+            nor.busy(nor.prog_ms)
 
     def ioctl(self, op, arg):
         if op == 4:

@@ -157,3 +157,31 @@ def test_hall_figures_small():
     (rate,) = hall_bench.hall_throughput(seconds=0.3, clocks=3, runs=1)
     sane(rate, "hall_messages_per_second", "msgs/s")
     assert rate.value > 0
+
+
+def test_make_bench_on_a_fresh_clone_builds_what_it_needs(tmp_path):
+    """Issue 20: `make bench` on a fresh clone exited 1 because the hall
+    figures need the page's mqtt.min.js and nothing built it.  In a fresh
+    clone (git clone of this repository), `make -n bench` (and bench-docs)
+    must plan the page bundle's build (build/npm: npm ci of
+    tools/hall-npm) and the emulated Pico's (target/: npm ci) before the
+    bench runs."""
+    import shutil
+    import subprocess
+    from host_sim import ROOT
+    if not shutil.which("git") or not shutil.which("make"):
+        pytest.skip("git and make are needed")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", ROOT, str(clone)], check=True)
+    for goal in ("bench", "bench-docs"):
+        # (the venv is taken as built: -o keeps make from planning it)
+        proc = subprocess.run(["make", "-n", "-o", ".venv/.installed", goal], cwd=clone,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        plan = proc.stdout
+        page = plan.find("cp tools/hall-npm/package.json tools/hall-npm/package-lock.json build/npm/")
+        assert page >= 0 and "npm ci" in plan[page:], plan
+        assert "touch build/npm/node_modules/mqtt/dist/mqtt.min.js" in plan, plan
+        target = plan.find("cd target && npm ci")
+        bench = plan.find("-m bench.run")
+        assert 0 <= page < bench and 0 <= target < bench, plan

@@ -774,17 +774,19 @@ def _mash(seed, hours, stalls=False):
 def _timeline_groups(holds):
     """The groups of the keys' real timeline (ticks): [(start, end, keys'
     (tick, key, is_press) in order)].  A press at the tick of a release
-    joins that group (the release is known only later)."""
+    opens a group of its own (gestures.py: in the same ms, the release came
+    first, as the edges do after an erase with interrupts off)."""
     evs = []
     for i in (L, R, P):
         for s, e in holds[i]:
-            evs.append((tick(s), 0, i))      # presses before releases at a tick
-            evs.append((tick(e), 1, i))
+            evs.append((tick(s), 1, i))      # releases before presses at a tick
+            evs.append((tick(e), 0, i))
     evs.sort()
     groups = []
     down = 0
     cur = None
-    for t, rel, i in evs:
+    for t, press, i in evs:
+        rel = not press
         if not rel:
             if down == 0:
                 cur = [t, t, []]

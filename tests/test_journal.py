@@ -35,6 +35,17 @@ class Device:
         self.s = session.Session(self.clock, t0, DIFF, fs, "", "c0ffee", None)
         self.restored = self.s.restore(t0, lambda: profiles.make_rules(profile))
         self.charged = 0            # running time the live clock charged
+        self.settle()
+
+    def settle(self):
+        """Main-loop steps while the session has flash work to do where
+        nobody waits (ready or over: the journal armed in slices, folded)."""
+        s = self.s
+        k = 0
+        while s.j is not None and (s.j.arming() or s.arm_due or s.pending()) \
+                and self.clock.state in (cc.READY, cc.OVER) and k < 1000:
+            self.run(20)
+            k += 1
 
     def _hook(self, code, side, t, arg):
         self.s.event(code, side, t, arg)
@@ -62,6 +73,13 @@ class Device:
     def pause(self):
         self.clock.pause(self.t)
         self.s.tick(self.t, self.clock.running() >= 0)
+
+    def end(self):
+        """The end of the game (TSO § 5.1 b): the clock is over, and the
+        journal is folded into the files in the steps that follow."""
+        self.clock.end(self.t)
+        self.s.tick(self.t, self.clock.running() >= 0)
+        self.settle()
 
 
 def newest_log(fs):
@@ -140,7 +158,7 @@ def play(d):
     d.run(25000)                             # the wrap is 20 s after power-up
     d.press(cc.LEFT)
     d.run(3000)
-    d.pause()                                # paused: the journal folds
+    d.pause()                                # paused: nothing folded (issue 20)
     d.run(2000)
     d.pause()                                # right runs again
     d.run(4100)
@@ -165,8 +183,12 @@ def test_no_erase_while_a_clock_runs_and_the_log_replays():
     # a record per press (at 0, 11 and 21 s) and a checkpoint per 4 s
     # of running time after each (SPEC §4: at most 5 s uncharged)
     assert d.s.j.count == 3 + 11 // 4 + 10 // 4 + 9 // 4
-    p = fs.nor.programs
-    d.pause()                                # stopped: folded into the files
+    p, e = fs.nor.programs, fs.nor.erases
+    d.pause()                                # a stop writes no file (issue 20)
+    d.run(3000)
+    assert (fs.nor.programs, fs.nor.erases) == (p, e)
+    assert d.s.j.count > d.s.folded == 0
+    d.end()                                  # over: folded into the files
     assert fs.nor.programs > p               # (littlefs writes them)
     assert d.s.j.count == d.s.folded
     replays_to(fs, d.clock, d.s.log_ms(d.t))
@@ -178,7 +200,7 @@ def test_a_whole_game_runs_without_a_stop_and_without_an_erase():
     § 1.1 b, § 5.2 c), 70 min of running; here 75 min (base 35:00, both
     sides end 2.5 min into overtime), a press every 25-35 s (a record each,
     a checkpoint per 4 s between them, SPEC §4).  No erase while it runs;
-    the stop folds it all and the log replays."""
+    the end folds it all and the log replays."""
     fs = NorFS()
     d = Device(fs, overrides={"base": "35:00"})
     assert d.s.j is not None and d.s.j.ok
@@ -198,8 +220,11 @@ def test_a_whole_game_runs_without_a_stop_and_without_an_erase():
     # a record at least every 4 s of running time (SPEC §4), all in it
     assert d.s.j.count >= 75 * 60000 // session.CHECKPOINT_MS
     p = fs.nor.programs
-    d.pause()                                # stopped: folded into the files
-    assert fs.nor.programs > p and d.s.j.count == d.s.folded
+    d.pause()
+    d.end()                                  # over: folded into the files
+    assert fs.nor.programs > p
+    # more than half of the journal was used: it is re-armed at the end
+    assert d.s.j.ok and d.s.j.count == d.s.folded == 0
     text = replays_to(fs, d.clock, d.s.log_ms(d.t))
     turns = [ln for ln in text.split("\n") if ln.split(" ")[1:2] in (["left"], ["right"])]
     assert len(turns) == presses + 1         # every press is in the log
@@ -209,15 +234,18 @@ def test_a_game_with_a_journal_logs_what_one_without_logs():
     """The journal changes when the files are written, not what they say."""
     from test_power_loss import FakeFlash
     plain = FakeFlash()
+    b = Device(NorFS())
     a = Device(plain)
+    a.run(DIFF(b.t, a.t))                    # b armed its journal meanwhile
     play(a)
     a.pause()
-    b = Device(NorFS())
     play(b)
     b.pause()
+    assert a.clock.snapshot() == b.clock.snapshot()
+    a.end()
+    b.end()                                  # (the journal is folded now)
     text_a = sorted(p for p in plain.files if p.startswith("games/g"))
     assert plain.files[text_a[-1]].decode() == newest_log(b.fs)
-    assert a.clock.snapshot() == b.clock.snapshot()
 
 
 def test_power_up_restores_the_journal_and_the_log_replays():

@@ -3,8 +3,8 @@ SPEC v2 §4 "Game log": a game file gNNNN.txt per game, its number in the
 header; firmware/net.py publishes log.number as "game" and in the topic
 `result/<n>`).
 
-With the journal a game's file is begun only when its clock first stops
-(no file write while a clock runs), so the number is reserved while the game
+With the journal a game's file is begun only when its journal is folded,
+in ready or over (no file write while a game is on, issue 20), so the number is reserved while the game
 is set up (power-up, a new game): it is the right one from the first press,
 and the file and the result written later carry the same number.  Real
 littlefs on the NOR model (tests/norfs.py), the real core and session.
@@ -33,10 +33,12 @@ def play(d, number):
         d.press(d.clock.running())
         assert d.s.log.number == number
     assert d.fs.nor.programs == p             # not a littlefs write while it ran
-    d.pause()                                 # the clock stops: the file is begun
-    assert "g%04d.txt" % number in games(d.fs)
+    d.pause()                                 # a stop writes no file (issue 20)
+    assert "g%04d.txt" % number not in games(d.fs)
     assert d.clock.end(d.t)
     d.run(100)
+    d.settle()                                # over: the journal is folded
+    assert "g%04d.txt" % number in games(d.fs)
     assert d.s.log.number == number           # the result is published as this one
     head = d.fs.read("games/g%04d.txt" % number).decode().split("\n")[0]
     assert head.endswith("# game %d" % number), head

@@ -21,8 +21,17 @@ def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path
         pico.run_to(2400)
         pico.press(LEFT, 2500)                     # a game begins
         pico.press(RIGHT, 5000)
-        pico.press(PAUSE, 5600, hold_ms=200)   # paused: the log file is written
-        pico.run_to(7000)
+        pico.press(PAUSE, 5600, hold_ms=200)   # paused (no file written: issue 20)
+        # the end (SPEC §4 gestures: the pause key held 2 s, then both
+        # player buttons 1 s): the journal is folded into the log file
+        pico.press(PAUSE, 6200, bounce=(), hold_ms=2100)
+        pico.run_to(8800)
+        pico.pin(LEFT, 0)
+        pico.pin(RIGHT, 0)
+        pico.run_to(10000)
+        pico.pin(LEFT, 1)
+        pico.pin(RIGHT, 1)
+        pico.run_to(12000)
         rc, out = pico.with_pty(lambda pty: [
             sys.executable, "-m", "host_sim", "logs", "--port", pty, "--dest", str(dest),
             "--no-reset"])
@@ -37,5 +46,5 @@ def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path
     assert os.listdir(dest / clocks[0]) == ["g0001.txt"]
     text = (dest / clocks[0] / "g0001.txt").read_text()
     assert text.startswith("profile ") and "\n0 left" in text, text
-    assert "paused" in lines[-1], lines   # the listing's final state
+    assert "game over" in lines[-1], lines   # the listing's final state
     assert not os.path.exists(dest / ".incoming")

@@ -119,7 +119,7 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     """With the running-clock journal (firmware/journal.py) a game that ends
     while a clock runs (here a forfeit, TSO § 5.2 a: overtime past 5 min)
     has its last lines in the journal until the session folds them into the
-    log file, in the step after the clock stopped.  The hall's result and log
+    log file, in the steps after the game ended.  The hall's result and log
     (issue 14, 2: "at the end, the final result ... the game's log") go out
     only then, so the published log ends with the game's end."""
     from norfs import NorFS

@@ -289,11 +289,14 @@ class Gesture:
         d.s.mark(k)
 
     def undo(self):
-        """What App._undo does when the gesture is recognised."""
+        """What App._undo does when the gesture is recognised, and the end
+        of that step: with the journal, retract() stages a record (KIND_UNDO
+        or a checkpoint) that the step's tick() programs after the draw."""
         d = self.d
         c = d.clock
         c.restore(self.snap)
         d.s.retract(self.k, d.t)
+        d.s.tick(d.t, c.running() >= 0)
 
     def stop(self):
         c = self.d.clock
@@ -406,6 +409,7 @@ def test_retract_of_a_games_first_press_leaves_no_game(journal):
     d.run(1000)
     d.clock.pause(d.t)
     d.run(100)
+    d.s.fold(d.t)                         # (with the journal: at the game's end)
     assert d.s.log.number == 1
     text = _replays(fs, d.clock, d.s, d.t)
     assert "\n0 late right  #" in text and "\n3000 left  #" in text, text

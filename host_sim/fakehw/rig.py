@@ -85,7 +85,8 @@ def new_game():
 
 
 class Rig:
-    def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5, fs=None):
+    def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5, fs=None,
+                 feed=None):
         machine.reset_world()
         self.board = board
         self.diff, self.add = ticks.wrapping(period)
@@ -101,7 +102,8 @@ class Rig:
         # the app's main loop does, as the scenarios and replays count it).
         self._booting = True
         lcdmod.sleep_ms = self._sleep
-        self.app = App(board, machine, fs, self.ticks_ms, self.diff, self.add, root)
+        self.app = App(board, machine, fs, self.ticks_ms, self.diff, self.add, root,
+                       feed=feed)
         self._booting = False
         self.pins = (machine.pin(board.BTN_LEFT), machine.pin(board.BTN_RIGHT),
                      machine.pin(board.BTN_PAUSE))

@@ -1,9 +1,10 @@
 # The running-clock journal under the real MicroPython (issue 11 items 2 and
 # 3 "Flash erases": while a clock runs, no flash erase and 0 heap bytes per
 # main-loop iteration, counting iterations with a press, a checkpoint or a
-# log line; SPEC §6: no garbage collection during a game; issue 18: a press
-# also copies the game's snapshot into its slot and marks the log, and a
-# press inside the 500 ms lock-out is a record of its own).
+# log line; issue 20: the same for a stop; SPEC §6: no garbage collection
+# during a game; issue 18: a press also copies the game's snapshot into its
+# slot and marks the log, and a press inside the 500 ms lock-out is a record
+# of its own).
 #
 # The app runs on the rig (fake pins and LCD) with its files on MicroPython's
 # own littlefs (os.VfsLfs2) over the NOR model of ramflash.py, in a
@@ -20,7 +21,7 @@ import fsys
 import journal
 import ramflash
 from mptest import eq
-from rig import Rig, LEFT, RIGHT, PAUSE
+from rig import Rig, LEFT, RIGHT, PAUSE, end_game
 
 MOUNT = "/jnl"
 BLOCKS = 12                  # 48 KB of RAM (the Pico's heap is 240 KB): the games,
@@ -110,9 +111,10 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
         journal.UNITS = 8      # 8 KB of the small disk
         rig = Rig(board, root, fs=JournalFS(bdev))
         app = rig.app
-        eq(app.session.j is not None and app.session.j.ok, True, "journal armed")
         s = Steps(rig, bdev)
         s.run(1600)                        # the splash
+        s.run(200)                         # ready: the journal is armed in slices
+        eq(app.session.j is not None and app.session.j.ok, True, "journal armed")
         s.press(LEFT)                      # the game starts: right runs
         eq(app.clock.running(), cc.RIGHT, "right runs")
         gc.collect()
@@ -141,9 +143,26 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
         eq(s.erases, 0, "flash erases while a clock ran")
         if mem_total is not None:
             eq(s.worst, 0, "heap bytes in the worst main-loop iteration")
-        # the clock stops: the journal goes to the files (erases allowed)
-        s.press(PAUSE)
+        # issue 20: a stop is as lean as a running second: the pause step
+        # allocates nothing and writes no file (its record is programmed
+        # after the LCD shows PAUSE)
+        e = bdev.erases
+        gc.collect()
+        gc.disable()
+        try:
+            s.worst = 0
+            s.press(PAUSE)
+        finally:
+            gc.enable()
         eq(app.clock.state, cc.PAUSED, "paused")
+        eq(bdev.erases, e, "erases at a pause")
+        eq(app.session.j.count > app.session.folded, True, "not folded at a pause")
+        if mem_total is not None:
+            eq(s.worst, 0, "heap bytes in the worst pause iteration")
+        # the end of the game: the journal goes to the files (erases allowed)
+        rig.perform(end_game(False))
+        eq(app.clock.state, cc.OVER, "over")
+        s.run(2000)
         eq(app.session.j.count, app.session.folded, "folded")
         f = open(root + "games/g0001.txt")
         text = f.read()
@@ -156,20 +175,20 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
 
 
 def test_a_60_minute_game_runs_without_a_garbage_collection():
-    """Issue 11 item 2: "no garbage collection during a simulated 60-minute
-    game" (SPEC §6).  A whole sdev game (30:00 a side) on the journal, in
-    20 ms main-loop iterations (the app's idle loop period): a turn every
-    30 s, a challenge pause every 4 minutes (the session folds the journal
-    into the files then: no clock runs).  MicroPython collects only when an
-    allocation finds no room, and gc.mem_alloc() drops only at a collection:
-    it never drops while a clock runs, and no running iteration allocates.
-    (Unix port only: a 60-minute game takes minutes on the 32-bit qemu
-    image, which runs the short test above.)"""
+    """Issue 11 item 2, issue 20: "no garbage collection during a simulated
+    60-minute game" (SPEC §6), its stops included.  A whole sdev game (30:00
+    a side) on the journal, in 20 ms main-loop iterations (the app's idle
+    loop period): a turn every 30 s, a challenge pause every 2 minutes (the
+    stop writes no file: the journal is folded into the files at the end).
+    MicroPython collects only when an allocation finds no room, and
+    gc.mem_alloc() drops only at a collection: it never drops in the game,
+    and no iteration allocates.  (Unix port only: a 60-minute game takes
+    minutes on the 32-bit qemu image, which runs the short test above.)"""
     import sys
     if sys.maxsize < (1 << 40):
         return
     units = journal.UNITS
-    bdev = _mount(16)
+    bdev = _mount(40)
     try:
         root = MOUNT + "/"
         f = open(root + "settings.json", "w")
@@ -178,41 +197,46 @@ def test_a_60_minute_game_runs_without_a_garbage_collection():
         f.write('{"v": 1, "profile": "sdev", "base_left": 1800000, '
                 '"base_right": 1800000, "lang": "en", "sound": false}')
         f.close()
-        journal.UNITS = 10     # 90 records: 4 minutes of running and its turns
+        journal.UNITS = 130    # 1170 records: the whole game
         rig = Rig(board, root, fs=JournalFS(bdev))
         app = rig.app
         s = Steps(rig, bdev)
         s.run(1600)
         s.press(LEFT)
         gc.collect()
-        s.worst_running = 0
-        drops = running = 0
+        s.worst = 0
+        drops = n = stops = 0
         side = RIGHT
+        last = gc.mem_alloc()
         for minute in range(60):
             for half in range(2):
-                last = gc.mem_alloc()
                 k = (30000 - 480) // 20   # a turn: 30 s with its press
                 while k > 0:
                     s.run(20, 20)
                     m = gc.mem_alloc()
                     if m < last:
-                        drops += 1     # a collection while a clock ran
+                        drops += 1     # a collection in the game
                     last = m
-                    running += 1
+                    n += 1
                     k -= 1
                 s.press(side)
                 side = LEFT if side == RIGHT else RIGHT
-            if minute % 4 == 3:        # a challenge: the clock stops
+            if minute % 2 == 1:        # a challenge: the clock stops
                 s.press(PAUSE)
-                s.run(5000)
+                s.run(2000)
                 s.press(PAUSE)
-        print("60-minute game: %d running iterations, worst %d B, %d collections "
-              "while a clock ran, %d erases while a clock ran"
-              % (running, s.worst_running, drops, s.erases))
+                stops += 1
+            m = gc.mem_alloc()
+            if m < last:
+                drops += 1
+            last = m
+        print("60-minute game: %d iterations, %d stops, worst %d B, %d collections, "
+              "%d erases while a clock ran" % (n, stops, s.worst, drops, s.erases))
         eq(app.clock.rem[0] < 0 or app.clock.rem[1] < 0, True, "a side is in overtime")
-        eq(drops, 0, "garbage collections while a clock ran")
+        eq(drops, 0, "garbage collections in the game")
         eq(s.erases, 0, "flash erases while a clock ran")
+        eq(app.session.j.full(), False, "the journal held the game")
         if mem_total is not None:
-            eq(s.worst_running, 0, "heap bytes in the worst running iteration")
+            eq(s.worst, 0, "heap bytes in the worst iteration of the game")
     finally:
         journal.UNITS = units
