@@ -71,3 +71,13 @@ def write_atomic(fs, path, data, tmp=None):
     finally:
         f.close()
     fs.rename(tmp, path)
+
+
+def close(f):
+    """Close an open file, or nothing (None); a failing close (a full or
+    broken flash) is not an error of the caller's (the journal, the log)."""
+    if f is not None:
+        try:
+            f.close()
+        except OSError:
+            pass

@@ -181,11 +181,7 @@ class GameLog:
     def _close(self):
         f = self._f
         self._f = None
-        if f is not None:
-            try:
-                f.close()
-            except OSError:
-                pass
+        fsys.close(f)
 
     def _fail(self, e):
         self.error = "game log: error %s" % (e.args[0] if e.args else e)

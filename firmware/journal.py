@@ -42,6 +42,7 @@
 # a whole game's records would not fit in the heap).  Where the filesystem
 # offers no raw block device (CPython, the unix port) there is no journal
 # unless a test gives one (tests/test_journal.py: littlefs on a NOR model).
+import fsys
 import persist
 
 MAGIC = b"SCjn"
@@ -175,11 +176,7 @@ class Journal:
     def _abort(self):
         f = self._f
         self._f = None
-        if f is not None:
-            try:
-                f.close()
-            except OSError:
-                pass
+        fsys.close(f)
 
     def _fail(self, e):
         self._abort()
