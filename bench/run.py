@@ -436,6 +436,55 @@ def mpy_total(board=BOARD):
         "the same files as .py source (`make deploy SOURCES=1`)")
 
 
+def mpy_total_w():
+    """The same for the board with Wi-Fi: the network modules on top."""
+    f = mpy_total("pico_w")
+    f.name = "mpy_total_bytes_pico_w"
+    return f
+
+
+# == the house: issue 22's figures of the code's shape ==============================
+# Baselines: the firmware at issue 22's start (8e2463c), measured with the
+# same functions.
+BASE_APP_LINES = 666
+BASE_LONGEST = 822          # net.py
+BASE_WALK_FILES = 14        # tools/press_walk.py
+BASE_WALK_HOPS = 1
+
+
+def _lines(path):
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for _ in f)
+
+
+def structure_figures():
+    fw = [n for n in os.listdir(FIRMWARE) if n.endswith(".py")]
+    sizes = sorted((_lines(os.path.join(FIRMWARE, n)), n) for n in fw)
+    spec = importlib.util.spec_from_file_location(
+        "press_walk", os.path.join(ROOT, "tools", "press_walk.py"))
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        walk = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(walk)
+        files, hops, _ = walk.walk()
+    finally:
+        sys.path.remove(os.path.join(ROOT, "tools"))
+    base = "the firmware at issue 22's start (8e2463c)"
+    return [
+        Figure("app_py_lines", _lines(os.path.join(FIRMWARE, "app.py")), "lines",
+               BASE_APP_LINES, "firmware/app.py: the loop, the wiring, the mode switch", base),
+        Figure("firmware_longest_file_lines", sizes[-1][0], "lines", BASE_LONGEST,
+               "the longest file in firmware/ (%s)" % sizes[-1][1], base + ": net.py"),
+        Figure("press_walk_files", len(files), "files", BASE_WALK_FILES,
+               "firmware files whose code runs for one player's press in a running "
+               "game, from the pin's edge to the LCD and the game log "
+               "(tools/press_walk.py: %s)" % " ".join(files), base),
+        Figure("press_walk_hops", hops, "hops", BASE_WALK_HOPS,
+               "calls back into App from another firmware file during that press "
+               "(tools/press_walk.py)", base),
+    ]
+
+
 # == the rig: the real app on the fake machine ===========================================
 
 def make_rig(root, step_ms=5, board=None):
@@ -1029,7 +1078,9 @@ def _stop_figures(r, pico):
 
 ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second",
        "lcd_bytes_per_minute", "press_to_charge_error_ms", "flash_bytes_per_hour",
-       "flash_writes_per_hour", "mpy_total_bytes", "heap_after_boot_bytes",
+       "flash_writes_per_hour", "mpy_total_bytes", "mpy_total_bytes_pico_w",
+       "app_py_lines", "firmware_longest_file_lines", "press_walk_files", "press_walk_hops",
+       "heap_after_boot_bytes",
        "replay_games_per_second",
        "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
        "net_worst_loop_us_broker_slow", "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
@@ -1054,6 +1105,9 @@ MEASURES = (
     (PRESS_FIGURES, press_to_lcd),
     (("flash_bytes_per_hour", "flash_writes_per_hour"), flash_per_hour),
     (("mpy_total_bytes",), mpy_total),
+    (("mpy_total_bytes_pico_w",), mpy_total_w),
+    (("app_py_lines", "firmware_longest_file_lines", "press_walk_files", "press_walk_hops"),
+     structure_figures),
     (("replay_games_per_second",), replay_throughput),
     (("net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
       "net_worst_loop_us_broker_slow", "net_worst_loop_us_broker_restarting"),

@@ -61,6 +61,24 @@ def test_mpy_total():
     assert 0 < f.value < f.baseline
 
 
+def test_mpy_total_pico_w_carries_more_than_pico():
+    # issue 22: the board with Wi-Fi carries the network modules on top
+    w = sane(bench.mpy_total_w(), "mpy_total_bytes_pico_w", "bytes")
+    assert w.value > bench.mpy_total().value
+
+
+def test_structure_figures_follow_a_press_to_the_lcd_and_the_log():
+    figs = {f.name: f for f in bench.structure_figures()}
+    for name, unit in (("app_py_lines", "lines"), ("firmware_longest_file_lines", "lines"),
+                       ("press_walk_files", "files"), ("press_walk_hops", "hops")):
+        sane(figs[name], name, unit)
+    walk = figs["press_walk_files"].what
+    # from the pin (buttons.py) through the core to the LCD driver and the log
+    for f in ("buttons.py", "clockcore.py", "lcd.py", "gamelog.py"):
+        assert f in walk, walk
+    assert figs["app_py_lines"].value > 0
+
+
 def test_lcd_bytes_per_minute():
     f = sane(bench.lcd_bytes_per_minute(), "lcd_bytes_per_minute", "bytes")
     assert f.value > 0
