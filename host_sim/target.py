@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from host_sim import FIRMWARE, ROOT, firmware_files
@@ -190,15 +191,33 @@ def littlefs_image(folder, dirs=("tmp",), extra=None):
     return bytes(fs.context.buffer)
 
 
+_SUITE_IMAGE = {}                # {(path, mtime) of every file: littlefs image bytes}
+_SUITE_LOCK = threading.Lock()
+
+
+def mp_suite_image():
+    """The littlefs image (bytes) of mp_suite_files() as .mpy files, compiled
+    once per process while the files stay unchanged: every suite's run loads
+    the same image (mpy-cross over all of it took 2-5 s a suite)."""
+    sources = mp_suite_files()
+    key = tuple((p, os.stat(p).st_mtime_ns) for p in sources)
+    with _SUITE_LOCK:
+        if key not in _SUITE_IMAGE:
+            with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
+                files = os.path.join(tmp, "files")
+                compile_tree(files, sources)
+                _SUITE_IMAGE.clear()
+                _SUITE_IMAGE[key] = littlefs_image(files)
+        return _SUITE_IMAGE[key]
+
+
 def run_mp_suite_on_qemu(module, timeout=900):
     """One MicroPython suite (mp_suites()) on the Cortex-M3 image: (returncode, output).
     The suite and everything it imports are .mpy files on littlefs."""
     with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
-        files = os.path.join(tmp, "files")
-        compile_tree(files, mp_suite_files())
         img = os.path.join(tmp, "flash.img")
         with open(img, "wb") as f:
-            f.write(littlefs_image(files))
+            f.write(mp_suite_image())
         with open(os.path.join(ROOT, "tests", "mp", "ramflash.py")) as f:
             mount = f.read()
         code = mount + ("\nmount('/')\nos.chdir('/')\nimport mptest\n"
