@@ -7,6 +7,8 @@ helper that knows them.
 import os
 import shutil
 
+import pytest
+
 from host_sim import FAKEHW, FIRMWARE, MP_TESTS, ROOT  # noqa: F401  (the tests import them from here)
 
 
@@ -26,3 +28,36 @@ def need(why):
         if os.environ.get("CI") == "true":
             pytest.fail(why)
         pytest.skip(why)
+
+
+class Background:
+    """Long runs started early and awaited later, each in a thread of its
+    own (tests/test_target_pico.py's scripted game: an emulated Pico for
+    ~77 simulated seconds runs on the second core while other modules'
+    tests run on the first).  start(name, fn, *args) once per name;
+    result(name) waits for it and returns fn's value or raises what it
+    raised (a failed assertion in fn fails the test that asks)."""
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+        self.pool = ThreadPoolExecutor(max_workers=2)
+        self.jobs = {}
+
+    def start(self, name, fn, *args):
+        if name not in self.jobs:
+            self.jobs[name] = self.pool.submit(fn, *args)
+        return self.jobs[name]
+
+    def result(self, name):
+        return self.jobs[name].result()
+
+    def close(self):
+        self.pool.shutdown(wait=True)
+
+
+@pytest.fixture(scope="session")
+def background():
+    """The session's Background (above); its runs are awaited at the end."""
+    jobs = Background()
+    yield jobs
+    jobs.close()

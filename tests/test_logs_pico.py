@@ -9,8 +9,17 @@ exists."""
 import os
 import sys
 
+import pytest
+
 from host_sim import target
 from test_target_pico import fs_image, LEFT, RIGHT, PAUSE  # noqa: F401  (the image)
+from test_target_pico import start_scripted_game
+
+
+@pytest.fixture(scope="module", autouse=True)
+def scripted_game_begins(request, background, tmp_path_factory):
+    """test_target_pico.py's scripted game starts here, on the other core."""
+    start_scripted_game(request, background, tmp_path_factory)
 
 
 def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path):

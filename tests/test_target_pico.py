@@ -65,16 +65,33 @@ SDEV_1MIN = (b'{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 600
 WRAP_AT_MS = 30000                   # simulated ms after power-up when ticks_ms wraps
 
 
-@pytest.fixture(scope="module")
-def game_image(tmp_path_factory):
-    need(target.pico_missing())
-    d = tmp_path_factory.mktemp("pico-game")
-    img = d / "fs.img"
-    img.write_bytes(target.bundle_image(str(d), extra={"settings.json": SDEV_1MIN}))
-    return str(img)
+def start_scripted_game(request, background, tmp_path_factory):
+    """The scripted game (test_scripted_game_on_the_emulated_pico, the
+    longest run of the suite: ~77 s of simulated time, minutes of CPU) is
+    played in a thread of the session's `background` (tests/conftest.py),
+    one emulated Pico per core, from the first test of test_logs_pico.py
+    (which runs before this module) or of this module on, while the tests
+    in between run; its test, last here, waits for it.  Nothing starts when
+    that test is not selected.  The job, or None."""
+    names = {item.name for item in request.session.items}
+    if "test_scripted_game_on_the_emulated_pico" not in names:
+        return None
+    if "scripted game" not in background.jobs:
+        need(target.pico_missing())
+        d = tmp_path_factory.mktemp("pico-game")
+        img = d / "fs.img"
+        img.write_bytes(target.bundle_image(str(d), extra={"settings.json": SDEV_1MIN}))
+        background.start("scripted game", play_scripted_game, str(img),
+                         tmp_path_factory.mktemp("scripted"))
+    return background.jobs["scripted game"]
 
 
-def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
+@pytest.fixture(scope="module", autouse=True)
+def scripted_game(request, background, tmp_path_factory):
+    return start_scripted_game(request, background, tmp_path_factory)
+
+
+def play_scripted_game(game_image, tmp_path):
     """An SDeV game on a 1-minute base (TSO § 5.2) played through the GPIO
     levels, the LCD read from the I2C0 bytes at each step; the 2**30 ms tick
     wrap lands 30 s into the game; a power cut in overtime, then GAME
@@ -147,13 +164,13 @@ def test_scripted_game_on_the_emulated_pico(game_image, tmp_path):
     else:
         assert left["overtime_ms"] // 1000 == int(shown[-2:]), (left, shown)
     erases = running["erases"] - run_start["erases"]
-    print("flash while a clock ran 58.5 s: %d erases, %d page programs"
-          % (erases, running["programs"] - run_start["programs"]))
     # issue 11 "Flash erases": no erase while a clock runs (the rp2 port
     # erases with interrupts off, ~45 ms a sector); the checkpoints and the
     # flag went into the journal as page programs only
     assert erases == 0
     assert running["programs"] - run_start["programs"] >= 58 // 4
+    return ("flash while a clock ran 58.5 s: %d erases, %d page programs"
+            % (erases, running["programs"] - run_start["programs"]))
 
 
 def test_make_deploy_onto_an_empty_pico(tmp_path):
@@ -178,3 +195,9 @@ def test_make_deploy_onto_an_empty_pico(tmp_path):
         assert pico.lcd.text_rows()[1].strip() == "READY"
     finally:
         pico.stop()
+
+
+def test_scripted_game_on_the_emulated_pico(scripted_game):
+    """play_scripted_game (above): its emulation and every assertion of it ran
+    in the module's thread; an assertion that failed there fails here."""
+    print(scripted_game.result())
