@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -90,15 +91,23 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
     assert rows[0][2] == rows[1][2] and int(rows[0][2]) > 20
     pw = {str(t): p for t, p in H.Hall(hall_dir, "cup").passwords().items()}
     assert os.stat(os.path.join(ROOT, "build", "net-4.json")).st_mode & 0o077 == 0  # 0600
-    for table, flash in boards.items():
-        pico = target.Pico(flash).start()                  # powered up on its own
+
+    def power_up(flash):                                   # on its own
+        pico = target.Pico(flash).start()
         try:
             pico.run_to(3000)
-            assert pico.lcd.text_rows()[1].strip() == "READY", pico.lcd.text_rows()
+            lcd = pico.lcd.text_rows()
             rc, out = pico.with_pty(lambda pty: [target.tool("mpremote"), "connect", pty,
                                                  "cat", ":net.json"])
         finally:
             pico.stop()
+        return lcd, rc, out
+
+    with ThreadPoolExecutor(max_workers=2) as pool:        # the two boards at once
+        ups = {table: pool.submit(power_up, flash) for table, flash in boards.items()}
+    for table in boards:
+        lcd, rc, out = ups[table].result()
+        assert lcd[1].strip() == "READY", lcd
         assert rc == 0, out
         cfg = json.loads(out[out.index("{"):out.rindex("}") + 1])
         assert cfg["table"] == table and cfg["user"] == str(table)
