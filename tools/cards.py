@@ -125,20 +125,27 @@ def _print_at(part, lang, base, font):
 def fit(part, lang, base):
     """base.html and base.pdf at the largest size of FONT_MIN, FONT_MIN +
     FONT_STEP, ... FONT_MAX that fits one page (a bisection: a longer
-    text never fits where a shorter did not); returns that size (pt)."""
+    text never fits where a shorter did not); returns that size (pt).
+    FONT_MAX is tried first (a card that fits there takes one Chromium
+    print), then FONT_MIN (a card too long for it is refused at once)."""
     sizes = [round(FONT_MIN + i * FONT_STEP, 1)
              for i in range(int(round((FONT_MAX - FONT_MIN) / FONT_STEP)) + 1)]
-    lo, hi = 0, len(sizes) - 1        # sizes[lo] is not known to fit yet
+    if _print_at(part, lang, base, sizes[-1]):
+        return sizes[-1]
     if not _print_at(part, lang, base, sizes[0]):
         raise CardError("%s does not fit one page even at %.1f pt: shorten the card"
                         % (os.path.basename(base), FONT_MIN))
-    while lo < hi:                    # invariant: sizes[lo] fits
+    lo, hi = 0, len(sizes) - 2        # sizes[lo] fits, sizes[hi + 1] does not
+    last = 0                          # the size the files are at
+    while lo < hi:
         mid = (lo + hi + 1) // 2
+        last = mid
         if _print_at(part, lang, base, sizes[mid]):
             lo = mid
         else:
             hi = mid - 1
-    _print_at(part, lang, base, sizes[lo])   # the files at the chosen size
+    if last != lo:
+        _print_at(part, lang, base, sizes[lo])   # the files at the chosen size
     return sizes[lo]
 
 
