@@ -297,7 +297,7 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
         topic = "scrabble/cup/1/status/1"
         assert hall.collect(topic)[topic] == b"online"
         c.link.up = False
-        c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
+        c.net.wire.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
         fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
         time.sleep(0.3)
         assert hall.collect(topic)[topic] == b"offline"
