@@ -163,3 +163,51 @@ def test_a_full_queue_drops_logs_before_results():
     n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
     assert n.q1[0][3].startswith("R scrabble/cup/5/result/2/5")   # the oldest result
     assert n.dropped == net.MAX_QOS1 // 2 + 1
+
+
+def _wifi_board():
+    b = load_board("sim")
+    b.WIFI = True
+    return b
+
+
+def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, monkeypatch, capsys):
+    """issue 22 (narrow doors): net.py reads net.json, and reads and writes
+    net.out, through the filesystem the app was given, never the builtin
+    open(): a net.json on the fake flash is found, one in the working folder
+    is not; a broken one there is one line and the clock plays."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "net.json").write_text('{"host": "10.0.0.9", "port": 1883, "event": "x", '
+                                       '"table": 9, "password": "pw"}')
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    assert Rig(_wifi_board(), "", fs=flash).app.net is None   # not on its flash
+    flash.files["net.json"] = (b'{"host": "10.0.0.2", "port": 1883, "event": "cup", '
+                               b'"table": 5, "password": "pw"}')
+    rig = Rig(_wifi_board(), "", fs=flash)
+    n = rig.app.net
+    assert n is not None and n.prefix == "scrabble/cup/5/" and n.link is None
+    assert rig.app.settings.hall is n          # the setup menu's "Hall" item
+    play_to_the_end(rig)
+    assert flash.files[net.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 {")
+    assert not (tmp_path / net.OUTBOX).exists()
+    flash = FakeFlash({"settings.json": SETTINGS, "net.json": b"\xff\xfe{"}, dirs={"games"})
+    capsys.readouterr()
+    rig = Rig(_wifi_board(), "", fs=flash)
+    assert rig.app.net is None and rig.app.settings.hall is None
+    assert capsys.readouterr().out == "net.json: not valid JSON; the clock stays off the network\n"
+    play_to_the_end(rig)                       # it still plays
+
+
+def test_the_hall_mark_reaches_the_app_through_its_callback():
+    """issue 22: net.py tells the app its hall state through the state
+    source's mark() (App.show_hall), never by writing into App: connecting
+    from the boot (issue 21), no hall once a connect fails (port 1 refuses)."""
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    rig = boot(flash)
+    n = rig.app.net
+    assert n.hall == net.HALL_WAIT and rig.app.view.hall == net.HALL_WAIT
+    for _ in range(200):
+        rig.run(20)
+        if n.hall != net.HALL_WAIT:
+            break
+    assert n.hall == net.HALL_DOWN and rig.app.view.hall == net.HALL_DOWN, n.note
