@@ -222,7 +222,7 @@ class Net:
         self._show(HALL_WAIT)
         self._load_outbox()
 
-    # -- the app's side (App calls these) ------------------------------------------------------------
+    # -- the app's side (App calls these) ------------------------------------------
     def event(self, code, side, t, arg):
         """A core event: publish the state; at game over, the result and log."""
         self.dirty = True
@@ -452,7 +452,7 @@ class Net:
         elif self.acked_r and self.diff(now, self.resend_at) >= 0:
             self._resend()
         elif self.src.state() == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
-            self._heartbeat(now)
+            self._report(now, False)
         elif self.diff(now, self.ping_at) >= 0:
             self._start(mqtt.PINGREQ)
             self._wait(now)
@@ -462,11 +462,15 @@ class Net:
         if self.waiting and self.st == UP and self.diff(now, self.deadline) >= 0:
             self._fail(now, "broker stopped answering")
 
-    def _heartbeat(self, now):
-        # (its own frame: _up's must stay small enough for the C stack)
+    def _report(self, now, state):
+        """The state's JSON: on state/ (retained) or, while a game runs, on
+        heartbeat/; the next heartbeat is due HEARTBEAT_MS after either.
+        (Its own frame: _up's and _next's must stay small enough to stay
+        off the heap.)"""
         self.hb_at = self.add(now, HEARTBEAT_MS)
-        self._start(mqtt.publish_packet(self.topic("heartbeat"),
-                                        json.dumps(self._fields(now))))
+        p = mqtt.publish_packet(self.topic("state" if state else "heartbeat"),
+                                json.dumps(self._fields(now)), 0, state)
+        self._start(p)
 
     def _resend(self):
         """The broker has these results but the recorder has not confirmed
@@ -495,9 +499,7 @@ class Net:
                     return
         else:
             self.dirty = False
-            self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(mqtt.publish_packet(self.topic("state"),
-                                            json.dumps(self._fields(now)), 0, True))
+            self._report(now, True)
 
     def _wait(self, now):
         if not self.waiting:

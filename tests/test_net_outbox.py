@@ -171,7 +171,8 @@ def _wifi_board():
     return b
 
 
-def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, monkeypatch, capsys):
+def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, monkeypatch,
+                                                                  capsys):
     """issue 22 (narrow doors): net.py reads net.json, and reads and writes
     net.out, through the filesystem the app was given, never the builtin
     open(): a net.json on the fake flash is found, one in the working folder
