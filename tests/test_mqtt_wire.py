@@ -3,8 +3,11 @@ own file"): the packets it builds, byte for byte as MQTT 3.1.1 (OASIS
 standard, 2014) defines them, and the broker's replies it reads from a real
 socket (a CPython socket pair standing in for the broker), split anywhere,
 each handed whole to its owner.  The whole path against the real Mosquitto
-is tests/test_hall.py and, under MicroPython, tests/test_net_mp.py."""
-import socket
+is tests/test_hall.py and, under MicroPython, tests/test_net_mp.py.
+Written once: the packets are checked under CPython, the MicroPython unix
+port and the qemu image (tests/mp/mptest.py); the socket pair is CPython's.
+"""
+from mptest import cpython_only
 
 import mqtt
 
@@ -91,12 +94,11 @@ class PairSockets:
     other end (broker) is the test's."""
 
     def __init__(self):
+        import socket
         self.clock_end, self.broker = socket.socketpair()
-        self.addr_asked = 0
 
     def getaddrinfo(self, host, port):
-        self.addr_asked += 1
-        return [(socket.AF_INET, socket.SOCK_STREAM, 0, "", (host, port))]
+        return [(2, 1, 0, "", (host, port))]   # (AF_INET, SOCK_STREAM, ...)
 
     def socket(self):
         return End(self.clock_end)
@@ -148,6 +150,7 @@ def _pending(w):
     return bool(select.select([w.sock.s], [], [], 0)[0])
 
 
+@cpython_only
 def test_replies_split_anywhere_are_handed_over_whole():
     """CONNACK (§ 3.2), PUBACK (§ 3.4), a PUBLISH at QoS 0 (§ 3.3), SUBACK
     granted and refused (§ 3.9: 0x80 = failure) and PINGRESP (§ 3.13), fed
@@ -164,12 +167,14 @@ def test_replies_split_anywhere_are_handed_over_whole():
                          ("suback", True), "reply", ("suback", False), "reply", "reply"]
 
 
+@cpython_only
 def test_many_replies_in_one_read():
     w, owner, broker = wire()
     feed(w, broker, b"\x40\x02\x00\x07" * 3 + b"\x20\x02\x00\x05")
     assert owner.got == [("puback", 7), "reply"] * 3 + [("connack", 5), "reply"]
 
 
+@cpython_only
 def test_an_owner_that_closes_the_link_ends_the_parse():
     """A refused CONNACK closes the link (net.py): what came after it in the
     same read is not handed over."""
@@ -179,6 +184,7 @@ def test_an_owner_that_closes_the_link_ends_the_parse():
     assert owner.got == [("connack", 5)] and w.sock is None
 
 
+@cpython_only
 def test_a_packet_too_big_or_a_bad_length_loses_the_link():
     """§ 2.2.3: at most four length bytes; the clock takes at most
     mqtt.MAX_RX bytes from the broker."""
@@ -191,6 +197,7 @@ def test_a_packet_too_big_or_a_bad_length_loses_the_link():
     assert owner.got == [("lost", "a packet too big from the broker")]
 
 
+@cpython_only
 def test_the_broker_closing_is_a_lost_link():
     w, owner, broker = wire()
     broker.close()
@@ -198,6 +205,7 @@ def test_the_broker_closing_is_a_lost_link():
     assert owner.got == [("lost", "broker closed the connection")]
 
 
+@cpython_only
 def test_a_long_packet_goes_out_a_chunk_at_a_time_and_whole():
     w, owner, broker = wire()
     p = mqtt.publish_packet("scrabble/cup/1/log/1/1", b"abcdefgh" * 400, 1, True, 3)
@@ -216,6 +224,7 @@ def test_a_long_packet_goes_out_a_chunk_at_a_time_and_whole():
     assert broker.recv(16) == mqtt.DISCONNECT
 
 
+@cpython_only
 def test_disconnect_waits_for_a_packet_being_written():
     w, owner, broker = wire()
     w.start(mqtt.publish_packet("t", b"x" * 2000))
