@@ -38,6 +38,21 @@ def press(m, *actions):
     return out
 
 
+def items(m, n, *t):
+    """What the menu shows at each of n items, walked with A_NEXT (which
+    stays in the menu: None)."""
+    out = []
+    for _ in range(n):
+        out.append(shown(m))
+        assert m.handle(A_NEXT, *t) is None
+    return out
+
+
+def labels(m, n, *t):
+    """The labels (first rows) of items(m, n, *t)."""
+    return [s[0].rstrip() for s in items(m, n, *t)]
+
+
 def walk(m, action, n, read):
     """read() after each of n presses of action."""
     out = []
@@ -57,11 +72,7 @@ def test_setup_walk_default_profile_items_and_wrap():
     """sdev/pfs show profile, time, language, sound, the table number and the
     last games' results (SPEC v2 §4); A_NEXT wraps round."""
     m = menu.SetupMenu(settings.Settings())
-    seen = []
-    for _ in range(7):
-        seen.append(shown(m))
-        assert m.handle(A_NEXT) is None
-    assert seen == [
+    assert items(m, 7) == [
         ["Rules           ", "<  SDeV (TSO)  >"],
         ["Time per player ", "<    30:00     >"],
         ["Language        ", "<   English    >"],
@@ -115,11 +126,7 @@ def test_setup_custom_walkthrough_every_item():
     s = settings.Settings()
     m = menu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
-    seen = []
-    for _ in range(13):
-        seen.append(shown(m))
-        m.handle(A_NEXT)
-    assert seen == [
+    assert items(m, 13) == [
         ["Rules           ", "<    Custom    >"],
         ["Time per player ", "<    20:00     >"],
         ["Time: left      ", "<    20:00     >"],
@@ -222,10 +229,10 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     m.handle(A_RIGHT)
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
-    labels = walk(m, A_NEXT, 10, lambda: shown(m)[0].rstrip())
-    assert labels == ["Challenge time", "Language", "Sound", "Table number", "Last games",
-                      "Rules",
-                      "Time per player", "Time: left", "Time: right", "At 00:00"]
+    seen = walk(m, A_NEXT, 10, lambda: shown(m)[0].rstrip())
+    assert seen == ["Challenge time", "Language", "Sound", "Table number", "Last games",
+                    "Rules",
+                    "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
 
@@ -639,11 +646,7 @@ def test_base_time_change_only_in_ready_and_resets_the_clock():
 def test_base_time_item_absent_when_paused():
     c, log = paused_game()
     m = menu.RefereeMenu(c)
-    labels = []
-    for _ in range(8):
-        labels.append(shown(m)[0].rstrip())
-        assert m.handle(A_NEXT, 0) is None
-    assert labels == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
+    assert labels(m, 8, 0) == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
                       "Right +/- 1 min", "Late arrival L", "Late arrival R",
                       "Reset game", "Exit"]
     assert shown(m)[0].rstrip() == "Left +/- 1 s"     # wrapped
@@ -832,11 +835,7 @@ def test_resume_asks_and_acts_only_on_the_confirmation():
 def test_over_menu_has_no_time_items():
     c, log = over_game()
     m = menu.RefereeMenu(c)
-    labels = []
-    for _ in range(4):
-        labels.append(shown(m)[0].rstrip())
-        m.handle(A_NEXT, 0)
-    assert labels == ["5.2d: refund L", "Resume game", "Reset game", "Exit"]
+    assert labels(m, 4, 0) == ["5.2d: refund L", "Resume game", "Reset game", "Exit"]
 
 
 def test_referee_render_20x4_shows_both_times():
