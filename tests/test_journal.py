@@ -104,19 +104,19 @@ def test_records_are_programmed_into_the_file_without_an_erase():
     assert j.slots >= journal.UNITS * (journal.UNIT - journal.HEAD) // j.size * 3 // 4
     e0, p0 = fs.nor.erases, fs.nor.programs
     for k in range(40):
-        j.rec[0] = journal.KIND_CHECK
-        persist._put(j.rec, 8, 1000 * k)
+        journal.set_kind(j.rec, journal.KIND_CHECK)
+        journal.set_time(j.rec, 0, 1000 * k)
         assert j.append()
     assert fs.nor.erases == e0 and fs.nor.programs == p0   # no littlefs write at all
     assert fs.nor.raw_programs >= 40
     got = j.records()
-    assert [journal.field(r, 8) for r in got] == [1000 * k for k in range(40)]
+    assert [journal.log_ms(r) for r in got] == [1000 * k for k in range(40)]
     # littlefs still reads its file (the records are in it) and mounts again
     data = fs.boot().read("journal.bin")
     assert len(data) == journal.UNITS * journal.UNIT and data.count(bytes(j.rec[:8])) >= 1
     j2 = journal.Journal(fs.boot(), fs.raw(), "journal.bin", 19)
     assert j2.find() and j2.count == 40
-    assert [journal.field(r, 8) for r in j2.records()] == [1000 * k for k in range(40)]
+    assert [journal.log_ms(r) for r in j2.records()] == [1000 * k for k in range(40)]
 
 
 def test_a_torn_record_ends_the_journal():
@@ -124,18 +124,18 @@ def test_a_torn_record_ends_the_journal():
     j = journal.Journal(fs, fs.raw(), "journal.bin", 19)
     j.arm()
     for k in range(3):
-        j.rec[0] = journal.KIND_CHECK
-        persist._put(j.rec, 8, k)
+        journal.set_kind(j.rec, journal.KIND_CHECK)
+        journal.set_time(j.rec, 0, k)
         j.append()
     fs.nor.budget = 30                      # the 4th record is cut after 30 bytes
-    j.rec[0] = journal.KIND_CHECK
-    persist._put(j.rec, 8, 3)
+    journal.set_kind(j.rec, journal.KIND_CHECK)
+    journal.set_time(j.rec, 0, 3)
     with pytest.raises(PowerCut):
         j.append()
     fs.nor.budget = None
     j2 = journal.Journal(fs.boot(), fs.raw(), "journal.bin", 19)
     assert j2.find() and j2.count == 4      # the torn slot is not written again
-    assert [journal.field(r, 8) for r in j2.records()] == [0, 1, 2]
+    assert [journal.log_ms(r) for r in j2.records()] == [0, 1, 2]
 
 
 def test_no_raw_flash_no_journal():
