@@ -436,10 +436,10 @@ def new_record(n):
     return r
 
 
-def set_event(r, kind, code, side, arg):
-    """What a record is: its kind (KIND_*), the core's event code, side
-    (-1: none) and argument."""
-    r[_KIND] = kind
+def set_event(r, code, side, arg):
+    """An event record (KIND_EVENT; set_kind() makes it another kind): the
+    core's event code, side (-1: none) and argument."""
+    r[_KIND] = KIND_EVENT
     r[_CODE] = code
     r[_SIDE] = side + 1
     _put(r, _ARG, arg)

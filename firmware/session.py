@@ -83,6 +83,8 @@ import journal as jmod
 from gestures import ACTION_NAMES
 from buttons import array_i
 
+_set_event = jmod.set_event
+
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
 _REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
@@ -440,7 +442,7 @@ class Session:
         if self.nst >= STAGE:
             self.flush(t)       # (a burst: the oldest go now)
         r = self.st[self.nst]
-        jmod.set_event(r, jmod.KIND_EVENT, code, side, arg)
+        _set_event(r, code, side, arg)     # (a global: a small frame)
         self._fill(r, t)
         self.nst += 1
         return r
