@@ -51,7 +51,12 @@ else:
 
         def readblocks(self, blk, buf, off=0):
             a = blk * BLOCK + off
-            buf[:] = memoryview(self.buffer)[a:a + len(buf)]
+            try:
+                buf[:] = memoryview(self.buffer)[a:a + len(buf)]
+            except MemoryError:     # a file closed by the collector: the heap is locked
+                m = self.buffer
+                for i in range(len(buf)):
+                    buf[i] = m[a + i]
 
         def writeblocks(self, blk, buf, off=None):
             if off is None:
