@@ -300,7 +300,7 @@ class Journal:
 
     # -- while a clock runs: program one record -----------------------------------
     # (Small functions, no try/loop together: MicroPython puts a call frame of
-    # more than ~11 words on the heap.  tests/mp/test_journal_mp.py measures
+    # more than ~11 words on the heap.  tests/test_journal.py (MicroPython) measures
     # 0 bytes per main-loop iteration with a record.)
     def full(self):
         return self.u >= self.units

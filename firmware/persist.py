@@ -36,7 +36,7 @@
 # on the Pico, and erases): on a board with a raw flash the session calls it
 # only while no clock runs; the running clock's checkpoints go to the
 # journal (journal.py: no erase, no allocation).  Measured under MicroPython:
-# tests/test_power_loss.py, tests/mp/test_journal_mp.py.
+# tests/test_power_loss.py, tests/test_journal.py.
 import fsys
 
 MAGIC = b"SClk"

@@ -869,7 +869,7 @@ def test_heap_per_save():
     lg.close()
     # A state file save runs only while no clock runs (firmware/session.py:
     # the running clock's checkpoints and events are journal records, 0 bytes,
-    # tests/mp/test_journal_mp.py), where a collection costs nobody time.  It
+    # tests/test_journal.py under MicroPython), where a collection costs nobody time.  It
     # must still not grow with the number of saves: one littlefs file cache
     # (prog size 256 -> 1 KB on the Pico) and the names, measured 1344 B.
     if per_save > 2048:
