@@ -11,8 +11,8 @@ the NOR model (tests/mp/norflash.py).
 
 Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
 CPython, tests/test_micropython.py inside the real MicroPython,
-tests/test_target_qemu.py on the 32-bit image (there the journal's rows are
-left out: the 384 KB flash model is more than its 240 KB heap).  The log's
+tests/test_target_qemu.py on the 32-bit image (its flash models in the
+board's PSRAM, tests/mp/norflash.py).  The log's
 replay check (host_sim.replay, the simulator's) is CPython's.
 """
 import clockcore as cc
@@ -22,7 +22,7 @@ import persist
 import profiles
 import session
 import ticks
-from mptest import MICROPYTHON, parametrize, small_heap
+from mptest import MICROPYTHON, parametrize
 from test_power_loss import FakeFlash
 
 WRAP = 1 << 30
@@ -318,10 +318,9 @@ def _replays(fs, clock, s, t):
     return text
 
 
-# the two ways the session writes: the files only, and the journal (not on
-# the qemu image: its heap cannot hold the flash model)
-WAYS = [False] if small_heap() else [False, True]
-WAY_IDS = ["files", "journal"][:len(WAYS)]
+# the two ways the session writes: the files only, and the journal
+WAYS = [False, True]
+WAY_IDS = ["files", "journal"]
 
 
 def _game(d):

@@ -13,7 +13,7 @@
 # rp2.Flash() on the Pico), .read(path), .files(folder), and the firmware's
 # fsys.OsFS calls; power_cut(fs): a copy of the flash as it is now,
 # mounted, leaving `fs` alone.
-from mptest import MICROPYTHON
+from mptest import MICROPYTHON, small_heap
 
 if not MICROPYTHON:
     from norfs import BLOCK, Nor, NorFS, PowerCut  # noqa: F401
@@ -36,12 +36,29 @@ else:
     class PowerCut(Exception):
         pass
 
+    _SMALL = small_heap()
+    if _SMALL:
+        # The qemu image (240 KB of heap): each flash in its 16 MB PSRAM
+        # (tests/mp/ramflash.py), past the suites' disk and 64 blocks for
+        # tests/test_journal.py's heap test, in a ring of _SLOTS flashes.
+        import ramflash
+        import uctypes
+        _FIRST = ramflash.BASE + (ramflash.COUNT + 64) * BLOCK
+        _SLOTS = 16
+
+    def _memory(blocks):
+        if not _SMALL:
+            return bytearray(blocks * BLOCK)
+        k = _n[0] % _SLOTS
+        return uctypes.bytearray_at(_FIRST + k * BLOCKS * BLOCK, blocks * BLOCK)
+
     class Nor:
         """The flash, and littlefs's block device (extended interface)."""
 
         def __init__(self, blocks=BLOCKS):
             self.blocks = blocks
-            self.buffer = bytearray(blocks * BLOCK)
+            _n[0] += 1
+            self.buffer = _memory(blocks)
             for b in range(blocks):
                 self.buffer[b * BLOCK:(b + 1) * BLOCK] = _FF
             self.erases = 0
