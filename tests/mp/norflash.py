@@ -25,16 +25,13 @@ if not MICROPYTHON:
 
 else:
     import os
+    from norraw import BLOCK, PowerCut, Raw
 
-    BLOCK = 4096
     BLOCKS = 96           # 384 KB, as norfs.py's
     _FF = b"\xff" * BLOCK
     _LIVE = []            # the mounted filesystems, oldest first
     _MOUNTS = 3           # at most this many at once (each holds its flash)
     _n = [0]
-
-    class PowerCut(Exception):
-        pass
 
     _SMALL = small_heap()
     if _SMALL:
@@ -45,6 +42,7 @@ else:
         import uctypes
         _FIRST = ramflash.BASE + (ramflash.COUNT + 64) * BLOCK
         _SLOTS = 16
+        _MOUNTS = 2       # (each mount's caches are heap)
 
     def _memory(blocks):
         if not _SMALL:
@@ -95,36 +93,6 @@ else:
                 self.erases += 1
                 self.buffer[arg * BLOCK:(arg + 1) * BLOCK] = _FF
             return 0
-
-    class Raw:
-        """The block device under the filesystem (the rp2.Flash() API)."""
-
-        def __init__(self, nor):
-            self.nor = nor
-
-        def readblocks(self, blk, buf, off=0):
-            self.nor.readblocks(blk, buf, off)
-
-        def writeblocks(self, blk, buf, off=None):
-            if off is None:
-                raise AssertionError("the journal never erases (writeblocks without an offset)")
-            nor = self.nor
-            a = blk * BLOCK + off
-            if (a & 255) or len(buf) != 256:
-                raise AssertionError("a NOR page program is one whole aligned page")
-            b = nor.buffer
-            for i in range(len(buf)):
-                new = b[a + i] & buf[i]
-                if new != b[a + i]:
-                    if nor.budget is not None:
-                        if nor.budget <= 0:
-                            raise PowerCut()
-                        nor.budget -= 1
-                    b[a + i] = new
-            nor.raw_programs += 1
-
-        def ioctl(self, op, arg):
-            return self.nor.ioctl(op, arg) if op in (4, 5) else 0
 
     def _umount(fs):
         if fs in _LIVE:
