@@ -99,6 +99,20 @@ def newest_log(fs):
     return fs.read("games/" + games[-1]).decode()
 
 
+def log_lines(fs):
+    """The newest game log's lines, one at a time."""
+    games = sorted(n for n in fs.files("games") if n.startswith("g"))
+    f = fs.open("games/" + games[-1], "rb")
+    try:
+        while True:
+            ln = f.readline()
+            if not ln:
+                return
+            yield ln.decode()
+    finally:
+        f.close()
+
+
 def replays_to(fs, clock, at):
     """The newest game log; on CPython it must replay to `clock` at log
     time `at` (host_sim.replay, the simulator's, is not on the boards)."""
@@ -259,9 +273,13 @@ def test_a_whole_game_runs_without_a_stop_and_without_an_erase():
     assert fs.nor.programs > p
     # more than half of the journal was used: it is re-armed at the end
     assert d.s.j.ok and d.s.j.count == d.s.folded == 0
-    text = replays_to(fs, d.clock, d.s.log_ms(d.t))
-    turns = [ln for ln in text.split("\n") if ln.split(" ")[1:2] in (["left"], ["right"])]
-    assert len(turns) == presses + 1         # every press is in the log
+    if not MICROPYTHON:
+        replays_to(fs, d.clock, d.s.log_ms(d.t))
+    turns = 0                                # (line by line: the 11 KB log is
+    for ln in log_lines(fs):                 # more than the qemu image's heap
+        if ln.split(" ")[1:2] in (["left"], ["right"]):  # holds in one piece)
+            turns += 1
+    assert turns == presses + 1              # every press is in the log
 
 
 def test_a_game_with_a_journal_logs_what_one_without_logs():
