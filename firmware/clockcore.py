@@ -80,6 +80,13 @@ class Clock:
         self.reset(t)
 
     # -- set-up -------------------------------------------------------------
+    def set_rules(self, rules, t):
+        """The one way rules (a profiles.Rules) reach the clock after it
+        is made: the settings' at a new game, the referee's base time, a
+        clock that cannot be restored.  A fresh game with them (`ready`)."""
+        self.rules = rules
+        self.reset(t)
+
     def reset(self, t):
         """A fresh game with the current rules (state `ready`)."""
         r = self.rules
