@@ -3,39 +3,69 @@
 file's names (boards/README.md) and the datasheet facts they encode: keys are
 inputs with pull-ups to a switch to GND, the LEDs are outputs that start off,
 the LCD is found at the board's address or the other PCF8574 address (SPEC v2
-§4 hardware; issue 13: platform facts come from the board, not sys.platform)."""
-import errno
+§4 hardware; issue 13: platform facts come from the board, not sys.platform).
 
-import pytest
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython, and
+tests/test_target_qemu.py on the 32-bit image (the fake machine runs there
+too)."""
+import errno
 
 import machine
 import hw
 import outputs
 from hd44780_emu import Hd44780Pcf8574
-from host_sim import boards
+from mptest import MICROPYTHON, cpython_only, parametrize, raises
 
-ALL = boards.names()
+# Every board file (boards/*.py), by hand: MicroPython cannot list boards/ on
+# the qemu image; test_the_board_list_is_every_board_file keeps it true.
+ALL = ["esp32", "pico", "pico_2004", "pico_w", "sim", "sim_2004"]
 DIFF = lambda a, b: a - b  # noqa: E731  (plain ints: nothing wraps here)
 ADD = lambda a, b: a + b  # noqa: E731
 
 
-@pytest.fixture(autouse=True)
-def fresh_world():
-    machine.reset_world()
-    yield
-    machine.reset_world()
+class _Board:
+    """A board's names, copied (a test may change them; MicroPython's
+    imported board modules are shared)."""
+
+
+def load_board(name):
+    """boards/<name>.py as the app gets it, fresh: the one board loader on
+    CPython (host_sim.boards), the module (boards/ on MICROPYPATH) copied
+    under MicroPython."""
+    if not MICROPYTHON:
+        from host_sim import boards
+        return boards.load(name)
+    mod = __import__(name)
+    b = _Board()
+    for k in dir(mod):
+        if not k.startswith("_"):
+            setattr(b, k, getattr(mod, k))
+    return b
 
 
 def board_with(name, **changes):
-    b = boards.load(name)
+    machine.reset_world()
+    b = load_board(name)
     for k, v in changes.items():
         setattr(b, k, v)
     return b
 
 
-@pytest.mark.parametrize("name", ALL)
+def fresh(name):
+    """The board, on a fresh fake machine (no pin or bus from a test before)."""
+    return board_with(name)
+
+
+@cpython_only
+def test_the_board_list_is_every_board_file():
+    from host_sim import boards
+    assert ALL == boards.names()
+
+
+@parametrize("name", ALL)
 def test_keys_are_pulled_up_inputs_on_the_boards_pins(name):
-    b = boards.load(name)
+    b = fresh(name)
     keys = hw.buttons(b, machine, lambda: 0, DIFF)
     for n in (b.BTN_LEFT, b.BTN_RIGHT, b.BTN_PAUSE):
         p = machine.pin(n)
@@ -48,13 +78,12 @@ def test_keys_are_pulled_up_inputs_on_the_boards_pins(name):
     assert keys.get() >= 0 and (keys.i, keys.kind) == (1, 1)
 
 
-@pytest.mark.parametrize("name, hard", [("pico", True), ("esp32", False)])
+@parametrize("name, hard", [("pico", True), ("esp32", False)])
 def test_hard_irq_comes_from_the_board_not_the_platform(name, hard):
-    b = boards.load(name)
+    b = fresh(name)
     hw.buttons(b, machine, lambda: 0, DIFF)
     assert machine.pin(b.BTN_PAUSE).hard is hard
     b2 = board_with(name, HARD_IRQ=not hard)
-    machine.reset_world()
     hw.buttons(b2, machine, lambda: 0, DIFF)
     assert machine.pin(b2.BTN_PAUSE).hard is (not hard)
 
@@ -65,21 +94,21 @@ def attach_lcd(b, addr):
     return emu
 
 
-@pytest.mark.parametrize("name", ALL)
+@parametrize("name", ALL)
 def test_display_on_the_boards_bus_and_address(name):
-    b = boards.load(name)
+    b = fresh(name)
     emu = attach_lcd(b, b.LCD_ADDR)
     lcd = hw.display(b, machine)
     assert lcd.addr == b.LCD_ADDR
     assert (lcd.i2c.id, lcd.i2c.sda.id, lcd.i2c.scl.id, lcd.i2c.freq) == \
         (b.I2C_ID, b.I2C_SDA, b.I2C_SCL, b.I2C_FREQ)
     lcd.reinit()
-    lcd.show(0, bytearray(b"HELLO".ljust(b.LCD_COLS)))
+    lcd.show(0, bytearray(b"HELLO" + b" " * (b.LCD_COLS - 5)))
     assert emu.text_rows()[0].startswith("HELLO")
     assert len(emu.text_rows()) == b.LCD_ROWS
 
 
-@pytest.mark.parametrize("found, expected", [
+@parametrize("found, expected", [
     ((0x3F,), 0x3F),          # a PCF8574AT backpack where the board says 0x27
     ((0x27,), 0x27),
     ((0x27, 0x3F), 0x27),     # the board's own address wins
@@ -87,23 +116,22 @@ def test_display_on_the_boards_bus_and_address(name):
     ((0x20,), 0x27),          # something else on the bus is not an LCD
 ])
 def test_lcd_address_fallback(found, expected):
-    b = boards.load("pico")
+    b = fresh("pico")
     for a in found:
         attach_lcd(b, a)
     assert hw.display(b, machine).addr == expected
 
 
 def test_dead_bus_is_not_a_crash_here():
-    b = boards.load("pico")
+    b = fresh("pico")
     lcd = hw.display(b, machine)        # nothing attached
-    with pytest.raises(OSError) as e:
-        lcd.reinit()                    # the app's _lcd_start catches this
-    assert e.value.args[0] == errno.ENODEV
+    e = raises(OSError, lcd.reinit)     # the app's _lcd_start catches this
+    assert e.args[0] == errno.ENODEV
 
 
-@pytest.mark.parametrize("name", ALL)
+@parametrize("name", ALL)
 def test_buzzer_pwm_silent_on_the_boards_pin(name):
-    b = boards.load(name)
+    b = fresh(name)
     bz = hw.buzzer(b, machine, DIFF, ADD)
     if b.BUZZER is None:
         assert bz.pwm is None
@@ -131,9 +159,9 @@ def test_missing_parts_give_drivers_without_hardware():
     assert machine._pins == {}          # no pin claimed for what is not fitted
 
 
-@pytest.mark.parametrize("name", ALL)
+@parametrize("name", ALL)
 def test_leds_are_outputs_that_start_off(name):
-    b = boards.load(name)
+    b = fresh(name)
     leds = hw.leds(b, machine)
     fitted = [(s, machine.pin(n)) for s, n in ((0, b.LED_LEFT), (1, b.LED_RIGHT))
               if n is not None]
@@ -146,9 +174,9 @@ def test_leds_are_outputs_that_start_off(name):
             assert p.value() == (1 if s == running else 0), (running, s)
 
 
-@pytest.mark.parametrize("name", ALL)
+@parametrize("name", ALL)
 def test_battery_adc_and_attenuation_from_the_board(name):
-    b = boards.load(name)
+    b = fresh(name)
     bat = hw.battery(b, machine, DIFF, ADD)
     if b.BATTERY_ADC is None:
         assert bat.adc is None
@@ -163,12 +191,12 @@ def test_battery_adc_and_attenuation_from_the_board(name):
 
 def test_esp32_battery_uses_11_db():
     """boards/README.md: IO34 at 11 dB attenuation, linear 150-2450 mV."""
-    bat = hw.battery(boards.load("esp32"), machine, DIFF, ADD)
+    bat = hw.battery(fresh("esp32"), machine, DIFF, ADD)
     assert bat.adc.attenuation == machine.ADC.ATTN_11DB
 
 
 def test_battery_reading_through_the_divider():
-    b = boards.load("pico")                         # 100k/100k: x2
+    b = fresh("pico")                               # 100k/100k: x2
     bat = hw.battery(b, machine, DIFF, ADD)
     bat.adc.level_u16 = 65535 * 1600 // 3300        # 1.6 V at the pin
     bat.update(0)
