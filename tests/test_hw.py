@@ -5,6 +5,10 @@ inputs with pull-ups to a switch to GND, the LEDs are outputs that start off,
 the LCD is found at the board's address or the other PCF8574 address (SPEC v2
 §4 hardware; issue 13: platform facts come from the board, not sys.platform).
 
+The last part tests the outputs themselves (firmware/outputs.py: the beep
+patterns, the side LEDs, the battery warning) on the boards' wrapping ticks,
+and, under MicroPython, that their loop calls allocate nothing.
+
 Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
 CPython, tests/test_micropython.py inside the real MicroPython, and
 tests/test_target_qemu.py on the 32-bit image (the fake machine runs there
@@ -14,8 +18,9 @@ import errno
 import machine
 import hw
 import outputs
+import ticks
 from hd44780_emu import Hd44780Pcf8574
-from mptest import MICROPYTHON, cpython_only, parametrize, raises
+from mptest import MICROPYTHON, cpython_only, heap_bytes, micropython_only, parametrize, raises
 
 # Every board file (boards/*.py).  MicroPython cannot list boards/ on the
 # qemu image, so it takes the typed list; test_the_board_list_is_every_board_file
@@ -207,3 +212,142 @@ def test_battery_reading_through_the_divider():
     bat.adc.level_u16 = 65535 * 1600 // 3300        # 1.6 V at the pin
     bat.update(0)
     assert 3190 <= bat.mv <= 3200 and bat.low       # 3.2 V < BATTERY_LOW_MV
+
+
+# -- the outputs themselves (firmware/outputs.py), on the fake machine ---------------
+# On the boards' tick counter, which wraps at 2**30: every pattern below
+# starts 100 ms before the wrap.
+
+WDIFF, WADD = ticks.wrapping(1 << 30)
+NEAR_WRAP = (1 << 30) - 100
+
+
+def tones(bz, start, ms):
+    """The buzzer run 1 ms at a time for `ms`: [(on at, off at)] in ms from
+    `start` (PWM duty up / back to 0), and whether it still plays."""
+    out = []
+    on = None
+    for k in range(ms + 1):
+        bz.update(WADD(start, k))
+        sounding = bz.pwm.duty_u16() > 0
+        if sounding and on is None:
+            on = k
+        elif not sounding and on is not None:
+            out.append((on, k))
+            on = None
+    return out, bz.active()
+
+
+def test_the_flag_is_three_quick_beeps_and_then_silence():
+    """outputs.py: BEEP_FLAG is three quick beeps (00:00 reached), played by
+    update() without blocking, across the tick wrap; the window's is one
+    short beep, the forfeit's one long tone (below a second)."""
+    b = fresh("pico")
+    bz = hw.buzzer(b, machine, WDIFF, WADD)
+    bz.beep(outputs.BEEP_FLAG, NEAR_WRAP)
+    got, playing = tones(bz, NEAR_WRAP, 2000)
+    assert len(got) == 3 and not playing, got
+    assert got[0][0] == 0                                   # at the call, not later
+    assert all(0 < off - on <= 150 for on, off in got), got  # quick
+    assert all(got[i][1] < got[i + 1][0] for i in range(2)), got   # gaps between
+    bz.beep(outputs.BEEP_WINDOW, NEAR_WRAP)
+    got, _ = tones(bz, NEAR_WRAP, 2000)
+    assert len(got) == 1 and got[0][1] <= 150, got
+    bz.beep(outputs.BEEP_FORFEIT, NEAR_WRAP)
+    got, _ = tones(bz, NEAR_WRAP, 2000)
+    assert len(got) == 1 and 500 <= got[0][1] < 1000, got
+
+
+def test_a_new_beep_replaces_the_one_playing_and_a_muted_buzzer_is_silent():
+    b = fresh("pico")
+    bz = hw.buzzer(b, machine, WDIFF, WADD)
+    bz.beep(outputs.BEEP_FLAG, NEAR_WRAP)
+    bz.update(WADD(NEAR_WRAP, 40))
+    bz.beep(outputs.BEEP_WINDOW, WADD(NEAR_WRAP, 40))        # the flag's first tone cut
+    got, playing = tones(bz, WADD(NEAR_WRAP, 40), 2000)
+    assert len(got) == 1 and not playing and bz.last == outputs.BEEP_WINDOW, got
+    muted = hw.buzzer(b, machine, WDIFF, WADD, enabled=False)
+    muted.beep(outputs.BEEP_FLAG, NEAR_WRAP)
+    assert muted.beeps == 0 and not muted.active() and muted.pwm.duty_u16() == 0
+
+
+def test_leds_follow_the_running_side_and_write_only_on_a_change():
+    b = fresh("pico")
+    leds = hw.leds(b, machine)
+    left, right = machine.pin(b.LED_LEFT), machine.pin(b.LED_RIGHT)
+    for side, want in ((0, (1, 0)), (1, (0, 1)), (-1, (0, 0)), (0, (1, 0))):
+        leds.show(side)
+        assert (left.value(), right.value()) == want, side
+    left.value(0)                     # written behind its back: show() does not look
+    leds.show(0)
+    assert left.value() == 0
+
+
+class _UvAdc:
+    """An ADC with read_uv() (the ESP32 port's calibrated reading)."""
+
+    def __init__(self, uv):
+        self.uv = uv
+
+    def read_uv(self):
+        return self.uv
+
+    def read_u16(self):
+        raise AssertionError("read_u16() used where read_uv() exists")
+
+
+def test_battery_warning_has_100_mv_of_hysteresis_and_reads_every_10_s():
+    """outputs.Battery: low below low_mv, clear again only 100 mV above it;
+    one reading every every_ms (10 s), across the tick wrap."""
+    bat = outputs.Battery(_UvAdc(0), (2, 1), 3400, WDIFF, WADD)
+    t = NEAR_WRAP
+    # (pin µV, battery mV, low) by hand: the divider doubles the pin's voltage
+    for uv, mv, low in ((1750000, 3500, False), (1690000, 3380, True),
+                        (1720000, 3440, True), (1750000, 3500, True),
+                        (1751000, 3502, False), (1705000, 3410, False),
+                        (1699000, 3398, True)):
+        bat.adc.uv = uv
+        bat.update(t)
+        assert (bat.mv, bat.low) == (mv, low), uv
+        bat.adc.uv = 0                  # read again before 10 s: not read
+        bat.update(WADD(t, 9999))
+        assert bat.mv == mv
+        t = WADD(t, 10000)
+
+
+class _QuietPwm:
+    """machine.PWM's two calls, remembering only the last values (the fake
+    machine's PWM records each change in a list: that would be its own
+    allocation, not the buzzer's)."""
+
+    def __init__(self):
+        self.f = self.d = 0
+
+    def freq(self, f):
+        self.f = f
+
+    def duty_u16(self, d):
+        self.d = d
+
+
+@micropython_only
+def test_the_outputs_allocate_nothing_in_the_loop():
+    """outputs.py: update()/show() run every loop iteration and allocate
+    nothing (SPEC: no heap allocation in the steady-state main loop), while
+    a pattern plays and the battery is read, across the tick wrap."""
+    b = fresh("pico")
+    bz = outputs.Buzzer(_QuietPwm(), WDIFF, WADD)   # the fake PWM keeps a history
+    leds = hw.leds(b, machine)
+    bat = hw.battery(b, machine, WDIFF, WADD)
+    bat.every = 1                       # a reading at every call
+    now = [NEAR_WRAP]
+
+    def loop():
+        now[0] = WADD(now[0], 7)
+        if not bz.active():
+            bz.beep(outputs.BEEP_FLAG, now[0])
+        bz.update(now[0])
+        leds.show((now[0] >> 9) & 1)
+        bat.update(now[0])
+
+    assert heap_bytes(loop) == 0
