@@ -133,7 +133,9 @@ class App:
         self.net = None
         if getattr(board, "WIFI", False):
             import net
-            self.net = net.start(self, root)
+            self.net = net.start(self.hall_source(), self.store.fs, root,
+                                 self.ticks_ms, self.diff, self.add)
+        self.settings.hall = self.net  # (the setup menu's "Hall" item)
         self._splash()
         if self.settings.notice:
             self._note("SETRESET", NOTICE_MS)
@@ -178,6 +180,18 @@ class App:
 
     def _log_ms(self, t):
         return self.session.log_ms(t)
+
+    # -- the hall's door (net.py sees only this, through source.py) -------------
+    def hall_source(self):
+        """What net.py publishes of this clock, and its hall mark."""
+        import source
+        return source.Source(self.clock, self.session, self.battery,
+                             self.settings, self.log, self.show_hall)
+
+    def show_hall(self, h):
+        """The hall's state changed (net.HALL_*): the game screen's mark."""
+        self.view.hall = h
+        self.dirty = True
 
     # -- the core's events: log, persist, beep ----------------------------------
     def _on_event(self, code, side, t, arg):

@@ -297,7 +297,7 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
         topic = "scrabble/cup/1/status/1"
         assert hall.collect(topic)[topic] == b"online"
         c.link.up = False
-        c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
+        c.net.wire.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
         fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
         time.sleep(0.3)
         assert hall.collect(topic)[topic] == b"offline"
@@ -387,7 +387,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
     n = c.net
     try:
         assert fleet.run(seconds=10, until=lambda: n.st == net.UP and not n.dirty
-                         and n.off >= len(n.out))
+                         and not n.wire.busy())
         time.sleep(0.3)  # the broker takes the last bytes written
         msgs = hall.collect("scrabble/cup/#")
         assert json.loads(msgs["scrabble/cup/1/state/1"])["table"] == 1
@@ -396,7 +396,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         _settings_table(c, 7)
         assert n.table == 7 and c.rig.app._table() == 7
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
-                         and not n.dirty and n.off >= len(n.out))
+                         and not n.dirty and not n.wire.busy())
         time.sleep(0.3)
         msgs = hall.collect("scrabble/cup/#")
         assert not [t for t in msgs if t.startswith("scrabble/cup/1/")], msgs

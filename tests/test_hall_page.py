@@ -104,7 +104,7 @@ def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
         with lock:
             c2 = fleet.clocks[1]
             c2.link.up = False
-            c2.net.sock.s.shutdown(2)
+            c2.net.wire.sock.s.shutdown(2)
         end = time.monotonic() + 10
         while time.monotonic() < end and "offline" not in rows["2"][2]:
             time.sleep(0.2)

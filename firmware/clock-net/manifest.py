@@ -8,4 +8,6 @@ metadata(description="Scrabble tournament clock: the app with the hall's network
 
 require("clock-core")
 
-module("net.py", base_path="..")
+module("net.py", base_path="..")      # the hall's client: what it publishes, when
+module("mqtt.py", base_path="..")     # the MQTT 3.1.1 wire under it
+module("source.py", base_path="..")   # the clock as net.py sees it (App.hall_source())
