@@ -75,7 +75,7 @@ def firmware_files(firmware_dir=FIRMWARE, package=None):
 
     The manifests are micropython-lib style and read the way its
     tools/manifestfile.py reads them, restricted to what a flat app needs:
-    metadata(); module("x.py", base_path="..") naming a file of firmware_dir
+    metadata() first; module("x.py", base_path="..") naming a file of firmware_dir
     itself (the board's top folder is flat); require("name"), the package
     whose manifest is firmware_dir/name/manifest.py (micropython-lib finds
     `**/name/manifest.py` in its library folders; here the library is
@@ -108,8 +108,15 @@ def _read_package(firmware_dir, name, files, seen, chain):
         raise ManifestError("cannot read %s%s: %s" % (path, where, e.strerror or e))
     here = os.path.dirname(path)
     top = os.path.normpath(firmware_dir)
+    begun = []
+
+    def first():
+        # micropython-lib's compile mode: "metadata() must be the first command"
+        if not begun:
+            raise ManifestError("%s: metadata() must be the first command" % path)
 
     def module(mod, base_path=".", opt=None):
+        first()
         base = os.path.normpath(os.path.join(here, base_path))
         if base != top or "/" in mod or "\\" in mod or not mod.endswith(".py"):
             raise ManifestError("%s: module(%r, base_path=%r): only a .py file of %s "
@@ -119,10 +126,13 @@ def _read_package(firmware_dir, name, files, seen, chain):
         files.append(mod)
 
     def require(req, version=None, library=None, **_kw):
+        first()
         _read_package(firmware_dir, req, files, seen, chain + (name,))
 
     def metadata(**_kw):
-        pass
+        if begun:
+            raise ManifestError("%s: metadata() twice" % path)
+        begun.append(True)
 
     def refuse(*_a, **_kw):
         raise ManifestError("%s: only metadata(), require() and module() are read here" % path)

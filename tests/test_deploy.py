@@ -243,8 +243,9 @@ def write_fake_manifest(fw, extra=()):
     """The two packages, as firmware/ has them: clock-core lists the fake
     modules (and `extra`); clock-net requires it and adds nothing."""
     names = sorted(FAKE_FIRMWARE) + list(extra)
-    for pkg, text in ((CORE, "".join('module("%s", base_path="..")\n' % n for n in names)),
-                      (NET, 'require("%s")\n' % CORE)):
+    for pkg, text in ((CORE, "metadata()\n" + "".join('module("%s", base_path="..")\n' % n
+                                                    for n in names)),
+                      (NET, 'metadata()\nrequire("%s")\n' % CORE)):
         (fw / pkg).mkdir(exist_ok=True)
         (fw / pkg / "manifest.py").write_text(text)
 

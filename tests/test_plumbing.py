@@ -53,8 +53,9 @@ def test_manifest_reader_resolves_require_in_order(tmp_path):
     first; a package required twice is read once."""
     fw = _packages(tmp_path,
                    a_core='metadata(version="1")\nmodule("a.py", base_path="..")\n',
-                   b_mid='require("a-core")\nmodule("b.py", base_path="..")\n',
-                   c_top='require("b-mid")\nrequire("a-core")\nmodule("c.py", base_path="..")\n')
+                   b_mid='metadata()\nrequire("a-core")\nmodule("b.py", base_path="..")\n',
+                   c_top='metadata()\nrequire("b-mid")\nrequire("a-core")\n'
+                         'module("c.py", base_path="..")\n')
     assert host_sim.firmware_files(fw, "a-core") == ["a.py"]
     assert host_sim.firmware_files(fw, "c-top") == ["a.py", "b.py", "c.py"]
     assert host_sim.firmware_files(fw) == ["a.py", "b.py", "c.py"]     # every package
@@ -62,18 +63,21 @@ def test_manifest_reader_resolves_require_in_order(tmp_path):
 
 
 def test_manifest_reader_refuses_what_it_does_not_read(tmp_path):
-    for text, why in [('include("x/manifest.py")\n', "only metadata(), require() and module()"),
-                      ('package("p")\n', "only metadata(), require() and module()"),
-                      ('module("a.py")\n', "only a .py file of"),            # beside the manifest
-                      ('module("a.py", base_path="../..")\n', "only a .py file of"),
-                      ('module("sub/a.py", base_path="..")\n', "only a .py file of"),
-                      ('module("a.py", base_path="..")\nmodule("a.py", base_path="..")\n',
-                       "listed twice"),
-                      ('module("a.mpy", base_path="..")\n', "only a .py file"),
-                      ('require("nosuch")\n', "cannot read"),
-                      ('require("../x")\n', "a package is a folder name"),
-                      ('import os\n', "ImportError"),
-                      ('module(\n', "SyntaxError")]:
+    only = "only metadata(), require() and module()"
+    for text, why in [('module("a.py", base_path="..")\n', "metadata() must be the first"),
+                      ('require("a")\n', "metadata() must be the first"),
+                      ('metadata()\nmetadata()\n', "metadata() twice"),
+                      ('metadata()\ninclude("x/manifest.py")\n', only),
+                      ('metadata()\npackage("p")\n', only),
+                      ('metadata()\nmodule("a.py")\n', "only a .py file of"),  # beside the manifest
+                      ('metadata()\nmodule("a.py", base_path="../..")\n', "only a .py file of"),
+                      ('metadata()\nmodule("sub/a.py", base_path="..")\n', "only a .py file of"),
+                      ('metadata()\n' + 'module("a.py", base_path="..")\n' * 2, "listed twice"),
+                      ('metadata()\nmodule("a.mpy", base_path="..")\n', "only a .py file"),
+                      ('metadata()\nrequire("nosuch")\n', "cannot read"),
+                      ('metadata()\nrequire("../x")\n', "a package is a folder name"),
+                      ('metadata()\nimport os\n', "ImportError"),
+                      ('metadata()\nmodule(\n', "SyntaxError")]:
         fw = _packages(tmp_path, p=text)
         with pytest.raises(host_sim.ManifestError, match=re.escape(why)):
             host_sim.firmware_files(fw, "p")
@@ -82,8 +86,8 @@ def test_manifest_reader_refuses_what_it_does_not_read(tmp_path):
     two = tmp_path / "two"
     two.mkdir()
     with pytest.raises(host_sim.ManifestError, match="listed twice"):   # by two packages
-        host_sim.firmware_files(_packages(two, x='module("a.py", base_path="..")\n',
-                                          y='module("a.py", base_path="..")\n'))
+        host_sim.firmware_files(_packages(two, x='metadata()\nmodule("a.py", base_path="..")\n',
+                                          y='metadata()\nmodule("a.py", base_path="..")\n'))
 
 
 def test_deploy_without_a_manifest_says_so_in_one_line(tmp_path):
