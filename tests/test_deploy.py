@@ -399,8 +399,21 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path):
     assert '"board.mpy"' in c[4]
     # the old main.py goes before anything is copied, the new one comes last
     assert c[4].index('"main.py"') < c[4].index('"board.mpy"')
+    # a board once deployed as pico_w loses the network modules (both kinds)
+    for m in sorted(set(firmware_modules(NET)) - set(firmware_modules(CORE))):
+        assert '"%s.mpy"' % m in c[4] and '"%s.py"' % m in c[4], m
     # 3: reset
     assert cmds[2][3:] == ["reset"]
+
+
+def test_dry_run_for_a_board_with_wifi_keeps_the_network_modules(tmp_path):
+    proc = run_deploy(["deploy", "--board", "pico_w", "--port", PORT, "--dry-run",
+                       "--build-dir", str(tmp_path / "stage")])
+    assert proc.returncode == 0, proc.stderr
+    c = shlex.split(proc.stdout.splitlines()[1])
+    copied = {os.path.basename(p) for p in c[7:-1]}
+    assert {m + ".mpy" for m in firmware_modules(NET) if m != "main"} <= copied
+    assert '"net.mpy"' not in c[4] and '"net.py"' in c[4]    # only its stale twin goes
 
 
 def test_dry_run_sources(tmp_path):

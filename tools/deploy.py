@@ -37,7 +37,9 @@ load it copies .py sources instead and says so.
 
 MicroPython looks for foo.py before foo.mpy in each directory, so a stale
 clockcore.py left on the board would shadow a new clockcore.mpy: deploy
-deletes each copied module's twin (.py for .mpy and vice versa) first.
+deletes each copied module's twin (.py for .mpy and vice versa) first, and
+the modules of the other package (net.mpy ... on a board deployed before
+as pico_w and now as pico).
 
 A copy cut off midway (a cable pulled, a board reset) must not leave a
 board that boots a mix of old and new modules: deploy removes the old
@@ -308,6 +310,18 @@ def stale_twins(names):
     return sorted(out)
 
 
+def left_out(board, firmware_dir=FIRMWARE):
+    """The modules of the other packages, both extensions: deploy deletes
+    them on the board, so a clock that once ran clock-net and is deployed as
+    a board without Wi-Fi carries no network code either."""
+    try:
+        mine = set(firmware_files(firmware_dir, package(board)))
+        every = firmware_files(firmware_dir)
+    except ManifestError as e:
+        raise DeployError(str(e), 2)
+    return sorted(m[:-3] + ext for m in every if m not in mine for ext in (".mpy", ".py"))
+
+
 README = """\
 Scrabble tournament clock: {name}
 Built by `make bundle BOARD={board}` from firmware/ (package {package})
@@ -393,13 +407,14 @@ def query_command(port):
     return connect_args(port) + ["exec", MPY_QUERY]
 
 
-def copy_commands(port, out_dir, names):
+def copy_commands(port, out_dir, names, gone=()):
     """The mpremote argument lists (without the program) that put `names`
-    from out_dir onto the board and restart it."""
+    from out_dir onto the board and restart it; `gone`: other files to
+    delete there first (left_out())."""
     rel = os.path.relpath(out_dir, ROOT)
     if rel.startswith(os.pardir):
         rel = out_dir
-    twins = stale_twins(names)
+    twins = stale_twins(names) + list(gone)
     if "main.py" in names:
         # the old main.py goes first and the new one is copied last (names
         # ends with it): a copy cut off midway leaves no main.py, never a
@@ -484,7 +499,7 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         names.insert(0, "net.json")
-    cmds = copy_commands(port, out_dir, names)
+    cmds = copy_commands(port, out_dir, names, left_out(board, firmware_dir))
     if dry_run:
         for c in cmds:
             out(show(c))
