@@ -661,8 +661,7 @@ class App:
         settings' rules): the clock reset, the old game's log closed and its
         checkpoint cleared, the 20x4 header rewritten.  On the clock: after
         setup, and leaving the final screen (confirmed)."""
-        self.clock.rules = rules if rules is not None else self.settings.rules()
-        self.clock.reset(now)
+        self.clock.set_rules(rules if rules is not None else self.settings.rules(), now)
         self._forget_game()
         self._set_header()
 

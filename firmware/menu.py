@@ -438,11 +438,10 @@ class RefereeMenu:
         self.pend[0] = b[1]
         self.pend[1] = b[2]
         self.ask = b[3]
-        base = self.clock.rules.base
+        c = self.clock
+        base = c.rules.base
         if base[0] != b[4] or base[1] != b[5]:
-            base[0] = b[4]
-            base[1] = b[5]
-            self.clock.reset(self.clock.t if t is None else t)
+            c.set_rules(c.rules.with_base(b[4], b[5]), c.t if t is None else t)
             return RULES
         return None
 
@@ -473,9 +472,8 @@ class RefereeMenu:
         elif it == R_BASE:
             b = c.rules.base
             if c.state == READY and _can_shift(b[0], b[1], up):
-                b[0] = _base_step(b[0], up)
-                b[1] = _base_step(b[1], up)
-                c.reset(t)
+                c.set_rules(c.rules.with_base(_base_step(b[0], up),
+                                              _base_step(b[1], up)), t)
                 self.pend[0] = self.pend[1] = 0
                 return RULES
         elif it == R_EXIT:

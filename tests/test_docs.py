@@ -315,6 +315,15 @@ def bench():
         b.close()
 
 
+def right_runs(b, ms):
+    """Left's press (at its edge, SPEC v3 §4) starts right's clock on the
+    bench, then ms of play; the press's tick."""
+    start = b.rig.ms()
+    b.rig.press(screens.LEFT)
+    b.rig.run(ms)
+    return start
+
+
 def test_claim_pause_key_stops_and_restarts_at_its_press(bench):
     """Cards, "The keys" (SPEC v3 §4 Pause key): a running clock stops on
     the pause key's press and stays stopped however long it is held and
@@ -323,9 +332,7 @@ def test_claim_pause_key_stops_and_restarts_at_its_press(bench):
     b = bench()
     r = b.rig
     c = b.clock
-    start = r.ms()
-    r.press(screens.LEFT)                  # right runs from its edge
-    r.run(5000)
+    start = right_runs(b, 5000)
     r.down(screens.PAUSE)
     edge = r.ms()
     r.run(5)
@@ -356,8 +363,7 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     b = bench()
     r = b.rig
     c = b.clock
-    r.press(screens.LEFT)                  # right runs
-    r.run(5000)
+    right_runs(b, 5000)
     r.press(screens.RIGHT)                 # right's move: left runs
     r.run(7000)
     r.press(screens.PAUSE, hold=2500)      # held while running: only a pause
@@ -384,9 +390,7 @@ def test_claim_confirmation_without_a_question_only_stops(bench):
     b = bench()
     r = b.rig
     c = b.clock
-    start = r.ms()
-    r.press(screens.LEFT)                  # right runs from this edge
-    r.run(4000)
+    start = right_runs(b, 4000)
     first = r.ms()
     r.perform(gestures.confirm())          # right's press would end its turn
     assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.ask
@@ -397,8 +401,7 @@ def test_claim_confirmation_without_a_question_only_stops(bench):
 def test_claim_referee_gesture_while_running_pauses_first(bench):
     b = bench()
     r = b.rig
-    r.press(screens.LEFT)                  # right runs
-    r.run(5000)
+    right_runs(b, 5000)
     rem = b.clock.rem[cc.RIGHT]
     r.down(screens.PAUSE)                  # the gesture: pause key first ...
     r.run(40)

@@ -389,6 +389,20 @@ def check_log(rig, before, t0_ms, was_running, gesture, extra=()):
     replay_matches_live(rig, rig.root)
 
 
+def gesture_undoes_its_keys(rig, spec, gesture):
+    """Play a gesture's keys (keys()'s spec, from now) and 100 ms more: the
+    game is the timeline without them (stopped_at_first_edge) and the log
+    shows only the gesture (check_log)."""
+    before = log_text(rig)
+    was_running = rig.clock.state == cc.RUNNING
+    t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
+    ref = stopped_at_first_edge(rig)
+    keys(rig, rig.ms(), spec)
+    rig.run(100)
+    assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
+    check_log(rig, before, t0_ms, was_running, gesture)
+
+
 # A slow referee on the final screen, the pause key first and held alone 2 s:
 # the pause key's hold is the new-game request (NEW GAME? asked, "gesture
 # pause_long" logged); the referee gesture that follows in the same group
@@ -414,16 +428,10 @@ def test_referee_gesture_in_any_order_at_any_speed(order, gap, start):
     the first key's edge); the log has only the gesture (and that pause)."""
     rig = to_state(start)
     try:
-        before = log_text(rig)
-        was_running = rig.clock.state == cc.RUNNING
-        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
-        ref = stopped_at_first_edge(rig)
         last = 2 * gap + 3100                   # all three held 3.1 s together
-        keys(rig, rig.ms(), [(i * gap, b, last - i * gap) for i, b in enumerate(order)])
-        rig.run(100)
+        gesture_undoes_its_keys(
+            rig, [(i * gap, b, last - i * gap) for i, b in enumerate(order)], "referee")
         assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
-        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
-        check_log(rig, before, t0_ms, was_running, "referee")
     finally:
         drop(rig)
 
@@ -474,15 +482,9 @@ def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
     clock is stopped at the first key's edge), only the gesture in the log."""
     rig = to_state(start)
     try:
-        before = log_text(rig)
-        was_running = rig.clock.state == cc.RUNNING
-        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
-        ref = stopped_at_first_edge(rig)
-        keys(rig, rig.ms(), [(0, first, gap + 1100), (gap, 1 - first, 1100)])
-        rig.run(100)
+        gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
+                                "confirm")
         assert rig.app.mode == appmod.MODE_GAME and rig.app.ask == appmod.ASK_NONE
-        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
-        check_log(rig, before, t0_ms, was_running, "confirm")
     finally:
         drop(rig)
 
