@@ -388,7 +388,7 @@ class Net:
         a = self.app
         if a.clock.state == cc.OVER:
             now = self.end_t  # the game's end, not the time since
-        d = state_fields(a.clock, a._log_ms(now) if a.log_on else 0)
+        d = state_fields(a.clock, a.session.log_ms(now) if a.session.on else 0)
         d["clock"] = self.clock_id
         d["table"] = self.table
         d["game"] = a.log.number

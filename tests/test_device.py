@@ -60,7 +60,7 @@ def replay_matches_live(rig, root):
         clock, _ = replay.run(game)
         assert clock.state == 3 and clock.rem == rig.ended_rem, (text, clock.rem)
         return text
-    at = rig.app._log_ms(live.t)
+    at = rig.app.session.log_ms(live.t)
     clock, _ = replay.run(game, at)
     got = replay.report(clock, at)
     want = replay.report(live, at)
@@ -213,7 +213,7 @@ def test_press_together_is_logged_but_not_applied(tmp_path):
     assert len(turns) == 3, text          # the start and one move per pair
     live = rig.clock
     live.update(live.t)
-    at = rig.app._log_ms(live.t)
+    at = rig.app.session.log_ms(live.t)
     clock, _ = replay.run(replay.parse(text.split("\n")), at)
     assert clock.running() == live.running() == ds.RIGHT
     assert clock.rem == live.rem
@@ -290,16 +290,16 @@ def test_an_unexpected_error_is_logged_and_the_loop_goes_on(tmp_path):
 
     # one failure every 3 s of loops (1500 iterations of 2 ms): goes on
     fed = _run_loops(app, rig, 6000, sometimes(1500))
-    assert app.errors == 4 and app.healthy and fed == 6000
+    assert app.errlog.errors == 4 and app.errlog.healthy and fed == 6000
     path = str(tmp_path / "clock" / "errors.txt")
     lines = open(path).read().splitlines()
     assert len(lines) == 4 and all("ValueError: boom" in ln for ln in lines)
     # a burst: stop feeding the watchdog
     fed = _run_loops(app, rig, 100, sometimes(2))
-    assert not app.healthy and fed < 100
+    assert not app.errlog.healthy and fed < 100
     # the error log stays bounded
     for k in range(400):
-        app.failed(RuntimeError("x" * 40))
+        app.errlog.failed(RuntimeError("x" * 40), rig.now)
     assert os.path.getsize(path) <= 4096
 
 
@@ -309,6 +309,7 @@ def test_boot_notices_show_each_in_turn(tmp_path):
     shows NOTICE_MS from the end of the splash, then the game screen."""
     from rig import Rig
     import app as appmod
+    import display
     root = ds.fresh_dir(str(tmp_path / "clock"))
     with open(root + "settings.json", "w") as f:
         f.write("{not json")
@@ -317,7 +318,7 @@ def test_boot_notices_show_each_in_turn(tmp_path):
     rig = Rig(load_board("sim"), root)
     rig.run(appmod.SPLASH_MS + 100)
     seen = []
-    for _ in range(int(2.5 * appmod.NOTICE_MS / 500)):
+    for _ in range(int(2.5 * display.NOTICE_MS / 500)):
         row = rig.screen()[1].strip()
         if not seen or seen[-1] != row:
             seen.append(row)

@@ -373,7 +373,7 @@ def _settings_table(c, table):
     settings.table, then leaving the menu)."""
     app = c.rig.app
     app.settings.table = table
-    app._leave_setup(c.rig.now)
+    app.leave_setup(c.rig.now)
 
 
 def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):

@@ -171,7 +171,7 @@ def scene_sdev(lang, shot):
         b.tap(PAUSE)                    # right stops the clock (TSO § 5.1 b i)
         b.wait(3000)
         b.long_pause()                  # held 2 s: the clock asks
-        expect(c.state == cc.PAUSED and b.rig.app.ask, "asks END?")
+        expect(c.state == cc.PAUSED and b.rig.app.game.question.kind, "asks END?")
         shot("ask_end", b)
         b.confirm()                     # both player buttons held 1 s
         expect(c.state == cc.OVER and not c.forfeited[cc.RIGHT], "game over")

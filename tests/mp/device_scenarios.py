@@ -518,7 +518,7 @@ def scenario_bus_faults(board, root):
         rig.run(outage // 2)
         bus[addr] = emu                         # the cable is back
         rig.run(2500)                           # retried within the backoff
-        expect(not rig.app.lcd_down, "the display is back after %d ms" % outage, rig)
+        expect(not rig.app.display.down, "the display is back after %d ms" % outage, rig)
         expect(rig.screen()[1].strip() == "DISPLAY RESTORED", "it says so", rig)
         rig.run(4500)
         expect(rig.screen() == _expected_screen(rig), "everything redrawn", rig)
@@ -538,7 +538,7 @@ def scenario_bus_faults(board, root):
             k += SETTLE_MS
     bus[addr] = emu
     rig.run(7000)
-    expect(not rig.app.lcd_down and rig.app.lcd_errors > 10, "flaky bus survived", rig)
+    expect(not rig.app.display.down and rig.app.display.errors > 10, "flaky bus survived", rig)
     expect(rig.screen() == _expected_screen(rig), "the display shows the clock", rig)
     # time to the ms: the two sides add up exactly to the time that ran
     # (a clock ran all along), and every move changed the turn
