@@ -329,14 +329,16 @@ def test_boot_notices_show_each_in_turn(tmp_path):
 # -- MicroPython: the scenarios CPython runs with their replay, and the heap -------
 
 # The long ones (minutes of virtual play each: 66 chord boots, a
-# 15-minute lateness, 30 days, a minute of a flaky bus) are left out on the
+# 15-minute lateness, 30 days, a minute of a flaky bus; the display's
+# back-off and its notices, stepped a few ms at a time) are left out on the
 # 32-bit image (a Pico-sized heap, under qemu).
 LONG = (ds.scenario_void_after_a_forfeit, ds.scenario_chords,
         ds.scenario_chords_on_a_stopped_clock,
         ds.scenario_second_hold_on_the_final_screen, ds.scenario_late_sdev,
         ds.scenario_late_arrival_begins_the_game, ds.scenario_results_of_the_last_games,
         ds.scenario_bus_faults, ds.scenario_thirty_days,
-        ds.scenario_pause_held_through_a_challenge, ds.scenario_slow_referee)
+        ds.scenario_pause_held_through_a_challenge, ds.scenario_slow_referee,
+        ds.scenario_display_backoff, ds.scenario_notice_waits_for_the_question)
 ON_THEIR_OWN = [f for f in ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS + (ds.scenario_thirty_days,)
                 if f not in ds.SCENARIOS and not (MICROPYTHON and small_heap() and f in LONG)]
 
