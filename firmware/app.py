@@ -1,7 +1,8 @@
 # The device app: the main loop, the wiring and the mode switch.  Each mode
 # is a screen with handle(action, t), which returns one code, and
-# render(rows): the boot and game screens (game.py; question.py's END? and
-# NEW GAME? over it), the setup and referee menus and the results (menu.py).
+# render(rows): the game screen (game.py; question.py's END? and NEW GAME?
+# over it), the setup and referee menus and the results (menu.py); the boot
+# screen (game.Splash) only renders.
 # The app gives the keys' actions to the screen showing, acts on its codes
 # and hands what it rendered to the LCD keeper (display.py).  The hardware
 # comes from hw.py, built from the board file and the `machine` module it is
@@ -103,8 +104,8 @@ class App:
 
     # -- the main loop ------------------------------------------------------------
     def step(self):
-        """One main-loop iteration, in small methods: MicroPython puts a call
-        frame of more than 11 words on the heap, and this must not allocate."""
+        """One main-loop iteration (small methods: MicroPython puts a frame
+        of more than 11 words on the heap, and this must not allocate)."""
         now = self.ticks_ms()
         self.seen = self.buttons.edges()  # (_sleep: an edge after this wakes it)
         self._inputs(now)
@@ -126,11 +127,11 @@ class App:
             self.net.poll(now)
 
     def _flash(self, now, mode):
-        """After the LCD: the journal's records of this step, then, in a game
-        in ready or over, one slice of flash work (session.py)."""
+        """After the LCD: this step's journal records, flash work (session.py)."""
         self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
 
     def _game_tick(self, now):
+        """The game screen: its clock, notices, LEDs, and a redraw if needed."""
         self.game.tick(now, self.battery.low)
         self.display.notices(now)
         self.leds.show(self.clock.running())
@@ -215,8 +216,7 @@ class App:
             if r == menumod.RESULTS:
                 self._open(MODE_RESULTS, menumod.ResultsMenu.of(self.log, self.settings.lang))
         elif r == menumod.RESET or r == menumod.RULES:
-            # The referee reset the game or changed the base time before
-            # the start: a new game, with the referee's rules.
+            # the referee reset the game or changed its base time: a new game
             self.game.forget()
             if r == menumod.RULES:
                 self.session.save(now)  # the referee's base time survives a power cut

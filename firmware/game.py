@@ -289,15 +289,12 @@ class Game:
 
 
 class Splash:
-    """The boot screen: the name, the version and the rules, for SPLASH_MS;
-    the keys do nothing meanwhile."""
+    """The boot screen: the name, the version and the rules, drawn once
+    for the app's SPLASH_MS (the keys do nothing meanwhile)."""
 
     def __init__(self, version, rules_name):
         self.top = b"Scrabble clock"
         self.line = ("v" + version + " " + rules_name).encode()
-
-    def handle(self, a, t):
-        return None
 
     def render(self, rows):
         for r in rows:
