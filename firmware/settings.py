@@ -97,6 +97,14 @@ class Settings:
         self.fs = None
 
     # -- values -----------------------------------------------------------------
+    def log_table(self):
+        """The table in the game log's header: this menu's, else the hall's
+        (net.json) on a clock that has one; 0 = none."""
+        t = self.table
+        if not t and self.hall is not None:
+            t = self.hall.table
+        return t
+
     def set_profile(self, name):
         """Choose a profile; the base times jump to its default."""
         self.profile = name

@@ -367,14 +367,14 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     r.press(screens.RIGHT)                 # right's move: left runs
     r.run(7000)
     r.press(screens.PAUSE, hold=2500)      # held while running: only a pause
-    assert c.state == cc.PAUSED and not r.app.ask
+    assert c.state == cc.PAUSED and not r.app.game.question.kind
     used = 30 * MIN - c.rem[cc.LEFT]
     r.perform(gestures.long_press())       # now from a stopped clock: it asks
-    assert r.app.ask and "END?" in r.screen()[1]
+    assert r.app.game.question.kind and "END?" in r.screen()[1]
     assert c.state == cc.PAUSED and 30 * MIN - c.rem[cc.LEFT] == used, \
         "the hold's own press (a restart) was undone"
     r.press(screens.LEFT)                  # a single button: "no", and it acts:
-    assert not r.app.ask and c.running() == cc.RIGHT   # left's turn ends (PFS dead time)
+    assert not r.app.game.question.kind and c.running() == cc.RIGHT   # left's turn ends (PFS dead time)
     r.press(screens.PAUSE)                 # stopped again
     r.perform(gestures.long_press())
     r.perform(gestures.confirm())          # L+R held 1 s: yes
@@ -393,7 +393,7 @@ def test_claim_confirmation_without_a_question_only_stops(bench):
     start = right_runs(b, 4000)
     first = r.ms()
     r.perform(gestures.confirm())          # right's press would end its turn
-    assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.ask
+    assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.game.question.kind
     assert c.rem[cc.LEFT] == 30 * MIN, "left never ran"
     assert c.rem[cc.RIGHT] == 30 * MIN - (first - start), "stopped from the first press"
 

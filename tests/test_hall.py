@@ -339,7 +339,7 @@ def _settings_table(c, table):
     settings.table, then leaving the menu)."""
     app = c.rig.app
     app.settings.table = table
-    app._leave_setup(c.rig.now)
+    app.leave_setup(c.rig.now)
 
 
 def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
@@ -360,7 +360,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
         _settings_table(c, 7)
-        assert n.table == 7 and c.rig.app._table() == 7
+        assert n.table == 7 and c.rig.app.settings.log_table() == 7
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
                          and not n.dirty and not n.wire.busy())
         time.sleep(0.3)

@@ -105,7 +105,7 @@ def test_mark_follows_the_connection(hall):
         hall.start()
         assert fleet.run(seconds=60, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
         c.rig.app.settings.table = 3
-        c.rig.app._leave_setup(c.rig.now)    # the menu's new table (as the app does)
+        c.rig.app.leave_setup(c.rig.now)    # the menu's new table (as the app does)
         c.rig.run(40)                        # the next loop draws it
         assert n.hall == net.HALL_WAIT and lcd(c)[1][15] == G[net.HALL_WAIT]
         assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])

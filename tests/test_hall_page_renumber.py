@@ -27,7 +27,7 @@ def test_a_renumbered_clock_leaves_no_ghost_row(tmp_path, browser):
         c = fleet.clocks[0]
         with lock:
             c.rig.app.settings.table = 3      # the referee's setup menu ...
-            c.rig.app._leave_setup(c.rig.now)  # ... left: from the next game on
+            c.rig.app.leave_setup(c.rig.now)  # ... left: from the next game on
         rows = rows_until(browser, lambda r: "1" not in r and "3" in r and not r["3"][3])
         assert "1" not in rows, "a ghost row for the old table: %r" % rows
         assert "3" in rows and not rows["3"][3] and "2" in rows, rows

@@ -30,6 +30,7 @@ import app as appmod
 import clockcore as cc
 import device_scenarios as ds
 import menu as menumod
+import question as qmod
 import rig as rigmod
 from rig import LEFT, PAUSE, RIGHT, Rig
 from test_device import load_board, replay_matches_live
@@ -331,7 +332,7 @@ def to_state(name):
         rig.run(1000)
     want = {"ready": cc.READY, "running": cc.RUNNING, "paused": cc.PAUSED, "over": cc.OVER}
     assert rig.clock.state == want[name] and rig.app.mode == appmod.MODE_GAME
-    assert rig.app.ask == appmod.ASK_NONE
+    assert rig.app.game.question.kind == qmod.NONE
     return rig
 
 
@@ -453,7 +454,7 @@ def test_end_request_then_confirmation_at_any_speed(first, gap, hold):
         pre = game(rig.clock)
         keys(rig, rig.ms(), [(0, PAUSE, hold)])
         rig.run(100)
-        assert rig.app.ask == appmod.ASK_END and game(rig.clock) == pre, rig.screen()
+        assert rig.app.game.question.kind == qmod.END and game(rig.clock) == pre, rig.screen()
         assert "END?" in rig.screen()[1], rig.screen()
         c0 = rig.ms()
         keys(rig, c0, [(0, first, gap + 1100), (gap, 1 - first, 1100)])
@@ -484,7 +485,7 @@ def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
     try:
         gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
                                 "confirm")
-        assert rig.app.mode == appmod.MODE_GAME and rig.app.ask == appmod.ASK_NONE
+        assert rig.app.mode == appmod.MODE_GAME and rig.app.game.question.kind == qmod.NONE
     finally:
         drop(rig)
 
@@ -780,7 +781,7 @@ def test_scrolling_the_referee_menu_changes_nothing(start, n):
 
 
 @pytest.mark.parametrize("gap", (0, 500, 2000))
-@pytest.mark.parametrize("wait", (appmod.ASK_MS + 100, 10000))
+@pytest.mark.parametrize("wait", (qmod.ASK_MS + 100, 10000))
 def test_an_expired_end_question_is_not_answered(wait, gap):
     """Issue 18 ("an expired END? question turns its yes into a move") and
     SPEC v3 §4 Gestures: the END? question times out after 6 s with no key
@@ -792,9 +793,9 @@ def test_an_expired_end_question_is_not_answered(wait, gap):
         pre = game(rig.clock)
         keys(rig, rig.ms(), [(0, PAUSE, 2100)])
         rig.run(100)
-        assert rig.app.ask == appmod.ASK_END
+        assert rig.app.game.question.kind == qmod.END
         rig.run(wait)
-        assert rig.app.ask == appmod.ASK_NONE and "END?" not in rig.screen()[1]
+        assert rig.app.game.question.kind == qmod.NONE and "END?" not in rig.screen()[1]
         before = log_text(rig)
         keys(rig, rig.ms(), [(0, RIGHT, gap + 1100), (gap, LEFT, 1100)])
         rig.run(100)
@@ -827,9 +828,9 @@ def test_pause_key_held_alone_in_every_state(start, hold):
             assert app.mode == appmod.MODE_SETUP and log_text(rig) == ""
             return
         assert app.mode == appmod.MODE_GAME
-        want_ask = {"running": appmod.ASK_NONE, "paused": appmod.ASK_END,
-                    "over": appmod.ASK_NEW}[start]
-        assert app.ask == want_ask, rig.screen()
+        want_ask = {"running": qmod.NONE, "paused": qmod.END,
+                    "over": qmod.NEW}[start]
+        assert app.game.question.kind == want_ask, rig.screen()
         lines = new_lines(before, log_text(rig))
         if start == "running":
             assert events_of(lines) == [(t0_ms, "pause")] and gestures_of(lines) == []

@@ -416,7 +416,7 @@ def replay_check(rig2):
     except replay.ReplayError as e:
         return "log does not parse: line %d: %s\n%s" % (e.line, e.message, text)
     live = rig2.clock
-    at = rig2.app._log_ms(live.t)
+    at = rig2.app.session.log_ms(live.t)
     clock, _ = replay.run(game, at)
     got = replay.report(clock, at)
     want = replay.report(live, at)
@@ -524,7 +524,7 @@ def check_boot(boot):
         if c.running() != RIGHT:
             return "the first move after the reboot did not start right's clock"
         return replay_check(rig2)
-    if not rig2.app.log_on:
+    if not rig2.app.session.on:
         return "a game was restored (state %d) without its log" % c.state
     return replay_check(rig2)
 
@@ -759,12 +759,12 @@ def test_gestures_undo_presses_with_the_journal_at_every_record_byte():
         tried += 1
         if c.state == cc.READY:
             continue
-        if not rig2.app.log_on:
+        if not rig2.app.session.on:
             bad.append((k, "a game was restored (state %d) without its log" % c.state))
             continue
         games = sorted(n for n in rig2.app.store.fs.files("games") if n.startswith("g"))
         text = rig2.app.store.fs.read("games/" + games[-1]).decode()
-        at = rig2.app._log_ms(c.t)
+        at = rig2.app.session.log_ms(c.t)
         got, _ = replay.run(replay.parse(text.split("\n")), at)
         if replay.report(got, at) != replay.report(c, at):
             bad.append((k, "log replays to %r, the clock is %r\n%s" % (

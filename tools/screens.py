@@ -163,7 +163,7 @@ def scene_sdev(lang, shot):
                 (LEFT, 2500),           # left's last move: right runs
                 (PAUSE, 3000))          # right stops the clock (TSO § 5.1 b i)
         b.gesture(rigmod.long_press())  # held 2 s: the clock asks
-        expect(c.state == cc.PAUSED and b.rig.app.ask, "asks END?")
+        expect(c.state == cc.PAUSED and b.rig.app.game.question.kind, "asks END?")
         shot("ask_end", b)
         b.gesture(rigmod.confirm())     # both player buttons held 1 s
         expect(c.state == cc.OVER and not c.forfeited[cc.RIGHT], "game over")
