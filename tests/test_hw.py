@@ -136,7 +136,7 @@ def test_lcd_address_fallback(found, expected):
 def test_dead_bus_is_not_a_crash_here():
     b = fresh("pico")
     lcd = hw.display(b, machine)        # nothing attached
-    e = raises(OSError, lcd.reinit)     # the app's _lcd_start catches this
+    e = raises(OSError, lcd.reinit)     # the LCD keeper (display.py) catches this
     assert e.args[0] == errno.ENODEV
 
 

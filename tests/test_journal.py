@@ -573,7 +573,7 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
             # press started left is locked out (a "pressed together" record),
             # then right's stray touch while left runs (the core ignores it:
             # an event record); every press snapshots the game first
-            # (App._keep, Session.mark): none of it allocates
+            # (Game._keep, Session.mark): none of it allocates
             s.press(LEFT)
             s.press(RIGHT, 30)
             eq(app.clock.running(), cc.LEFT, "left still runs")

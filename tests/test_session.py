@@ -286,7 +286,7 @@ def _power_cut(fs):
 
 
 class Gesture:
-    """One key's slot (the app's App.snaps[k] and Session.mark(k))."""
+    """One key's slot (the game screen's Game.snaps[k] and Session.mark(k))."""
 
     def __init__(self, d, k=0):
         self.d = d
@@ -297,7 +297,7 @@ class Gesture:
         d.s.mark(k)
 
     def undo(self):
-        """What App._undo does when the gesture is recognised, and the end
+        """What Game._undo does when the gesture is recognised, and the end
         of that step: with the journal, retract() stages a record (KIND_UNDO
         or a checkpoint) that the step's tick() programs after the draw."""
         d = self.d
