@@ -167,11 +167,13 @@ class View:
 
     def _center(self, row, clock):
         st = clock.state
-        if st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
-            return  # LOST under the time says it all; END would touch it
         w = self.notice
         if w is not None:
+            # a notice or a question (NEW GAME? L+R) shows even over LOST:
+            # a confirmation needs a question the display shows (SPEC v3 §4)
             self._say(row, w)
+        elif st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
+            return  # LOST under the time says it all; END would touch it
         elif st == PAUSED:
             self._paused(row, clock)
         elif st == OVER:

@@ -839,3 +839,25 @@ def test_pause_key_held_alone_in_every_state(start, hold):
         replay_matches_live(rig, rig.root)
     finally:
         drop(rig)
+
+
+def test_the_new_game_question_shows_over_a_forfeit_on_16x2():
+    """SPEC v3 §4 Gestures: leaving the final screen needs a confirmation the
+    display asks for.  After a forfeit (TSO § 5.2 c) the 16x2 display shows
+    LOST where the centre word goes; the NEW GAME? question must show there
+    all the same (it did not: a blind L+R could start a new game), and the
+    LOST comes back once it is answered no."""
+    rig = new_rig("sdev", 60)
+    try:
+        rig.press(LEFT)                       # right's clock runs
+        rig.run(60000 + 5 * 60000 + 2000)     # -05:01 shown: lost (TSO § 5.2 c)
+        assert rig.clock.state == cc.OVER and rig.clock.forfeited[RIGHT]
+        assert rig.screen()[1].strip() == "LOST", rig.screen()
+        rig.perform(rigmod.long_press())
+        assert rig.app.game.question.kind == qmod.NEW
+        assert rig.screen()[1].strip() == "NEW GAME? L+R", rig.screen()
+        rig.run(qmod.ASK_MS + 100)            # nobody answers
+        assert rig.app.game.question.kind == qmod.NONE
+        assert rig.screen()[1].strip() == "LOST", rig.screen()
+    finally:
+        drop(rig)
