@@ -153,7 +153,7 @@ _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
                   S_LANG, S_SOUND, S_TABLE, S_RESULTS)
-# A clock on the hall's network (settings.hall set by net.py) adds S_HALL
+# A clock on the hall's network (settings.hall: the app sets it to its net.Net) adds S_HALL
 # after the table number.
 _S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
 _S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
