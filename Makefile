@@ -102,6 +102,8 @@ clean:
 #   make deploy BOARD=esp32 PORT=/dev/ttyUSB0   SOURCES=1 copies .py instead of .mpy
 #   make deploy BOARD=pico DRY_RUN=1            print the mpremote commands only
 #   make wiring                                 regenerate docs/wiring/*.svg + docs/build.md tables
+# What goes onto the board: the firmware package the board's WIFI flag names:
+# clock-core (no network code: pico, pico_2004) or clock-net (pico_w, esp32).
 SOURCES ?=
 DRY_RUN ?=
 DEPLOY  := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/deploy.py

@@ -2,6 +2,7 @@
 the error that says a figure could not be measured, and finding a tool
 (.venv first).  bench/run.py collects the figures; bench/hall_bench.py and
 bench/target_bench.py measure some of them."""
+import dataclasses
 import os
 import shutil
 
@@ -12,21 +13,19 @@ class BenchError(Exception):
     """A figure could not be measured."""
 
 
+@dataclasses.dataclass(eq=False)
 class Figure:
     """One published number.  `goal` is a short text, `met` True/False/None
     (None: no goal)."""
-
-    def __init__(self, name, value, unit, baseline, what, baseline_what,
-                 goal="", met=None, notes=()):
-        self.name = name
-        self.value = value
-        self.unit = unit
-        self.baseline = baseline
-        self.what = what
-        self.baseline_what = baseline_what
-        self.goal = goal
-        self.met = met
-        self.notes = list(notes)
+    name: str
+    value: object
+    unit: str
+    baseline: object
+    what: str
+    baseline_what: str
+    goal: str = ""
+    met: object = None
+    notes: list = dataclasses.field(default_factory=list)
 
     def line(self):
         return "%s: %s %s (baseline: %s)" % (self.name, fmt(self.value), self.unit,

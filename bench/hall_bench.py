@@ -226,8 +226,8 @@ def net_heap():
             h.stop()
     if r["ready_bytes_per_iter"] or r["running_bytes_per_iter"]:
         raise BenchError("the loop allocates while nothing is published: %r" % r)
-    import net
-    size = len(net.publish_packet("scrabble/mp/1/state/1", clockcore_state(), 0, True))
+    import mqtt
+    size = len(mqtt.publish_packet("scrabble/mp/1/state/1", clockcore_state(), 0, True))
     return [Figure(
         "net_heap_bytes_per_message", r["bytes_per_state_message"], "bytes", size,
         "heap allocated per published state message (JSON built from the clock, "
@@ -252,6 +252,7 @@ def _legacy(h):
 
 
 def _throughput_once(d, name, clocks, seconds, legacy):
+    import mqtt
     import net
     from host_sim import hall as H
     h, pw = _hall(os.path.join(d, name), tables=clocks)
@@ -267,13 +268,14 @@ def _throughput_once(d, name, clocks, seconds, legacy):
         socks = []
         for t in range(1, clocks + 1):
             s = socket.create_connection(("127.0.0.1", h.port))
-            s.sendall(net.connect_packet("tp%d-%s" % (t, name), str(t), pw[t],
-                                         "scrabble/mp/%d/status/%d" % (t, t), "offline"))
+            s.sendall(mqtt.connect_packet("tp%d-%s" % (t, name), str(t), pw[t],
+                                          "scrabble/mp/%d/status/%d" % (t, t), "offline",
+                                          net.KEEPALIVE_S))
             if s.recv(4)[3:4] != b"\x00":
                 raise BenchError("broker refused clock %d" % t)
             socks.append(s)
         c = clockcore_state()
-        pkts = [bytes(net.publish_packet("scrabble/mp/%d/heartbeat/%d" % (t, t), c)) * 20
+        pkts = [bytes(mqtt.publish_packet("scrabble/mp/%d/heartbeat/%d" % (t, t), c)) * 20
                 for t in range(1, clocks + 1)]
         time.sleep(0.3)
         sent = 0
@@ -381,11 +383,11 @@ def results_lost(clocks=20, kills=3):
 
 
 def clockcore_state():
-    import net
     import clockcore
     import profiles
+    import report
     c = clockcore.Clock(profiles.make_rules("sdev", []))
-    d = net.state_fields(c, 0)
+    d = report.state(c, 0)
     d.update({"clock": "mp001", "table": 1, "game": 1})
     return json.dumps(d)
 

@@ -460,15 +460,13 @@ def _lines(path):
 def structure_figures():
     fw = [n for n in os.listdir(FIRMWARE) if n.endswith(".py")]
     sizes = sorted((_lines(os.path.join(FIRMWARE, n)), n) for n in fw)
-    spec = importlib.util.spec_from_file_location(
-        "press_walk", os.path.join(ROOT, "tools", "press_walk.py"))
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
-    try:
-        walk = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(walk)
-        files, hops, _ = walk.walk()
-    finally:
-        sys.path.remove(os.path.join(ROOT, "tools"))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "press_walk.py")],
+                         capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        raise BenchError("tools/press_walk.py: " + (out.stderr.strip().splitlines() or ["?"])[-1])
+    lines = out.stdout.splitlines()
+    files = lines[0].split(": ", 1)[1].split()
+    hops = int(lines[1].rsplit(" ", 1)[1])
     base = "the firmware at issue 22's start (8e2463c)"
     return [
         Figure("app_py_lines", _lines(os.path.join(FIRMWARE, "app.py")), "lines",

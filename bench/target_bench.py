@@ -85,6 +85,17 @@ def _paste(pico, code):
     pico.type_serial(b"\x04")
 
 
+def _at_repl(pico, code):
+    """Stop main.py during its splash and paste `code` at the REPL; where
+    its output starts in pico.serial."""
+    pico.run_to(300)
+    pico.write_serial(b"\x03\x03")
+    pico.run_to(600)
+    n0 = len(pico.serial)
+    _paste(pico, code)
+    return n0
+
+
 def _game_run(img, flash, res):
     """Run 1: main.py plays a game; flash and CPU figures while a clock runs."""
     pico = target.Pico(flash, fs_image=img).start()
@@ -116,11 +127,7 @@ def _step_run(img, flash, res):
     """Run 2: App.step() counted at the REPL (see the module's docstring)."""
     pico = target.Pico(flash, fs_image=img).start()
     try:
-        pico.run_to(300)
-        pico.write_serial(b"\x03\x03")     # stop main.py during its splash
-        pico.run_to(600)
-        n0 = len(pico.serial)
-        _paste(pico, STEP_CODE)
+        n0 = _at_repl(pico, STEP_CODE)
         # the counted 6 s window starts ~2 s after the code: the game starts
         # in it with a press of the left key
         pico.press(LEFT, pico.t_ms + 3500)
@@ -290,11 +297,7 @@ def _stops_run(img, flash, res):
     pico = target.Pico(flash, fs_image=img, erase_ms=target.Pico.ERASE_MS[0],
                        program_us=target.Pico.PROGRAM_US[0]).start()
     try:
-        pico.run_to(300)
-        pico.write_serial(b"\x03\x03")     # stop main.py during its splash
-        pico.run_to(600)
-        n0 = len(pico.serial)
-        _paste(pico, GAME_CODE)
+        n0 = _at_repl(pico, GAME_CODE)
         t = pico.t_ms + 6000                  # booted, the journal set up
         pico.run_to(t)
         side = LEFT

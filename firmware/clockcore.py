@@ -59,6 +59,12 @@ def is_action(code):
 
 SNAPSHOT_VERSION = 2
 SNAPSHOT_LEN = 19
+# The snapshot's layout, for snapshot() and restore() alike: [0] the version,
+# [1] state, [2] side, [3:5] rem, [5:10] the Clock's _CLOCK_SLOTS, [10] the
+# forfeit bits, [11:13] the rules' base, [13:18] their _RULES_SLOTS, [18]
+# the profile's index in NAMES.
+_CLOCK_SLOTS = ("void_side", "void_rem", "win", "t", "late_rem0")
+_RULES_SLOTS = ("zero", "penalty", "forfeit", "window", "late")
 _NO_LIMIT = 0x3FFFFFFF
 
 
@@ -74,6 +80,13 @@ class Clock:
         self.reset(t)
 
     # -- set-up -------------------------------------------------------------
+    def set_rules(self, rules, t):
+        """The one way rules (a profiles.Rules) reach the clock after it
+        is made: the settings' at a new game, the referee's base time, a
+        clock that cannot be restored.  A fresh game with them (`ready`)."""
+        self.rules = rules
+        self.reset(t)
+
     def reset(self, t):
         """A fresh game with the current rules (state `ready`)."""
         r = self.rules
@@ -436,19 +449,12 @@ class Clock:
         b[2] = self.side
         b[3] = self.rem[0]
         b[4] = self.rem[1]
-        b[5] = self.void_side
-        b[6] = self.void_rem
-        b[7] = self.win
-        b[8] = self.t
-        b[9] = self.late_rem0
+        for i in range(5):
+            b[5 + i] = getattr(self, _CLOCK_SLOTS[i])
+            b[13 + i] = getattr(r, _RULES_SLOTS[i])
         b[10] = (1 if self.forfeited[0] else 0) | (2 if self.forfeited[1] else 0)
         b[11] = r.base[0]
         b[12] = r.base[1]
-        b[13] = r.zero
-        b[14] = r.penalty
-        b[15] = r.forfeit
-        b[16] = r.window
-        b[17] = r.late
         b[18] = _profile_index(r.name)
         return b
 
@@ -468,28 +474,26 @@ class Clock:
         r = self.rules
         r.base[0] = snap[11]
         r.base[1] = snap[12]
-        r.zero = snap[13]
-        r.penalty = snap[14]
-        r.forfeit = snap[15]
-        r.window = snap[16]
-        r.late = snap[17]
+        self._restore_slots(snap, r)
         if 0 <= snap[18] < len(NAMES):
             r.name = NAMES[snap[18]]
         self.state = snap[1]
         self.side = snap[2]
         self.rem[0] = snap[3]
         self.rem[1] = snap[4]
-        self.void_side = snap[5]
-        self.void_rem = snap[6]
-        self.win = snap[7]
-        self.t = snap[8]
-        self.late_rem0 = snap[9]
         self.forfeited[0] = bool(snap[10] & 1)
         self.forfeited[1] = bool(snap[10] & 2)
         if t is not None:
             self.t = t
             if self.state == RUNNING:
                 self.state = PAUSED
+
+    def _restore_slots(self, snap, r):
+        """restore()'s table-driven part (its own frame: restore()'s would
+        outgrow the stack and be heap-allocated on MicroPython)."""
+        for i in range(5):
+            setattr(r, _RULES_SLOTS[i], snap[13 + i])
+            setattr(self, _CLOCK_SLOTS[i], snap[5 + i])
 
 
 def _profile_index(name):

@@ -31,6 +31,9 @@
 #   8  log_ms   12 code  13 side (+1)  14-15 0   16 arg
 #   20 rem left 24 rem right   28 the clock's snapshot (n ints)
 #   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n, then a^255, b^255
+# Only this file knows these offsets: the session makes and reads records
+# with the functions at its end (new_record, set_event, set_kind,
+# set_time, set_clock; kind, code, side, arg, base, log_ms, rem, snapshot).
 # A record slot that is all 0xFF is the journal's end; a record whose
 # checksum does not match was torn by a power cut (and ends the journal too).
 #
@@ -43,7 +46,7 @@
 # offers no raw block device (CPython, the unix port) there is no journal
 # unless a test gives one (tests/test_journal.py: littlefs on a NOR model).
 import fsys
-import persist
+from persist import put_i32 as _put, get_i32 as _get
 
 MAGIC = b"SCjn"
 HEAD = 10              # MAGIC, nonce (4), unit index (2)
@@ -62,6 +65,16 @@ KIND_NOTE = 4          # a gesture (its code) recognised: a comment in the log
 KIND_UNDO = 5          # a gesture undid its keys: the records from index
                        # `arg` up to this one are void (no log line)
 _NONE = 0xFFFF
+# the record's fields (the layout above)
+_KIND = 0
+_N = 1
+_BASE = 4
+_MS = 8
+_CODE = 12
+_SIDE = 13
+_ARG = 16
+_REM = 20              # left; right at _REM + 4
+_SNAP = 28
 
 
 def record_size(n):
@@ -89,8 +102,7 @@ class Journal:
         self.nb = bdev.ioctl(4, 0)              # block count
         self.size = record_size(n)
         self.n = n
-        self.rec = bytearray(self.size)         # the record append() writes
-        self.rec[1] = n
+        self.rec = new_record(n)                # the record append() writes
         self.page = bytearray(PAGE)
         self.blk = [_NONE] * units              # each unit's raw block ...
         self.start = [0] * units                # ... its first record slot ...
@@ -268,17 +280,18 @@ class Journal:
                 yield u, p
                 p += self.size
 
-    def _seek(self, k):
-        """Put the write position at slot k."""
-        self.u = self.units
-        self.p = 0
+    def _slot(self, k):
+        """(unit, offset) of record slot k; (units, 0) past the last."""
         j = 0
         for u, p in self._slots():
             if j == k:
-                self.u = u
-                self.p = p
-                return
+                return u, p
             j += 1
+        return self.units, 0
+
+    def _seek(self, k):
+        """Put the write position at slot k."""
+        self.u, self.p = self._slot(k)
 
     def _erased(self, u, p):
         buf = bytearray(self.size)
@@ -287,7 +300,7 @@ class Journal:
 
     # -- while a clock runs: program one record -----------------------------------
     # (Small functions, no try/loop together: MicroPython puts a call frame of
-    # more than ~11 words on the heap.  tests/mp/test_journal_mp.py measures
+    # more than ~11 words on the heap.  tests/test_journal.py (MicroPython) measures
     # 0 bytes per main-loop iteration with a record.)
     def full(self):
         return self.u >= self.units
@@ -349,16 +362,8 @@ class Journal:
     # -- reading back (power-up, folding) -------------------------------------------
     def rewind(self, k=0):
         """Put the read cursor at record slot k (read_next() reads on)."""
-        self.ru = self.units
-        self.rp = 0
+        self.ru, self.rp = self._slot(k)
         self.rk = k
-        j = 0
-        for u, p in self._slots():
-            if j == k:
-                self.ru = u
-                self.rp = p
-                return
-            j += 1
 
     def read_next(self, buf):
         """The record at the read cursor into buf (len self.size), the
@@ -421,11 +426,81 @@ def sealed(r, size):
             r[size - 2] == (v & 255) ^ 255 and r[size - 1] == (v >> 8) ^ 255)
 
 
-def field(rec, at):
-    """A signed 32-bit field of a record."""
-    return persist._get(rec, at)
+# -- a record's fields: the only code that knows the layout ------------------------
+# (Small frames, no allocation except new_record() and snapshot(): the
+# session fills a staged record at every press and checkpoint.)
+def new_record(n):
+    """A blank record for a snapshot of n ints."""
+    r = bytearray(record_size(n))
+    r[_N] = n
+    return r
 
 
-def snapshot(rec):
+def set_event(r, code, side, arg):
+    """An event record (KIND_EVENT; set_kind() makes it another kind): the
+    core's event code, side (-1: none) and argument."""
+    r[_KIND] = KIND_EVENT
+    r[_CODE] = code
+    r[_SIDE] = side + 1
+    _put(r, _ARG, arg)
+
+
+def set_kind(r, kind):
+    r[_KIND] = kind
+
+
+def set_time(r, base, ms):
+    """When: the state store's seq (`base`) and the log time."""
+    _put(r, _BASE, base)
+    _put(r, _MS, ms)
+
+
+def set_clock(r, clock):
+    """What the clock shows: its remaining times and its snapshot."""
+    rem = clock.rem
+    _put(r, _REM, rem[0])
+    _put(r, _REM + 4, rem[1])
+    _put_snap(r, clock.snapshot())
+
+
+def _put_snap(r, snap):
+    n = len(snap)
+    k = 0
+    while k < n:
+        _put(r, _SNAP + 4 * k, snap[k])
+        k += 1
+
+
+def kind(r):
+    return r[_KIND]
+
+
+def code(r):
+    return r[_CODE]
+
+
+def side(r):
+    return r[_SIDE] - 1
+
+
+def arg(r):
+    return _get(r, _ARG)
+
+
+def base(r):
+    """The state store's seq when the record was made."""
+    return _get(r, _BASE)
+
+
+def log_ms(r):
+    return _get(r, _MS)
+
+
+def rem(r, s):
+    """Side s's remaining time at the record."""
+    return _get(r, _REM + 4 * s)
+
+
+def snapshot(r):
     """The clock snapshot a record carries, as a list of ints."""
-    return [persist._get(rec, 28 + 4 * k) for k in range(rec[1])]
+    return [_get(r, _SNAP + 4 * k) for k in range(r[_N])]

@@ -1,15 +1,16 @@
-# The setup menu and the referee menu: small state machines on the clock's
-# three keys, drawn into the app's LCD rows.
+# The menus: setup, referee and the results of the last games, three of the
+# app's screens (app.py): small state machines on the clock's three keys,
+# drawn into the app's LCD rows.
 #
-# The app turns keys into action codes and calls handle(), each key at its
-# own leading edge (SPEC v3 §4 Gestures):
+# The app turns keys into action codes (action()) and calls handle(), each
+# key at its own leading edge (SPEC v3 §4 Gestures):
 #   A_LEFT    (left player button)  decrease / previous value
 #   A_RIGHT   (right player button) increase / next value / ask
 #   A_NEXT    (pause key)           next item (wraps round); drops a question
 #   A_DONE    (pause key held 2 s)  leave the menu
 #   A_CONFIRM (both player buttons held 1 s, pause up)  yes to the question
 # A gesture undoes what its keys did at their edges: the app calls mark()
-# when the first of them goes down and undo() when it is recognised.
+# when the first of them goes down and undo() when it is recognised,
 # and calls render(rows) with its row bytearrays (16x2 or 20x4; one
 # bytearray(cols) per row) whenever it redraws.  render() allocates nothing.
 #
@@ -22,6 +23,7 @@
 #
 # Words come from lang.py in the chosen language; every label fits 16 columns
 # and every value 12 (tests/test_lang.py), so nothing is ever cut.
+import gestures as gst
 import lang
 import profiles
 import results
@@ -48,6 +50,22 @@ RULES = "rules"      # referee: the base time changed (the clock was reset
 
 LT = 0x3C  # '<'
 GT = 0x3E  # '>'
+
+
+def action(a):
+    """A key's or a gesture's action (gestures.py) as the menus' (0: none
+    for the menus).  The gestures' keys are undone first (undo())."""
+    if a == gst.LEFT:
+        return A_LEFT
+    if a == gst.RIGHT:
+        return A_RIGHT
+    if a == gst.PAUSE_DOWN:
+        return A_NEXT
+    if a == gst.PAUSE_LONG:
+        return A_DONE
+    if a == gst.CONFIRM:
+        return A_CONFIRM
+    return 0
 
 
 # -- small drawing helpers (no allocation; rows.py writes the codes) --------------
@@ -135,7 +153,7 @@ _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
                   S_LANG, S_SOUND, S_TABLE, S_RESULTS)
-# A clock on the hall's network (settings.hall set by net.py) adds S_HALL
+# A clock on the hall's network (settings.hall: the app sets it to its net.Net) adds S_HALL
 # after the table number.
 _S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
 _S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
@@ -438,11 +456,10 @@ class RefereeMenu:
         self.pend[0] = b[1]
         self.pend[1] = b[2]
         self.ask = b[3]
-        base = self.clock.rules.base
+        c = self.clock
+        base = c.rules.base
         if base[0] != b[4] or base[1] != b[5]:
-            base[0] = b[4]
-            base[1] = b[5]
-            self.clock.reset(self.clock.t if t is None else t)
+            c.set_rules(c.rules.with_base(b[4], b[5]), c.t if t is None else t)
             return RULES
         return None
 
@@ -473,9 +490,8 @@ class RefereeMenu:
         elif it == R_BASE:
             b = c.rules.base
             if c.state == READY and _can_shift(b[0], b[1], up):
-                b[0] = _base_step(b[0], up)
-                b[1] = _base_step(b[1], up)
-                c.reset(t)
+                c.set_rules(c.rules.with_base(_base_step(b[0], up),
+                                              _base_step(b[1], up)), t)
                 self.pend[0] = self.pend[1] = 0
                 return RULES
         elif it == R_EXIT:
@@ -624,6 +640,11 @@ class ResultsMenu:
         self.language = language
         self.i = 0
         self.page = 0
+
+    @classmethod
+    def of(cls, log, language="en"):
+        """The finished games in the clock's game logs (a gamelog.GameLog)."""
+        return cls(results.finished_games(log), language)
 
     def handle(self, action, t=None):
         n = len(self.results)

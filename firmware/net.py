@@ -1,5 +1,10 @@
-# The clock on the tournament hall's network: an MQTT 3.1.1
-# client that never stalls the main loop (issue 14; docs/hall.md).
+# The clock on the tournament hall's network: what it publishes over MQTT
+# 3.1.1, and when, without ever stalling the main loop (issue 14;
+# docs/hall.md).  The wire (packets, the non-blocking socket) is mqtt.py;
+# what is published comes through a state source (source.py: the clock's
+# state and report, the game number, the battery, the menu's table, the
+# game logs), files through the injected filesystem, time through the
+# injected ticks.  This file never sees the app.
 #
 # The clock publishes under scrabble/<event>/<table>/, each topic ending in
 # its account name (<user>: the broker's ACL lets an account write only
@@ -27,7 +32,7 @@
 # every RESEND_MS, and after every reconnect, until confirmed; the recorder
 # collapses the copies.
 #
-# The table: the setup menu's (settings.table) when it is not 0, else
+# The table: the setup menu's (source table()) when it is not 0, else
 # net.json's.  A new one takes effect at the next game (retable(), when the
 # setup menu is left) or at boot: the clock reconnects (its last will moves
 # with it) and empties its retained state and status under the old table
@@ -36,17 +41,12 @@
 # Why not umqtt.simple: its connect() and publish(qos=1) block on the socket
 # (connect waits for CONNACK, QoS 1 waits for PUBACK, wait_msg() reads
 # blocking), so a dead or slow broker would stop the clock's main loop
-# (bench/hall_bench.py measures this).  Here every step is non-blocking:
-#   - the socket is non-blocking from before connect(); connect completion
-#     is seen by select.poll(0); the broker's address must be numeric (no
-#     DNS lookup on the device);
-#   - at most CHUNK bytes are written per poll(); a full socket just waits;
-#   - broker replies (CONNACK, PUBACK, PINGRESP) are read every READ_MS into a
-#     preallocated buffer;
-#   - any error, EOF or missed reply closes the socket and retries after a
-#     back-off (1 s doubling to 30 s); QoS 1 messages stay queued (at most
-#     MAX_QOS1, the oldest dropped first) and are re-sent with DUP set, also
-#     after a power cut (OUTBOX below).
+# (bench/hall_bench.py measures this).  Here every step is non-blocking
+# (mqtt.py); the replies (CONNACK, PUBACK, PINGRESP) are read every READ_MS;
+# any error, EOF or missed reply closes the socket and retries after a
+# back-off (1 s doubling to 30 s); QoS 1 messages stay queued (at most
+# MAX_QOS1, the oldest dropped first) and are re-sent with DUP set, also
+# after a power cut (OUTBOX below).
 # poll() allocates nothing when there is nothing to publish.
 #
 # The QoS 1 queue is also kept on flash (OUTBOX, next to the app, written
@@ -56,21 +56,12 @@
 # line per message: "R <topic> <JSON>" (a result), "L <topic> <game>" (a
 # game's log, read again from its file), "C <topic>" (an emptied retained
 # topic).
-#
-# The state fields are firmware/report.py's, the same as `replay --json`
-# (minus lcd).
 import json
-import select
 import socket
-
-try:
-    import errno
-except ImportError:  # older MicroPython
-    import uerrno as errno
 
 import clockcore as cc
 import fsys
-import report
+import mqtt
 
 HEARTBEAT_MS = 5000
 KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
@@ -80,16 +71,15 @@ CONNECT_MS = 5000       # TCP connect must complete within this
 READ_MS = 50            # how often the broker's replies are read
 BACKOFF_MIN = 1000
 BACKOFF_MAX = 30000
-CHUNK = 536             # bytes written per poll() at most
 MAX_QOS1 = 8            # results and logs waiting for PUBACK / confirmation
 RESEND_MS = 5000        # an acknowledged, unconfirmed result is sent again
-MAX_RX = 2048           # a longer packet from the broker closes the link
 LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
 OUTBOX = "net.out"      # the QoS 1 queue on flash, until each PUBACK
 OUTBOX_MAX = 8192       # a longer outbox file is not ours
+CONFIG = "net.json"     # the clock's hall settings (`make deploy ... TABLE=n`)
 
-# The hall as the clock's user sees it (Net.hall; the LCD mark, view.py,
-# and the setup menu's "Hall" item show it):
+# The hall as the clock's user sees it (Net.hall; the source's mark(): the
+# LCD mark, view.py; the setup menu's "Hall" item reads Net.hall too):
 HALL_DOWN = 0   # no hall: the last try failed, or no Wi-Fi after WAIT_MS
 HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
 HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
@@ -100,65 +90,8 @@ CONNECTING = 1  # TCP connect in progress
 HANDSHAKE = 2   # CONNECT sent, waiting for CONNACK
 UP = 3
 
-_EAGAIN = (errno.EAGAIN, getattr(errno, "EWOULDBLOCK", errno.EAGAIN))
-_INPROGRESS = (errno.EINPROGRESS, errno.EAGAIN, getattr(errno, "EALREADY", 114))
-_REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
-            4: "bad user name or password", 5: "not authorised"}
-PINGREQ = b"\xc0\x00"
 CONFIG_KEYS = ("host", "port", "event", "table", "password")
 ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
-DISCONNECT = b"\xe0\x00"
-
-
-def _err(e):
-    return e.args[0] if e.args else 0
-
-
-def _str16(b, s):
-    if isinstance(s, str):
-        s = s.encode()
-    b.append(len(s) >> 8)
-    b.append(len(s) & 255)
-    b.extend(s)
-
-
-def _packet(first, body):
-    """Fixed header (type byte + remaining length) + body."""
-    p = bytearray()
-    p.append(first)
-    n = len(body)
-    while True:
-        d = n & 127
-        n >>= 7
-        p.append(d | 128 if n else d)
-        if not n:
-            break
-    p.extend(body)
-    return p
-
-
-def connect_packet(client_id, user, password, will_topic, will_msg):
-    b = bytearray(b"\x00\x04MQTT\x04")
-    # user name, password, will retain, will QoS 1, will flag, clean session
-    b.append(0x80 | 0x40 | 0x20 | 0x08 | 0x04 | 0x02)
-    b.append(KEEPALIVE_S >> 8)
-    b.append(KEEPALIVE_S & 255)
-    _str16(b, client_id)
-    _str16(b, will_topic)
-    _str16(b, will_msg)
-    _str16(b, user)
-    _str16(b, password)
-    return _packet(0x10, b)
-
-
-def subscribe_packet(topic, pid=1):
-    """SUBSCRIBE to one topic at QoS 0."""
-    b = bytearray()
-    b.append(pid >> 8)
-    b.append(pid & 255)
-    _str16(b, topic)
-    b.append(0)
-    return _packet(0x82, b)
 
 
 def is_ipv4(host):
@@ -182,22 +115,6 @@ def random_id():
         import random
         b = bytes([random.getrandbits(8) for _ in range(8)])
     return "c" + "".join(["%02x" % x for x in b])
-
-
-def publish_packet(topic, payload, qos=0, retain=False, pid=0):
-    b = bytearray()
-    _str16(b, topic)
-    if qos:
-        b.append(pid >> 8)
-        b.append(pid & 255)
-    b.extend(payload.encode() if isinstance(payload, str) else payload)
-    return _packet(0x30 | (qos << 1) | (1 if retain else 0), b)
-
-
-def state_fields(c, t_ms):
-    """The state report's fields (firmware/report.py: the same ones as
-    `replay --json`, minus lcd)."""
-    return report.state(c, t_ms)
 
 
 def check_config(cfg):
@@ -237,16 +154,23 @@ def check_config(cfg):
 
 class Net:
     """The publisher.  The app calls event() from its core hook and poll()
-    once per main-loop iteration; nothing here waits on the network."""
+    once per main-loop iteration; nothing here waits on the network.
 
-    def __init__(self, cfg, app, clock_id, link=None, sock_mod=socket, fs=None):
-        self.app = app
-        self.fs = fs if fs is not None else app.store.fs  # the app's filesystem
-        self.outbox = app.root + OUTBOX
-        self.diff = app.diff
-        self.add = app.add
-        self.link = link          # Wi-Fi interface (isconnected()), None: wired
-        self.sock_mod = sock_mod
+    src: the state source (source.py); fs: the filesystem (fsys.py's
+    methods), root: the folder of the app's files; ticks_ms, diff, add: the
+    tick functions (ticks.py); clock_id: the id the state publishes; link:
+    the Wi-Fi interface (isconnected()), None: wired; sock_mod: the socket
+    module (the simulator's may fail like a board's)."""
+
+    def __init__(self, cfg, src, fs, root, ticks_ms, diff, add, clock_id,
+                 link=None, sock_mod=socket):
+        self.src = src
+        self.fs = fs
+        self.outbox = root + OUTBOX
+        self.diff = diff
+        self.add = add
+        self.link = link
+        self.wire = mqtt.Wire(sock_mod, self)
         self.host = cfg["host"]
         self.port = cfg["port"]
         self.home = cfg["table"]  # net.json's table: the menu's wins if set
@@ -259,19 +183,11 @@ class Net:
         self.event_name = cfg["event"]
         self.confirm = "scrabble/%s/confirm/%s" % (cfg["event"], self.user)
         self.confirm_b = self.confirm.encode()
-        self.sub_packet = subscribe_packet(self.confirm)
+        self.sub_packet = mqtt.subscribe_packet(self.confirm)
         self.table = self._menu_table()
         self.prefix = self._prefix(self.table)
-        now = app.ticks_ms()
+        now = ticks_ms()
         self.st = IDLE
-        self.sock = None
-        self.poller = None
-        self._rd = None
-        self._ready = None
-        self.addr = None
-        self.out = b""            # the packet being written ...
-        self.mv = memoryview(self.out)
-        self.off = 0              # ... and how much of it went out
         # [pid, packet, sent, OUTBOX line, echo, acked]: echo is a result's
         # body (bytes) the recorder confirms by sending it back, None for
         # others (taken off at the PUBACK); acked: the broker has this copy
@@ -288,8 +204,6 @@ class Net:
         self.over_seen = False
         self.end_t = now          # tick of the game's end (state over)
         self.final_due = False    # the result waits for its log on flash
-        self.rbuf = bytearray(128)
-        self.rx = bytearray()
         self.retry_at = now
         self.backoff = BACKOFF_MIN
         self.deadline = now       # a reply or the connect must come by then
@@ -305,15 +219,14 @@ class Net:
         self.lowbat = False       # the battery warning as last published
         self.hall = -1
         self.wait_until = self.add(now, WAIT_MS)
-        app.settings.hall = self  # the setup menu reads hall and table
         self._show(HALL_WAIT)
         self._load_outbox()
 
-    # -- the app's side ---------------------------------------------------------
+    # -- the app's side (App calls these) ------------------------------------------
     def event(self, code, side, t, arg):
         """A core event: publish the state; at game over, the result and log."""
         self.dirty = True
-        st = self.app.clock.state
+        st = self.src.state()
         if st != cc.OVER:
             self.over_seen = False
         elif not self.over_seen or code == cc.EV_VOID:
@@ -327,15 +240,15 @@ class Net:
             self.final_due = True
 
     def _final_ready(self):
-        if self.final_due and not self.app.session.pending():
+        if self.final_due and not self.src.pending():
             self.final_due = False
             self._final()
 
     def poll(self, now):
         if self.final_due:
             self._final_ready()
-        if self.app.battery.low != self.lowbat:   # (the projector's alert)
-            self.lowbat = self.app.battery.low
+        if self.src.low() != self.lowbat:   # (the projector's alert)
+            self.lowbat = self.src.low()
             self.dirty = True
         s = self.st
         if s == UP:
@@ -358,14 +271,11 @@ class Net:
         old = self.prefix
         self.table = t
         self.prefix = self._prefix(t)
-        self._q1(self.topic("state", old), b"", "C " + self.topic("state", old), True)
-        self._q1(self.topic("status", old), b"", "C " + self.topic("status", old), True)
-        self._save_outbox()
-        if self.st == UP and self.off >= len(self.out):
-            try:
-                self.sock.send(DISCONNECT)  # the old table's will is dropped
-            except OSError:
-                pass
+        self.enqueue(self.topic("state", old), b"", "C " + self.topic("state", old), True)
+        self.enqueue(self.topic("status", old), b"", "C " + self.topic("status", old), True)
+        self.save_outbox()
+        if self.st == UP:
+            self.wire.disconnect()  # the old table's will is dropped
         if self.st != IDLE:
             self._fail(now, "table changed", 1)
         self.backoff = BACKOFF_MIN
@@ -373,7 +283,7 @@ class Net:
         self._show(HALL_WAIT)  # a reconnect by choice, not a failure
 
     def _menu_table(self):
-        t = self.app.settings.table
+        t = self.src.table()
         return t if t else self.home
 
     def _prefix(self, table):
@@ -385,40 +295,39 @@ class Net:
 
     # -- what gets published ----------------------------------------------------
     def _fields(self, now):
-        a = self.app
-        if a.clock.state == cc.OVER:
+        s = self.src
+        if s.state() == cc.OVER:
             now = self.end_t  # the game's end, not the time since
-        d = state_fields(a.clock, a._log_ms(now) if a.log_on else 0)
+        d = s.report(now)
         d["clock"] = self.clock_id
         d["table"] = self.table
-        d["game"] = a.log.number
-        d["lowbat"] = a.battery.low   # the battery is low (outputs.Battery)
+        d["game"] = s.game()
+        d["lowbat"] = s.low()   # the battery is low (outputs.Battery)
         return d
 
     def _final(self):
-        a = self.app
         d = self._fields(self.end_t)
-        n = a.log.number
+        n = self.src.game()
         topic = self.topic("result/%d" % n)
         text = json.dumps(d)
-        self._q1(topic, text, "R %s %s" % (topic, text), False, text.encode())
+        self.enqueue(topic, text, "R %s %s" % (topic, text), False, text.encode())
         text = self._log_text(n)
         if text is not None:
             topic = self.topic("log/%d" % n)
-            self._q1(topic, text, "L %s %d" % (topic, n), True)
-        self._save_outbox()
+            self.enqueue(topic, text, "L %s %d" % (topic, n), True)
+        self.save_outbox()
 
     def _log_text(self, n):
         """Game n's log file as published (cut at LOG_MAX); None if none."""
         try:
-            text = self.app.log.read(n) if n else None
+            text = self.src.log_text(n) if n else None
         except (OSError, ValueError):
             return None
         if text is not None and len(text) > LOG_MAX:
             text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
         return text
 
-    def _q1(self, topic, payload, line, retain, echo=None):
+    def enqueue(self, topic, payload, line, retain, echo=None):
         """Queue a QoS 1 message; `line` is its OUTBOX line; `echo`: a
         result's body, kept until the recorder confirms it.  A full queue
         drops its oldest log or emptied topic first, a result only if
@@ -433,7 +342,7 @@ class Net:
             self._unqueue(i)
             self.dropped += 1
         self.pid = self.pid % 65535 + 1
-        q.append([self.pid, publish_packet(topic, payload, 1, retain, self.pid), False,
+        q.append([self.pid, mqtt.publish_packet(topic, payload, 1, retain, self.pid), False,
                   line, echo, False])
         self.unsent += 1
 
@@ -445,7 +354,7 @@ class Net:
             self.acked_r -= 1
 
     # -- the QoS 1 queue on flash ---------------------------------------------------
-    def _save_outbox(self):
+    def save_outbox(self):
         """Write the queue's lines (temp file + rename), or remove the file
         when the queue is empty.  A failing flash costs a note, not the game."""
         fs = self.fs
@@ -489,16 +398,16 @@ class Net:
         if len(p) < 2 or not p[1].startswith("scrabble/"):
             return False
         if p[0] == "C" and len(p) == 2:
-            self._q1(p[1], b"", line, True)
+            self.enqueue(p[1], b"", line, True)
         elif p[0] == "R" and len(p) == 3:
-            self._q1(p[1], p[2], line, False, p[2].encode())
+            self.enqueue(p[1], p[2], line, False, p[2].encode())
         elif p[0] == "L" and len(p) == 3:
             try:
                 text = self._log_text(int(p[2]))
             except ValueError:
                 return False
             if text is not None:
-                self._q1(p[1], text, line, True)
+                self.enqueue(p[1], text, line, True)
         else:
             return False
         return True
@@ -511,71 +420,57 @@ class Net:
             if self.hall == HALL_WAIT and self.diff(now, self.wait_until) >= 0:
                 self._show(HALL_DOWN)
             return
-        m = self.sock_mod
-        try:
-            if self.addr is None:
-                self.addr = m.getaddrinfo(self.host, self.port)[0][-1]
-            s = m.socket()
-        except OSError as e:
-            self._fail(now, "cannot reach %s: %s" % (self.host, e))
-            return
-        self.sock = s
-        try:
-            s.setblocking(False)
-            s.connect(self.addr)
-        except OSError as e:
-            if _err(e) not in _INPROGRESS:
-                self._fail(now, "connect: %s" % e)
-                return
-        self.poller = select.poll()
-        self.poller.register(s, select.POLLOUT)
-        self.st = CONNECTING
-        self.deadline = self.add(now, CONNECT_MS)
+        if self.wire.open(now, self.host, self.port):
+            self.st = CONNECTING
+            self.deadline = self.add(now, CONNECT_MS)
 
     def _connecting(self, now):
-        ev = self.poller.poll(0)
-        if ev:
-            if ev[0][1] & (select.POLLERR | select.POLLHUP):
-                self._fail(now, "broker not listening")
-                return
-            s = self.sock
-            self._rd = getattr(s, "readinto", None) or s.recv_into
-            self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
-            self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
-            self._start(connect_packet(self.client_id, self.user,
-                                       self.password, self.topic("status"),
-                                       "offline"))
+        r = self.wire.opened()
+        if r > 0:
+            self._start(mqtt.connect_packet(self.client_id, self.user,
+                                            self.password, self.topic("status"),
+                                            "offline", KEEPALIVE_S))
             self.st = HANDSHAKE
             self.deadline = self.add(now, REPLY_MS)
+        elif r < 0:
+            self._fail(now, "broker not listening")
         elif self.diff(now, self.deadline) >= 0:
             self._fail(now, "connect timed out")
 
     def _handshake(self, now):
-        if self.off < len(self.out):
+        if self.wire.busy():
             self._send(now)
-        self._read(now)
+        self.wire.read(now)
         if self.st == HANDSHAKE and self.diff(now, self.deadline) >= 0:
             self._fail(now, "no CONNACK")
 
     def _up(self, now):
-        if self.off < len(self.out):
+        if self.wire.busy():
             self._send(now)
         elif self.unsent or self.dirty or self.online_due or self.sub_due:
             self._next(now)
         elif self.acked_r and self.diff(now, self.resend_at) >= 0:
             self._resend()
-        elif self.app.clock.state == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
-            self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(publish_packet(self.topic("heartbeat"),
-                                       json.dumps(self._fields(now))))
+        elif self.src.state() == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
+            self._report(now, False)
         elif self.diff(now, self.ping_at) >= 0:
-            self._start(PINGREQ)
+            self._start(mqtt.PINGREQ)
             self._wait(now)
         if self.diff(now, self.read_at) >= 0:
             self.read_at = self.add(now, READ_MS)
-            self._read(now)
+            self.wire.read(now)
         if self.waiting and self.st == UP and self.diff(now, self.deadline) >= 0:
             self._fail(now, "broker stopped answering")
+
+    def _report(self, now, state):
+        """The state's JSON: on state/ (retained) or, while a game runs, on
+        heartbeat/; the next heartbeat is due HEARTBEAT_MS after either.
+        (Its own frame: _up's and _next's must stay small enough to stay
+        off the heap.)"""
+        self.hb_at = self.add(now, HEARTBEAT_MS)
+        p = mqtt.publish_packet(self.topic("state" if state else "heartbeat"),
+                                json.dumps(self._fields(now)), 0, state)
+        self._start(p)
 
     def _resend(self):
         """The broker has these results but the recorder has not confirmed
@@ -593,7 +488,7 @@ class Net:
             self._start(self.sub_packet)
         elif self.online_due:
             self.online_due = False
-            self._start(publish_packet(self.topic("status"), "online", 0, True))
+            self._start(mqtt.publish_packet(self.topic("status"), "online", 0, True))
         elif self.unsent:
             for m in self.q1:
                 if not m[2]:
@@ -604,103 +499,70 @@ class Net:
                     return
         else:
             self.dirty = False
-            self.hb_at = self.add(now, HEARTBEAT_MS)
-            self._start(publish_packet(self.topic("state"),
-                                       json.dumps(self._fields(now)), 0, True))
+            self._report(now, True)
 
     def _wait(self, now):
         if not self.waiting:
             self.waiting = True
             self.deadline = self.add(now, REPLY_MS)
 
-    # -- bytes ----------------------------------------------------------------------
     def _start(self, packet):
-        self.out = packet
-        self.mv = memoryview(packet)
-        self.off = 0
+        self.wire.start(packet)
         self.published += 1
 
     def _send(self, now):
-        o = self.off
-        try:
-            n = self.sock.send(self.mv[o:o + CHUNK])
-        except OSError as e:
-            if _err(e) not in _EAGAIN:
-                self._fail(now, "send: %s" % e)
-            return
-        if n:
-            self.off = o + n
+        if self.wire.send(now):
             self.ping_at = self.add(now, PING_MS)
 
-    def _read(self, now):
-        # Ask poll first: a try block costs a heap frame on every call (MicroPython
-        # allocates ~150 bytes for it), ipoll(0) costs nothing.
-        for _ in self._ready(0):
-            self._readable(now)
+    # -- the broker's replies (mqtt.Wire calls these) -------------------------------
+    def on_connack(self, now, code):
+        if code:
+            self._fail(now, "broker refused: %s" % mqtt.REFUSED.get(code, code),
+                       BACKOFF_MAX)
             return
+        self.st = UP
+        self.backoff = BACKOFF_MIN
+        self.connects += 1
+        self.note = "connected"
+        self._show(HALL_UP)
+        self.online_due = True
+        self.sub_due = True
+        self.dirty = True
+        self.ping_at = self.add(now, PING_MS)
 
-    def _readable(self, now):
-        n = self._recv()
-        if n is None:
-            return
-        if n < 0:
-            self._fail(now, "read: error %d" % -n)
-        elif n == 0:
-            self._fail(now, "broker closed the connection")
-        else:
-            self.rx.extend(self.rbuf[:n])
-            self._parse(now)
-
-    def _recv(self):
-        """Bytes read into rbuf; None: nothing yet; < 0: -errno.  (Small on
-        purpose: a try block enlarges the frame, which must stay off the heap.)"""
-        try:
-            return self._rd(self.rbuf)
-        except OSError as e:
-            n = _err(e)
-            return None if n in _EAGAIN else -n
-
-    def _parse(self, now):
-        rx = self.rx
-        i = 0
-        while True:
-            # fixed header: type byte, remaining length (1-4 bytes of 7 bits)
-            n = 0
-            shift = 0
-            j = i + 1
-            while j < len(rx) and rx[j] & 128 and j < i + 4:
-                n |= (rx[j] & 127) << shift
-                shift += 7
-                j += 1
-            if j >= len(rx):
-                break
-            n |= (rx[j] & 127) << shift
-            j += 1                       # the body starts at j
-            if n > MAX_RX or rx[j - 1] & 128:
-                self._fail(now, "a packet too big from the broker")
+    def on_puback(self, now, pid):
+        q = self.q1
+        for i in range(len(q)):
+            m = q[i]
+            if m[0] == pid and m[2] and not m[5]:
+                if m[4] is None:
+                    self._unqueue(i)
+                    self.save_outbox()
+                else:                    # a result: now wait for the recorder
+                    m[5] = True
+                    self.acked_r += 1
+                    self.resend_at = self.add(now, RESEND_MS)
                 return
-            if len(rx) - j < n:
-                break
-            kind = rx[i] >> 4
-            if kind == 2 and n >= 2:            # CONNACK
-                if rx[j + 1]:
-                    self._fail(now, "broker refused: %s"
-                               % _REFUSED.get(rx[j + 1], rx[j + 1]), BACKOFF_MAX)
-                    return
-                self._connected(now)
-            elif kind == 4 and n >= 2:          # PUBACK
-                self._acked(now, rx[j] << 8 | rx[j + 1])
-            elif kind == 3 and n >= 2:          # PUBLISH: a confirmation
-                self._publish(rx, i, j, n)
-            elif kind == 9 and n >= 3:          # SUBACK
-                self.subscribed = not rx[j + 2] & 128
-                if not self.subscribed:
-                    self.note = "confirmations refused by the broker"
-            self._waiting(now)
-            i = j + n
-        self.rx = rx[i:]  # (bytearray has no item deletion on MicroPython)
 
-    def _waiting(self, now):
+    def on_publish(self, now, topic, body):
+        """A confirmation: the recorder echoes a result's body once it is
+        in its file; that result is forgotten (anything else is ignored)."""
+        if topic != self.confirm_b:
+            return
+        q = self.q1
+        for k in range(len(q)):
+            if q[k][4] is not None and q[k][4] == body:
+                self._unqueue(k)
+                self.confirmed += 1
+                self.save_outbox()
+                return
+
+    def on_suback(self, now, ok):
+        self.subscribed = ok
+        if not ok:
+            self.note = "confirmations refused by the broker"
+
+    def on_reply(self, now):
         """Is a PUBACK (or PINGRESP) due?  A result already acknowledged
         waits for its confirmation, not for the broker."""
         w = 0
@@ -712,67 +574,20 @@ class Net:
         if w:
             self.deadline = self.add(now, REPLY_MS)
 
-    def _publish(self, rx, i, j, n):
-        tl = rx[j] << 8 | rx[j + 1]
-        t0 = j + 2
-        p0 = t0 + tl + (2 if rx[i] & 6 else 0)   # (QoS 0 asked: no id expected)
-        if p0 > j + n or rx[t0:t0 + tl] != self.confirm_b:
-            return
-        body = bytes(rx[p0:j + n])
-        q = self.q1
-        for k in range(len(q)):
-            if q[k][4] is not None and q[k][4] == body:
-                self._unqueue(k)
-                self.confirmed += 1
-                self._save_outbox()
-                return
-
-    def _connected(self, now):
-        self.st = UP
-        self.backoff = BACKOFF_MIN
-        self.connects += 1
-        self.note = "connected"
-        self._show(HALL_UP)
-        self.online_due = True
-        self.sub_due = True
-        self.dirty = True
-        self.ping_at = self.add(now, PING_MS)
-
-    def _acked(self, now, pid):
-        q = self.q1
-        for i in range(len(q)):
-            m = q[i]
-            if m[0] == pid and m[2] and not m[5]:
-                if m[4] is None:
-                    self._unqueue(i)
-                    self._save_outbox()
-                else:                    # a result: now wait for the recorder
-                    m[5] = True
-                    self.acked_r += 1
-                    self.resend_at = self.add(now, RESEND_MS)
-                return
+    def on_lost(self, now, why):
+        self._fail(now, why)
 
     def _fail(self, now, why, backoff=0):
         """Close the link; try again after the back-off.  Nothing is lost:
         the state is republished and unacknowledged QoS 1 messages re-sent
         (with DUP set) on the next connection."""
         self.note = why
-        if self.sock is not None:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
-        self.sock = None
-        self.poller = None
+        self.wire.close()
         self.st = IDLE
         self.waiting = False
-        self.out = b""
-        self.mv = memoryview(self.out)
-        self.off = 0
-        self.rx = bytearray()
         for m in self.q1:
             if m[2]:
-                m[1][0] |= 0x08  # DUP
+                mqtt.set_dup(m[1])
                 m[2] = False
             m[5] = False
         self.unsent = len(self.q1)
@@ -786,25 +601,26 @@ class Net:
         self._show(HALL_DOWN)
 
     def _show(self, h):
-        """A new hall state: the game screen's mark redraws (only on a
-        change: nothing happens here in a steady loop)."""
+        """A new hall state: the source's mark() (the game screen's mark
+        redraws; only on a change: nothing happens here in a steady loop)."""
         if h != self.hall:
             self.hall = h
-            self.app.view.hall = h
-            self.app.dirty = True
+            self.src.mark(h)
 
 
-def start(app, root="", board=None):
+def start(src, fs, root, ticks_ms, diff, add):
     """The Net for a board with Wi-Fi and a net.json written by
     `make deploy ... TABLE=n`; None (after one line) if there is none."""
     try:
-        f = open(root + "net.json")
+        f = fs.open(root + CONFIG, "rb")
         try:
-            cfg = json.loads(f.read())
+            data = f.read()
         finally:
             f.close()
     except OSError:
         return None
+    try:
+        cfg = json.loads(data)
     except ValueError:
         print("net.json: not valid JSON; the clock stays off the network")
         return None
@@ -812,11 +628,11 @@ def start(app, root="", board=None):
     if why:
         print(why + "; the clock stays off the network")
         return None
-    clock_id = app.log.clock  # machine.unique_id() in hex (gamelog.clock_id)
     link = None
     if cfg.get("ssid"):
         import network
         link = network.WLAN(network.STA_IF)
         link.active(True)
         link.connect(cfg["ssid"], cfg.get("wifi_password", ""))  # returns at once
-    return Net(cfg, app, clock_id, link)
+    # the clock id: machine.unique_id() in hex (gamelog.clock_id)
+    return Net(cfg, src, fs, root, ticks_ms, diff, add, src.clock_id(), link)

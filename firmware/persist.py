@@ -36,7 +36,7 @@
 # on the Pico, and erases): on a board with a raw flash the session calls it
 # only while no clock runs; the running clock's checkpoints go to the
 # journal (journal.py: no erase, no allocation).  Measured under MicroPython:
-# tests/test_power_loss.py, tests/mp/test_journal_mp.py.
+# tests/test_power_loss.py, tests/test_journal.py.
 import fsys
 
 MAGIC = b"SClk"
@@ -129,7 +129,9 @@ def crc32(data):
     return b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)
 
 
-def _put(buf, i, v):
+def put_i32(buf, i, v):
+    """buf[i:i+4] = v, a signed 32-bit int, little-endian (ValueError
+    outside that range).  The state record's and the journal's."""
     h = v >> 31
     if h != 0 and h != -1:
         raise ValueError("state value out of 32-bit range")
@@ -139,7 +141,8 @@ def _put(buf, i, v):
     buf[i + 3] = (v >> 24) & 0xFF
 
 
-def _get(data, i):
+def get_i32(data, i):
+    """The signed 32-bit little-endian int at data[i:i+4]."""
     top = data[i + 3]
     if top >= 128:
         top -= 256
@@ -202,14 +205,14 @@ class StateStore:
             self._find()
         buf = self._buf
         seq = self.seq + 1
-        _put(buf, 8, seq)
+        put_i32(buf, 8, seq)
         i = HEADER
         for k in range(n):
-            _put(buf, i, ints[k])
+            put_i32(buf, i, ints[k])
             i += 4
-        _put(buf, i, log_ms)
-        _put(buf, i + 4, log_pos)
-        _put(buf, i + 8, game)
+        put_i32(buf, i, log_ms)
+        put_i32(buf, i + 4, log_pos)
+        put_i32(buf, i + 8, game)
         crc_into(buf, i + 12, buf, i + 12)
         try:
             fsys.write_atomic(self.fs, self.slots[seq & 1], buf, self.tmp)
@@ -254,10 +257,10 @@ class StateStore:
                 return -1
             if self.count and n != self.count:
                 return -2
-            ints = [_get(data, HEADER + 4 * k) for k in range(n)]
+            ints = [get_i32(data, HEADER + 4 * k) for k in range(n)]
             i = HEADER + 4 * n
-            return (_get_u(data, 8), ints, _get(data, i), _get(data, i + 4),
-                    _get(data, i + 8))
+            return (_get_u(data, 8), ints, get_i32(data, i), get_i32(data, i + 4),
+                    get_i32(data, i + 8))
         except Exception:
             return -1
 

@@ -62,6 +62,11 @@ class Rules:
         self.window = window    # ms, 0 = none
         self.late = late        # seconds, LATE_NONE or LATE_BASE
 
+    def with_base(self, left, right):
+        """The same rules with other base times (the referee's menu)."""
+        return Rules(self.name, left, right, self.zero, self.penalty,
+                     self.forfeit, self.window, self.late)
+
     def overrides(self):
         """The `set` items that rebuild these rules from the named profile
         (used for the game log header)."""
@@ -156,6 +161,20 @@ def _uint(text, what):
     if not _digits(text):
         raise ValueError("%s must be a whole number, got %r" % (what, text))
     return int(text)
+
+
+def rules_of(name, base_left, base_right, custom=None):
+    """Rules for profile `name` from numbers (the settings): the base
+    times in ms and `custom`, the custom rules (zero, penalty, forfeit in
+    s, window in ms), or None for the profile's own.  No text, no parsing:
+    the caller has checked the values (settings.Settings.problem_with)."""
+    p = PROFILES[name]
+    if custom is None:
+        return Rules(name, base_left, base_right, p["zero"], p["penalty"],
+                     p["forfeit"], p["window"], p["late"])
+    zero, penalty, forfeit, window = custom
+    return Rules(name, base_left, base_right, zero, penalty, forfeit, window,
+                 p["late"])
 
 
 def make_rules(name, overrides=None):

@@ -1,6 +1,6 @@
 # The LCD-row toolkit: text and digits written into a preallocated bytearray
 # (one per display row) as HD44780 character codes.  The game screen
-# (view.py), the menus (menu.py) and the boot splash (app.py) all draw with
+# (view.py), the menus (menu.py) and the boot splash (game.py) all draw with
 # these, so the render paths allocate nothing: no str, no slices, digits by
 # hand.  Each helper keeps few arguments and locals on purpose: MicroPython
 # moves a call's frame to the heap when locals plus stack exceed 11 words.

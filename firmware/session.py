@@ -83,7 +83,7 @@ import journal as jmod
 from gestures import ACTION_NAMES
 from buttons import array_i
 
-_put = persist._put
+_set_event = jmod.set_event
 
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
 LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
@@ -135,9 +135,7 @@ class Session:
         self.fcur = False       # the journal's read cursor is at `folded`
         if self.j is not None:
             n = self.j.size
-            self.st = [bytearray(n) for _ in range(STAGE)]  # staged records
-            for r in self.st:
-                r[1] = cc.SNAPSHOT_LEN
+            self.st = [jmod.new_record(cc.SNAPSHOT_LEN) for _ in range(STAGE)]  # staged
             self.rb = bytearray(n)      # one record read back (fold, power-up)
         self.nst = 0            # records staged, not yet programmed
         self.calm = False       # the last step was in ready/over already
@@ -176,8 +174,7 @@ class Session:
         (after folding the journal) into the state file."""
         self.last_save = now
         if self.clock.running() >= 0 and self._usable():
-            r = self._stage(0, -1, 0, now)
-            r[0] = jmod.KIND_CHECK  # (not `_stage(...)[0] =`: that allocates)
+            jmod.set_kind(self._stage(0, -1, 0, now), jmod.KIND_CHECK)
             self.flush(now)
             return
         self._save_file(now)
@@ -243,8 +240,7 @@ class Session:
         if not self.on:
             return
         if self._usable():
-            r = self._stage(0, x, 0, t)
-            r[0] = jmod.KIND_PAIR
+            jmod.set_kind(self._stage(0, x, 0, t), jmod.KIND_PAIR)
             return
         self._begin()
         self._cut_here(0x3FFFFFFF)
@@ -256,8 +252,7 @@ class Session:
         if not self.on:
             return
         if self._usable():
-            r = self._stage(code, -1, 0, t)
-            r[0] = jmod.KIND_NOTE
+            jmod.set_kind(self._stage(code, -1, 0, t), jmod.KIND_NOTE)
             return
         self._begin()
         self._cut_here(0x3FFFFFFF)  # a later gesture of the group cuts it too
@@ -349,11 +344,9 @@ class Session:
             v[2 * self.nvoid] = mk
             v[2 * self.nvoid + 1] = j.count + self.nst
             self.nvoid += 1
-            r = self._stage(0, -1, mk, self.clock.t)
-            r[0] = jmod.KIND_UNDO
+            jmod.set_kind(self._stage(0, -1, mk, self.clock.t), jmod.KIND_UNDO)
         else:
-            r = self._stage(0, -1, 0, self.clock.t)
-            r[0] = jmod.KIND_CHECK
+            jmod.set_kind(self._stage(0, -1, 0, self.clock.t), jmod.KIND_CHECK)
         self.last_save = now
         if not self._mon[k]:
             self.on = False     # no event before the mark (see retract)
@@ -449,33 +442,15 @@ class Session:
         if self.nst >= STAGE:
             self.flush(t)       # (a burst: the oldest go now)
         r = self.st[self.nst]
-        r[0] = jmod.KIND_EVENT
-        r[12] = code
-        r[13] = side + 1
-        _put(r, 16, arg)
+        _set_event(r, code, side, arg)     # (a global: a small frame)
         self._fill(r, t)
         self.nst += 1
         return r
 
     def _fill(self, r, t):
         s = self.store.seq
-        _put(r, 4, s if s > 0 else 0)
-        _put(r, 8, self.log_ms(t))
-        self._rems(r)
-        self._snap(r)
-
-    def _rems(self, r):
-        c = self.clock
-        _put(r, 20, c.rem[0])
-        _put(r, 24, c.rem[1])
-
-    def _snap(self, r):
-        s = self.clock.snapshot()
-        n = len(s)
-        k = 0
-        while k < n:
-            _put(r, 28 + 4 * k, s[k])
-            k += 1
+        jmod.set_time(r, s if s > 0 else 0, self.log_ms(t))
+        jmod.set_clock(r, self.clock)
 
     def flush(self, now):
         """Program the staged records into the journal, in order.  If it is
@@ -638,21 +613,21 @@ class Session:
     def _line(self, rec, index=-1):
         """A journal record's log line (events, ignored presses, gestures);
         index: its place in the journal (-1: after a power cut, no marks)."""
-        kind = rec[0]
+        kind = jmod.kind(rec)
         if kind == jmod.KIND_CHECK or kind == jmod.KIND_UNDO:
             return
         self._begin()
         if index >= 0:
             self._cut_here(index)
-        ms = jmod.field(rec, 8)
-        side = rec[13] - 1
+        ms = jmod.log_ms(rec)
+        side = jmod.side(rec)
         if kind == jmod.KIND_NOTE:
-            self.log.comment(_GESTURE % (ms, ACTION_NAMES[rec[12]]))
+            self.log.comment(_GESTURE % (ms, ACTION_NAMES[jmod.code(rec)]))
         elif kind == jmod.KIND_PAIR:
             self.log.comment(_PAIR % (ms, cc.SIDE_NAMES[1 - side], cc.SIDE_NAMES[side]))
         else:
-            self.log.event(ms, rec[12], side, jmod.field(rec, 16),
-                           jmod.field(rec, 20), jmod.field(rec, 24))
+            self.log.event(ms, jmod.code(rec), side, jmod.arg(rec),
+                           jmod.rem(rec, 0), jmod.rem(rec, 1))
 
     def forget(self):
         """The game was reset: its journal records go to its log first, then
@@ -732,11 +707,11 @@ class Session:
         j.rewind(0)
         self.nvoid = 0
         while j.read_next(b):
-            if first < 0 and jmod.field(b, 4) >= seq:
+            if first < 0 and jmod.base(b) >= seq:
                 first = j.rk - 1
-            if b[0] == jmod.KIND_UNDO and self.nvoid < VOIDS:
+            if jmod.kind(b) == jmod.KIND_UNDO and self.nvoid < VOIDS:
                 v = self._void
-                v[2 * self.nvoid] = jmod.field(b, 16)
+                v[2 * self.nvoid] = jmod.arg(b)
                 v[2 * self.nvoid + 1] = j.rk - 1
                 self.nvoid += 1
         if first < 0:
@@ -752,8 +727,7 @@ class Session:
         try:
             c.restore(ints, now)
         except ValueError:
-            c.rules = rules()
-            c.reset(now)
+            c.set_rules(rules(), now)
             return False
         return True
 
@@ -787,7 +761,7 @@ class Session:
         st = self.store
         last = self.rb
         ints = jmod.snapshot(last)
-        log_ms = jmod.field(last, 8)
+        log_ms = jmod.log_ms(last)
         c = self.clock
         if not self._clock_from(ints, now, rules):
             return LOST

@@ -97,27 +97,26 @@ class Settings:
         self.fs = None
 
     # -- values -----------------------------------------------------------------
+    def log_table(self):
+        """The table in the game log's header: this menu's, else the hall's
+        (net.json) on a clock that has one; 0 = none."""
+        t = self.table
+        if not t and self.hall is not None:
+            t = self.hall.table
+        return t
+
     def set_profile(self, name):
         """Choose a profile; the base times jump to its default."""
         self.profile = name
         self.base_left = self.base_right = profiles.PROFILES[name]["base"]
 
     def rules(self):
-        """The profiles.Rules these settings give (profiles.make_rules with
-        the base times and, for `custom`, the custom rules as overrides)."""
-        return profiles.make_rules(self.profile, self.overrides())
-
-    def overrides(self):
-        """The (key, text) overrides for profiles.make_rules / replay `set`."""
-        out = [("base_left", profiles.fmt_mmss(self.base_left)),
-               ("base_right", profiles.fmt_mmss(self.base_right))]
+        """The profiles.Rules these settings give, from the numbers as they
+        are (the base times and, for `custom`, the custom rules)."""
+        custom = None
         if self.profile == "custom":
-            out.append(("zero", _ZERO_NAMES[self.zero]))
-            out.append(("penalty", str(self.penalty)))
-            out.append(("forfeit", "none" if self.forfeit < 0
-                        else profiles.fmt_mmss(self.forfeit * 1000)))
-            out.append(("window", str(self.window // 1000)))
-        return out
+            custom = (self.zero, self.penalty, self.forfeit, self.window)
+        return profiles.rules_of(self.profile, self.base_left, self.base_right, custom)
 
     def as_dict(self):
         return {"v": VERSION, "profile": self.profile,

@@ -73,7 +73,8 @@ class View:
         else:
             self._cpos, self._cwidth = 5, cols - 10
         self.lowbat = False  # battery warning, shown when the center is free
-        self.hall = -1       # the hall mark: net.HALL_*, -1 = no hall (net.py sets it)
+        self.hall = -1       # the hall mark: net.HALL_*, -1 = no hall (Game.show_hall: the source.py mark net.py calls)
+        self.dirty = True    # something shown changed: the game screen renders again
         self.set_language(language)
 
     def set_language(self, language):
@@ -101,10 +102,11 @@ class View:
             self.set_header(("%s %s" % (rules.name, fmt_mmss(rules.base[0]))).encode())
 
     # -- rendering ------------------------------------------------------------
-    def render(self, clock):
-        """Fill self.buf from the clock's state.  Allocates nothing (each
-        helper is kept small so MicroPython keeps its frame on the stack)."""
-        b = self.buf
+    def render(self, clock, rows=None):
+        """Fill `rows` (default: self.buf) from the clock's state and return
+        them.  Allocates nothing (each helper is kept small so MicroPython
+        keeps its frame on the stack)."""
+        b = self.buf if rows is None else rows
         if self.rows >= 4:
             copy(b[0], self.header)
             blank(b[2])
@@ -165,11 +167,13 @@ class View:
 
     def _center(self, row, clock):
         st = clock.state
-        if st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
-            return  # LOST under the time says it all; END would touch it
         w = self.notice
         if w is not None:
+            # a notice or a question (NEW GAME? L+R) shows even over LOST:
+            # a confirmation needs a question the display shows (SPEC v3 §4)
             self._say(row, w)
+        elif st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
+            return  # LOST under the time says it all; END would touch it
         elif st == PAUSED:
             self._paused(row, clock)
         elif st == OVER:

@@ -9,9 +9,11 @@ module is the one place the host finds them:
   tests/test_plumbing.py keeps equal); importing host_sim puts the same
   folders on sys.path, so tools, the bench and the simulator import exactly
   the modules the board runs;
-* the modules that go onto the board are firmware/manifest.py, read here by
-  `firmware_files()` for deploy, bundle, the target images and the
-  mpy-cross test.
+* the modules that go onto the board are listed by the package manifests
+  firmware/clock-core/manifest.py and firmware/clock-net/manifest.py (it
+  require()s clock-core), read here by `firmware_files()` for deploy,
+  bundle (`board_package()`: clock-net for a board with WIFI), the target
+  images and the mpy-cross test.
 
 A tool run by its path (`python tools/x.py`) finds this package through
 tools/repo_root.py, the only other place that touches sys.path.
@@ -42,43 +44,106 @@ for _p in reversed(host_paths()):
 
 
 class ManifestError(Exception):
-    """firmware/manifest.py is missing or asks for something we cannot read."""
+    """A package manifest is missing or asks for something we cannot read."""
 
 
-def firmware_files(firmware_dir=FIRMWARE):
-    """The file names firmware/manifest.py lists with module(), in its order.
+# The packages of firmware/ (firmware/clock-core/manifest.py explains the
+# layout): every board gets CORE; a board with Wi-Fi (board.WIFI, the flag
+# the app itself reads before it imports net) gets NET, which requires CORE.
+CORE = "clock-core"
+NET = "clock-net"
 
-    The manifest is micropython-lib style (a frozen build can include() it):
-    only module("name.py") is used here; anything else is refused."""
-    path = os.path.join(firmware_dir, MANIFEST)
+
+def board_package(board):
+    """The package `make deploy`/`make bundle` copy for a board module."""
+    return NET if getattr(board, "WIFI", False) else CORE
+
+
+def packages(firmware_dir=FIRMWARE):
+    """The package names in firmware_dir: its sub-folders holding a manifest.py."""
+    try:
+        names = os.listdir(firmware_dir)
+    except OSError as e:
+        raise ManifestError("cannot read %s: %s" % (firmware_dir, e.strerror or e))
+    return sorted(n for n in names if os.path.isfile(os.path.join(firmware_dir, n, MANIFEST)))
+
+
+def firmware_files(firmware_dir=FIRMWARE, package=None):
+    """The file names `package` lists with module(), after those of the
+    packages it require()s, in order; package=None: every package's (the
+    test images, the mpy-cross test, the plumbing check).
+
+    The manifests are micropython-lib style and read the way its
+    tools/manifestfile.py reads them, restricted to what a flat app needs:
+    metadata() first; module("x.py", base_path="..") naming a file of firmware_dir
+    itself (the board's top folder is flat); require("name"), the package
+    whose manifest is firmware_dir/name/manifest.py (micropython-lib finds
+    `**/name/manifest.py` in its library folders; here the library is
+    firmware_dir).  A package required twice is read once, as there.
+    Anything else (include, package, freeze, options, a file listed by two
+    packages) is refused with a one-line ManifestError."""
+    files = []
+    seen = set()
+    names = packages(firmware_dir) if package is None else [package]
+    if not names:
+        raise ManifestError("%s: no package (a folder holding %s)" % (firmware_dir, MANIFEST))
+    for name in names:
+        _read_package(firmware_dir, name, files, seen, ())
+    return files
+
+
+def _read_package(firmware_dir, name, files, seen, chain):
+    if name in seen:
+        return
+    seen.add(name)
+    path = os.path.join(firmware_dir, name, MANIFEST)
+    if "/" in name or "\\" in name or name.startswith("."):
+        raise ManifestError("require(%r): a package is a folder name in %s"
+                            % (name, firmware_dir))
     try:
         with open(path) as f:
             text = f.read()
     except OSError as e:
-        raise ManifestError("cannot read %s: %s" % (path, e.strerror or e))
-    files = []
+        where = " (required by %s)" % chain[-1] if chain else ""
+        raise ManifestError("cannot read %s%s: %s" % (path, where, e.strerror or e))
+    here = os.path.dirname(path)
+    top = os.path.normpath(firmware_dir)
+    begun = []
 
-    def module(name, base_path=".", opt=None):
-        if base_path != "." or "/" in name or not name.endswith(".py"):
-            raise ManifestError("%s: module(%r): only a .py file beside the manifest"
-                                % (path, name))
-        if name in files:
-            raise ManifestError("%s: %s listed twice" % (path, name))
-        files.append(name)
+    def first():
+        # micropython-lib's compile mode: "metadata() must be the first command"
+        if not begun:
+            raise ManifestError("%s: metadata() must be the first command" % path)
+
+    def module(mod, base_path=".", opt=None):
+        first()
+        base = os.path.normpath(os.path.join(here, base_path))
+        if base != top or "/" in mod or "\\" in mod or not mod.endswith(".py"):
+            raise ManifestError("%s: module(%r, base_path=%r): only a .py file of %s "
+                                "(base_path=\"..\")" % (path, mod, base_path, firmware_dir))
+        if mod in files:
+            raise ManifestError("%s: %s listed twice" % (path, mod))
+        files.append(mod)
+
+    def require(req, version=None, library=None, **_kw):
+        first()
+        _read_package(firmware_dir, req, files, seen, chain + (name,))
 
     def metadata(**_kw):
-        pass
+        if begun:
+            raise ManifestError("%s: metadata() twice" % path)
+        begun.append(True)
 
     def refuse(*_a, **_kw):
-        raise ManifestError("%s: only module() and metadata() are read here" % path)
+        raise ManifestError("%s: only metadata(), require() and module() are read here" % path)
 
-    scope = {"module": module, "metadata": metadata, "__builtins__": {}}
-    for name in ("include", "freeze", "package", "require", "options"):
-        scope[name] = refuse
+    scope = {"module": module, "require": require, "metadata": metadata,
+             "__builtins__": {}}
+    for verb in ("include", "freeze", "package", "options", "add_library"):
+        scope[verb] = refuse
     try:
         exec(compile(text, path, "exec"), scope)
     except ManifestError:
         raise
     except Exception as e:
         raise ManifestError("%s: %s: %s" % (path, type(e).__name__, e))
-    return files

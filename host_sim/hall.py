@@ -38,6 +38,7 @@ import sys
 import time
 
 import host_sim
+from host_sim import durable
 from host_sim import hall_recorder as REC
 from host_sim import tournament
 
@@ -92,10 +93,7 @@ def write_secret(path, data):
         pass
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        n = 0
-        while n < len(data):
-            n += os.write(fd, data[n:])
-        os.fsync(fd)
+        durable.write_all(fd, data)
     finally:
         os.close(fd)
     os.replace(tmp, path)

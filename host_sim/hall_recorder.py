@@ -45,6 +45,8 @@ import secrets
 import sys
 import time
 
+from host_sim import durable
+
 RESULTS = "results.jsonl"
 ACCOUNT = "hall/recorder"
 INT_MAX = 2 ** 31 - 1     # the clocks' ints are 31-bit
@@ -199,13 +201,9 @@ class Journal:
             pass
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self.fd = fd
-        size = os.fstat(fd).st_size
-        if size:
-            with open(self.path, "rb") as f:
-                f.seek(size - 1)
-                if f.read(1) != b"\n":   # a torn last line: start a new one
-                    os.write(fd, b"\n")
-                    os.fsync(fd)
+        if os.fstat(fd).st_size:
+            if durable.torn(self.path, fd):   # a torn last line: start a new one
+                durable.write_all(fd, b"\n")
         else:
             os.fsync(fd)
             dfd = os.open(folder, os.O_RDONLY)
@@ -222,11 +220,7 @@ class Journal:
         line = json.dumps({"topic": topic, "account": account, "table": table,
                            "game": game, "seen": utc_now(), "result": body},
                           sort_keys=True, separators=(",", ":")) + "\n"
-        data = line.encode()
-        n = 0
-        while n < len(data):
-            n += os.write(self.fd, data[n:])
-        os.fsync(self.fd)
+        durable.write_all(self.fd, line.encode())
         self.last[topic] = body
         return True
 

@@ -30,6 +30,17 @@ HOLD_MS = 80          # a player's press
 END = -1              # a script item: the end gesture (rig.end_game)
 
 
+def attach(app, cfg, clock_id, link=None, sock_mod=socket):
+    """The hall's publisher (firmware/net.py) on a simulated clock's app, as
+    App does on a board with Wi-Fi (App.__init__), with this clock's id, Wi-Fi
+    and socket module: it sees the app only through App.hall_source()."""
+    n = net.Net(cfg, app.hall_source(), app.store.fs, app.root, app.ticks_ms,
+                app.diff, app.add, clock_id, link, sock_mod)
+    app.net = n
+    app.settings.hall = n
+    return n
+
+
 class Link:
     """The Wi-Fi: isconnected() as network.WLAN has it."""
 
@@ -140,16 +151,14 @@ class SimClock:
 
     def _power_up(self):
         self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS)
-        self.net = net.Net(self.cfg, self.rig.app, self.id, self.link,
-                           FlakySockets(self.link))
-        self.rig.app.net = self.net
+        self.net = attach(self.rig.app, self.cfg, self.id, self.link,
+                          FlakySockets(self.link))
 
     def power_cut(self):
         """The power fails and comes back: the socket dies without a
         DISCONNECT (the broker sends the last will), only what is on the
         clock's flash survives, and the app boots again on it."""
-        if self.net.sock is not None:
-            self.net.sock.close()
+        self.net.wire.close()
         self._power_up()
 
     def over(self):
@@ -238,7 +247,7 @@ class Fleet:
             self.thread.join()
             self.thread = None
         for c in self.clocks:
-            c.net._fail(c.rig.now, "closed")
+            c.net.wire.close()  # (the socket; the clock is dropped)
         if self.tmp is not None:
             self.tmp.cleanup()
 

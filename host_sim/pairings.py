@@ -28,6 +28,7 @@ the good lines are still read, so nothing the file does say is lost.
 Blank lines and lines starting with `#` are no players (they do not count
 in the player numbers).
 """
+import collections
 import csv
 import io
 import os
@@ -61,16 +62,8 @@ class Round:
         return [self.pairs[t] for t in sorted(self.pairs)]
 
 
-class _Player:
-    __slots__ = ("number", "line", "name", "opp", "board", "p12")
-
-    def __init__(self, number, line, name, opp, board, p12):
-        self.number = number
-        self.line = line
-        self.name = name
-        self.opp = opp
-        self.board = board
-        self.p12 = p12
+# One player's line of a .t file, as read (never changed after).
+_Player = collections.namedtuple("_Player", "number line name opp board p12")
 
 
 MAX_TABLE = 999

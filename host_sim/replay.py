@@ -242,24 +242,22 @@ def new_clock(rules, hook=None):
     return clockcore.Clock(rules, 0, _plain_diff, _plain_add, hook)
 
 
+# Each event's word (EVENTS) -> the core's call for it.
+CALLS = {
+    "left": lambda c, ev: c.press(clockcore.LEFT, ev.t),
+    "right": lambda c, ev: c.press(clockcore.RIGHT, ev.t),
+    "pause": lambda c, ev: c.pause(ev.t),
+    "end": lambda c, ev: c.end(ev.t),
+    "late": lambda c, ev: c.start_late(ev.side, ev.t),
+    "void": lambda c, ev: c.void(ev.side, ev.t),
+    "resume": lambda c, ev: c.resume(ev.t),
+    "adjust": lambda c, ev: c.adjust(ev.side, ev.delta, ev.t),
+}
+
+
 def apply(clock, ev):
     """Apply one event; returns False if the core refused it."""
-    k = ev.kind
-    if k == "left":
-        return clock.press(clockcore.LEFT, ev.t)
-    if k == "right":
-        return clock.press(clockcore.RIGHT, ev.t)
-    if k == "pause":
-        return clock.pause(ev.t)
-    if k == "end":
-        return clock.end(ev.t)
-    if k == "late":
-        return clock.start_late(ev.side, ev.t)
-    if k == "void":
-        return clock.void(ev.side, ev.t)
-    if k == "resume":
-        return clock.resume(ev.t)
-    return clock.adjust(ev.side, ev.delta, ev.t)
+    return CALLS[ev.kind](clock, ev)
 
 
 # Why the core refused an event (SPEC §5: a warning with its line number; the

@@ -101,7 +101,7 @@ def mp_suites():
 
 
 def mp_suite_files():
-    """What the MicroPython suites import: the firmware (firmware/manifest.py),
+    """What the MicroPython suites import: the firmware (every package),
     hardware fakes, boards, the benches in tests/mp and the suites."""
     files = [os.path.join(FIRMWARE, f) for f in sorted(firmware_files())]
     for p in ["host_sim/fakehw/*.py", "boards/*.py", "tests/mp/*.py"]:

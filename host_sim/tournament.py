@@ -32,6 +32,8 @@ import os
 import sys
 import time
 
+from host_sim import durable
+
 ROUNDS = "rounds.jsonl"
 GAMES = "games.jsonl"
 MAX_ROUND = 999
@@ -53,16 +55,9 @@ def _append(path, obj):
             + "\n").encode()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as f:
-                f.seek(size - 1)
-                if f.read(1) != b"\n":
-                    line = b"\n" + line
-        n = 0
-        while n < len(line):
-            n += os.write(fd, line[n:])
-        os.fsync(fd)
+        if durable.torn(path, fd):
+            line = b"\n" + line
+        durable.write_all(fd, line)
     finally:
         os.close(fd)
 

@@ -25,14 +25,11 @@ import errno
 from littlefs import LittleFS, UserContext
 from littlefs.errors import LittleFSError
 
-BLOCK = 4096
+from norraw import BLOCK, PowerCut, Raw  # noqa: F401  (the journal's view, shared with norflash.py)
+
 BLOCKS = 96           # 384 KB: the bundle is not on it, the games and the journal are
 ERASE_MAX_MS = 400    # W25Q16JV datasheet: sector erase (4 KB), tSE max (typ. 45)
 PROG_MAX_MS = 3       # page program (256 bytes), tPP max (typ. 0.4)
-
-
-class PowerCut(Exception):
-    pass
 
 
 class Nor(UserContext):
@@ -62,44 +59,6 @@ class Nor(UserContext):
         if self.busy is not None:
             self.busy(self.erase_ms)
         return UserContext.erase(self, cfg, block)
-
-
-class Raw:
-    """The block device under the filesystem (the rp2.Flash() API)."""
-
-    def __init__(self, nor):
-        self.nor = nor
-
-    def readblocks(self, blk, buf, off=0):
-        a = blk * BLOCK + off
-        buf[:] = self.nor.buffer[a:a + len(buf)]
-
-    def writeblocks(self, blk, buf, off=None):
-        if off is None:
-            raise AssertionError("the journal never erases (writeblocks without an offset)")
-        nor = self.nor
-        a = blk * BLOCK + off
-        if (a & 255) or len(buf) != 256:
-            raise AssertionError("a NOR page program is one whole aligned page")
-        b = nor.buffer
-        for i in range(len(buf)):
-            new = b[a + i] & buf[i]
-            if new != b[a + i]:
-                if nor.budget is not None:
-                    if nor.budget <= 0:
-                        raise PowerCut()
-                    nor.budget -= 1
-                b[a + i] = new
-        nor.raw_programs += 1
-        if nor.busy is not None:
-            nor.busy(nor.prog_ms)
-
-    def ioctl(self, op, arg):
-        if op == 4:
-            return self.nor.blocks
-        if op == 5:
-            return BLOCK
-        return 0
 
 
 def _oserror(e):

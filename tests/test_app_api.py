@@ -40,14 +40,14 @@ def test_new_game_with_rules_sets_clock_header_and_forgets_the_old_game(tmp_path
     r = boot(tmp_path, "sim_2004")
     r.press(LEFT)
     r.run(5000)
-    assert r.app.log_on and r.app.store.load() is not None
+    assert r.app.session.on and r.app.store.load() is not None
     rules = profiles.make_rules("pfs", [("base", "12:00")])
     r.app.new_game(r.now, rules)
     r.run(100)
     assert r.clock.state == cc.READY and r.clock.rules is rules
     assert r.clock.rem == [12 * 60000, 12 * 60000]
     assert r.screen()[0].strip() == "pfs 12:00"      # the 20x4 header row
-    assert not r.app.log_on and r.app.store.load() is None  # nothing to restore
+    assert not r.app.session.on and r.app.store.load() is None  # nothing to restore
     r.app.new_game(r.now)                            # the settings' rules
     r.run(100)
     assert r.clock.rules.name == "sdev" and r.screen()[0].strip() == "sdev 30:00"

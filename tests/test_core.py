@@ -658,6 +658,10 @@ def test_steady_state_calls_allocate_nothing():
     eq(_alloc(render), 0, "view render in overtime bytes")
     c.pause(at(1000 + MIN + 70000))
     eq(_alloc(render), 0, "view render paused bytes")
+    snap = list(c.snapshot())           # a checkpoint and a power-up's restore
+    eq(_alloc(c.snapshot), 0, "snapshot() bytes")
+    eq(_alloc(lambda: c.restore(snap)), 0, "restore() bytes")
+    eq(c.snapshot(), snap, "restore(snapshot()) gives the same state")
     d = clock("sdev")
     d.start_late(cc.LEFT, at(0))
     d.update(at(5000))

@@ -18,7 +18,8 @@ import pytest
 
 import deploy
 from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
-from host_sim import firmware_files
+from host_sim import CORE, NET, board_package, firmware_files
+from host_sim import boards as boardfiles
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
 PORT = "/dev/ttyFAKE0"
@@ -35,8 +36,9 @@ def mpy_cross_version():
     return deploy.mpy_cross_version(exe)
 
 
-def firmware_modules():
-    return sorted(f[:-3] for f in firmware_files())
+def firmware_modules(package=CORE):
+    """The modules of a package: the pico bundle's are clock-core's."""
+    return sorted(f[:-3] for f in firmware_files(package=package))
 
 
 def run_micropython(args, path, cwd):
@@ -118,6 +120,96 @@ def test_bundle_modules_import_under_micropython(bundle_dir, tmp_path):
     assert not broken, broken
 
 
+
+# --- packages: a board without Wi-Fi carries no network code (issue 22) -------
+
+# Written by hand from boards/*.py: WIFI = True on pico_w and esp32 only.
+BOARD_PACKAGES = {"esp32": NET, "pico": CORE, "pico_2004": CORE, "pico_w": NET,
+                  "sim": CORE, "sim_2004": CORE}
+NET_WORDS = (b"network", b"socket", b"mqtt", b"MQTT")   # what network code names
+
+
+def test_each_board_gets_the_package_its_wifi_flag_says():
+    """Issue 22: `make deploy BOARD=pico` carries no network code, pico_w
+    does; the board's WIFI flag (the one the app reads before it imports
+    net) decides."""
+    assert {b: deploy.package(b) for b in boardfiles.names()} == BOARD_PACKAGES
+    assert set(firmware_files(package=CORE)) < set(firmware_files(package=NET))
+    assert "net.py" in set(firmware_files(package=NET)) - set(firmware_files(package=CORE))
+
+
+@pytest.fixture(scope="module")
+def bundle_w_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundle-pico_w")
+    proc = run_deploy(["bundle", "--board", "pico_w", "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _named(folder, words):
+    return sorted(n for n in os.listdir(folder) if n != "README.txt"
+                  and any(w in (folder / n).read_bytes() for w in words))
+
+
+def test_a_pico_bundle_has_no_network_code_and_a_pico_w_bundle_has_it(bundle_dir,
+                                                                      bundle_w_dir):
+    """The pico bundle holds clock-core's modules and no file of it names
+    the network, a socket or MQTT; the pico_w bundle holds clock-net's:
+    clock-core's and the network modules."""
+    net_only = sorted(m[:-3] for m in set(firmware_files(package=NET))
+                      - set(firmware_files(package=CORE)))
+    pico = {os.path.splitext(n)[0] for n in os.listdir(bundle_dir)}
+    pico_w = {os.path.splitext(n)[0] for n in os.listdir(bundle_w_dir)}
+    assert "net" in net_only and not pico & set(net_only)
+    assert _named(bundle_dir, NET_WORDS) == []
+    assert set(net_only) <= pico_w and set(firmware_modules(NET)) <= pico_w
+    assert "net.mpy" in _named(bundle_w_dir, NET_WORDS)
+    assert "package clock-core" in (bundle_dir / "README.txt").read_text()
+    assert "package clock-net" in (bundle_w_dir / "README.txt").read_text()
+
+
+BOOT = """
+import board, rig
+try:
+    import net
+    print("net", net.__file__.split("/")[-1])
+except ImportError:
+    print("net none")
+r = rig.Rig(board, %r)
+r.run(2500)
+print("wifi", getattr(board, "WIFI", False), "hall", r.app.net is not None)
+r.press(rig.LEFT)
+r.run(3000)
+print("running", r.clock.running())
+print("|".join(r.screen()))
+"""
+
+
+@pytest.mark.parametrize("board", ["pico", "pico_w"])
+def test_the_app_boots_from_its_bundle_under_micropython(board, bundle_dir, bundle_w_dir,
+                                                         tmp_path):
+    """Issue 22: a Pico without net.py boots and runs a game.  The app from
+    the compiled bundle alone (and the fake machine), under the real
+    MicroPython: the pico bundle has no net module to import, the pico_w
+    bundle has it and the app starts its hall door (off: no net.json)."""
+    folder = bundle_dir if board == "pico" else bundle_w_dir
+    root = tmp_path / "fs"
+    root.mkdir()
+    proc = run_micropython(["-c", BOOT % (str(root) + "/")], [str(folder), FAKEHW],
+                           str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout.splitlines()
+    if board == "pico":
+        assert out[:2] == ["net none", "wifi False hall False"], out
+    else:
+        assert out[0] == "net net.mpy" and out[1].startswith("wifi True hall"), out
+    assert out[2] == "running 1", out           # the left press started the right's clock
+    # the default 30:00 game: the left's clock untouched, the right's run for
+    # 3 s after the press (the press and its settling: under 3.1 s, shown
+    # rounded up to the second)
+    assert "30:00" in out[3] and "29:57" in out[3], out
+
+
 FAKE_FIRMWARE = {
     "helper.py": (
         "def total(xs):\n"
@@ -148,8 +240,14 @@ def fake_firmware(tmp_path):
 
 
 def write_fake_manifest(fw, extra=()):
+    """The two packages, as firmware/ has them: clock-core lists the fake
+    modules (and `extra`); clock-net requires it and adds nothing."""
     names = sorted(FAKE_FIRMWARE) + list(extra)
-    (fw / "manifest.py").write_text("".join('module("%s")\n' % n for n in names))
+    for pkg, text in ((CORE, "metadata()\n" + "".join('module("%s", base_path="..")\n' % n
+                                                    for n in names)),
+                      (NET, 'metadata()\nrequire("%s")\n' % CORE)):
+        (fw / pkg).mkdir(exist_ok=True)
+        (fw / pkg / "manifest.py").write_text(text)
 
 
 def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
@@ -301,8 +399,21 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path):
     assert '"board.mpy"' in c[4]
     # the old main.py goes before anything is copied, the new one comes last
     assert c[4].index('"main.py"') < c[4].index('"board.mpy"')
+    # a board once deployed as pico_w loses the network modules (both kinds)
+    for m in sorted(set(firmware_modules(NET)) - set(firmware_modules(CORE))):
+        assert '"%s.mpy"' % m in c[4] and '"%s.py"' % m in c[4], m
     # 3: reset
     assert cmds[2][3:] == ["reset"]
+
+
+def test_dry_run_for_a_board_with_wifi_keeps_the_network_modules(tmp_path):
+    proc = run_deploy(["deploy", "--board", "pico_w", "--port", PORT, "--dry-run",
+                       "--build-dir", str(tmp_path / "stage")])
+    assert proc.returncode == 0, proc.stderr
+    c = shlex.split(proc.stdout.splitlines()[1])
+    copied = {os.path.basename(p) for p in c[7:-1]}
+    assert {m + ".mpy" for m in firmware_modules(NET) if m != "main"} <= copied
+    assert '"net.mpy"' not in c[4] and '"net.py"' in c[4]    # only its stale twin goes
 
 
 def test_dry_run_sources(tmp_path):

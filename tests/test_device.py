@@ -60,7 +60,7 @@ def replay_matches_live(rig, root):
         clock, _ = replay.run(game)
         assert clock.state == 3 and clock.rem == rig.ended_rem, (text, clock.rem)
         return text
-    at = rig.app._log_ms(live.t)
+    at = rig.app.session.log_ms(live.t)
     clock, _ = replay.run(game, at)
     got = replay.report(clock, at)
     want = replay.report(live, at)
@@ -213,7 +213,7 @@ def test_press_together_is_logged_but_not_applied(tmp_path):
     assert len(turns) == 3, text          # the start and one move per pair
     live = rig.clock
     live.update(live.t)
-    at = rig.app._log_ms(live.t)
+    at = rig.app.session.log_ms(live.t)
     clock, _ = replay.run(replay.parse(text.split("\n")), at)
     assert clock.running() == live.running() == ds.RIGHT
     assert clock.rem == live.rem
@@ -290,16 +290,16 @@ def test_an_unexpected_error_is_logged_and_the_loop_goes_on(tmp_path):
 
     # one failure every 3 s of loops (1500 iterations of 2 ms): goes on
     fed = _run_loops(app, rig, 6000, sometimes(1500))
-    assert app.errors == 4 and app.healthy and fed == 6000
+    assert app.errlog.errors == 4 and app.errlog.healthy and fed == 6000
     path = str(tmp_path / "clock" / "errors.txt")
     lines = open(path).read().splitlines()
     assert len(lines) == 4 and all("ValueError: boom" in ln for ln in lines)
     # a burst: stop feeding the watchdog
     fed = _run_loops(app, rig, 100, sometimes(2))
-    assert not app.healthy and fed < 100
+    assert not app.errlog.healthy and fed < 100
     # the error log stays bounded
     for k in range(400):
-        app.failed(RuntimeError("x" * 40))
+        app.errlog.failed(RuntimeError("x" * 40), rig.now)
     assert os.path.getsize(path) <= 4096
 
 
@@ -309,6 +309,7 @@ def test_boot_notices_show_each_in_turn(tmp_path):
     shows NOTICE_MS from the end of the splash, then the game screen."""
     from rig import Rig
     import app as appmod
+    import display
     root = ds.fresh_dir(str(tmp_path / "clock"))
     with open(root + "settings.json", "w") as f:
         f.write("{not json")
@@ -317,7 +318,7 @@ def test_boot_notices_show_each_in_turn(tmp_path):
     rig = Rig(load_board("sim"), root)
     rig.run(appmod.SPLASH_MS + 100)
     seen = []
-    for _ in range(int(2.5 * appmod.NOTICE_MS / 500)):
+    for _ in range(int(2.5 * display.NOTICE_MS / 500)):
         row = rig.screen()[1].strip()
         if not seen or seen[-1] != row:
             seen.append(row)
@@ -328,14 +329,16 @@ def test_boot_notices_show_each_in_turn(tmp_path):
 # -- MicroPython: the scenarios CPython runs with their replay, and the heap -------
 
 # The long ones (minutes of virtual play each: 66 chord boots, a
-# 15-minute lateness, 30 days, a minute of a flaky bus) are left out on the
+# 15-minute lateness, 30 days, a minute of a flaky bus; the display's
+# back-off and its notices, stepped a few ms at a time) are left out on the
 # 32-bit image (a Pico-sized heap, under qemu).
 LONG = (ds.scenario_void_after_a_forfeit, ds.scenario_chords,
         ds.scenario_chords_on_a_stopped_clock,
         ds.scenario_second_hold_on_the_final_screen, ds.scenario_late_sdev,
         ds.scenario_late_arrival_begins_the_game, ds.scenario_results_of_the_last_games,
         ds.scenario_bus_faults, ds.scenario_thirty_days,
-        ds.scenario_pause_held_through_a_challenge, ds.scenario_slow_referee)
+        ds.scenario_pause_held_through_a_challenge, ds.scenario_slow_referee,
+        ds.scenario_display_backoff, ds.scenario_notice_waits_for_the_question)
 ON_THEIR_OWN = [f for f in ds.GESTURE_SCENARIOS + ds.FAULT_SCENARIOS + (ds.scenario_thirty_days,)
                 if f not in ds.SCENARIOS and not (MICROPYTHON and small_heap() and f in LONG)]
 

@@ -315,6 +315,15 @@ def bench():
         b.close()
 
 
+def right_runs(b, ms):
+    """Left's press (at its edge, SPEC v3 §4) starts right's clock on the
+    bench, then ms of play; the press's tick."""
+    start = b.rig.ms()
+    b.rig.press(screens.LEFT)
+    b.rig.run(ms)
+    return start
+
+
 def test_claim_pause_key_stops_and_restarts_at_its_press(bench):
     """Cards, "The keys" (SPEC v3 §4 Pause key): a running clock stops on
     the pause key's press and stays stopped however long it is held and
@@ -323,9 +332,7 @@ def test_claim_pause_key_stops_and_restarts_at_its_press(bench):
     b = bench()
     r = b.rig
     c = b.clock
-    start = r.ms()
-    r.press(screens.LEFT)                  # right runs from its edge
-    r.run(5000)
+    start = right_runs(b, 5000)
     r.down(screens.PAUSE)
     edge = r.ms()
     r.run(5)
@@ -356,19 +363,18 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     b = bench()
     r = b.rig
     c = b.clock
-    r.press(screens.LEFT)                  # right runs
-    r.run(5000)
+    right_runs(b, 5000)
     r.press(screens.RIGHT)                 # right's move: left runs
     r.run(7000)
     r.press(screens.PAUSE, hold=2500)      # held while running: only a pause
-    assert c.state == cc.PAUSED and not r.app.ask
+    assert c.state == cc.PAUSED and not r.app.game.question.kind
     used = 30 * MIN - c.rem[cc.LEFT]
     r.perform(gestures.long_press())       # now from a stopped clock: it asks
-    assert r.app.ask and "END?" in r.screen()[1]
+    assert r.app.game.question.kind and "END?" in r.screen()[1]
     assert c.state == cc.PAUSED and 30 * MIN - c.rem[cc.LEFT] == used, \
         "the hold's own press (a restart) was undone"
     r.press(screens.LEFT)                  # a single button: "no", and it acts:
-    assert not r.app.ask and c.running() == cc.RIGHT   # left's turn ends (PFS dead time)
+    assert not r.app.game.question.kind and c.running() == cc.RIGHT   # left's turn ends (PFS dead time)
     r.press(screens.PAUSE)                 # stopped again
     r.perform(gestures.long_press())
     r.perform(gestures.confirm())          # L+R held 1 s: yes
@@ -384,12 +390,10 @@ def test_claim_confirmation_without_a_question_only_stops(bench):
     b = bench()
     r = b.rig
     c = b.clock
-    start = r.ms()
-    r.press(screens.LEFT)                  # right runs from this edge
-    r.run(4000)
+    start = right_runs(b, 4000)
     first = r.ms()
     r.perform(gestures.confirm())          # right's press would end its turn
-    assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.ask
+    assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.game.question.kind
     assert c.rem[cc.LEFT] == 30 * MIN, "left never ran"
     assert c.rem[cc.RIGHT] == 30 * MIN - (first - start), "stopped from the first press"
 
@@ -397,8 +401,7 @@ def test_claim_confirmation_without_a_question_only_stops(bench):
 def test_claim_referee_gesture_while_running_pauses_first(bench):
     b = bench()
     r = b.rig
-    r.press(screens.LEFT)                  # right runs
-    r.run(5000)
+    right_runs(b, 5000)
     rem = b.clock.rem[cc.RIGHT]
     r.down(screens.PAUSE)                  # the gesture: pause key first ...
     r.run(40)

@@ -1,36 +1,270 @@
 """The game log on the clock (SPEC §4 "Game log", "Power loss"; §5 replay
 format; TSO § 4.1 f: the clock is stopped for a power failure).
 
-A Device below wires the real core, StateStore and GameLog the way the app
-does.  Games played on it (with power cuts at random flash steps, and inside
-log lines) are replayed from their log with host_sim.replay and must end in
-exactly the live clock's state.  Storage stays bounded over 1000 games.
-`python -m host_sim logs` is run against a fake mpremote.
-"""
-import json
-import os
-import random
-import shutil
-import subprocess
-import sys
-import textwrap
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython, and
+tests/test_target_qemu.py on the 32-bit image.
 
-import pytest
+The first part runs everywhere: the log's lines, its repair after a power
+cut, its bounds, on the fake flash of tests/test_power_loss.py and on the
+interpreter's own filesystem (mptest.tmp_path).  The second part is
+CPython only (it needs host_sim): a Device below wires the real core,
+StateStore and GameLog the way the app does; games played on it (with power
+cuts at random flash steps, and inside log lines) are replayed from their
+log with host_sim.replay and must end in exactly the live clock's state.
+`python -m host_sim logs` is tested in tests/test_logs_tool.py.
+"""
+import os
 
 import clockcore as cc
+import fsys
 import gamelog
 import persist
 import profiles
 import ticks
-from host_sim import logs, replay
+from mptest import (MICROPYTHON, Random, cpython_only, eq, parametrize, small_heap,
+                    tmp_path as mp_tmp_path)
 from test_power_loss import FakeFlash, PowerCut
-
-from conftest import ROOT
 
 DIFF, ADD = ticks.wrapping(1 << 30)
 LOOP_MS = 100
 CHECKPOINT_MS = 5000
 
+
+# == everywhere: the log's lines, repair and bounds =====================================
+
+def test_line_format():
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    assert lg.begin(profiles.make_rules("sdev", {"base": "25:00"})) == 1
+    lg.event(0, cc.EV_LEFT, 0, 0, 1500000, 1500000)
+    lg.event(1500, cc.EV_RIGHT, 1, 0, 1500000, 1498500)
+    lg.event(21500, cc.EV_WINDOW, 0, 0, 1480000, 1498500)
+    lg.event(61000, cc.EV_PAUSE, 0, 0, 1440500, 1498500)
+    lg.event(62000, cc.EV_ADJUST, 1, -60000, 1440500, 1438500)
+    lg.event(63000, cc.EV_ADJUST, 0, 5000, 1445500, 1438500)
+    lg.event(64000, cc.EV_PAUSE, 0, 0, 1445500, 1438500)
+    lg.event(1500000, cc.EV_FLAG, 0, 0, 0, 1438500)
+    lg.event(1560999, cc.EV_FORFEIT, 0, 0, -3999, 1438500)
+    lg.event(1561000, cc.EV_OVER, 0, 0, -301000, 1438500)
+    lg.event(1562000, cc.EV_END, 0, 0, -301000, 1438500)
+    eq(ff.files["games/g0001.txt"].decode(), "\n".join([
+        "profile sdev  # game 1",
+        "set base=25:00",
+        "0 left  # L 25:00 R 25:00",
+        "1500 right  # L 25:00 R 24:59",
+        "# 21500 window closed  L 24:40 R 24:59",
+        "61000 pause  # L 24:01 R 24:59",
+        "62000 adjust right -60000  # L 24:01 R 23:59",
+        "63000 adjust left +5000  # L 24:06 R 23:59",
+        "64000 pause  # L 24:06 R 23:59",
+        "# 1500000 flag left  L 00:00 R 23:59",
+        "# 1560999 forfeit left  L -00:03 R 23:59",
+        "# 1561000 over  L -05:01 R 23:59",
+        "1562000 end  # L -05:01 R 23:59",
+        ""]), "the log")
+
+
+def test_display_times_in_the_comment_round_like_the_lcd():
+    f = gamelog.fmt_time
+    assert [f(1), f(1000), f(1001), f(0), f(-999), f(-1000), f(-61000), f(-301000)] == \
+        ["00:01", "00:01", "00:02", "00:00", "00:00", "-00:01", "-01:01", "-05:01"]
+    assert f(5999000) == "99:59"
+
+
+def test_restored_when_paused_only_comments_and_cuts_back_to_the_checkpoint():
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    lg.begin(profiles.make_rules("pfs"))
+    lg.event(0, cc.EV_RIGHT, 1, 0, 1200000, 1200000)
+    pos = lg.pos
+    lg.event(5000, cc.EV_PAUSE, 0, 0, 1195000, 1200000)
+    ff.files["games/g0001.txt"] += b"9000 le"   # torn
+    lg2 = gamelog.GameLog(fs=ff)
+    assert lg2.restored(5000, running=False, game=1, pos=-1)
+    text = ff.files["games/g0001.txt"].decode()
+    assert text.endswith("5000 pause  # L 19:55 R 20:00\n# 5000 power restored (the clock was paused)\n")
+    lg3 = gamelog.GameLog(fs=ff)
+    assert lg3.restored(4000, running=True, game=1, pos=pos)
+    assert ff.files["games/g0001.txt"].decode().endswith(
+        "0 right  # L 20:00 R 20:00\n4000 pause  # power restored\n")
+    assert lg3.pos == len(ff.files["games/g0001.txt"])
+    assert not [p for p in ff.files if p.endswith(".tmp")]
+    assert gamelog.GameLog(fs=ff).restored(1, game=7) is False
+    # a position that is no line end (another file's, a foreign record) or 0
+    # (an app that does not pass it) cuts nothing but a torn line
+    before = ff.files["games/g0001.txt"]
+    for bad in (0, 5, len(before) - 3):
+        ff.files["games/g0001.txt"] = before + b"77 ri"
+        assert gamelog.GameLog(fs=ff).restored(4500, running=False, game=1, pos=bad)
+        assert ff.files["games/g0001.txt"] == before + b"# 4500 power restored (the clock was paused)\n"
+
+
+def test_a_game_without_events_is_reused():
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    assert lg.begin(profiles.make_rules("sdev")) == 1
+    assert gamelog.GameLog(fs=ff).begin(profiles.make_rules("pfs")) == 1
+    assert ff.files["games/g0001.txt"].startswith(b"profile pfs")
+    lg = gamelog.GameLog(fs=ff)
+    lg.begin(profiles.make_rules("pfs"))
+    lg.event(0, cc.EV_LEFT, 0, 0, 1, 1)
+    assert gamelog.GameLog(fs=ff).begin(profiles.make_rules("pfs")) == 2
+    assert gamelog.GameLog(fs=ff).list_games() == ["g0001.txt", "g0002.txt"]
+
+
+def test_a_failing_filesystem_stops_logging_not_the_clock():
+    class Full(FakeFlash):
+        def _write(self, path, data):
+            raise OSError(28, "no space")
+
+    ff = Full(journal=False)
+    lg = gamelog.GameLog(fs=ff)
+    assert lg.begin(profiles.make_rules("sdev")) == 0 and "28" in lg.error
+    assert lg.event(0, cc.EV_LEFT, 0, 0, 1, 1) is False
+
+
+def test_header_carries_the_clock_id_and_table_number():
+    """Issue 12 item 4: `# clock <unique_id hex> [table N]` after the profile
+    line (table 0 = none is left out); the replay parser skips it."""
+    class Machine:
+        def unique_id(self):
+            return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
+
+    cid = gamelog.clock_id(Machine())
+    assert cid == "e6614c311b5f2a37"
+    assert gamelog.clock_id(object()) == ""       # a port without unique_id()
+    first, second = two_games_with_a_header(cid)
+    assert first[:2] == ["profile sdev  # game 1", "# clock e6614c311b5f2a37 table 12"]
+    assert second[:2] == ["profile sdev  # game 2", "# clock e6614c311b5f2a37"]
+
+
+def two_games_with_a_header(cid):
+    """The first lines of two games logged by clock `cid`, at table 12 then
+    at none."""
+    ff = FakeFlash(journal=False)
+    gl = gamelog.GameLog(fs=ff, clock=cid)
+    rules = profiles.make_rules("sdev")
+    gl.begin(rules, 12)
+    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+    gl.close()
+    gl.begin(rules)
+    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
+    return (ff.files["games/g0001.txt"].decode().split("\n"),
+            ff.files["games/g0002.txt"].decode().split("\n"))
+
+
+# -- storage bounds -------------------------------------------------------------------
+
+def test_storage_stays_bounded_over_1000_games():
+    """SPEC §4 Game log: kept for the last games, bounded.  1000 games of
+    random length (some runaway ones, the last game one of them), reboots
+    in between: never more than max_games files or max_bytes
+    in games/, never more than the three state files of one record each.
+    MicroPython plays the first 120 of them (the bounds hold from the 21st
+    game on), and in the qemu image's Pico-sized heap, where the fake flash's
+    files are heap objects, within a 16 KB bound."""
+    games = 120 if MICROPYTHON else 1000
+    rng = Random(8)
+    ff = FakeFlash(journal=False)
+    max_games, max_bytes = 20, (16 if small_heap() else 64) * 1024
+    rules = [profiles.make_rules("sdev"), profiles.make_rules("pfs", {"base": "15:00"})]
+    lg = st = None
+    numbers = []
+    for g in range(games):
+        if g % 37 == 0:   # a reboot
+            lg = gamelog.GameLog(fs=ff, max_games=max_games, max_bytes=max_bytes)
+            st = persist.StateStore(fs=ff, count=cc.SNAPSHOT_LEN)
+            st.load()
+        numbers.append(lg.begin(rng.choice(rules)))
+        n = rng.choice((rng.randrange(1, 150), rng.randrange(1, 150), 3000 if g % 97 == 5 else 40))
+        if g == games - 1:
+            n = 3000      # the last game a runaway one
+        t = 0
+        for k in range(n):
+            t += rng.randrange(100, 30000)
+            kind = rng.choice((cc.EV_LEFT, cc.EV_RIGHT, cc.EV_PAUSE, cc.EV_WINDOW)) if k else cc.EV_LEFT
+            lg.event(t, kind,
+                     k & 1, 0, rng.randrange(-300000, 1800000), rng.randrange(1800000))
+            if k % 10 == 0:
+                st.save([rng.randrange(-1 << 31, 1 << 31) for _ in range(cc.SNAPSHOT_LEN)],
+                        t, lg.pos, lg.number)
+            names = ff.listdir("games")
+            assert len(names) <= max_games
+        assert ff.dir_bytes("games") <= max_bytes
+        lg.close()
+        if rng.random() < 0.5:
+            st.clear()
+        state = [p for p in ff.files if p.startswith("clock.state")]
+        assert len(state) <= 3 and sum(len(ff.files[p]) for p in state) <= 3 * 100
+    assert numbers == list(range(1, games + 1))
+    assert len(ff.listdir("games")) <= max_games
+    assert ff.dir_bytes("games") <= max_bytes
+    last = "g%04d.txt" % games
+    assert sorted(lg.list_games())[-1] == last
+    assert lg.read(last).startswith("profile ")
+    runaway = [n for n in lg.list_games() if "# log full" in lg.read(n)]
+    assert runaway and all(len(ff.files["games/" + n]) <= max_bytes for n in runaway)
+
+
+# -- on the interpreter's own filesystem ----------------------------------------------
+
+def new_folder(name):
+    """An empty folder of this run's own: mptest's tmp_path under MicroPython
+    (the unix port: the run's folder; the qemu image: its own littlefs),
+    a fresh temporary one under pytest."""
+    if MICROPYTHON:
+        path = mp_tmp_path(name)
+    else:
+        import tempfile
+        path = tempfile.mkdtemp() + "/" + name
+    os.mkdir(path)
+    return path
+
+
+def read_text(path):
+    f = open(path, "rb")
+    data = f.read()
+    f.close()
+    return data.decode()
+
+
+def test_the_log_on_the_real_filesystem_is_repaired_after_a_power_cut():
+    """SPEC §4 "Game log", "Power loss": on the interpreter's own files
+    (fsys.OsFS, the one the app uses; on the qemu image littlefs, as on the
+    Pico) the log is written line by line; a line torn by a power cut is cut
+    back to the last checkpoint's position, which gets a `pause`; the next
+    game takes the next number."""
+    folder = new_folder("sclock_gamelog_fs") + "/games"
+    lg = gamelog.GameLog(fs=fsys.OsFS(), folder=folder)
+    eq(lg.begin(profiles.make_rules("sdev", {"base": "25:00"})), 1, "the first game")
+    lg.event(0, cc.EV_LEFT, 0, 0, 1500000, 1500000)
+    lg.event(1500, cc.EV_RIGHT, 1, 0, 1500000, 1498500)
+    pos = lg.pos                                   # the checkpoint's position
+    lg.event(9000, cc.EV_LEFT, 0, 0, 1492500, 1498500)
+    name = lg.name
+    f = open(name, "ab")                           # power cut inside the next line
+    f.write(b"12000 ri")
+    f.close()
+    eq(sorted(os.listdir(folder)), ["g0001.txt"], "the files")
+    lg2 = gamelog.GameLog(fs=fsys.OsFS(), folder=folder)
+    eq(lg2.restored(3000, running=True, game=1, pos=pos), True, "restored")
+    eq(read_text(name), "\n".join([
+        "profile sdev  # game 1",
+        "set base=25:00",
+        "0 left  # L 25:00 R 25:00",
+        "1500 right  # L 25:00 R 24:59",
+        "3000 pause  # power restored",
+        ""]), "cut back to the checkpoint, then the pause")
+    eq(lg2.pos, len(read_text(name)), "the log's length")
+    lg2.close()
+    eq(gamelog.GameLog(fs=fsys.OsFS(), folder=folder).begin(profiles.make_rules("pfs")), 2,
+       "the next game")
+    eq(sorted(os.listdir(folder)), ["g0001.txt", "g0002.txt"], "the files")
+
+
+# == CPython only: the log replayed by host_sim =========================================
+# (host_sim is the PC side: it does not run under MicroPython)
 
 # -- the app's wiring, as a test harness ----------------------------------------------
 
@@ -142,7 +376,7 @@ def play(seed, profile, over, cut_units=(), minutes=30, flash=None, **log_args):
     """Play a scripted game; cut the power at each flash step count in
     `cut_units` (counted from the previous boot), reboot after 1-600 s with
     the tick counter anywhere, and go on.  Returns (device, flash, cuts)."""
-    rng = random.Random(seed)
+    rng = Random(seed)
     acts = script(rng, minutes)
     flash = flash or FakeFlash(journal=False)
     cuts = list(cut_units)
@@ -200,6 +434,7 @@ def replay_log(flash, number, folder="games"):
 
 def replayed(text, tmp_path, name="g.txt", at=None):
     """Parse a log as host_sim does and run it to `at` (default: its last event)."""
+    from host_sim import logs, replay
     p = tmp_path / name
     p.write_text(text)
     log = logs.read_log(str(p))
@@ -211,6 +446,7 @@ STATE_FIELDS = (1, 2, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16)
 
 
 def assert_same(live, rep):
+    from host_sim import replay
     a = live.snapshot()
     b = rep.snapshot()
     assert [a[k] for k in STATE_FIELDS] == [b[k] for k in STATE_FIELDS], (
@@ -220,7 +456,8 @@ def assert_same(live, rep):
 
 # -- the round trip ---------------------------------------------------------------
 
-@pytest.mark.parametrize("seed,profile,over", [
+@cpython_only
+@parametrize("seed,profile,over", [
     (1, "sdev", None),
     (2, "sdev", {"base": "08:00"}),                  # overtime, penalties, forfeit
     (3, "pfs", {"base": "06:00"}),                   # flags pause the clock
@@ -243,45 +480,7 @@ def test_a_logged_game_replays_to_the_live_clock_state(seed, profile, over, tmp_
         assert text.split("\n")[1] == "set " + " ".join(dev.rules.overrides())
 
 
-def test_line_format():
-    ff = FakeFlash(journal=False)
-    lg = gamelog.GameLog(fs=ff)
-    assert lg.begin(profiles.make_rules("sdev", {"base": "25:00"})) == 1
-    lg.event(0, cc.EV_LEFT, 0, 0, 1500000, 1500000)
-    lg.event(1500, cc.EV_RIGHT, 1, 0, 1500000, 1498500)
-    lg.event(21500, cc.EV_WINDOW, 0, 0, 1480000, 1498500)
-    lg.event(61000, cc.EV_PAUSE, 0, 0, 1440500, 1498500)
-    lg.event(62000, cc.EV_ADJUST, 1, -60000, 1440500, 1438500)
-    lg.event(63000, cc.EV_ADJUST, 0, 5000, 1445500, 1438500)
-    lg.event(64000, cc.EV_PAUSE, 0, 0, 1445500, 1438500)
-    lg.event(1500000, cc.EV_FLAG, 0, 0, 0, 1438500)
-    lg.event(1560999, cc.EV_FORFEIT, 0, 0, -3999, 1438500)
-    lg.event(1561000, cc.EV_OVER, 0, 0, -301000, 1438500)
-    lg.event(1562000, cc.EV_END, 0, 0, -301000, 1438500)
-    assert ff.files["games/g0001.txt"].decode() == textwrap.dedent("""\
-        profile sdev  # game 1
-        set base=25:00
-        0 left  # L 25:00 R 25:00
-        1500 right  # L 25:00 R 24:59
-        # 21500 window closed  L 24:40 R 24:59
-        61000 pause  # L 24:01 R 24:59
-        62000 adjust right -60000  # L 24:01 R 23:59
-        63000 adjust left +5000  # L 24:06 R 23:59
-        64000 pause  # L 24:06 R 23:59
-        # 1500000 flag left  L 00:00 R 23:59
-        # 1560999 forfeit left  L -00:03 R 23:59
-        # 1561000 over  L -05:01 R 23:59
-        1562000 end  # L -05:01 R 23:59
-        """)
-
-
-def test_display_times_in_the_comment_round_like_the_lcd():
-    f = gamelog.fmt_time
-    assert [f(1), f(1000), f(1001), f(0), f(-999), f(-1000), f(-61000), f(-301000)] == \
-        ["00:01", "00:01", "00:02", "00:00", "00:00", "-00:01", "-01:01", "-05:01"]
-    assert f(5999000) == "99:59"
-
-
+@cpython_only
 def test_a_torn_last_line_is_read(tmp_path):
     """A power cut may tear the last line only: the reader drops it, or keeps
     it when its event is complete (the comment was being written)."""
@@ -303,17 +502,23 @@ def test_a_torn_last_line_is_read(tmp_path):
     # the plain replay tool reads the clean part too
     p = tmp_path / "clean.txt"
     p.write_text(before)
+    import json
+    import subprocess
+    import sys
+    from host_sim import replay
+    from conftest import ROOT
     proc = subprocess.run([sys.executable, "-m", "host_sim", "replay", str(p), "--json"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == replay.report(want_before, at_before)
 
 
+@cpython_only
 def test_restored_after_a_power_cut_replays_to_the_live_clock(tmp_path):
     """Power cut mid-game at many random flash steps; the clock comes back
     paused as of its last checkpoint, the log is cut back to that checkpoint
     and gets a `pause`: its replay ends exactly where the live clock does."""
-    rng = random.Random(6)
+    rng = Random(6)
     restored_games = 0
     for k in range(50):
         seed = 100 + k
@@ -335,6 +540,7 @@ def test_restored_after_a_power_cut_replays_to_the_live_clock(tmp_path):
     assert restored_games >= 20
 
 
+@cpython_only
 def test_power_cut_inside_every_log_line_of_a_game(tmp_path):
     """A cut at a byte inside each log write of a game (so a torn line is on
     flash at power-up): the device repairs the log and the replay matches."""
@@ -351,7 +557,7 @@ def test_power_cut_inside_every_log_line_of_a_game(tmp_path):
         else:
             unit += 1
     assert len(steps) > 20
-    rng = random.Random(7)
+    rng = Random(7)
     for start, n in steps:
         cut = start + 1 + rng.randrange(n - 1)   # 1 to n-1 bytes of the line
         dev, flash, boots = play(7, "sdev", {"base": "06:00"}, [cut], minutes=8)
@@ -361,354 +567,8 @@ def test_power_cut_inside_every_log_line_of_a_game(tmp_path):
         assert_same(dev.clock, clock)
 
 
-def test_restored_when_paused_only_comments_and_cuts_back_to_the_checkpoint():
-    ff = FakeFlash(journal=False)
-    lg = gamelog.GameLog(fs=ff)
-    lg.begin(profiles.make_rules("pfs"))
-    lg.event(0, cc.EV_RIGHT, 1, 0, 1200000, 1200000)
-    pos = lg.pos
-    lg.event(5000, cc.EV_PAUSE, 0, 0, 1195000, 1200000)
-    ff.files["games/g0001.txt"] += b"9000 le"   # torn
-    lg2 = gamelog.GameLog(fs=ff)
-    assert lg2.restored(5000, running=False, game=1, pos=-1)
-    text = ff.files["games/g0001.txt"].decode()
-    assert text.endswith("5000 pause  # L 19:55 R 20:00\n# 5000 power restored (the clock was paused)\n")
-    lg3 = gamelog.GameLog(fs=ff)
-    assert lg3.restored(4000, running=True, game=1, pos=pos)
-    assert ff.files["games/g0001.txt"].decode().endswith(
-        "0 right  # L 20:00 R 20:00\n4000 pause  # power restored\n")
-    assert lg3.pos == len(ff.files["games/g0001.txt"])
-    assert not [p for p in ff.files if p.endswith(".tmp")]
-    assert gamelog.GameLog(fs=ff).restored(1, game=7) is False
-    # a position that is no line end (another file's, a foreign record) or 0
-    # (an app that does not pass it) cuts nothing but a torn line
-    before = ff.files["games/g0001.txt"]
-    for bad in (0, 5, len(before) - 3):
-        ff.files["games/g0001.txt"] = before + b"77 ri"
-        assert gamelog.GameLog(fs=ff).restored(4500, running=False, game=1, pos=bad)
-        assert ff.files["games/g0001.txt"] == before + b"# 4500 power restored (the clock was paused)\n"
-
-
-# -- storage bounds -------------------------------------------------------------------
-
-def test_storage_stays_bounded_over_1000_games():
-    """SPEC §4 Game log: kept for the last games, bounded.  1000 games of
-    random length (some runaway ones), reboots in between: never more than
-    max_games files or max_bytes in games/, never more than the three state
-    files of one record each."""
-    rng = random.Random(8)
-    ff = FakeFlash(journal=False)
-    max_games, max_bytes = 20, 64 * 1024
-    rules = [profiles.make_rules("sdev"), profiles.make_rules("pfs", {"base": "15:00"})]
-    lg = st = None
-    numbers = []
-    for g in range(1000):
-        if g % 37 == 0:   # a reboot
-            lg = gamelog.GameLog(fs=ff, max_games=max_games, max_bytes=max_bytes)
-            st = persist.StateStore(fs=ff, count=cc.SNAPSHOT_LEN)
-            st.load()
-        numbers.append(lg.begin(rng.choice(rules)))
-        n = rng.choice((rng.randrange(1, 150), rng.randrange(1, 150), 3000 if g % 97 == 5 else 40))
-        t = 0
-        for k in range(n):
-            t += rng.randrange(100, 30000)
-            kind = rng.choice((cc.EV_LEFT, cc.EV_RIGHT, cc.EV_PAUSE, cc.EV_WINDOW)) if k else cc.EV_LEFT
-            lg.event(t, kind,
-                     k & 1, 0, rng.randrange(-300000, 1800000), rng.randrange(1800000))
-            if k % 10 == 0:
-                st.save([rng.randrange(-1 << 31, 1 << 31) for _ in range(cc.SNAPSHOT_LEN)],
-                        t, lg.pos, lg.number)
-            names = ff.listdir("games")
-            assert len(names) <= max_games
-        assert ff.dir_bytes("games") <= max_bytes
-        lg.close()
-        if rng.random() < 0.5:
-            st.clear()
-        state = [p for p in ff.files if p.startswith("clock.state")]
-        assert len(state) <= 3 and sum(len(ff.files[p]) for p in state) <= 3 * 100
-    assert numbers == list(range(1, 1001))
-    assert len(ff.listdir("games")) <= max_games
-    assert ff.dir_bytes("games") <= max_bytes
-    assert sorted(lg.list_games())[-1] == "g1000.txt"
-    assert lg.read("g1000.txt").startswith("profile ")
-    runaway = [n for n in lg.list_games() if "# log full" in lg.read(n)]
-    assert all(len(ff.files["games/" + n]) <= max_bytes for n in runaway)
-
-
-def test_a_game_without_events_is_reused():
-    ff = FakeFlash(journal=False)
-    lg = gamelog.GameLog(fs=ff)
-    assert lg.begin(profiles.make_rules("sdev")) == 1
-    assert gamelog.GameLog(fs=ff).begin(profiles.make_rules("pfs")) == 1
-    assert ff.files["games/g0001.txt"].startswith(b"profile pfs")
-    lg = gamelog.GameLog(fs=ff)
-    lg.begin(profiles.make_rules("pfs"))
-    lg.event(0, cc.EV_LEFT, 0, 0, 1, 1)
-    assert gamelog.GameLog(fs=ff).begin(profiles.make_rules("pfs")) == 2
-    assert gamelog.GameLog(fs=ff).list_games() == ["g0001.txt", "g0002.txt"]
-
-
-def test_a_failing_filesystem_stops_logging_not_the_clock():
-    class Full(FakeFlash):
-        def _write(self, path, data):
-            raise OSError(28, "no space")
-
-    ff = Full(journal=False)
-    lg = gamelog.GameLog(fs=ff)
-    assert lg.begin(profiles.make_rules("sdev")) == 0 and "28" in lg.error
-    assert lg.event(0, cc.EV_LEFT, 0, 0, 1, 1) is False
-
-
-def test_header_carries_the_clock_id_and_table_number():
-    """Issue 12 item 4: `# clock <unique_id hex> [table N]` after the profile
-    line (table 0 = none is left out); the replay parser skips it."""
-    class Machine:
-        def unique_id(self):
-            return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
-
-    cid = gamelog.clock_id(Machine())
-    assert cid == "e6614c311b5f2a37"
-    assert gamelog.clock_id(object()) == ""       # a port without unique_id()
-    ff = FakeFlash(journal=False)
-    gl = gamelog.GameLog(fs=ff, clock=cid)
-    rules = profiles.make_rules("sdev")
-    gl.begin(rules, 12)
-    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
-    gl.close()
-    gl.begin(rules)
-    gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
-    first = ff.files["games/g0001.txt"].decode().split("\n")
-    second = ff.files["games/g0002.txt"].decode().split("\n")
-    assert first[:2] == ["profile sdev  # game 1", "# clock e6614c311b5f2a37 table 12"]
-    assert second[:2] == ["profile sdev  # game 2", "# clock e6614c311b5f2a37"]
+@cpython_only
+def test_the_replay_parser_skips_the_clock_header():
+    from host_sim import replay
+    first, _ = two_games_with_a_header("e6614c311b5f2a37")
     assert [e.kind for e in replay.parse(first).events] == ["left"]
-
-
-# -- python -m host_sim logs -----------------------------------------------------------
-
-FAKE_MPREMOTE = r'''#!%(python)s
-# A stand-in for mpremote: serves $FAKE_CLOCK as the board's filesystem.
-import os, shutil, sys
-args = sys.argv[1:]
-with open(os.environ["FAKE_MPREMOTE_CALLS"], "a") as f:
-    f.write(" ".join(args) + "\n")
-clock = os.environ.get("FAKE_CLOCK", "")
-if args[:1] != ["connect"] or args[1] == "/dev/nothing" or not os.path.isdir(clock):
-    msg = "no device found" if args[1] == "auto" else \
-        "failed to access %%s (it may be in use by another program)" %% args[1]
-    print("mpremote: " + msg, file=sys.stderr)
-    sys.exit(1)
-assert args[2:6] == ["fs", "cp", "-r", ":games"], args
-src = os.path.join(clock, "games")
-if not os.path.isdir(src):
-    print("cp :games %%s" %% args[6])
-    print("mpremote: cp: No such file or directory.", file=sys.stderr)
-    sys.exit(1)
-dest = args[6]
-if os.path.exists(dest):
-    dest = os.path.join(dest, "games")
-elif not any(os.path.isdir(os.path.join(src, n)) for n in os.listdir(src)):
-    # mpremote 1.28 into a folder that does not exist, with no sub-folder in
-    # games/ (tests/test_logs_pico.py shows the real one doing this)
-    print("mpremote: cp: -r not specified; omitting directory", file=sys.stderr)
-    sys.exit(1)
-os.makedirs(dest)
-for name in sorted(os.listdir(src)):
-    print("cp :games/%%s %%s" %% (name, dest))
-    shutil.copy(os.path.join(src, name), os.path.join(dest, name))
-assert args[7:] in ([], ["+", "reset"]), args
-'''
-
-
-@pytest.fixture
-def fake_board(tmp_path):
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    exe = bindir / "mpremote"
-    exe.write_text(FAKE_MPREMOTE % {"python": sys.executable})
-    exe.chmod(0o755)
-    clock = tmp_path / "board"
-    clock.mkdir()
-    env = dict(os.environ)
-    env["PATH"] = str(bindir) + os.pathsep + env.get("PATH", "")
-    env["FAKE_CLOCK"] = str(clock)
-    env["FAKE_MPREMOTE_CALLS"] = str(tmp_path / "calls.txt")
-    return clock, env, tmp_path
-
-
-def run_logs(env, *args):
-    return subprocess.run([sys.executable, "-m", "host_sim", "logs"] + list(args),
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-
-
-def test_logs_copies_the_games_and_lists_their_final_state(fake_board):
-    clock, env, tmp = fake_board
-    # a clock with three games: a finished one, one restored after a power
-    # cut, and one whose last line a power cut tore
-    ff = FakeFlash(journal=False)
-    play(11, "sdev", {"base": "05:00"}, minutes=15, flash=ff)
-    persist.StateStore(fs=ff).clear()   # the organizer resets the clock for the next game
-    dev, _, boots = play(12, "pfs", {"base": "04:00"}, [8000], minutes=10, flash=ff)
-    assert len(boots) >= 2
-    gl = gamelog.GameLog(fs=ff)
-    gl.begin(profiles.make_rules("custom"))
-    gl.event(0, cc.EV_LEFT, 0, 0, 1200000, 1200000)
-    gl.event(4000, cc.EV_RIGHT, 1, 0, 1200000, 1196000)
-    ff.files["games/g0003.txt"] += b"9000 le"
-    (clock / "games").mkdir()
-    for path, data in ff.files.items():
-        if path.startswith("games/"):
-            (clock / path).write_bytes(data)
-    (clock / "games" / "g0002.txt.tmp").write_bytes(b"junk")
-    dest = tmp / "out"
-    proc = run_logs(env, "--dest", str(dest))
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout.splitlines()
-    assert out[0] == "3 game logs copied to %s" % dest
-    # logs from before clocks had ids are filed together, under a plain name
-    assert out[1] == "clock without an id (older firmware): %s" % (dest / "no-clock-id")
-    assert out[2].startswith("  g0001.txt") and " over " in out[2]
-    assert out[3].startswith("  g0002.txt") and "power restored x1" in out[3]
-    assert out[4].startswith("  g0003.txt") and "running: left" in out[4] and "torn last line" in out[4]
-    assert sorted(os.listdir(dest)) == ["no-clock-id"]
-    got = dest / "no-clock-id"
-    assert sorted(os.listdir(got)) == ["g0001.txt", "g0002.txt", "g0003.txt"]
-    for name in os.listdir(got):
-        assert (got / name).read_bytes() == ff.files["games/" + name]
-    assert (tmp / "calls.txt").read_text() == "connect auto fs cp -r :games %s + reset\n" % (
-        os.path.join(str(dest), ".incoming"))
-    # the listed state is the live clock's at its end, flags after the last
-    # press included (they are notes in the log)
-    log = logs.read_log(str(got / "g0002.txt"))
-    rep = logs.final_state(log)
-    assert rep["over"] == (dev.clock.state == cc.OVER)
-    assert rep == replay.report(dev.clock, rep["t_ms"])
-    assert ("game over" if rep["over"] else "paused") in out[3]
-
-
-def clock_with_games(clock_dir, cid, table, seeds):
-    """Fill a fake board's flash with finished games logged by clock `cid`."""
-    ff = FakeFlash(journal=False)
-    for seed in seeds:
-        gl = gamelog.GameLog(fs=ff, clock=cid)
-        gl.begin(profiles.make_rules("sdev"), table)
-        gl.event(0, cc.EV_LEFT, 0, 0, 1800000, 1800000)
-        gl.event(1000 + seed, cc.EV_RIGHT, 1, 0, 1800000, 1799000 - seed)
-        gl.close()
-    if clock_dir.exists():
-        shutil.rmtree(clock_dir)
-    (clock_dir / "games").mkdir(parents=True)
-    for path, data in ff.files.items():
-        (clock_dir / path).write_bytes(data)
-    return ff
-
-
-def test_logs_of_many_clocks_pulled_into_one_folder_overwrite_nothing(fake_board):
-    """Issue 12 item 4: every clock numbers its games from g0001; 40 clocks
-    pulled one after another into one --dest keep all 80 games, each filed
-    under its clock's id; pulling a clock again replaces its copies only by
-    longer copies of the same games, and a different game of the same number
-    is kept beside the first."""
-    clock, env, tmp = fake_board
-    dest = tmp / "out"
-    ids = ["%016x" % (0xe6614c311b5f0000 + i) for i in range(40)]
-    boards = {}
-    for i, cid in enumerate(ids):
-        boards[cid] = clock_with_games(clock, cid, i + 1, [i, 100 + i])
-        proc = run_logs(env, "--dest", str(dest))
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.splitlines()[1] == "clock %s table %d: %s" % (cid, i + 1, dest / cid)
-    assert sorted(os.listdir(dest)) == ids
-    for cid in ids:
-        assert sorted(os.listdir(dest / cid)) == ["g0001.txt", "g0002.txt"]
-        for name in ("g0001.txt", "g0002.txt"):
-            assert (dest / cid / name).read_bytes() == boards[cid].files["games/" + name]
-    # the first clock again: the same games (unchanged) stay one copy each;
-    # after its logs were wiped, a new g0001 is a different game: kept beside
-    ff = clock_with_games(clock, ids[0], 1, [0, 100])
-    assert run_logs(env, "--dest", str(dest)).returncode == 0
-    assert sorted(os.listdir(dest / ids[0])) == ["g0001.txt", "g0002.txt"]
-    ff = clock_with_games(clock, ids[0], 1, [7])
-    assert run_logs(env, "--dest", str(dest)).returncode == 0
-    assert sorted(os.listdir(dest / ids[0])) == ["g0001-2.txt", "g0001.txt", "g0002.txt"]
-    assert (dest / ids[0] / "g0001-2.txt").read_bytes() == ff.files["games/g0001.txt"]
-    assert (dest / ids[0] / "g0001.txt").read_bytes() == boards[ids[0]].files["games/g0001.txt"]
-
-
-def one_line_exit_2(proc, *words):
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("logs: "), proc.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-
-
-def test_logs_bad_dest_and_odd_folder_contents_are_one_line(fake_board):
-    """Issue 12 item 4: a --dest that is a file or cannot be written, a
-    `.incoming` symlink, a folder where a log goes: one line, status 2, and
-    nothing outside --dest is touched (the games stay on the clock)."""
-    clock, env, tmp = fake_board
-    clock_with_games(clock, "00ff", 3, [1])
-    afile = tmp / "afile"
-    afile.write_text("mine")
-    one_line_exit_2(run_logs(env, "--dest", str(afile)), "is a file")
-    one_line_exit_2(run_logs(env, "--dest", str(afile / "sub")), "cannot write")
-    assert afile.read_text() == "mine"
-    ro = tmp / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    unwritable = "/sys" if os.access(str(ro), os.W_OK) else str(ro)   # root ignores modes
-    one_line_exit_2(run_logs(env, "--dest", unwritable), "cannot write")
-    elsewhere = tmp / "elsewhere"
-    elsewhere.mkdir()
-    dest = tmp / "out"
-    dest.mkdir()
-    (dest / ".incoming").symlink_to(elsewhere)
-    one_line_exit_2(run_logs(env, "--dest", str(dest)), ".incoming", "link")
-    assert os.listdir(elsewhere) == []
-    (dest / ".incoming").unlink()
-    (dest / "00ff" / "g0001.txt").mkdir(parents=True)
-    one_line_exit_2(run_logs(env, "--dest", str(dest)), "g0001.txt is a folder")
-    (dest / "00ff" / "g0001.txt").rmdir()
-    assert run_logs(env, "--dest", str(dest)).returncode == 0
-    assert os.listdir(dest / "00ff") == ["g0001.txt"]
-
-
-def test_logs_without_a_board_is_one_line_and_status_2(fake_board):
-    clock, env, tmp = fake_board
-    env["FAKE_CLOCK"] = str(tmp / "unplugged")
-    for args, word in ((["--port", "/dev/nothing"], "/dev/nothing"), ([], "any USB serial port")):
-        proc = run_logs(env, "--dest", str(tmp / "out"), *args)
-        assert proc.returncode == 2
-        assert proc.stdout == ""
-        lines = proc.stderr.splitlines()
-        assert len(lines) == 1 and lines[0].startswith("logs: no MicroPython board found on " + word)
-        assert "Traceback" not in proc.stderr
-
-
-def test_logs_on_a_clock_without_games(fake_board):
-    clock, env, tmp = fake_board
-    proc = run_logs(env, "--dest", str(tmp / "out"), "--port", "/dev/ttyACM0")
-    assert proc.returncode == 1
-    assert proc.stderr.strip() == "logs: the clock on /dev/ttyACM0 has no games/ folder: no game logged yet"
-    (clock / "games").mkdir()
-    proc = run_logs(env, "--dest", str(tmp / "out"))
-    assert proc.returncode == 0 and proc.stdout.strip() == "no game logs on the clock"
-
-
-def test_logs_dry_run_prints_the_mpremote_command(fake_board):
-    clock, env, tmp = fake_board
-    proc = run_logs(env, "--dry-run", "--port", "COM3", "--dest", "my games", "--no-reset")
-    assert proc.returncode == 0
-    assert proc.stdout == "mpremote connect COM3 fs cp -r :games 'my games/.incoming'\n"
-    assert not (tmp / "calls.txt").exists()
-
-
-def test_logs_without_mpremote(tmp_path):
-    env = dict(os.environ, PATH=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c",
-                           "import sys; sys.executable = '/nonexistent/python';"
-                           "from host_sim import __main__ as m; sys.exit(m.main(['logs']))"],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stderr.startswith("logs: mpremote not found")

@@ -47,12 +47,19 @@ def tick(ms):
     return int(ms * 1000 + 0.5) // 1000
 
 
-def hold_keys(r, keys_at, until, every_ms=1):
-    """Press each (key, ms) in order, running the loop up to each press
-    (so the loop runs at that tick before the edge), then up to `until`."""
-    for k, ms in keys_at:
-        r.loop(ms, every_ms)
-        r.press(k, ms)
+UP = "up"
+
+
+def play(r, edges, until, every_ms=1):
+    """Each edge in order, (key, ms) a press and (key, ms, UP) a release,
+    running the loop up to it (so the loop runs at that tick before the
+    edge); then the loop up to `until`."""
+    for e in edges:
+        r.loop(e[1], every_ms)
+        if len(e) > 2:
+            r.release(e[0], e[1])
+        else:
+            r.press(e[0], e[1])
     r.loop(until, every_ms)
 
 
@@ -66,24 +73,9 @@ def test_every_press_is_an_action_at_its_edge_with_no_wait():
     """§4 Gestures 1: LEFT, RIGHT, PAUSE_DOWN come out at the first loop
     after the edge, dated at it, also while other keys are held."""
     r = Rig()
-    r.press(L, 100)
-    r.loop(180)
-    r.release(L, 180)
-    r.loop(2000)
-    r.press(R, 2000.4)
-    r.loop(2090)
-    r.release(R, 2090)
-    r.loop(3000)
-    r.press(P, 3000)
-    r.loop(3100)
-    r.release(P, 3100)
-    r.loop(4000)
-    r.press(L, 4000)                  # left held: right, then pause, at their edges
-    r.loop(4300)
-    r.press(R, 4300)
-    r.loop(4400)
-    r.press(P, 4400)
-    r.loop(4500)
+    play(r, [(L, 100), (L, 180, UP), (R, 2000.4), (R, 2090, UP), (P, 3000), (P, 3100, UP),
+             (L, 4000), (R, 4300), (P, 4400)],   # left held: right, then pause, at their edges
+         4500)
     assert r.names() == [("left", 100), ("all_up", 180), ("right", 2000), ("all_up", 2090),
                          ("pause_down", 3000), ("all_up", 3100),
                          ("left", 4000), ("right", 4300), ("pause_down", 4400)]
@@ -177,22 +169,11 @@ def test_chatter_and_releases_of_the_other_players_button_never_delay_a_press():
 
 def test_a_group_opens_with_a_press_while_all_keys_are_up_and_closes_with_all_up():
     r = Rig()
-    r.press(L, 100)
-    r.loop(300)
-    r.press(R, 300)
-    r.loop(500)
-    r.release(L, 500)
-    r.loop(600)
-    r.press(P, 600)                   # still in the group: right is down
-    r.loop(700)
-    r.release(R, 700)
-    r.loop(800)
-    r.release(P, 800)
-    r.loop(1000)
-    r.press(R, 1000)                  # a new group
-    r.loop(1050)
-    r.release(R, 1050)
-    r.loop(1200)
+    play(r, [(L, 100), (R, 300), (L, 500, UP),
+             (P, 600),                # still in the group: right is down
+             (R, 700, UP), (P, 800, UP),
+             (R, 1000),               # a new group
+             (R, 1050, UP)], 1200)
     assert r.names() == [("left", 100), ("right", 300), ("pause_down", 600), ("all_up", 800),
                          ("right", 1000), ("all_up", 1050)]
     assert r.groups == [("left", 100, L), ("right", 1000, R)]
@@ -223,33 +204,20 @@ def test_regroup_when_a_release_known_late_shows_the_group_began_at_a_later_pres
 
 def test_no_regroup_while_a_key_of_the_group_is_still_down():
     r = Rig()
-    r.press(L, 100)
-    r.loop(200)
-    r.press(R, 200)                   # right went down before left's release
-    r.loop(500)
-    r.release(L, 500)
-    r.loop(510)
-    r.press(P, 510)
-    r.loop(1000)
-    r.release(R, 1000)
-    r.release(P, 1000)
-    r.loop(1100)
+    play(r, [(L, 100),
+             (R, 200),                # right went down before left's release
+             (L, 500, UP), (P, 510), (R, 1000, UP), (P, 1000, UP)], 1100)
     assert r.names() == [("left", 100), ("right", 200), ("pause_down", 510), ("all_up", 1000)]
     assert r.groups == [("left", 100, L)]
 
 
 def test_regroup_twice_when_two_releases_are_known_late():
     r = Rig()
-    r.press(L, 100)
-    r.loop(1000)
-    r.release(L, 1000)                # known at 1025
-    r.loop(1005)
-    r.press(R, 1005)
-    r.loop(1008)
-    r.release(R, 1008)                # a tap, known at 1033
-    r.loop(1020)
-    r.press(P, 1020)
-    r.loop(2000)
+    play(r, [(L, 100),
+             (L, 1000, UP),           # known at 1025
+             (R, 1005),
+             (R, 1008, UP),           # a tap, known at 1033
+             (P, 1020)], 2000)
     assert r.names()[:5] == [("left", 100), ("right", 1005), ("pause_down", 1020),
                              ("regroup", 1000), ("regroup", 1008)]
     assert r.groups == [("left", 100, L), ("regroup", 1005, R), ("regroup", 1020, P)]
@@ -262,7 +230,7 @@ def test_releases_known_out_of_order_after_a_stall_make_no_phantom_group():
     down from 100 to 1200, so right's press (1100) is in the same group:
     no REGROUP (a gesture of these keys undoes everything since 100)."""
     r = Rig()
-    hold_keys(r, [(L, 100), (P, 200)], 990)
+    play(r, [(L, 100), (P, 200)], 990)
     r.release(P, 1000)                # the loop is stalled from 990 to 1300
     r.press(R, 1100)
     r.release(L, 1200)
@@ -278,7 +246,7 @@ def test_a_group_begun_by_a_key_already_released_after_a_stall():
     press (1010), though left's release comes out first: REGROUP names
     left, t0 = 1010 (the app's snapshot before left's press)."""
     r = Rig()
-    hold_keys(r, [(P, 0)], 990)
+    play(r, [(P, 0)], 990)
     r.release(P, 1000)                # the loop is stalled from 990 to 1300
     r.press(L, 1010)
     r.press(R, 1040)
@@ -343,7 +311,7 @@ def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gap
     (LATE); never a CONFIRM (§4 Gestures 4: not by the referee gesture's keys)."""
     r = Rig()
     t = [100, 100 + gaps[0], 100 + gaps[0] + gaps[1]]
-    hold_keys(r, [(order[k], t[k]) for k in range(3)], t[2] + 2999)
+    play(r, [(order[k], t[k]) for k in range(3)], t[2] + 2999)
     want = [(NAME[order[k]], t[k]) for k in range(3)]
     if order[0] == P and gaps[0] >= 2000:
         want.append(("pause_long", t[0] + 2000))
@@ -371,7 +339,7 @@ def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gap
 
 def test_referee_broken_early_gives_nothing_and_restarts_from_the_last_key():
     r = Rig()
-    hold_keys(r, [(P, 100), (L, 200), (R, 300)], 3250)
+    play(r, [(P, 100), (L, 200), (R, 300)], 3250)
     r.release(R, 3250)                # 2950 ms of all three
     r.loop(3400)
     r.press(R, 3400)                  # the timer restarts from here
@@ -384,7 +352,7 @@ def test_referee_broken_early_gives_nothing_and_restarts_from_the_last_key():
 
 def test_referee_once_a_group_even_when_broken_and_made_again():
     r = Rig()
-    hold_keys(r, [(L, 100), (R, 100), (P, 100)], 3100)
+    play(r, [(L, 100), (R, 100), (P, 100)], 3100)
     assert gestures_of(r) == [("referee", 3100)]
     r.release(L, 4000)
     r.loop(4100)
@@ -394,7 +362,7 @@ def test_referee_once_a_group_even_when_broken_and_made_again():
     for k in (L, R, P):
         r.release(k, 9000)
     r.loop(9100)
-    hold_keys(r, [(L, 10000), (R, 10000), (P, 10000)], 13000)  # a new group: again
+    play(r, [(L, 10000), (R, 10000), (P, 10000)], 13000)  # a new group: again
     assert gestures_of(r) == [("referee", 3100), ("referee", 13000)]
 
 
@@ -403,16 +371,12 @@ def test_player_buttons_first_then_pause_is_the_referee_gesture_never_an_end():
     apart): never PAUSE_LONG (§4 Gestures 4: no single held key ends a game)
     and never CONFIRM, whatever the release order."""
     r = Rig()
-    hold_keys(r, [(L, 100), (R, 430), (P, 1500)], 4499)
+    play(r, [(L, 100), (R, 430), (P, 1500)], 4499)
     assert r.names() == [("left", 100), ("right", 430), ("pause_down", 1500)]
     r.loop(4500)
     assert r.names()[-1] == ("referee", 4500)
-    r.release(P, 6000)                # pause first, then the pair: still the group's
-    r.loop(6500)
-    r.release(R, 6500)
-    r.loop(7000)
-    r.release(L, 7000)
-    r.loop(7100)
+    play(r, [(P, 6000, UP),           # pause first, then the pair: still the group's
+             (R, 6500, UP), (L, 7000, UP)], 7100)
     assert gestures_of(r) == [("referee", 4500)]
     assert r.names()[-1] == ("all_up", 7000)
 
@@ -438,7 +402,7 @@ def test_late_arrival_is_the_pause_key_and_one_player_button_2s_any_order(first,
     x = L if L in (first, second) else R
     late = "late_l" if x == L else "late_r"
     r = Rig()
-    hold_keys(r, [(first, 100), (second, 700)], 2699)
+    play(r, [(first, 100), (second, 700)], 2699)
     assert gestures_of(r) == []
     r.loop(2700)
     assert gestures_of(r) == [(late, 2700)]
@@ -453,7 +417,7 @@ def test_late_arrival_is_the_pause_key_and_one_player_button_2s_any_order(first,
 
 def test_late_arrival_needs_2s_together():
     r = Rig()
-    hold_keys(r, [(P, 100), (R, 200)], 2199)
+    play(r, [(P, 100), (R, 200)], 2199)
     r.release(R, 2199)                # 1999 ms together
     r.loop(2400)
     r.release(P, 2400)
@@ -463,7 +427,7 @@ def test_late_arrival_needs_2s_together():
 
 def test_late_arrival_is_not_given_with_both_player_buttons():
     r = Rig()
-    hold_keys(r, [(P, 100), (R, 200), (L, 1500)], 2300)
+    play(r, [(P, 100), (R, 200), (L, 1500)], 2300)
     r.release(L, 2300)                # pause + right together again from 2300
     r.loop(4299)
     assert gestures_of(r) == []
@@ -503,18 +467,18 @@ def test_pause_long_only_when_no_player_button_was_down_in_that_hold(case):
     (and a player button pressed with it for 2 s is late arrival instead)."""
     r = Rig()
     if case == "held before":
-        hold_keys(r, [(L, 100), (P, 200)], 1000)
+        play(r, [(L, 100), (P, 200)], 1000)
         r.release(L, 1000)
     elif case == "tap during":
-        hold_keys(r, [(P, 200), (R, 900)], 950)
+        play(r, [(P, 200), (R, 900)], 950)
         r.release(R, 950)
     elif case == "pressed during":
-        hold_keys(r, [(P, 200), (R, 2100)], 2100)
+        play(r, [(P, 200), (R, 2100)], 2100)
     elif case == "at 1999 ms":
-        hold_keys(r, [(P, 200), (L, 2199)], 2199)
+        play(r, [(P, 200), (L, 2199)], 2199)
         r.release(L, 2250)
     else:
-        hold_keys(r, [(L, 100)], 200)
+        play(r, [(L, 100)], 200)
         r.release(L, 200)             # the same ms as the pause key's press:
         r.press(P, 200)               # it was not down during the hold
     r.loop(2300)
@@ -550,7 +514,7 @@ def test_confirm_at_the_first_player_release_after_1s_together(first, second, re
     later), once; nothing while they are held (a slow press meant to resume
     gives nothing before the keys are lifted)."""
     r = Rig()
-    hold_keys(r, [(first, 100), (second, 600)], 5000, every_ms=3)
+    play(r, [(first, 100), (second, 600)], 5000, every_ms=3)
     assert gestures_of(r) == []                    # held 4.4 s: still nothing
     r.release(release_first, 5000)
     r.loop(5100)
@@ -563,14 +527,14 @@ def test_confirm_at_the_first_player_release_after_1s_together(first, second, re
 
 def test_confirm_needs_1s_together_timed_from_the_second_button():
     r = Rig()
-    hold_keys(r, [(L, 100), (R, 1000)], 1999)
+    play(r, [(L, 100), (R, 1000)], 1999)
     r.release(R, 1999)                # together 999 ms (left held 1.9 s)
     r.loop(3000)
     r.release(L, 3000)
     r.loop(3100)
     assert gestures_of(r) == []
     r = Rig()
-    hold_keys(r, [(L, 100), (R, 1000)], 2000)
+    play(r, [(L, 100), (R, 1000)], 2000)
     r.release(L, 2000)                # exactly 1000 ms
     r.loop(2100)
     assert gestures_of(r) == [("confirm", 2000)]
@@ -584,23 +548,23 @@ def test_confirm_never_when_the_pause_key_was_down_in_the_group(case):
     which the pause key went down gives no CONFIRM."""
     r = Rig()
     if case == "pause tapped first":
-        hold_keys(r, [(P, 100), (L, 150)], 200)
+        play(r, [(P, 100), (L, 150)], 200)
         r.release(P, 200)             # the pause key up again, left still down
-        hold_keys(r, [(R, 300)], 2000)
+        play(r, [(R, 300)], 2000)
     elif case == "pause during":
-        hold_keys(r, [(L, 100), (R, 200), (P, 700)], 800)
+        play(r, [(L, 100), (R, 200), (P, 700)], 800)
         r.release(P, 800)
         r.loop(2000)
     elif case == "pause after the pair":
-        hold_keys(r, [(L, 100), (R, 200), (P, 1500)], 1600)
+        play(r, [(L, 100), (R, 200), (P, 1500)], 1600)
         r.release(P, 1600)
         r.loop(2000)
     elif case == "pause released first":
-        hold_keys(r, [(L, 100), (R, 200), (P, 300)], 1900)
+        play(r, [(L, 100), (R, 200), (P, 300)], 1900)
         r.release(P, 1900)
         r.loop(2000)
     else:
-        hold_keys(r, [(L, 100), (R, 200)], 2000)
+        play(r, [(L, 100), (R, 200)], 2000)
     r.release(L, 2000)
     if case == "pause just after the release":
         r.loop(2010)                  # left's release is known at 2025: the
@@ -616,29 +580,16 @@ def test_confirm_never_when_the_pause_key_was_down_in_the_group(case):
 
 def test_confirm_once_a_group():
     r = Rig()
-    hold_keys(r, [(L, 100), (R, 100)], 1200)
-    r.release(L, 1200)
-    r.loop(1300)
-    r.press(L, 1300)                  # right still down: the same group
-    r.loop(3000)
-    r.release(R, 3000)
-    r.loop(3100)
-    r.release(L, 3100)
-    r.loop(3200)
+    play(r, [(L, 100), (R, 100), (L, 1200, UP),
+             (L, 1300),               # right still down: the same group
+             (R, 3000, UP), (L, 3100, UP)], 3200)
     assert gestures_of(r) == [("confirm", 1200)]
 
 
 def test_a_second_confirm_in_a_new_group():
     r = Rig()
-    hold_keys(r, [(L, 100), (R, 100)], 1200)
-    r.release(L, 1200)
-    r.release(R, 1200)
-    r.loop(1300)
-    hold_keys(r, [(R, 1300), (L, 1300)], 2400)
-    r.release(R, 2400)
-    r.loop(2500)
-    r.release(L, 2500)
-    r.loop(2600)
+    play(r, [(L, 100), (R, 100), (L, 1200, UP), (R, 1200, UP), (R, 1300), (L, 1300),
+             (R, 2400, UP), (L, 2500, UP)], 2600)
     assert gestures_of(r) == [("confirm", 1200), ("confirm", 2400)]
     assert [(n, t0) for n, t0, _ in r.groups] == [("left", 100), ("right", 1300)]
 
@@ -685,18 +636,18 @@ def test_gestures_across_the_tick_wrap():
     assert r1.names() == [("pause_down", 1000), ("pause_long", 3000)]
     assert r1.actions[1][2] == 3000 and r1.ms(3000) == 1500   # after the wrap
     r2 = Rig(start_ms=PERIOD - 2000)
-    hold_keys(r2, [(P, 0), (L, 1500), (R, 1600)], 4599)   # all three from tick 2**30 - 400
+    play(r2, [(P, 0), (L, 1500), (R, 1600)], 4599)   # all three from tick 2**30 - 400
     assert gestures_of(r2) == []
     r2.loop(4600)                     # ... to tick 2600 after the wrap
     assert gestures_of(r2) == [("referee", 4600)]
     assert r2.ms(4600) == 2600 and r2.g.t0 == PERIOD - 2000
     r3 = Rig()
-    hold_keys(r3, [(L, 1000), (R, 1001)], 2001)
+    play(r3, [(L, 1000), (R, 1001)], 2001)
     r3.release(R, 2001)               # 1000 ms together, across the wrap
     r3.loop(2100)
     assert gestures_of(r3) == [("confirm", 2001)]
     r4 = Rig()
-    hold_keys(r4, [(R, 0), (P, 1400)], 3399)
+    play(r4, [(R, 0), (P, 1400)], 3399)
     assert gestures_of(r4) == []
     r4.loop(3400)
     assert gestures_of(r4) == [("late_r", 3400)]

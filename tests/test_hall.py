@@ -4,50 +4,34 @@ the real firmware/net.py publisher over CPython sockets.
 
 Each test cites the issue's point ("issue 14, 6" = What to build, point 6).
 """
-import csv
-import io
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import ROOT
+from hallkit import csv_rows, hall_cmd, needs_broker, running_hall
 from host_sim import hall as H
 from host_sim import hall_sim
 from host_sim import replay
 
 import net
 
-pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
-    reason="mosquitto or the page's mqtt.js missing: `make test` installs them "
-           "(make tools-os hall-page)")
+pytestmark = needs_broker
 
 SPEED = 40  # virtual ms per real ms: a 1-minute game takes ~3 s
 
 
 @pytest.fixture
 def hall(tmp_path):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=12, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
-    h.start()
-    yield h
-    h.stop()
+    with running_hall(tmp_path, tables=12) as h:
+        yield h
 
 
 def results_csv(h):
     """The real command: python -m host_sim hall results --csv."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir", h.folder,
-         "--event", h.event, "--port", str(h.port)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    return list(csv.DictReader(io.StringIO(proc.stdout)))
+    return csv_rows(hall_cmd(h.folder, "results", "--csv", event=h.event, port=h.port))
 
 
 def final(c):
@@ -250,40 +234,29 @@ def test_bad_net_json_is_one_clear_line(cfg, word):
 
 def test_clock_config_is_a_valid_net_json(hall):
     """`hall clock-config --table n` writes what firmware/net.py accepts."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
-         "--event", "cup", "--tables", "12", "--port", str(hall.port), "--table", "12",
-         "--host", "192.168.1.10", "--ssid", "Hall"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "12",
+                    "--host", "192.168.1.10", "--ssid", "Hall", event="cup", port=hall.port)
     assert proc.returncode == 0, proc.stderr
     cfg = json.loads(proc.stdout)
     assert net.check_config(cfg) is None
     assert cfg["table"] == 12 and cfg["password"] == hall.passwords()[12]
-    bad = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
-         "--tables", "12", "--table", "40", "--host", "10.0.0.1"],
-        cwd=ROOT, capture_output=True, text=True)
+    bad = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "40",
+                   "--host", "10.0.0.1")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "table 40" in bad.stderr
-    named = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
-         "--tables", "12", "--table", "3", "--host", "hall.local"],
-        cwd=ROOT, capture_output=True, text=True)
+    named = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "3",
+                     "--host", "hall.local")
     assert named.returncode == 2 and named.stdout == "" and named.stderr.count("\n") == 1
     assert "IP address" in named.stderr and "DNS" in named.stderr
     # --out (make deploy): the net.json, created 0600 (its password, issue 19)
     out = os.path.join(hall.folder, "net-12.json")
-    made = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
-         "--event", "cup", "--tables", "12", "--table", "12", "--host", "192.168.1.10",
-         "--out", out], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    made = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "12",
+                    "--host", "192.168.1.10", "--out", out, event="cup")
     assert made.returncode == 0 and made.stdout == "", made.stderr
     assert os.stat(out).st_mode & 0o777 == 0o600
     assert net.check_config(json.load(open(out))) is None
     # Each clock's client id is its own secret (issue 19: not guessable).
     assert re.match(r"^c12-[0-9a-f]{16}$", cfg["client_id"])
-    nohost = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "clock-config", "--dir", hall.folder,
-         "--tables", "12", "--table", "3"], cwd=ROOT, capture_output=True, text=True)
+    nohost = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "3")
     assert nohost.returncode == 2 and nohost.stderr.count("\n") == 1 and "--host" in nohost.stderr
 
 
@@ -297,7 +270,7 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
         topic = "scrabble/cup/1/status/1"
         assert hall.collect(topic)[topic] == b"online"
         c.link.up = False
-        c.net.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
+        c.net.wire.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
         fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
         time.sleep(0.3)
         assert hall.collect(topic)[topic] == b"offline"
@@ -345,25 +318,18 @@ def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_p
     and the recorder and plays N whole games; `hall results` after the hall
     stopped (no broker) has every game; a folder without results is one line."""
     port, ws = H.free_port(), H.free_port()
-    proc = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "--dir", str(tmp_path / "h"), "--tables", "3",
-         "--clocks", "3", "--speed", str(SPEED), "--seconds", "20", "--port", str(port),
-         "--ws-port", str(ws)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = hall_cmd(str(tmp_path / "h"), "--tables", "3", "--clocks", "3",
+                    "--speed", str(SPEED), "--seconds", "20", "--ws-port", str(ws), port=port)
     assert proc.returncode == 0, proc.stderr
     assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
     assert "3 of 3 simulated games finished" in proc.stdout
     assert os.stat(tmp_path / "h" / "clocks.json").st_mode & 0o077 == 0
-    ok = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir",
-         str(tmp_path / "h"), "--port", str(port)], cwd=ROOT, capture_output=True, text=True,
-        timeout=60)
-    assert ok.returncode == 0 and ok.stderr == ""
-    rows = list(csv.DictReader(io.StringIO(ok.stdout)))
+    ok = hall_cmd(str(tmp_path / "h"), "results", "--csv", port=port)
+    assert ok.stderr == ""
+    rows = csv_rows(ok)
     assert sorted((r["table"], r["account"], r["game"]) for r in rows) == [
         ("1", "1", "1"), ("2", "2", "1"), ("3", "3", "1")]
-    bad = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir",
-         str(tmp_path / "empty")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    bad = hall_cmd(str(tmp_path / "empty"), "results", "--csv")
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("hall: no results in ") and bad.stderr.count("\n") == 1
 
@@ -373,7 +339,7 @@ def _settings_table(c, table):
     settings.table, then leaving the menu)."""
     app = c.rig.app
     app.settings.table = table
-    app._leave_setup(c.rig.now)
+    app.leave_setup(c.rig.now)
 
 
 def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
@@ -387,16 +353,16 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
     n = c.net
     try:
         assert fleet.run(seconds=10, until=lambda: n.st == net.UP and not n.dirty
-                         and n.off >= len(n.out))
+                         and not n.wire.busy())
         time.sleep(0.3)  # the broker takes the last bytes written
         msgs = hall.collect("scrabble/cup/#")
         assert json.loads(msgs["scrabble/cup/1/state/1"])["table"] == 1
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
         _settings_table(c, 7)
-        assert n.table == 7 and c.rig.app._table() == 7
+        assert n.table == 7 and c.rig.app.settings.log_table() == 7
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
-                         and not n.dirty and n.off >= len(n.out))
+                         and not n.dirty and not n.wire.busy())
         time.sleep(0.3)
         msgs = hall.collect("scrabble/cup/#")
         assert not [t for t in msgs if t.startswith("scrabble/cup/1/")], msgs

@@ -8,22 +8,17 @@ import stat
 
 import pytest
 
+from hallkit import needs_broker, new_hall, running_hall
 from host_sim import hall as H
 from host_sim import hall_attacks
 
-pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
-    reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
+pytestmark = needs_broker
 
 
 @pytest.fixture
 def hall(tmp_path):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=8, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
-    h.start()
-    yield h
-    h.stop()
+    with running_hall(tmp_path, tables=8) as h:
+        yield h
 
 
 def test_every_attack_is_repelled(hall):
@@ -137,9 +132,7 @@ def test_a_retained_flood_is_bounded_by_the_memory_limit(tmp_path):
     them (issue 19: "retained-message limits"): a stolen account storing
     20 KB retained messages at ever new tables is disconnected once the
     broker's heap reaches the limit (here 8 MB), and the broker lives on."""
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port(), memory_limit=8 * 1024 * 1024)
-    h.write()
+    h = new_hall(tmp_path, tables=4, memory_limit=8 * 1024 * 1024)
     h.start()
     try:
         a = hall_attacks._client(h, "3", h.passwords()[3])

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from conftest import ROOT
+from hallkit import new_hall
 from host_sim import hall as H
 from host_sim import hall_recorder as REC
 from host_sim import hall_sim
@@ -25,9 +26,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_every_game_exactly_once_through_broker_and_recorder_kills(tmp_path, seed):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=20, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
+    h = new_hall(tmp_path, tables=20)
     h.start()
     try:
         got = hall_sim.chaos_round(h, n=20, seed=seed, speed=10, kills=3)
@@ -58,9 +57,7 @@ def test_every_game_exactly_once_through_broker_and_recorder_kills(tmp_path, see
 
 def test_the_running_hall_restarts_a_dead_recorder(tmp_path, capfd):
     import signal
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=2, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
+    h = new_hall(tmp_path, tables=2)
     h.start()
     try:
         old = h.rec_proc

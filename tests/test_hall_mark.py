@@ -2,10 +2,9 @@
 connecting / no hall, and the setup menu says the network's state in words
 with the table the clock publishes under (firmware/net.py Net.hall,
 view.py's hall mark, menu.py's S_HALL; docs/hall.md "The clock's side")."""
-import os
-
 import pytest
 
+from hallkit import needs_broker, running_hall, until
 from host_sim import hall as H
 from host_sim import hall_sim
 
@@ -75,19 +74,10 @@ def test_a_right_side_word_takes_the_column_and_the_mark_comes_back():
 
 
 # -- the real net.py against the real Mosquitto ------------------------------------------
-needs_broker = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
-    reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
-
-
 @pytest.fixture
 def hall(tmp_path):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
-    h.start()
-    yield h
-    h.stop()
+    with running_hall(tmp_path, tables=4) as h:
+        yield h
 
 
 def lcd(c):
@@ -115,7 +105,7 @@ def test_mark_follows_the_connection(hall):
         hall.start()
         assert fleet.run(seconds=60, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
         c.rig.app.settings.table = 3
-        c.rig.app._leave_setup(c.rig.now)    # the menu's new table (as the app does)
+        c.rig.app.leave_setup(c.rig.now)    # the menu's new table (as the app does)
         c.rig.run(40)                        # the next loop draws it
         assert n.hall == net.HALL_WAIT and lcd(c)[1][15] == G[net.HALL_WAIT]
         assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
@@ -208,15 +198,14 @@ def _retained(hall, topic, ok=lambda st: True, timeout=5.0):
     cleared when the publish is written to the socket, not when the broker
     has stored it): read again until `ok` holds or `timeout` passes."""
     import json
-    import time
-    end = time.monotonic() + timeout
-    while True:
+
+    def read():
         got = H.collect(hall.port, topic, folder=hall.folder, quiet_s=0.2)
-        st = json.loads(got[topic]) if got.get(topic) else None
-        if (st is not None and ok(st)) or time.monotonic() > end:
-            assert st is not None, "no retained state on %s" % topic
-            return st
-        time.sleep(0.1)
+        return json.loads(got[topic]) if got.get(topic) else None
+
+    st = until(read, lambda st: st is not None and ok(st), seconds=timeout, every=0.1)
+    assert st is not None, "no retained state on %s" % topic
+    return st
 
 
 @needs_broker

@@ -3,7 +3,6 @@
 Mosquitto, the page is served by Mosquitto's http_dir and talks MQTT over
 WebSockets; it must show every table's times within 1 s of the clock's own
 display, a finished game's result, an offline clock, the filter and the log view."""
-import os
 import shutil
 import tempfile
 import time
@@ -12,15 +11,12 @@ import pytest
 
 import profiles
 
+from hallkit import needs_browser, new_hall
 from host_sim import hall as H
 from host_sim import hall_sim
 from rig import LEFT, RIGHT
 
-pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
-    or None in H.browser_tools(),
-    reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
-           "(make tools-os hall-page)")
+pytestmark = needs_browser
 
 # Table 1 finishes fast: a couple of turns, then the end gesture (stop, hold, L+R).
 QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.END, 0)]
@@ -59,9 +55,7 @@ def browser():
 
 
 def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=100, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
+    h = new_hall(tmp_path, tables=100)
     h.start()
     fleet = hall_sim.Fleet(h, 100, speed=1, base_s=60, scripts={1: QUICK})
     lock = fleet.background()
@@ -104,7 +98,7 @@ def test_page_shows_100_tables_within_a_second_and_a_result(tmp_path, browser):
         with lock:
             c2 = fleet.clocks[1]
             c2.link.up = False
-            c2.net.sock.s.shutdown(2)
+            c2.net.wire.sock.s.shutdown(2)
         end = time.monotonic() + 10
         while time.monotonic() < end and "offline" not in rows["2"][2]:
             time.sleep(0.2)

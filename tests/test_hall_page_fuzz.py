@@ -6,22 +6,15 @@ state, heartbeat and result topics, bad statuses and logs, while two honest
 clocks play.  Each bad message is one warning; the honest rows keep
 counting; no script error; nothing a message holds becomes HTML."""
 import json
-import os
 import time
 
-import pytest
-
-from host_sim import hall as H
+from hallkit import needs_browser, new_hall, page_until
 from host_sim import hall_attacks as A
 from host_sim import hall_sim
 from rig import LEFT
 from test_hall_page import browser, ROWS_JS, seconds  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
-    or None in H.browser_tools(),
-    reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
-           "(make tools-os hall-page)")
+pytestmark = needs_browser
 
 STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
          "challenge_ms": 0, "late": None,
@@ -41,24 +34,11 @@ return window.__errors;
 """
 
 
-def wait(browser, js, cond, seconds=15):
-    end = time.monotonic() + seconds
-    v = None
-    while time.monotonic() < end:
-        v = browser.execute_script(js)
-        if cond(v):
-            return v
-        time.sleep(0.2)
-    return v
-
-
 def test_model_refuses_every_hostile_body_and_never_throws(tmp_path, browser):
     """HallModel.parse (host_sim/hall_page/model.js) in the browser: every
     hostile body on every kind of topic is refused with a reason, never an
     exception; odd topics are refused or ignored; the honest body passes."""
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
+    h = new_hall(tmp_path, tables=4)
     h.start()
     try:
         browser.get(h.url())
@@ -97,9 +77,7 @@ def test_model_refuses_every_hostile_body_and_never_throws(tmp_path, browser):
 
 
 def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
+    h = new_hall(tmp_path, tables=4)
     h.start()
     fleet = hall_sim.Fleet(h, 2, speed=1, base_s=600,
                            scripts={1: [(1500, LEFT, 80)], 2: []})
@@ -108,11 +86,12 @@ def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
     try:
         browser.get(h.url())
         browser.execute_script(ERRORS_JS)
-        rows = wait(browser, ROWS_JS, lambda r: {"1", "2"} <= set(r) and "running" in r["1"][2])
+        rows = page_until(browser, ROWS_JS,
+                          lambda r: {"1", "2"} <= set(r) and "running" in r["1"][2])
         assert "running" in rows["1"][2], rows
         thief = A._client(h, "3", h.passwords()[3])
         A._publish(thief, "scrabble/cup/3/state/3", json.dumps(STATE).encode(), retain=True)
-        rows = wait(browser, ROWS_JS, lambda r: "3" in r and r["3"][1])
+        rows = page_until(browser, ROWS_JS, lambda r: "3" in r and r["3"][1])
         assert "3" in rows and rows["3"][1] == "01:00", rows
         bodies = A.hostile_bodies(STATE)
         sent = 0
@@ -128,8 +107,8 @@ def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
         A._publish(thief, "scrabble/cup/3/log/0/3", b"a log for game 0")   # no game 0
         sent += 1
         A._publish(thief, "scrabble/cup/3/state/3/x", b"{}")  # the ACL drops it: not counted
-        count = wait(browser, "return document.getElementById('warn').textContent",
-                     lambda t: t.startswith("%d " % sent))
+        count = page_until(browser, "return document.getElementById('warn').textContent",
+                           lambda t: t.startswith("%d " % sent))
         assert count.startswith("%d bad messages ignored" % sent), count
         # the honest clocks still count down, each on its own row
         r1 = browser.execute_script(ROWS_JS)["1"]
@@ -145,7 +124,7 @@ def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
         # a fresh page: the retained hostile state (the thief's last) is refused, the rest shows
         A._publish(thief, "scrabble/cup/3/state/3", b'{"left": {}}', retain=True)
         browser.refresh()
-        rows = wait(browser, ROWS_JS, lambda r: {"1", "2"} <= set(r))
+        rows = page_until(browser, ROWS_JS, lambda r: {"1", "2"} <= set(r))
         assert {"1", "2"} <= set(k for k in rows if not rows[k][3]), rows
         assert "3" not in rows or rows["3"][3], rows
         warn = browser.execute_script("return document.getElementById('warn').textContent")

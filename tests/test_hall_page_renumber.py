@@ -2,37 +2,21 @@
 (issue 14, 2; docs/hall.md "Which table"): the old table's row goes (the
 clock emptied its retained state there) and the clock shows under its new
 table, live, in a real headless Chromium against the real Mosquitto."""
-import os
 import time
 
-import pytest
-
-from host_sim import hall as H
+from hallkit import needs_browser, new_hall, page_until
 from host_sim import hall_sim
 from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
-    or None in H.browser_tools(),
-    reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
-           "(make tools-os hall-page)")
+pytestmark = needs_browser
 
 
-def rows_until(browser, cond, seconds=15):
-    end = time.monotonic() + seconds
-    rows = {}
-    while time.monotonic() < end:
-        rows = browser.execute_script(ROWS_JS)
-        if cond(rows):
-            return rows
-        time.sleep(0.2)
-    return rows
+def rows_until(browser, cond):
+    return page_until(browser, ROWS_JS, cond)
 
 
 def test_a_renumbered_clock_leaves_no_ghost_row(tmp_path, browser):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
+    h = new_hall(tmp_path, tables=4)
     h.start()
     fleet = hall_sim.Fleet(h, 2, speed=1, scripts={1: [], 2: []})
     try:
@@ -43,7 +27,7 @@ def test_a_renumbered_clock_leaves_no_ghost_row(tmp_path, browser):
         c = fleet.clocks[0]
         with lock:
             c.rig.app.settings.table = 3      # the referee's setup menu ...
-            c.rig.app._leave_setup(c.rig.now)  # ... left: from the next game on
+            c.rig.app.leave_setup(c.rig.now)  # ... left: from the next game on
         rows = rows_until(browser, lambda r: "1" not in r and "3" in r and not r["3"][3])
         assert "1" not in rows, "a ghost row for the old table: %r" % rows
         assert "3" in rows and not rows["3"][3] and "2" in rows, rows

@@ -3,49 +3,35 @@ recorder (host_sim/hall.py, hall_recorder.py), simulated clocks (the device
 app with firmware/net.py), and the director's commands as typed:
 `hall pairings --round N FILE`, `hall round N`, `hall results --round N --csv`
 (host_sim/tournament.py)."""
-import csv
-import io
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from conftest import ROOT
+from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, until
 from host_sim import hall as H
 from host_sim import hall_sim
 from host_sim import pairings
 from host_sim import tournament as T
 
-pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
-    reason="mosquitto or the page's mqtt.js missing (make deps hall-page)")
+pytestmark = needs_broker
 
 OPEN = os.path.join(ROOT, "tests", "data", "open2026.t")
 
 
 @pytest.fixture
 def hall(tmp_path):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=12, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
-    h.start()
-    yield h
-    h.stop()
+    with running_hall(tmp_path, tables=12) as h:
+        yield h
 
 
 def cmd(h, *args):
-    proc = subprocess.run([sys.executable, "-m", "host_sim", "hall"] + list(args) +
-                          ["--dir", h.folder, "--event", h.event, "--port", str(h.port)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    return proc
+    return hall_cmd(h.folder, *args, event=h.event, port=h.port)
 
 
 def results(h, rnd):
-    proc = cmd(h, "results", "--round", str(rnd), "--csv")
-    assert proc.returncode == 0, proc.stderr
-    return list(csv.DictReader(io.StringIO(proc.stdout)))
+    return csv_rows(cmd(h, "results", "--round", str(rnd), "--csv"))
 
 
 def started(h):
@@ -98,13 +84,9 @@ def test_a_round_from_pairings_to_the_csv(hall):
     msg = json.loads(got[T.ROUND_TOPIC % "cup"])
     assert msg == {"round": 2, "tables": {}}
     assert cmd(hall, "pairings", OPEN, "--round", "2").returncode == 0
-    import time
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        got = H.collect(hall.port, T.ROUND_TOPIC % "cup", folder=hall.folder)
-        msg = json.loads(got[T.ROUND_TOPIC % "cup"])
-        if msg["tables"]:
-            break
+    msg = until(lambda: json.loads(H.collect(hall.port, T.ROUND_TOPIC % "cup",
+                                             folder=hall.folder)[T.ROUND_TOPIC % "cup"]),
+                lambda m: m["tables"], seconds=10, every=0)
     two = pairings.read(OPEN, 2)
     assert msg["round"] == 2 and msg["tables"]["5"] == [two.pairs[5].left, two.pairs[5].right]
 
@@ -145,7 +127,6 @@ def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
     the round's progress."""
     import shutil
     import tempfile
-    import time
     if None in H.browser_tools():
         pytest.skip("chromium / chromium-driver missing (make deps)")
     assert cmd(hall, "pairings", OPEN, "--round", "1").returncode == 0
@@ -158,28 +139,18 @@ def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
         drv.get(hall.url())
         want = {str(t): "%s \u2013 %s" % (seat.pairs[t].left, seat.pairs[t].right)
                 for t in (1, 2, 3)}
-        got = {}
-        end = time.monotonic() + 20
-        while time.monotonic() < end and got != want:
-            got = drv.execute_script(
-                "var o = {}; document.querySelectorAll('#rows tr').forEach(function (tr) {"
-                " o[tr.dataset.table] = tr.querySelector('.players').textContent; });"
-                " return o;")
-            time.sleep(0.2)
+        got = until(lambda: drv.execute_script(
+            "var o = {}; document.querySelectorAll('#rows tr').forEach(function (tr) {"
+            " o[tr.dataset.table] = tr.querySelector('.players').textContent; });"
+            " return o;"), lambda g: g == want, seconds=20)
         assert got == want
         assert drv.find_element("id", "round").text == "round 1"
         drv.get(hall.url() + "projector.html")
-        end = time.monotonic() + 20
-        cards = []
-        while time.monotonic() < end:
-            cards = drv.execute_script(
-                "return Array.prototype.map.call(document.querySelectorAll('#grid .card'),"
-                " function (c) { return [c.querySelector('.num').textContent,"
-                " c.querySelector('.nl').textContent, c.querySelector('.nr').textContent,"
-                " c.className]; });")
-            if len(cards) == 20 and cards[0][1]:
-                break
-            time.sleep(0.2)
+        cards = until(lambda: drv.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll('#grid .card'),"
+            " function (c) { return [c.querySelector('.num').textContent,"
+            " c.querySelector('.nl').textContent, c.querySelector('.nr').textContent,"
+            " c.className]; });"), lambda c: len(c) == 20 and c[0][1], seconds=20)
         # the round's 20 seated tables: 3 with their clock, finished; 17 without one
         assert [c[0] for c in cards] == [str(t) for t in range(1, 21)]
         for t in (1, 2, 3):

@@ -30,6 +30,7 @@ import app as appmod
 import clockcore as cc
 import device_scenarios as ds
 import menu as menumod
+import question as qmod
 import rig as rigmod
 from rig import LEFT, PAUSE, RIGHT, Rig
 from test_device import load_board, replay_matches_live
@@ -331,7 +332,7 @@ def to_state(name):
         rig.run(1000)
     want = {"ready": cc.READY, "running": cc.RUNNING, "paused": cc.PAUSED, "over": cc.OVER}
     assert rig.clock.state == want[name] and rig.app.mode == appmod.MODE_GAME
-    assert rig.app.ask == appmod.ASK_NONE
+    assert rig.app.game.question.kind == qmod.NONE
     return rig
 
 
@@ -389,6 +390,20 @@ def check_log(rig, before, t0_ms, was_running, gesture, extra=()):
     replay_matches_live(rig, rig.root)
 
 
+def gesture_undoes_its_keys(rig, spec, gesture):
+    """Play a gesture's keys (keys()'s spec, from now) and 100 ms more: the
+    game is the timeline without them (stopped_at_first_edge) and the log
+    shows only the gesture (check_log)."""
+    before = log_text(rig)
+    was_running = rig.clock.state == cc.RUNNING
+    t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
+    ref = stopped_at_first_edge(rig)
+    keys(rig, rig.ms(), spec)
+    rig.run(100)
+    assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
+    check_log(rig, before, t0_ms, was_running, gesture)
+
+
 # A slow referee on the final screen, the pause key first and held alone 2 s:
 # the pause key's hold is the new-game request (NEW GAME? asked, "gesture
 # pause_long" logged); the referee gesture that follows in the same group
@@ -414,16 +429,10 @@ def test_referee_gesture_in_any_order_at_any_speed(order, gap, start):
     the first key's edge); the log has only the gesture (and that pause)."""
     rig = to_state(start)
     try:
-        before = log_text(rig)
-        was_running = rig.clock.state == cc.RUNNING
-        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
-        ref = stopped_at_first_edge(rig)
         last = 2 * gap + 3100                   # all three held 3.1 s together
-        keys(rig, rig.ms(), [(i * gap, b, last - i * gap) for i, b in enumerate(order)])
-        rig.run(100)
+        gesture_undoes_its_keys(
+            rig, [(i * gap, b, last - i * gap) for i, b in enumerate(order)], "referee")
         assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
-        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
-        check_log(rig, before, t0_ms, was_running, "referee")
     finally:
         drop(rig)
 
@@ -445,7 +454,7 @@ def test_end_request_then_confirmation_at_any_speed(first, gap, hold):
         pre = game(rig.clock)
         keys(rig, rig.ms(), [(0, PAUSE, hold)])
         rig.run(100)
-        assert rig.app.ask == appmod.ASK_END and game(rig.clock) == pre, rig.screen()
+        assert rig.app.game.question.kind == qmod.END and game(rig.clock) == pre, rig.screen()
         assert "END?" in rig.screen()[1], rig.screen()
         c0 = rig.ms()
         keys(rig, c0, [(0, first, gap + 1100), (gap, 1 - first, 1100)])
@@ -474,15 +483,9 @@ def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
     clock is stopped at the first key's edge), only the gesture in the log."""
     rig = to_state(start)
     try:
-        before = log_text(rig)
-        was_running = rig.clock.state == cc.RUNNING
-        t0_ms = rig.ms() - rig.game0 if rig.game0 is not None else 0
-        ref = stopped_at_first_edge(rig)
-        keys(rig, rig.ms(), [(0, first, gap + 1100), (gap, 1 - first, 1100)])
-        rig.run(100)
-        assert rig.app.mode == appmod.MODE_GAME and rig.app.ask == appmod.ASK_NONE
-        assert game(rig.clock) == game(ref), (game(rig.clock), game(ref))
-        check_log(rig, before, t0_ms, was_running, "confirm")
+        gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
+                                "confirm")
+        assert rig.app.mode == appmod.MODE_GAME and rig.app.game.question.kind == qmod.NONE
     finally:
         drop(rig)
 
@@ -778,7 +781,7 @@ def test_scrolling_the_referee_menu_changes_nothing(start, n):
 
 
 @pytest.mark.parametrize("gap", (0, 500, 2000))
-@pytest.mark.parametrize("wait", (appmod.ASK_MS + 100, 10000))
+@pytest.mark.parametrize("wait", (qmod.ASK_MS + 100, 10000))
 def test_an_expired_end_question_is_not_answered(wait, gap):
     """Issue 18 ("an expired END? question turns its yes into a move") and
     SPEC v3 §4 Gestures: the END? question times out after 6 s with no key
@@ -790,9 +793,9 @@ def test_an_expired_end_question_is_not_answered(wait, gap):
         pre = game(rig.clock)
         keys(rig, rig.ms(), [(0, PAUSE, 2100)])
         rig.run(100)
-        assert rig.app.ask == appmod.ASK_END
+        assert rig.app.game.question.kind == qmod.END
         rig.run(wait)
-        assert rig.app.ask == appmod.ASK_NONE and "END?" not in rig.screen()[1]
+        assert rig.app.game.question.kind == qmod.NONE and "END?" not in rig.screen()[1]
         before = log_text(rig)
         keys(rig, rig.ms(), [(0, RIGHT, gap + 1100), (gap, LEFT, 1100)])
         rig.run(100)
@@ -825,14 +828,36 @@ def test_pause_key_held_alone_in_every_state(start, hold):
             assert app.mode == appmod.MODE_SETUP and log_text(rig) == ""
             return
         assert app.mode == appmod.MODE_GAME
-        want_ask = {"running": appmod.ASK_NONE, "paused": appmod.ASK_END,
-                    "over": appmod.ASK_NEW}[start]
-        assert app.ask == want_ask, rig.screen()
+        want_ask = {"running": qmod.NONE, "paused": qmod.END,
+                    "over": qmod.NEW}[start]
+        assert app.game.question.kind == want_ask, rig.screen()
         lines = new_lines(before, log_text(rig))
         if start == "running":
             assert events_of(lines) == [(t0_ms, "pause")] and gestures_of(lines) == []
         else:
             assert events_of(lines) == [] and gestures_of(lines) == ["pause_long"]
         replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+def test_the_new_game_question_shows_over_a_forfeit_on_16x2():
+    """SPEC v3 §4 Gestures: leaving the final screen needs a confirmation the
+    display asks for.  After a forfeit (TSO § 5.2 c) the 16x2 display shows
+    LOST where the centre word goes; the NEW GAME? question must show there
+    all the same (it did not: a blind L+R could start a new game), and the
+    LOST comes back once it is answered no."""
+    rig = new_rig("sdev", 60)
+    try:
+        rig.press(LEFT)                       # right's clock runs
+        rig.run(60000 + 5 * 60000 + 2000)     # -05:01 shown: lost (TSO § 5.2 c)
+        assert rig.clock.state == cc.OVER and rig.clock.forfeited[RIGHT]
+        assert rig.screen()[1].strip() == "LOST", rig.screen()
+        rig.perform(rigmod.long_press())
+        assert rig.app.game.question.kind == qmod.NEW
+        assert rig.screen()[1].strip() == "NEW GAME? L+R", rig.screen()
+        rig.run(qmod.ASK_MS + 100)            # nobody answers
+        assert rig.app.game.question.kind == qmod.NONE
+        assert rig.screen()[1].strip() == "LOST", rig.screen()
     finally:
         drop(rig)

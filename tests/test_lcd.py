@@ -168,84 +168,72 @@ def test_unchanged_buffer_sends_zero_bytes():
     assert emu.bytes_received == 0 and emu.transfers == 0
 
 
+def sent(d, emu, r, text):
+    """What showing `text` on row r sends, the emulated screen then showing
+    it: bytes on the bus, I2C transfers, instructions, data writes."""
+    emu.reset_counters()
+    d.show(r, row(text))
+    assert emu.text_rows()[r] == text, emu.text_rows()
+    return {"bytes": emu.bytes_received, "transfers": emu.transfers,
+            "instructions": emu.instructions, "writes": emu.data_writes}
+
+
+def cost(nbytes, transfers, instructions, writes):
+    return {"bytes": nbytes, "transfers": transfers, "instructions": instructions,
+            "writes": writes}
+
+
 def test_one_changed_char_is_one_set_address_plus_one_char_in_one_transfer():
-    log = new_log()
-    d, emu = make(log)
+    d, emu = make(new_log())
     d.show(0, row("L 25:00  R 25:00"))
     d.show(1, row("sdev     running"))  # moves the chip's cursor off row 0
-    emu.reset_counters()
-    d.show(0, row("L 25:00  R 24:00"))
-    assert emu.bytes_received == 4 + 4  # set-DDRAM-address + one character
-    assert emu.transfers == 1
-    assert emu.instructions == 1 and emu.data_writes == 1
-    assert emu.text_rows()[0] == "L 25:00  R 24:00"
+    # set-DDRAM-address + one character, one transfer
+    assert sent(d, emu, 0, "L 25:00  R 24:00") == cost(4 + 4, 1, 1, 1)
 
 
 def test_two_separated_changes_use_two_set_addresses():
-    log = new_log()
-    d, emu = make(log)
+    d, emu = make(new_log())
     d.show(0, row("L 25:00  R 25:00"))
-    emu.reset_counters()
-    d.show(0, row("L 24:00  R 24:00"))  # columns 3 and 12
-    assert emu.bytes_received == 2 * (4 + 4)
-    assert emu.transfers == 1
-    assert emu.instructions == 2 and emu.data_writes == 2
-    assert emu.text_rows()[0] == "L 24:00  R 24:00"
+    # columns 3 and 12
+    assert sent(d, emu, 0, "L 24:00  R 24:00") == cost(2 * (4 + 4), 1, 2, 2)
 
 
 def test_one_cell_gap_is_rewritten_instead_of_a_second_set_address():
-    log = new_log()
-    d, emu = make(log)
+    d, emu = make(new_log())
     d.show(0, row("L 25:00  R 25:00"))
-    emu.reset_counters()
-    d.show(0, row("L 24:59  R 25:00"))  # columns 3, 5, 6; the ':' between stays
-    # address + 4 chars (gap rewritten) = 20 bytes; jumping would also cost
-    # 20 (2 addresses + 3 chars), so the tie goes to fewer cursor moves
-    assert emu.bytes_received == 20
-    assert emu.instructions == 1 and emu.data_writes == 4
-    emu.reset_counters()
-    d.show(0, row("L 23:49  R 25:00"))  # columns 3 and 5
-    assert emu.text_rows()[0] == "L 23:49  R 25:00"
-    assert emu.bytes_received == 16  # address + '3' + ':' (gap) + '4'
-    emu.reset_counters()
-    d.show(0, row("L 13:40  R 25:00"))  # columns 2 and 6: gap of 3 -> jump
-    assert emu.bytes_received == 4 + 4 + 4 + 4
-    assert emu.instructions == 2
-    assert emu.text_rows()[0] == "L 13:40  R 25:00"
+    # columns 3, 5, 6; the ':' between stays: address + 4 chars (gap
+    # rewritten) = 20 bytes; jumping would also cost 20 (2 addresses + 3
+    # chars), so the tie goes to fewer cursor moves
+    assert sent(d, emu, 0, "L 24:59  R 25:00") == cost(20, 1, 1, 4)
+    # columns 3 and 5: address + '3' + ':' (gap) + '4'
+    assert sent(d, emu, 0, "L 23:49  R 25:00")["bytes"] == 16
+    # columns 2 and 6: gap of 3 -> jump
+    c = sent(d, emu, 0, "L 13:40  R 25:00")
+    assert c["bytes"] == 4 + 4 + 4 + 4 and c["instructions"] == 2
 
 
 def test_run_starting_at_the_cursor_needs_no_set_address():
-    log = new_log()
-    d, emu = make(log)
+    d, emu = make(new_log())
     d.show(0, row("abc             "))  # after clear the cursor is at 0: no address
     assert emu.instructions == 0 and emu.data_writes == 3
-    emu.reset_counters()
-    d.show(0, row("abcd            "))  # cursor is at column 3 now
-    assert emu.bytes_received == 4 and emu.instructions == 0
-    assert emu.text_rows()[0] == "abcd            "
+    # the cursor is at column 3 now: one character, no instruction
+    c = sent(d, emu, 0, "abcd            ")
+    assert c["bytes"] == 4 and c["instructions"] == 0
 
 
 def test_glyph_moves_cursor_into_cgram_so_next_show_sets_the_address():
-    log = new_log()
-    d, emu = make(log)
+    d, emu = make(new_log())
     d.show(0, row("abc             "))
     d.glyph(0, [0x1F] * 8)
-    emu.reset_counters()
-    d.show(0, row("abcd            "))  # same column as before, but AC is in CGRAM
-    assert emu.instructions == 1
-    assert emu.text_rows()[0] == "abcd            "
+    # same column as before, but AC is in CGRAM: one set-address
+    assert sent(d, emu, 0, "abcd            ")["instructions"] == 1
     assert emu.cgram_pattern(0) == [0x1F] * 8  # not overwritten by the 'd'
 
 
 def test_long_runs_and_full_rewrite_stay_within_one_transfer():
-    log = new_log()
-    d, emu = make(log)
+    d, emu = make(new_log())
     d.show(0, row("0123456789ABCDEF"))
-    emu.reset_counters()
-    d.show(0, row("FEDCBA9876543210"))
-    assert emu.transfers == 1 and emu.data_writes == 16
-    assert emu.bytes_received == 4 * 17
-    assert emu.text_rows()[0] == "FEDCBA9876543210"
+    assert sent(d, emu, 0, "FEDCBA9876543210") == cost(4 * 17, 1, 1, 16)
 
 
 def test_show_rejects_a_buffer_of_the_wrong_length():

@@ -1,7 +1,7 @@
 """`python -m host_sim logs` against the emulated Raspberry Pi Pico (the
 official MicroPython image on rp2040js, host_sim/target.py) through the real
 mpremote on its USB REPL (issue 13 item 3, "the mpremote helper"; SPEC §4
-"Game log").  The fake mpremote of tests/test_gamelog.py stands in for the
+"Game log").  The fake mpremote of tests/test_logs_tool.py stands in for the
 board elsewhere; this run checks the real program's behaviour it models:
 mpremote 1.28 `fs cp -r :games DIR` into a DIR that does not exist copies
 nothing when games/ has no sub-folder, so `logs` must copy into a folder that

@@ -99,8 +99,7 @@ def test_a_beep_and_the_menus_keep_the_short_pause(tmp_path):
     assert Loop(rig, 1).naps == [appmod.LOOP_MS]
     rig.run(3000)  # the beep is over
     assert Loop(rig, 1).naps == [appmod.IDLE_LOOP_MS]
-    rig.app._set_mode(appmod.MODE_SETUP)
-    rig.app.menu = appmod.menumod.SetupMenu(rig.app.settings)
+    rig.app._open(appmod.MODE_SETUP, appmod.menumod.SetupMenu(rig.app.settings))
     assert Loop(rig, 3).naps == [appmod.LOOP_MS] * 3
 
 

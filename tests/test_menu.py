@@ -38,6 +38,30 @@ def press(m, *actions):
     return out
 
 
+def items(m, n, *t):
+    """What the menu shows at each of n items, walked with A_NEXT (which
+    stays in the menu: None)."""
+    out = []
+    for _ in range(n):
+        out.append(shown(m))
+        assert m.handle(A_NEXT, *t) is None
+    return out
+
+
+def labels(m, n, *t):
+    """The labels (first rows) of items(m, n, *t)."""
+    return [s[0].rstrip() for s in items(m, n, *t)]
+
+
+def walk(m, action, n, read):
+    """read() after each of n presses of action."""
+    out = []
+    for _ in range(n):
+        m.handle(action)
+        out.append(read())
+    return out
+
+
 # -- setup menu -------------------------------------------------------------------
 
 def test_action_codes_are_the_apps():
@@ -48,11 +72,7 @@ def test_setup_walk_default_profile_items_and_wrap():
     """sdev/pfs show profile, time, language, sound, the table number and the
     last games' results (SPEC v2 §4); A_NEXT wraps round."""
     m = menu.SetupMenu(settings.Settings())
-    seen = []
-    for _ in range(7):
-        seen.append(shown(m))
-        assert m.handle(A_NEXT) is None
-    assert seen == [
+    assert items(m, 7) == [
         ["Rules           ", "<  SDeV (TSO)  >"],
         ["Time per player ", "<    30:00     >"],
         ["Language        ", "<   English    >"],
@@ -106,11 +126,7 @@ def test_setup_custom_walkthrough_every_item():
     s = settings.Settings()
     m = menu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
-    seen = []
-    for _ in range(13):
-        seen.append(shown(m))
-        m.handle(A_NEXT)
-    assert seen == [
+    assert items(m, 13) == [
         ["Rules           ", "<    Custom    >"],
         ["Time per player ", "<    20:00     >"],
         ["Time: left      ", "<    20:00     >"],
@@ -168,14 +184,10 @@ def test_setup_custom_sdev_like_rules_and_their_rules_object():
 def test_setup_penalty_bounds_0_to_50_step_5():
     s, m = custom_menu()
     goto(m, "Penalty/minute")
-    values = []
-    for _ in range(12):
-        m.handle(A_RIGHT)
-        values.append(s.penalty)
-    assert values == [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 50, 50]
+    assert walk(m, A_RIGHT, 12, lambda: s.penalty) == [5, 10, 15, 20, 25, 30, 35, 40, 45,
+                                                       50, 50, 50]
     assert shown(m)[1] == "<      50       "
-    for _ in range(11):
-        m.handle(A_LEFT)
+    press(m, *[A_LEFT] * 11)
     assert s.penalty == 0
     s.penalty = 7                                          # hand-edited file
     m.handle(A_RIGHT)
@@ -185,14 +197,10 @@ def test_setup_penalty_bounds_0_to_50_step_5():
 def test_setup_forfeit_none_then_1_to_10_minutes():
     s, m = custom_menu()
     goto(m, "Forfeit after")
-    values = []
-    for _ in range(12):
-        m.handle(A_RIGHT)
-        values.append(s.forfeit)
-    assert values == [60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 600, 600]
+    assert walk(m, A_RIGHT, 12, lambda: s.forfeit) == [60, 120, 180, 240, 300, 360, 420,
+                                                       480, 540, 600, 600, 600]
     assert shown(m)[1] == "<    10:00      "
-    for _ in range(9):
-        m.handle(A_LEFT)
+    press(m, *[A_LEFT] * 9)
     assert s.forfeit == 60
     m.handle(A_LEFT)
     assert s.forfeit == -1
@@ -204,14 +212,12 @@ def test_setup_forfeit_none_then_1_to_10_minutes():
 def test_setup_window_bounds_0_to_60_s_step_5():
     s, m = custom_menu()
     goto(m, "Challenge time")
-    for _ in range(20):
-        m.handle(A_RIGHT)
+    press(m, *[A_RIGHT] * 20)
     assert s.window == 60000
     assert shown(m)[1] == "<     60 s      "
     m.handle(A_LEFT)
     assert s.window == 55000
-    for _ in range(20):
-        m.handle(A_LEFT)
+    press(m, *[A_LEFT] * 20)
     assert s.window == 0
     assert shown(m)[1] == "      none     >"
 
@@ -223,13 +229,10 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     m.handle(A_RIGHT)
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
-    labels = []
-    for _ in range(10):
-        m.handle(A_NEXT)
-        labels.append(shown(m)[0].rstrip())
-    assert labels == ["Challenge time", "Language", "Sound", "Table number", "Last games",
-                      "Rules",
-                      "Time per player", "Time: left", "Time: right", "At 00:00"]
+    seen = walk(m, A_NEXT, 10, lambda: shown(m)[0].rstrip())
+    assert seen == ["Challenge time", "Language", "Sound", "Table number", "Last games",
+                    "Rules",
+                    "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
 
@@ -424,6 +427,14 @@ def ref_goto(m, label, t=0):
     raise AssertionError("no item " + label)
 
 
+def referee_menu(label):
+    """paused_game() and its referee menu at the item `label`: (clock, log, menu)."""
+    c, log = paused_game()
+    m = menu.RefereeMenu(c)
+    ref_goto(m, label)
+    return c, log, m
+
+
 def test_confirm_action_code_is_the_apps():
     assert A_CONFIRM == 5 and len(set((A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM))) == 5
 
@@ -460,9 +471,7 @@ def test_referee_adjust_items_change_a_pending_time_applied_as_a_whole_on_confir
 
 
 def test_changes_back_to_nothing_leave_without_a_question():
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Right +/- 1 min")
+    c, log, m = referee_menu("Right +/- 1 min")
     m.handle(A_RIGHT, 1)
     m.handle(A_LEFT, 2)
     assert shown(m)[1] == "<     28:59    >"                 # no '*': nothing pending
@@ -471,9 +480,7 @@ def test_changes_back_to_nothing_leave_without_a_question():
 
 
 def test_both_sides_pending_apply_as_one_adjust_each():
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Left +/- 1 min")
+    c, log, m = referee_menu("Left +/- 1 min")
     m.handle(A_RIGHT, 1)
     m.handle(A_RIGHT, 2)
     ref_goto(m, "Right +/- 1 s")
@@ -546,9 +553,7 @@ def test_the_apply_question_a_long_pause_leaves_without_the_changes():
 def test_referee_adjust_into_forfeit_ends_the_game_at_the_confirmation():
     """TSO § 5.2 c: 40 minutes deducted push left past the forfeit limit:
     nothing happens before the confirmation; then one adjust, game over."""
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Left +/- 1 min")
+    c, log, m = referee_menu("Left +/- 1 min")
     for _ in range(40):
         m.handle(A_LEFT, 92000)
     assert c.state == cc.PAUSED and not c.forfeited[cc.LEFT]
@@ -641,11 +646,7 @@ def test_base_time_change_only_in_ready_and_resets_the_clock():
 def test_base_time_item_absent_when_paused():
     c, log = paused_game()
     m = menu.RefereeMenu(c)
-    labels = []
-    for _ in range(8):
-        labels.append(shown(m)[0].rstrip())
-        assert m.handle(A_NEXT, 0) is None
-    assert labels == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
+    assert labels(m, 8, 0) == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
                       "Right +/- 1 min", "Late arrival L", "Late arrival R",
                       "Reset game", "Exit"]
     assert shown(m)[0].rstrip() == "Left +/- 1 s"     # wrapped
@@ -672,9 +673,7 @@ def test_reset_asks_and_acts_only_on_the_confirmation_tso_1_4_1_a():
 def test_the_pause_key_drops_a_question(cancel):
     """A_NEXT (a tap) or A_DONE (a hold) at the reset question drops it and
     does nothing else (the menu stays); asking again needs A_RIGHT again."""
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Reset game")
+    c, log, m = referee_menu("Reset game")
     m.handle(A_RIGHT, 1)
     assert m.handle(cancel, 2) is None
     assert shown(m) == ["Reset game      ", "               >"]
@@ -690,9 +689,7 @@ def test_a_confirmation_with_no_question_does_nothing_and_its_keys_are_undone():
     the first key's edge, the keys act (here: two time steps), the
     confirmation is recognised, undo() takes the steps back, then
     A_CONFIRM does nothing."""
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Right +/- 1 s")
+    c, log, m = referee_menu("Right +/- 1 s")
     m.mark()
     m.handle(A_LEFT, 1)
     m.handle(A_RIGHT, 2)
@@ -708,9 +705,7 @@ def test_asking_and_confirming_with_the_keys_of_one_group_does_nothing():
     both are held 1 s: that confirmation undoes its own keys (the question
     they asked too), so it finds no question and resets nothing.  A reset
     takes two separate acts: ask, then confirm (TSO § 1.4.1 a)."""
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Reset game")
+    c, log, m = referee_menu("Reset game")
     m.mark()                                       # right goes down
     m.handle(A_RIGHT, 1)
     m.handle(A_LEFT, 2)
@@ -722,9 +717,7 @@ def test_asking_and_confirming_with_the_keys_of_one_group_does_nothing():
 
 
 def test_mark_and_undo_restore_item_pending_times_and_question():
-    c, log = paused_game()
-    m = menu.RefereeMenu(c)
-    ref_goto(m, "Left +/- 1 min")
+    c, log, m = referee_menu("Left +/- 1 min")
     m.handle(A_LEFT, 1)
     m.handle(A_DONE, 2)                            # the apply question shows
     m.mark()
@@ -842,11 +835,7 @@ def test_resume_asks_and_acts_only_on_the_confirmation():
 def test_over_menu_has_no_time_items():
     c, log = over_game()
     m = menu.RefereeMenu(c)
-    labels = []
-    for _ in range(4):
-        labels.append(shown(m)[0].rstrip())
-        m.handle(A_NEXT, 0)
-    assert labels == ["5.2d: refund L", "Resume game", "Reset game", "Exit"]
+    assert labels(m, 4, 0) == ["5.2d: refund L", "Resume game", "Reset game", "Exit"]
 
 
 def test_referee_render_20x4_shows_both_times():

@@ -1,8 +1,9 @@
 """Every file that goes onto the device compiles with mpy-cross (issue: timing
 core; DEVELOPERS' rule: every firmware file must compile with mpy-cross).
 
-The firmware is what firmware/manifest.py lists (tests/test_plumbing.py
-checks that it lists every firmware/*.py).  The hardware emulation in
+The firmware is what the package manifests list (firmware/clock-core/ and
+firmware/clock-net/; tests/test_plumbing.py checks that they list every
+firmware/*.py), and the manifests themselves.  The hardware emulation in
 host_sim/fakehw/ runs under MicroPython too, so it is compiled as well."""
 import glob
 import os
@@ -11,10 +12,11 @@ import subprocess
 import pytest
 
 from conftest import FIRMWARE, ROOT, venv_tool
-from host_sim import firmware_files
+from host_sim import MANIFEST, firmware_files, packages
 
 FILES = sorted(
-    [os.path.join(FIRMWARE, f) for f in firmware_files() + ["manifest.py"]]
+    [os.path.join(FIRMWARE, f) for f in firmware_files()]
+    + [os.path.join(FIRMWARE, p, MANIFEST) for p in packages()]
     + glob.glob(os.path.join(ROOT, "boards", "*.py"))
     + glob.glob(os.path.join(ROOT, "host_sim", "fakehw", "*.py"))
 )

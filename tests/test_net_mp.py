@@ -16,17 +16,28 @@ pytestmark = pytest.mark.skipif(
 NET_RIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "net_rig.py")
 
 
-def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
+def mp_hall(tmp_path):
+    """Hall "mp" (two tables) on free ports, written; (hall, the clocks' password)."""
     h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
                ws_port=H.free_port())
-    pw = h.write()
+    return h, h.write()[1]
+
+
+def rig(tmp_path, h, password, scenario):
+    """tests/mp/net_rig.py `scenario` inside MicroPython against hall h: its
+    JSON line of figures."""
+    root = str(tmp_path / "clock") + "/"
+    os.mkdir(root)
+    proc = run_micropython([NET_RIG, root, str(h.port), password, scenario], timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
+    h, pw = mp_hall(tmp_path)
     h.start()
     try:
-        root = str(tmp_path / "clock") + "/"
-        os.mkdir(root)
-        proc = run_micropython([NET_RIG, root, str(h.port), pw[1], "heap"], timeout=120)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        r = rig(tmp_path, h, pw, "heap")
         assert r["connected"], r["note"]
         # The loop's budget (issue 14, 3): 0 bytes per iteration, connected,
         # in ready and in a running game between heartbeats.
@@ -49,16 +60,10 @@ def test_no_heap_per_iteration_while_a_result_waits_for_its_confirmation(tmp_pat
     """issue 19: with no recorder running, the result the broker acknowledged
     stays queued; the loop allocates nothing while it waits, and re-sends it
     (net.RESEND_MS) without dropping it."""
-    h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
-               ws_port=H.free_port())
-    pw = h.write()
+    h, pw = mp_hall(tmp_path)
     h.start_broker()              # no recorder: nobody confirms
     try:
-        root = str(tmp_path / "clock") + "/"
-        os.mkdir(root)
-        proc = run_micropython([NET_RIG, root, str(h.port), pw[1], "waiting"], timeout=120)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        r = rig(tmp_path, h, pw, "waiting")
         assert r["connected"] and r["acked_unconfirmed"], r
         assert r["waiting_bytes_per_iter"] == 0, r
         assert r["resent"] >= 1 and r["kept"] == 1, r

@@ -4,6 +4,7 @@ from the game's end until each PUBACK, written atomically, read again at
 boot.  On the fake flash of tests/test_power_loss.py, no broker needed (the
 real Mosquitto run is tests/test_hall.py::test_unacknowledged_result_survives_a_power_cut)."""
 from host_sim.sim import load_board
+from host_sim.hall_sim import attach
 import net
 import rig as gestures
 from rig import Rig, LEFT, RIGHT
@@ -16,7 +17,7 @@ SETTINGS = (b'{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 6000
 
 def boot(flash):
     rig = Rig(load_board("sim"), "", fs=flash)
-    rig.app.net = net.Net(CFG, rig.app, "t005", None)  # never connects here
+    attach(rig.app, CFG, "t005")  # never connects here
     return rig
 
 
@@ -54,23 +55,16 @@ def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
     for m in after.q1:
         m[2] = True                           # both written on the link
     result, log = after.q1
-    after._acked(0, result[0])
+    after.on_puback(0, result[0])
     assert result[5] and flash.files[net.OUTBOX].decode() == "\n".join(queue(n)) + "\n"
-    after._acked(0, log[0])
+    after.on_puback(0, log[0])
     assert flash.files[net.OUTBOX].decode() == queue(n)[0] + "\n"
-    after._publish(*confirmation(after.confirm, b"{}"))  # not its body: kept
+    after.on_publish(0, after.confirm_b, b"{}")  # not its body: kept
     assert after.q1 == [result]
-    after._publish(*confirmation("scrabble/cup/confirm/6", result[4]))  # another clock's
+    after.on_publish(0, b"scrabble/cup/confirm/6", result[4])  # another clock's
     assert after.q1 == [result]
-    after._publish(*confirmation(after.confirm, result[4]))
+    after.on_publish(0, after.confirm_b, result[4])
     assert after.q1 == [] and net.OUTBOX not in flash.files and after.acked_r == 0
-
-
-def confirmation(topic, body):
-    """(rx, i, j, n) of a QoS 0 PUBLISH from the broker, as Net._parse finds it."""
-    p = net.publish_packet(topic, body)
-    j = 3 if len(p) > 129 else 2
-    return p, 0, j, len(p) - j
 
 
 def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
@@ -81,7 +75,7 @@ def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
     play_to_the_end(rig)
     n = rig.app.net
     old = queue(n)
-    n._q1("scrabble/cup/5/state/5", b"", "C scrabble/cup/5/state/5", True)
+    n.enqueue("scrabble/cup/5/state/5", b"", "C scrabble/cup/5/state/5", True)
     new = queue(n)
     before = dict(flash.files)
     seen = set()
@@ -90,7 +84,7 @@ def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
         flash.files = dict(before)
         flash.budget = k
         try:
-            n._save_outbox()
+            n.save_outbox()
             done = True
         except PowerCut:
             done = False
@@ -155,17 +149,66 @@ def test_a_full_queue_drops_logs_before_results():
     n = boot(flash).app.net
     for g in range(1, net.MAX_QOS1 // 2 + 1):
         t = "scrabble/cup/5/result/%d/5" % g
-        n._q1(t, "{}", "R %s {}" % t, False, b"{}")
+        n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
         t = "scrabble/cup/5/log/%d/5" % g
-        n._q1(t, "log", "L %s %d" % (t, g), True)
+        n.enqueue(t, "log", "L %s %d" % (t, g), True)
     assert len(n.q1) == net.MAX_QOS1
     for g in range(10, 10 + net.MAX_QOS1 // 2):
         t = "scrabble/cup/5/result/%d/5" % g
-        n._q1(t, "{}", "R %s {}" % t, False, b"{}")
+        n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
     kinds = [m[3][0] for m in n.q1]
     assert kinds == ["R"] * net.MAX_QOS1, kinds          # every log went first
     assert n.dropped == net.MAX_QOS1 // 2 and n.unsent == net.MAX_QOS1
     t = "scrabble/cup/5/result/99/5"
-    n._q1(t, "{}", "R %s {}" % t, False, b"{}")
+    n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
     assert n.q1[0][3].startswith("R scrabble/cup/5/result/2/5")   # the oldest result
     assert n.dropped == net.MAX_QOS1 // 2 + 1
+
+
+def _wifi_board():
+    b = load_board("sim")
+    b.WIFI = True
+    return b
+
+
+def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, monkeypatch,
+                                                                  capsys):
+    """issue 22 (narrow doors): net.py reads net.json, and reads and writes
+    net.out, through the filesystem the app was given, never the builtin
+    open(): a net.json on the fake flash is found, one in the working folder
+    is not; a broken one there is one line and the clock plays."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "net.json").write_text('{"host": "10.0.0.9", "port": 1883, "event": "x", '
+                                       '"table": 9, "password": "pw"}')
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    assert Rig(_wifi_board(), "", fs=flash).app.net is None   # not on its flash
+    flash.files["net.json"] = (b'{"host": "10.0.0.2", "port": 1883, "event": "cup", '
+                               b'"table": 5, "password": "pw"}')
+    rig = Rig(_wifi_board(), "", fs=flash)
+    n = rig.app.net
+    assert n is not None and n.prefix == "scrabble/cup/5/" and n.link is None
+    assert rig.app.settings.hall is n          # the setup menu's "Hall" item
+    play_to_the_end(rig)
+    assert flash.files[net.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 {")
+    assert not (tmp_path / net.OUTBOX).exists()
+    flash = FakeFlash({"settings.json": SETTINGS, "net.json": b"\xff\xfe{"}, dirs={"games"})
+    capsys.readouterr()
+    rig = Rig(_wifi_board(), "", fs=flash)
+    assert rig.app.net is None and rig.app.settings.hall is None
+    assert capsys.readouterr().out == "net.json: not valid JSON; the clock stays off the network\n"
+    play_to_the_end(rig)                       # it still plays
+
+
+def test_the_hall_mark_reaches_the_app_through_its_callback():
+    """issue 22: net.py tells the app its hall state through the state
+    source's mark() (App.show_hall), never by writing into App: connecting
+    from the boot (issue 21), no hall once a connect fails (port 1 refuses)."""
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    rig = boot(flash)
+    n = rig.app.net
+    assert n.hall == net.HALL_WAIT and rig.app.view.hall == net.HALL_WAIT
+    for _ in range(200):
+        rig.run(20)
+        if n.hall != net.HALL_WAIT:
+            break
+    assert n.hall == net.HALL_DOWN and rig.app.view.hall == net.HALL_DOWN, n.note

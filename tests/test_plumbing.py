@@ -16,44 +16,78 @@ from conftest import FIRMWARE, ROOT
 
 
 def test_manifest_lists_every_firmware_module_issue_13_5():
-    """firmware/manifest.py is the one list of the app's modules: a module
-    added to firmware/ but not to the manifest would be left off the board."""
+    """The package manifests (firmware/clock-core/, firmware/clock-net/) are
+    the one list of the app's modules: a module added to firmware/ but to no
+    package would be left off the board."""
     on_disk = {os.path.basename(p) for p in glob.glob(os.path.join(FIRMWARE, "*.py"))}
-    on_disk.discard(host_sim.MANIFEST)
     listed = host_sim.firmware_files()
     missing = sorted(on_disk - set(listed))
-    assert not missing, "add to firmware/manifest.py: " + ", ".join(
-        'module("%s")' % m for m in missing)
-    assert sorted(set(listed) - on_disk) == [], "listed in the manifest, not in firmware/"
+    assert not missing, "add to firmware/clock-core/manifest.py: " + ", ".join(
+        'module("%s", base_path="..")' % m for m in missing)
+    assert sorted(set(listed) - on_disk) == [], "listed in a manifest, not in firmware/"
     assert {"main.py", "app.py", "clockcore.py"} <= set(listed)
+    assert host_sim.packages() == [host_sim.CORE, host_sim.NET]
 
 
 def test_bundle_holds_exactly_the_manifest(tmp_path):
-    """make bundle copies what the manifest lists (compiled, main.py as source)
-    plus the board, and nothing else from firmware/."""
-    out = tmp_path / "b"
-    names = deploy.build(str(out), "pico", compiled=False)
-    assert sorted(names) == sorted(host_sim.firmware_files() + ["board.py"])
+    """make bundle copies what the board's package lists (compiled, main.py
+    as source) plus the board, and nothing else from firmware/."""
+    for board, package in (("pico", host_sim.CORE), ("pico_w", host_sim.NET)):
+        names = deploy.build(str(tmp_path / board), board, compiled=False)
+        assert sorted(names) == sorted(host_sim.firmware_files(package=package)
+                                       + ["board.py"])
 
 
-def _manifest(tmp_path, text):
-    (tmp_path / "manifest.py").write_text(text)
+def _packages(tmp_path, **texts):
+    """A firmware folder with one package a keyword (clock_core -> clock-core)."""
+    for name, text in texts.items():
+        d = tmp_path / name.replace("_", "-")
+        d.mkdir(exist_ok=True)
+        (d / "manifest.py").write_text(text)
     return str(tmp_path)
 
 
+def test_manifest_reader_resolves_require_in_order(tmp_path):
+    """require("name") reads the package whose manifest is firmware/name/
+    (micropython-lib: `**/name/manifest.py` in a library), its modules
+    first; a package required twice is read once."""
+    fw = _packages(tmp_path,
+                   a_core='metadata(version="1")\nmodule("a.py", base_path="..")\n',
+                   b_mid='metadata()\nrequire("a-core")\nmodule("b.py", base_path="..")\n',
+                   c_top='metadata()\nrequire("b-mid")\nrequire("a-core")\n'
+                         'module("c.py", base_path="..")\n')
+    assert host_sim.firmware_files(fw, "a-core") == ["a.py"]
+    assert host_sim.firmware_files(fw, "c-top") == ["a.py", "b.py", "c.py"]
+    assert host_sim.firmware_files(fw) == ["a.py", "b.py", "c.py"]     # every package
+    assert host_sim.packages(fw) == ["a-core", "b-mid", "c-top"]
+
+
 def test_manifest_reader_refuses_what_it_does_not_read(tmp_path):
-    assert host_sim.firmware_files(_manifest(
-        tmp_path, 'metadata(version="1")\nmodule("a.py")\nmodule("b.py")\n')) == ["a.py", "b.py"]
-    for text, why in [('include("x/manifest.py")\n', "only module() and metadata()"),
-                      ('module("sub/a.py")\n', "only a .py file beside the manifest"),
-                      ('module("a.py")\nmodule("a.py")\n', "listed twice"),
-                      ('module("a.mpy")\n', "only a .py file"),
-                      ('import os\n', "ImportError"),
-                      ('module(\n', "SyntaxError")]:
+    only = "only metadata(), require() and module()"
+    for text, why in [('module("a.py", base_path="..")\n', "metadata() must be the first"),
+                      ('require("a")\n', "metadata() must be the first"),
+                      ('metadata()\nmetadata()\n', "metadata() twice"),
+                      ('metadata()\ninclude("x/manifest.py")\n', only),
+                      ('metadata()\npackage("p")\n', only),
+                      ('metadata()\nmodule("a.py")\n', "only a .py file of"),  # beside the manifest
+                      ('metadata()\nmodule("a.py", base_path="../..")\n', "only a .py file of"),
+                      ('metadata()\nmodule("sub/a.py", base_path="..")\n', "only a .py file of"),
+                      ('metadata()\n' + 'module("a.py", base_path="..")\n' * 2, "listed twice"),
+                      ('metadata()\nmodule("a.mpy", base_path="..")\n', "only a .py file"),
+                      ('metadata()\nrequire("nosuch")\n', "cannot read"),
+                      ('metadata()\nrequire("../x")\n', "a package is a folder name"),
+                      ('metadata()\nimport os\n', "ImportError"),
+                      ('metadata()\nmodule(\n', "SyntaxError")]:
+        fw = _packages(tmp_path, p=text)
         with pytest.raises(host_sim.ManifestError, match=re.escape(why)):
-            host_sim.firmware_files(_manifest(tmp_path, text))
+            host_sim.firmware_files(fw, "p")
     with pytest.raises(host_sim.ManifestError, match="cannot read"):
         host_sim.firmware_files(str(tmp_path / "nowhere"))
+    two = tmp_path / "two"
+    two.mkdir()
+    with pytest.raises(host_sim.ManifestError, match="listed twice"):   # by two packages
+        host_sim.firmware_files(_packages(two, x='metadata()\nmodule("a.py", base_path="..")\n',
+                                          y='metadata()\nmodule("a.py", base_path="..")\n'))
 
 
 def test_deploy_without_a_manifest_says_so_in_one_line(tmp_path):
@@ -64,7 +98,7 @@ def test_deploy_without_a_manifest_says_so_in_one_line(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "manifest.py" in lines[0], proc.stderr
+    assert len(lines) == 1 and "clock-core/manifest.py" in lines[0], proc.stderr
 
 
 def _pytest_paths():

@@ -42,8 +42,8 @@ pfs_flags 3835/3835 (SPEC v2 firmware), and on the SPEC v3 firmware
 2480/2480, gestures_undo_presses 1910/1910 cut points, 0 disagreements
 (the ~10 000 of sdev_overtime_forfeit were not all run: about 5 min of
 CPU).  The default
-sample's counts are in each test's docstring (pytest -s prints them).
-Against the committed firmware of cbc1bff, test_ready_with_referee_changes
+sample's counts are in SCENARIOS' comments (pytest -s prints them).
+Against the committed firmware of cbc1bff, ready_with_referee_changes
 fails at 53 of 80 cut points (a base change in `ready` is never saved; an
 adjustment in `ready` is missing from the new game's log); against 2c73aa4
 the pfs test fails at 19 of 175 (a flag that ends the game was saved as
@@ -416,7 +416,7 @@ def replay_check(rig2):
     except replay.ReplayError as e:
         return "log does not parse: line %d: %s\n%s" % (e.line, e.message, text)
     live = rig2.clock
-    at = rig2.app._log_ms(live.t)
+    at = rig2.app.session.log_ms(live.t)
     clock, _ = replay.run(game, at)
     got = replay.report(clock, at)
     want = replay.report(live, at)
@@ -524,7 +524,7 @@ def check_boot(boot):
         if c.running() != RIGHT:
             return "the first move after the reboot did not start right's clock"
         return replay_check(rig2)
-    if not rig2.app.log_on:
+    if not rig2.app.session.on:
         return "a game was restored (state %d) without its log" % c.state
     return replay_check(rig2)
 
@@ -613,67 +613,42 @@ def assert_no_disagreement(scenario, profile, base_s):
 
 # -- the tests ---------------------------------------------------------------------------
 
-def test_sdev_moves_and_pause():
-    """Running, paused and the challenge window (sdev).
-    Measured: 954 flash steps, 124 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_sdev_moves_and_pause, "sdev", 60)
+# (scenario, profile, what it covers; the default sample measured: flash
+# steps, cut points tried, disagreements)
+SCENARIOS = {
+    # Running, paused and the challenge window (sdev): 954, 124, 0.
+    "sdev_moves_and_pause": (sc_sdev_moves_and_pause, "sdev"),
+    # Overtime, penalties and the forfeit at -05:01 (sdev, TSO § 5.2):
+    # 10093, 251, 0.
+    "sdev_overtime_and_forfeit": (sc_sdev_overtime_forfeit, "sdev"),
+    # A flag (dead time, PFS § 6.2.1), the remaining player, both out
+    # (issue 12: "saved at the flag" is the state after the flag): 3860, 182, 0.
+    "pfs_flag_dead_time_remaining_player_both_out": (sc_pfs_flags, "pfs"),
+    # Referee changes in ready (base time, -1 s) survive a cut and are in
+    # the new game's log (issue 12 item 2): 1045, 162, 0.
+    "ready_with_referee_changes": (sc_ready_referee, "sdev"),
+    # late(right) (TSO § 2.4, PFS § 2.4), then the arrival: 991, 135, 0.
+    "late_then_arrival": (sc_late_arrival, "sdev"),
+    # An end, the referee's TSO § 5.2 d void, the referee's resume: 2480, 460, 0.
+    "end_void_resume": (sc_end_void_resume, "sdev"),
+    # A referee gesture begun with the player buttons in a running game and
+    # a confirmation with no question: their presses' log lines are cut off
+    # (Session.retract) at every cut point, the log still replays to the
+    # restored clock (SPEC v3 §4 Gestures, Power loss): 1910, 385, 0.
+    "gestures_undo_presses": (sc_gestures_undo_presses, "sdev"),
+}
 
 
-def test_sdev_overtime_and_forfeit():
-    """Overtime, penalties and the forfeit at -05:01 (sdev, TSO § 5.2).
-    Measured: 10093 flash steps, 251 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_sdev_overtime_forfeit, "sdev", 60)
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_no_disagreement_at_any_cut(name):
+    """Each scenario (SCENARIOS) cut at every sampled flash step: the
+    restored clock and its log agree (pytest -s prints the counts)."""
+    scenario, profile = SCENARIOS[name]
+    assert_no_disagreement(scenario, profile, 60)
 
 
-def test_pfs_flag_dead_time_remaining_player_both_out():
-    """A flag (dead time, PFS § 6.2.1), the remaining player, both out
-    (issue 12: "saved at the flag" is the state after the flag).
-    Measured: 3860 flash steps, 182 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_pfs_flags, "pfs", 60)
-
-
-def test_ready_with_referee_changes():
-    """Referee changes in ready (base time, -1 s) survive a cut and are in
-    the new game's log (issue 12 item 2).
-    Measured: 1045 flash steps, 162 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_ready_referee, "sdev", 60)
-
-
-def test_late_then_arrival():
-    """late(right) (TSO § 2.4, PFS § 2.4), then the arrival.
-    Measured: 991 flash steps, 135 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_late_arrival, "sdev", 60)
-
-
-def test_end_void_resume():
-    """An end, the referee's TSO § 5.2 d void, the referee's resume.
-    Measured: 2480 flash steps, 460 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_end_void_resume, "sdev", 60)
-
-
-def test_gestures_undo_presses():
-    """A referee gesture begun with the player buttons in a running game and
-    a confirmation with no question: their presses' log lines are cut off
-    (Session.retract) at every cut point, the log still replays to the
-    restored clock (SPEC v3 §4 Gestures, Power loss).
-    Measured: 1910 flash steps, 385 cut points tried, 0 disagreements."""
-    assert_no_disagreement(sc_gestures_undo_presses, "sdev", 60)
-
-
-SECOND = [
-    (sc_sdev_moves_and_pause, "sdev", 60),
-    (sc_sdev_overtime_forfeit, "sdev", 60),
-    (sc_pfs_flags, "pfs", 60),
-    (sc_ready_referee, "sdev", 60),
-    (sc_late_arrival, "sdev", 60),
-    (sc_end_void_resume, "sdev", 60),
-    (sc_gestures_undo_presses, "sdev", 60),
-]
-
-
-@pytest.mark.parametrize("scenario,profile,base_s", SECOND,
-                         ids=[x[0].__name__[3:] for x in SECOND])
-def test_second_cut_during_the_restore(scenario, profile, base_s):
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_second_cut_during_the_restore(name):
     """A second power cut while the clock restores the game (its log
     repair, `pause` line and checkpoint): the third power-up still agrees.
     Measured (second cuts, disagreements):
@@ -684,7 +659,8 @@ def test_second_cut_during_the_restore(scenario, profile, base_s):
     late_arrival: 116 after 17 first cuts, 0
     end_void_resume: 526 after 40 first cuts, 0
     gestures_undo_presses: 426 after 32 first cuts, 0"""
-    tried, bad = run_second_cuts(scenario, profile, base_s)
+    scenario, profile = SCENARIOS[name]
+    tried, bad = run_second_cuts(scenario, profile, 60)
     assert tried > 0
     assert not bad, "%d second cut points disagree; first at %d/%d: %s" % (
         len(bad), bad[0][0], bad[0][1], bad[0][2])
@@ -783,12 +759,12 @@ def test_gestures_undo_presses_with_the_journal_at_every_record_byte():
         tried += 1
         if c.state == cc.READY:
             continue
-        if not rig2.app.log_on:
+        if not rig2.app.session.on:
             bad.append((k, "a game was restored (state %d) without its log" % c.state))
             continue
         games = sorted(n for n in rig2.app.store.fs.files("games") if n.startswith("g"))
         text = rig2.app.store.fs.read("games/" + games[-1]).decode()
-        at = rig2.app._log_ms(c.t)
+        at = rig2.app.session.log_ms(c.t)
         got, _ = replay.run(replay.parse(text.split("\n")), at)
         if replay.report(got, at) != replay.report(c, at):
             bad.append((k, "log replays to %r, the clock is %r\n%s" % (

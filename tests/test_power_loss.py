@@ -638,11 +638,28 @@ def test_counters_and_file_operations_per_save():
 T0_RT = (1 << 30) - 20000
 
 
-if MICROPYTHON:
-    DIR = tmp_path("scrabble_persist_mp")
-else:  # pytest: a folder of this run's own (other runs may share /tmp)
-    import tempfile
-    DIR = tempfile.mkdtemp() + "/scrabble_persist_mp"
+DIR = None  # the running test's own folder (on_disk)
+
+
+def on_disk(fn):
+    """The test runs in a fresh folder of its own (DIR), removed after it,
+    pass or fail: no test finds another's files or must run last.  (On
+    MicroPython under the runner's SCLOCK_MP_TMP, tests/mp/mptest.py
+    tmp_path(); on CPython a tempfile.mkdtemp() folder.)"""
+    def run():
+        global DIR
+        if MICROPYTHON:
+            DIR = tmp_path("scrabble_persist_mp")
+            _rm_tree(DIR)
+            os.mkdir(DIR)
+        else:
+            import tempfile
+            DIR = tempfile.mkdtemp(prefix="scrabble_persist_")
+        try:
+            fn()
+        finally:
+            _rm_tree(DIR)
+    return run
 
 
 def _rm_tree(path):
@@ -692,6 +709,7 @@ def test_crc_is_zlibs_crc32():
     eq(persist.crc_into is persist._crc_into_py, True, "integer-only CRC on MicroPython")
 
 
+@on_disk
 def test_save_load_restores_a_paused_game():
     st = fresh_dir()
     eq(st.load(), None, "nothing yet")
@@ -712,6 +730,7 @@ def test_save_load_restores_a_paused_game():
     eq(r.rules.base, [60000, 60000], "rules from the snapshot")
 
 
+@on_disk
 def test_torn_temp_file_falls_back_to_the_last_record():
     st = fresh_dir()
     c = real_game()
@@ -735,6 +754,7 @@ def test_torn_temp_file_falls_back_to_the_last_record():
     eq(read_file("clock.state.b"), newest, "promoted into its slot")
 
 
+@on_disk
 def test_truncated_empty_or_garbage_slots():
     st = fresh_dir()
     c = real_game()
@@ -756,6 +776,7 @@ def test_truncated_empty_or_garbage_slots():
         st.save(c.snapshot(), 2)
 
 
+@on_disk
 def test_missing_folder_and_clear():
     st = persist.StateStore(path=DIR + "/no_such_folder/clock.state")
     eq(st.load(), None, "missing folder")
@@ -767,6 +788,7 @@ def test_missing_folder_and_clear():
     eq(st.load(), None, "no saved game")
 
 
+@on_disk
 def test_game_log_cut_back_to_the_checkpoint():
     _rm_tree(DIR)
     os.mkdir(DIR)
@@ -795,6 +817,7 @@ class _Uid:
         return b"\xe6\x61\x4c\x31\x1b\x5f\x2a\x37"
 
 
+@on_disk
 def test_game_log_header_names_the_clock():
     """Issue 12 item 4, on MicroPython: unique_id() as hex and the table."""
     _rm_tree(DIR)
@@ -821,6 +844,7 @@ def _alloc(fn, n=8):
 
 
 @micropython_only
+@on_disk
 def test_heap_per_save():
     st = fresh_dir()
     c = real_game()
@@ -845,14 +869,9 @@ def test_heap_per_save():
     lg.close()
     # A state file save runs only while no clock runs (firmware/session.py:
     # the running clock's checkpoints and events are journal records, 0 bytes,
-    # tests/mp/test_journal_mp.py), where a collection costs nobody time.  It
+    # tests/test_journal.py under MicroPython), where a collection costs nobody time.  It
     # must still not grow with the number of saves: one littlefs file cache
     # (prog size 256 -> 1 KB on the Pico) and the names, measured 1344 B.
     if per_save > 2048:
         raise AssertionError("save() allocates %d bytes" % per_save)
 
-
-def test_zz_cleanup():
-    _rm_tree(DIR)
-    if not MICROPYTHON:
-        os.rmdir(DIR.rsplit("/", 1)[0])  # tempfile.mkdtemp()'s folder

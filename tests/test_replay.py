@@ -200,6 +200,14 @@ profile sdev
 """
 
 
+def test_every_event_word_has_its_core_call():
+    """SPEC §5: every event a replay file may hold (the game log's words,
+    firmware/gamelog.py WORDS) is applied by its own core call, none by a
+    fallback."""
+    from host_sim import replay
+    assert sorted(replay.CALLS) == sorted(replay.EVENTS)
+
+
 def test_small_sdev_game(tmp_path):
     """TSO § 1.1 b (30:00 each), SPEC §4 Timekeeping (each side is charged
     exactly the ms between the events that start and stop it; the pause

@@ -6,17 +6,23 @@ gesture's mark and retract).
 The real core (clockcore.Clock) drives a Session as the app does: its event
 hook is Session.event, the main loop calls Session.tick.  FakeFlash
 (tests/test_power_loss.py) journals every file operation, so the order of
-the writes is checked, not assumed.
-"""
-import pytest
+the writes is checked, not assumed; the journal's way runs on littlefs over
+the NOR model (tests/mp/norflash.py).
 
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython,
+tests/test_target_qemu.py on the 32-bit image (its flash models in the
+board's PSRAM, tests/mp/norflash.py).  The log's
+replay check (host_sim.replay, the simulator's) is CPython's.
+"""
 import clockcore as cc
 import gamelog
+import norflash
 import persist
 import profiles
 import session
 import ticks
-from host_sim import replay
+from mptest import MICROPYTHON, parametrize
 from test_power_loss import FakeFlash
 
 WRAP = 1 << 30
@@ -46,6 +52,15 @@ class Device:
 
     def press(self, side):
         self.clock.press(side, self.t)
+
+
+def replays(text, clock, at):
+    """On CPython: the log `text` replays to `clock` at log time `at`."""
+    if MICROPYTHON:
+        return
+    from host_sim import replay
+    got, _ = replay.run(replay.parse(text.split("\n")), at)
+    assert replay.report(got, at) == replay.report(clock, at), text
 
 
 def newest_log(flash):
@@ -162,9 +177,7 @@ def test_restore_nothing_lost_and_restored():
     assert d2.s.log_ms(12345) == d.s.log_ms(d.t) - 3000 == saved
     text = newest_log(flash)
     assert text.endswith("%d pause  # power restored\n" % saved), text
-    game = replay.parse(text.split("\n"))
-    clock, _ = replay.run(game, saved)
-    assert replay.report(clock, saved) == replay.report(d2.clock, saved)
+    replays(text, d2.clock, saved)
 
 
 def test_restore_cuts_the_log_back_to_the_checkpoint():
@@ -189,8 +202,7 @@ def test_restore_cuts_the_log_back_to_the_checkpoint():
 def test_ready_with_the_referees_rules_and_no_log():
     flash = FakeFlash()
     d = Device(flash)
-    d.clock.rules.base = [120000, 120000]
-    d.clock.reset(d.t)
+    d.clock.set_rules(d.clock.rules.with_base(120000, 120000), d.t)
     d.s.save(d.t)                         # what the referee menu does
     d2 = Device(flash, t0=0)
     assert d2.restored == session.RULES
@@ -214,7 +226,7 @@ def test_forget_clears_the_state_and_the_next_event_opens_a_new_game():
     assert d.s.log.number == 2 and probe.game == 2
 
 
-@pytest.mark.parametrize("on", [True, False])
+@parametrize("on", [True, False])
 def test_an_ignored_press_is_a_comment_only_when_a_game_is_logged(on):
     flash = FakeFlash()
     d = Device(flash)
@@ -250,12 +262,11 @@ def test_a_failing_filesystem_never_stops_the_clock():
 # Session.retract(k, now), then pauses a clock that was running at the
 # group's first edge t0.  Both ways the session writes: straight to the files
 # (FakeFlash, no raw flash) and through the running-clock journal (littlefs
-# on the NOR model, tests/norfs.py).
+# on the NOR model, tests/mp/norflash.py).
 
 def _fs(journal):
     if journal:
-        from norfs import NorFS
-        return NorFS()
+        return norflash.NorFS()
     return FakeFlash()
 
 
@@ -271,14 +282,11 @@ def _power_cut(fs):
     """The flash as it is now, for a power-up that leaves `fs` alone."""
     if isinstance(fs, FakeFlash):
         return fs.copy()
-    from norfs import Nor, NorFS
-    nor = Nor(fs.nor.blocks)
-    nor.buffer[:] = fs.nor.buffer
-    return NorFS(nor, fresh=False)
+    return norflash.power_cut(fs)
 
 
 class Gesture:
-    """One key's slot (the app's App.snaps[k] and Session.mark(k))."""
+    """One key's slot (the game screen's Game.snaps[k] and Session.mark(k))."""
 
     def __init__(self, d, k=0):
         self.d = d
@@ -289,7 +297,7 @@ class Gesture:
         d.s.mark(k)
 
     def undo(self):
-        """What App._undo does when the gesture is recognised, and the end
+        """What Game._undo does when the gesture is recognised, and the end
         of that step: with the journal, retract() stages a record (KIND_UNDO
         or a checkpoint) that the step's tick() programs after the draw."""
         d = self.d
@@ -306,10 +314,13 @@ class Gesture:
 
 def _replays(fs, clock, s, t):
     text = _log(fs)
-    at = s.log_ms(t)
-    got, _ = replay.run(replay.parse(text.split("\n")), at)
-    assert replay.report(got, at) == replay.report(clock, at), text
+    replays(text, clock, s.log_ms(t))
     return text
+
+
+# the two ways the session writes: the files only, and the journal
+WAYS = [False, True]
+WAY_IDS = ["files", "journal"]
 
 
 def _game(d):
@@ -320,8 +331,8 @@ def _game(d):
     d.run(1000)
 
 
-@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
-@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
+@parametrize("journal, stopped", [(j, st) for j in WAYS for st in (False, True)],
+             ids=[w + "-" + st for w in WAY_IDS for st in ("running", "stopped")])
 def test_retract_drops_the_lines_after_the_mark_and_keeps_those_before(journal, stopped):
     """A gesture's keys in a running game: left's move, a press locked out
     ("pressed together"), the pause key (`stopped`: the clock stopped in the
@@ -355,8 +366,8 @@ def test_retract_drops_the_lines_after_the_mark_and_keeps_those_before(journal, 
     assert "ignored" not in text
 
 
-@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
-@pytest.mark.parametrize("when", ["retract", "stop"])
+@parametrize("journal, when", [(j, w) for j in WAYS for w in ("retract", "stop")],
+             ids=[w + "-" + when for w in WAY_IDS for when in ("retract", "stop")])
 def test_a_power_cut_right_after_a_retract_restores_the_retracted_state(journal, when):
     """SPEC §4 Power loss with a gesture: the power fails right after
     retract() (the restored clock still running as before the group) or
@@ -385,7 +396,7 @@ def test_a_power_cut_right_after_a_retract_restores_the_retracted_state(journal,
     assert "ignored" not in text and text.count(" left  #") == 1, text
 
 
-@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
+@parametrize("journal", WAYS, ids=WAY_IDS)
 def test_retract_of_a_games_first_press_leaves_no_game(journal):
     """Late arrival's keys in ready: the player button started the game (a
     game file begun for it, or a journal record); the gesture undoes it.
@@ -436,7 +447,7 @@ def test_the_checkpoint_names_the_cut_log_before_the_file_is_cut():
     assert probe.log_pos == len(flash.files["games/g0001.txt"])
 
 
-@pytest.mark.parametrize("journal", [False, True], ids=["files", "journal"])
+@parametrize("journal", WAYS, ids=WAY_IDS)
 def test_a_later_gesture_of_the_group_cuts_an_earlier_ones_comment(journal):
     """One group, two gestures (the pause key held alone 2 s on a stopped
     clock, then both player buttons added for the referee gesture): the

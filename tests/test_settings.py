@@ -376,3 +376,38 @@ def test_table_number_is_kept_and_an_older_file_without_it_means_none():
     del old["table"]
     s = Settings.load(fs=with_file(old))
     assert s.table == 0 and s.notice is False
+
+
+# The file as the firmware before issue 22 wrote it (bytes of its save():
+# numbers already, base times in ms, forfeit in s, window in ms).  Issue 22
+# changed only how the numbers reach the clock (Settings.rules() builds the
+# rules from them, no mm:ss text and back): a clock in the field keeps every
+# value across the upgrade, and its next save writes the same file.
+FIELD_FILE = (b'{"v": 1, "profile": "custom", "base_left": 1530000, "base_right": 1200000, '
+              b'"lang": "pl", "sound": false, "zero": "flag", "penalty": 5, "forfeit": 120, '
+              b'"window": 15000, "table": 7}')
+
+
+def test_a_file_from_the_firmware_before_is_loaded_with_nothing_lost():
+    fs = with_file(FIELD_FILE)
+    s = Settings.load(fs=fs)
+    assert s.notice is False and s.problem is None
+    r = s.rules()
+    # 25:30 and 20:00, the flag at 00:00, 5 points, forfeit 2 min, 15 s window
+    assert (r.name, r.base, r.zero, r.penalty, r.forfeit, r.window) == \
+        ("custom", [1530000, 1200000], profiles.ZERO_FLAG, 5, 120, 15000)
+    assert (s.lang, s.sound, s.table) == ("pl", False, 7)
+    assert s.save(fs=fs)
+    assert json.loads(fs.files["settings.json"]) == json.loads(FIELD_FILE)
+
+
+def test_rules_are_new_objects_built_from_the_numbers():
+    """Settings.rules() gives the clock its own Rules each time: the referee
+    menu's base change (Clock.set_rules, Rules.with_base) never writes back
+    into the settings."""
+    s = Settings()
+    a = s.rules()
+    b = a.with_base(60000, 120000)
+    assert (b.base, b.name, b.window) == ([60000, 120000], "sdev", 20000)
+    assert a.base == [1800000, 1800000] and s.rules().base == [1800000, 1800000]
+    assert s.rules() is not s.rules()

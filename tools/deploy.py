@@ -10,8 +10,12 @@ deploy_tables() and docs/hall.md.)
 
 (`make deploy BOARD=pico [PORT=...]` and `make bundle BOARD=pico` call these.)
 
-The app is the modules firmware/manifest.py lists plus boards/<BOARD>.py,
-which goes onto the board as board.py (a board file that derives from
+The app is the modules of one firmware package plus boards/<BOARD>.py:
+clock-core (firmware/clock-core/manifest.py) for a board without Wi-Fi,
+clock-net (firmware/clock-net/manifest.py: clock-core and the network
+modules) for a board with WIFI = True, the flag the app reads before it
+imports net, so `make deploy BOARD=pico` copies no network code.  The board
+file goes onto the board as board.py (a board file that derives from
 another, `from pico import *`, gets that one written into it: the device
 reads one self-contained file; host_sim/boards.py).  Modules are compiled to
 .mpy bytecode with mpy-cross (faster import, far less RAM than compiling on
@@ -33,7 +37,9 @@ load it copies .py sources instead and says so.
 
 MicroPython looks for foo.py before foo.mpy in each directory, so a stale
 clockcore.py left on the board would shadow a new clockcore.mpy: deploy
-deletes each copied module's twin (.py for .mpy and vice versa) first.
+deletes each copied module's twin (.py for .mpy and vice versa) first, and
+the modules of the other package (net.mpy ... on a board deployed before
+as pico_w and now as pico).
 
 A copy cut off midway (a cable pulled, a board reset) must not leave a
 board that boots a mix of old and new modules: deploy removes the old
@@ -64,7 +70,7 @@ import sys
 import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
-from host_sim import FIRMWARE, ROOT, ManifestError, firmware_files
+from host_sim import FIRMWARE, ROOT, ManifestError, board_package, firmware_files
 from host_sim import boards as boardfiles  # the one board loader
 from host_sim import usb  # mpremote: shared with `python -m host_sim logs`
 
@@ -166,13 +172,23 @@ def board_source(board):
         raise DeployError(str(e), 2)
 
 
+def package(board):
+    """The firmware package the board gets (host_sim.board_package): clock-net
+    for a board with WIFI = True, else clock-core (no network code)."""
+    try:
+        return board_package(boardfiles.load(board))
+    except boardfiles.BoardError as e:
+        raise DeployError(str(e), 2)
+
+
 def app_sources(board, firmware_dir=FIRMWARE):
-    """[(source path, module name)]: the modules firmware/manifest.py lists,
-    sorted, then the board."""
+    """[(source path, module name)]: the modules of the board's package
+    (package(): firmware/clock-core/manifest.py, or clock-net's, which
+    requires it), sorted, then the board."""
     if not os.path.isdir(firmware_dir):
         raise DeployError("no firmware folder %s" % firmware_dir, 2)
     try:
-        mods = sorted(firmware_files(firmware_dir))
+        mods = sorted(firmware_files(firmware_dir, package(board)))
     except ManifestError as e:
         raise DeployError(str(e), 2)
     if "board.py" in mods:
@@ -294,9 +310,22 @@ def stale_twins(names):
     return sorted(out)
 
 
+def left_out(board, firmware_dir=FIRMWARE):
+    """The modules of the other packages, both extensions: deploy deletes
+    them on the board, so a clock that once ran clock-net and is deployed as
+    a board without Wi-Fi carries no network code either."""
+    try:
+        mine = set(firmware_files(firmware_dir, package(board)))
+        every = firmware_files(firmware_dir)
+    except ManifestError as e:
+        raise DeployError(str(e), 2)
+    return sorted(m[:-3] + ext for m in every if m not in mine for ext in (".mpy", ".py"))
+
+
 README = """\
 Scrabble tournament clock: {name}
-Built by `make bundle BOARD={board}` from firmware/ and boards/{board}.py.
+Built by `make bundle BOARD={board}` from firmware/ (package {package})
+and boards/{board}.py.
 
 Copy every file of this folder EXCEPT this README.txt (and the hidden
 .clock-build, the list of files `make bundle` wrote here) to the top folder
@@ -357,7 +386,8 @@ def bundle(board, out_dir, sources=False, firmware_dir=FIRMWARE, mpy_cross=None,
     note = (NOTE_PY.format(board=board) if sources else
             NOTE_MPY.format(ver=cross[0], sub=cross[1], board=board))
     with open(os.path.join(out_dir, "README.txt"), "w") as f:
-        f.write(README.format(name=name, board=board, files=files, note=note))
+        f.write(README.format(name=name, board=board, package=package(board), files=files,
+                              note=note))
     return names
 
 
@@ -377,13 +407,14 @@ def query_command(port):
     return connect_args(port) + ["exec", MPY_QUERY]
 
 
-def copy_commands(port, out_dir, names):
+def copy_commands(port, out_dir, names, gone=()):
     """The mpremote argument lists (without the program) that put `names`
-    from out_dir onto the board and restart it."""
+    from out_dir onto the board and restart it; `gone`: other files to
+    delete there first (left_out())."""
     rel = os.path.relpath(out_dir, ROOT)
     if rel.startswith(os.pardir):
         rel = out_dir
-    twins = stale_twins(names)
+    twins = stale_twins(names) + list(gone)
     if "main.py" in names:
         # the old main.py goes first and the new one is copied last (names
         # ends with it): a copy cut off midway leaves no main.py, never a
@@ -468,7 +499,7 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         names.insert(0, "net.json")
-    cmds = copy_commands(port, out_dir, names)
+    cmds = copy_commands(port, out_dir, names, left_out(board, firmware_dir))
     if dry_run:
         for c in cmds:
             out(show(c))

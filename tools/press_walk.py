@@ -15,7 +15,9 @@ and the tool prints:
   files  the firmware files whose code ran for the press;
   hops   the calls into App (firmware/app.py) made from another firmware
          file: a callback back into the app, a door the press walks through
-         twice.
+         twice;
+  App functions  the functions of App that ran for it (the loop's own
+         included).
 
 The figures of issue 22 ("files and hops a press walks from the pin to the
 LCD and the log") are this tool's output; docs/architecture.md quotes them.
@@ -91,6 +93,8 @@ def main(argv=None):
             print("%-14s %-24s <- %s" % (name, fn, by or "-"))
     print("files %d: %s" % (len(files), " ".join(files)))
     print("hops back into App: %d" % hops)
+    app_fns = sorted({fn for name, fn, by in calls if name == "app.py"})
+    print("App functions run %d: %s" % (len(app_fns), " ".join(app_fns)))
     return 0
 
 

@@ -84,6 +84,12 @@ class Bench:
     def close(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     @property
     def clock(self):
         return self.rig.app.clock
@@ -112,23 +118,18 @@ class Bench:
         self.rig.press(b, hold)
         self.wait(50)
 
+    def moves(self, *steps):
+        """Each (key, ms): a tap of the key, then ms of play."""
+        for key, ms in steps:
+            self.tap(key)
+            self.wait(ms)
+
     def gesture(self, g):
-        """One of the cards' gestures (host_sim/fakehw/rig.py)."""
+        """One of the cards' gestures (host_sim/fakehw/rig.py: long_press(),
+        confirm(), referee(), late(side))."""
         self.align()
         self.rig.perform(g)
         self.wait(50)
-
-    def long_pause(self):
-        """The pause key held 2 s: setup menu / END? / NEW GAME?."""
-        self.gesture(rigmod.long_press())
-
-    def confirm(self):
-        """Both player buttons held 1 s: yes."""
-        self.gesture(rigmod.confirm())
-
-    def referee(self):
-        """Pause + both player buttons held 3 s."""
-        self.gesture(rigmod.referee())
 
 
 def expect(ok, what):
@@ -143,95 +144,66 @@ def expect(ok, what):
 def scene_sdev(lang, shot):
     """A TSO game (sdev, 30:00): start, challenge window, pause, overtime
     with penalty points, and the end of the game."""
-    b = Bench("sdev", lang)
-    try:
+    with Bench("sdev", lang) as b:
         c = b.clock
         expect(c.state == cc.READY, "ready")
         shot("ready", b)
-        b.tap(LEFT)                     # left starts the game: right's clock runs
-        b.wait(102000)                  # right thinks 1:42
-        b.tap(RIGHT)                    # right ends the turn: left runs, window opens
-        b.wait(2700)
+        b.moves((LEFT, 102000),         # left starts the game: right thinks 1:42
+                (RIGHT, 2700))          # right ends the turn: left runs, window opens
         expect(c.running() == cc.LEFT and 0 < c.win < 20000, "running")
         shot("running", b)
-        b.tap(PAUSE)                    # challenge: the clock stops
-        b.wait(1000)
+        b.moves((PAUSE, 1000))          # challenge: the clock stops
         expect(c.state == cc.PAUSED and c.win > 0, "paused")
         shot("paused", b)
-        b.tap(PAUSE)                    # runs on from the key's press
-        b.wait(14 * MIN)                # left plays on
-        b.tap(LEFT)                     # right runs: 28:18 left
-        b.wait(29 * MIN + 40000)        # ... into overtime: -01:23
+        b.moves((PAUSE, 14 * MIN),      # runs on from the key's press: left plays on
+                (LEFT, 29 * MIN + 40000))   # right runs: 28:18 left ... overtime: -01:23
         expect(c.running() == cc.RIGHT and c.penalty(cc.RIGHT) == 20, "overtime")
         shot("overtime", b)
-        b.tap(RIGHT)                    # right's last move; left runs
-        b.wait(4000)
-        b.tap(LEFT)                     # left's last move: right runs
-        b.wait(2500)
-        b.tap(PAUSE)                    # right stops the clock (TSO § 5.1 b i)
-        b.wait(3000)
-        b.long_pause()                  # held 2 s: the clock asks
-        expect(c.state == cc.PAUSED and b.rig.app.ask, "asks END?")
+        b.moves((RIGHT, 4000),          # right's last move; left runs
+                (LEFT, 2500),           # left's last move: right runs
+                (PAUSE, 3000))          # right stops the clock (TSO § 5.1 b i)
+        b.gesture(rigmod.long_press())  # held 2 s: the clock asks
+        expect(c.state == cc.PAUSED and b.rig.app.game.question.kind, "asks END?")
         shot("ask_end", b)
-        b.confirm()                     # both player buttons held 1 s
+        b.gesture(rigmod.confirm())     # both player buttons held 1 s
         expect(c.state == cc.OVER and not c.forfeited[cc.RIGHT], "game over")
         shot("over", b)
-    finally:
-        b.close()
 
 
 def scene_forfeit(lang, shot):
     """sdev: more than 5 minutes over (TSO § 5.2 c)."""
-    b = Bench("sdev", lang)
-    try:
-        c = b.clock
-        b.tap(RIGHT)                    # right starts: left runs
-        b.wait(11 * MIN + 7000)
-        b.tap(LEFT)                     # right runs
-        b.wait(30 * MIN + 5 * MIN + 1000 + 2000)
-        expect(c.state == cc.OVER and c.forfeited[cc.RIGHT], "forfeit")
+    with Bench("sdev", lang) as b:
+        b.moves((RIGHT, 11 * MIN + 7000),                 # right starts: left runs
+                (LEFT, 30 * MIN + 5 * MIN + 1000 + 2000))  # right runs
+        expect(b.clock.state == cc.OVER and b.clock.forfeited[cc.RIGHT], "forfeit")
         shot("forfeit", b)
-    finally:
-        b.close()
 
 
 def scene_pfs(lang, shot):
     """A PFS game (20:00): the flag falls, the other player plays on."""
-    b = Bench("pfs", lang)
-    try:
+    with Bench("pfs", lang) as b:
         c = b.clock
-        b.tap(RIGHT)                    # right starts: left runs
-        b.wait(9 * MIN)
-        b.tap(LEFT)                     # right runs
-        b.wait(7 * MIN + 30000)
-        b.tap(PAUSE)                    # dead time: right records the move
-        b.wait(8000)
-        b.tap(RIGHT)                    # right ends the turn: left runs
-        b.wait(11 * MIN + 3000)         # left's 20:00 are gone
+        b.moves((RIGHT, 9 * MIN),       # right starts: left runs
+                (LEFT, 7 * MIN + 30000),  # right runs
+                (PAUSE, 8000),          # dead time: right records the move
+                (RIGHT, 11 * MIN + 3000))  # right ends the turn: left's 20:00 are gone
         expect(c.state == cc.PAUSED and c.out(cc.LEFT), "flag")
         shot("flag", b)
-        b.tap(LEFT)                     # any key: the remaining player runs
-        b.wait(42000)
+        b.moves((LEFT, 42000))          # any key: the remaining player runs
         expect(c.running() == cc.RIGHT and c.out(cc.LEFT), "playing on")
         shot("flag_on", b)
-    finally:
-        b.close()
 
 
 def scene_menus(lang, shot):
     """The setup menu (ready) and the referee menu (paused): a time change
     kept pending, and the question that applies it as a whole."""
-    b = Bench("sdev", lang)
-    try:
-        b.long_pause()                  # in ready: the setup menu
+    with Bench("sdev", lang) as b:
+        b.gesture(rigmod.long_press())  # in ready: the setup menu
         expect(b.rig.app.mode == appmod.MODE_SETUP, "setup")
         shot("setup", b)
-        b.long_pause()                  # held again: saved, back to ready
-        b.tap(LEFT)
-        b.wait(95000)
-        b.tap(PAUSE)
-        b.wait(1000)
-        b.referee()                     # paused: the referee menu
+        b.gesture(rigmod.long_press())  # held again: saved, back to ready
+        b.moves((LEFT, 95000), (PAUSE, 1000))
+        b.gesture(rigmod.referee())     # paused: the referee menu
         expect(b.rig.app.mode == appmod.MODE_REFEREE, "referee")
         shot("referee", b)
         left = b.clock.rem[LEFT]
@@ -239,59 +211,42 @@ def scene_menus(lang, shot):
         expect(b.rig.app.menu.pend[LEFT] == 1000 and b.clock.rem[LEFT] == left,
                "a pending time change")
         shot("referee_change", b)
-        b.long_pause()                  # leaving: the clock asks to apply
+        b.gesture(rigmod.long_press())  # leaving: the clock asks to apply
         expect(b.rig.app.mode == appmod.MODE_REFEREE and b.rig.app.menu.ask >= 0,
                "Apply new times?")
         shot("referee_apply", b)
-        b.confirm()                     # both player buttons held 1 s: applied
+        b.gesture(rigmod.confirm())     # both player buttons held 1 s: applied
         expect(b.rig.app.mode == appmod.MODE_GAME and b.clock.rem[LEFT] == left + 1000,
                "the change applied")
-    finally:
-        b.close()
 
 
 def scene_power(lang, shot):
     """A power cut during a game: restored, paused."""
-    b = Bench("sdev", lang)
-    try:
-        b.tap(LEFT)
-        b.wait(3 * MIN + 12000)
-        b.tap(RIGHT)
-        b.wait(47000)
+    with Bench("sdev", lang) as b:
+        b.moves((LEFT, 3 * MIN + 12000), (RIGHT, 47000))
         b.power_cut()
         c = b.clock
         expect(c.state == cc.PAUSED and c.side == cc.LEFT, "restored")
         shot("restored", b)
-    finally:
-        b.close()
 
 
 def scene_late(lang, shot):
     """sdev: right is late; left, present, starts right's clock (pause key,
     then the left button, both held 2 s)."""
-    b = Bench("sdev", lang)
-    try:
+    with Bench("sdev", lang) as b:
         b.gesture(rigmod.late(LEFT))    # ~2.3 s from the pause key's edge ...
         b.wait(3 * MIN + 10000)         # ... the lateness runs from that edge:
                                         # +03:12 (SPEC v3 §4 Gestures)
         expect(b.clock.late() == cc.RIGHT, "late")
         shot("late", b)
-    finally:
-        b.close()
 
 
 def scene_2004(lang, shot):
     """The 20x4 build: the same game screen spread over four rows."""
-    b = Bench("sdev", lang, board="sim_2004")
-    try:
-        b.tap(LEFT)
-        b.wait(102000)
-        b.tap(RIGHT)
-        b.wait(2700)
+    with Bench("sdev", lang, board="sim_2004") as b:
+        b.moves((LEFT, 102000), (RIGHT, 2700))
         expect(b.clock.running() == cc.LEFT, "20x4 running")
         shot("2004_running", b)
-    finally:
-        b.close()
 
 
 SCENES = (scene_sdev, scene_forfeit, scene_pfs, scene_power, scene_menus,

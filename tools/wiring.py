@@ -288,12 +288,8 @@ def svg_for(board, boards_dir=BOARDS):
     for kind, title, conns in gs:
         if kind == "lcd":
             y = _lcd(s, y, title, conns)
-        elif kind == "button":
-            y = _switch(s, y, title, conns)
-        elif kind == "buzzer":
-            y = _buzzer(s, y, title, conns)
-        elif kind == "led":
-            y = _led(s, y, title, conns)
+        elif kind in ONE_PIN_PARTS:
+            y = _one_pin_part(s, y, kind, title, conns)
         elif kind == "battery":
             y = _battery(s, y, title, conns, ns)
         y += GAP
@@ -364,39 +360,36 @@ def _lcd(s, y, title, conns):
     return y + ROW * len(conns)
 
 
-def _switch(s, y, title, conns):
-    c = COLORS["button"]
+def _one_pin_part(s, y, kind, title, conns):
+    """A part between one board pin and ground: the pin, its wire to the
+    part, the part's symbol (ONE_PIN_PARTS), the ground, the title."""
+    c = COLORS[kind]
+    wire_to, symbol = ONE_PIN_PARTS[kind]
     _part_pin, label, _gpio, _const = conns[0]
     board_pin(s, y, label, c)
-    _wire(s, y, PART_X + 10, c)
+    _wire(s, y, wire_to, c)
+    symbol(s, y, c)
+    s.ground(PART_X + 80, y)
+    s.text(PART_X + 110, y + 4, title)
+    return y + ROW + 4
+
+
+# Each symbol ends in its lead to the ground at PART_X + 80.
+def _switch(s, y, c):
     s.circle(PART_X + 14, y, 4)
     s.circle(PART_X + 50, y, 4)
     s.line(PART_X + 16, y - 3, PART_X + 48, y - 16)
     s.line(PART_X + 32, y - 22, PART_X + 32, y - 10, width=1)
     s.line(PART_X + 54, y, PART_X + 80, y)
-    s.ground(PART_X + 80, y)
-    s.text(PART_X + 110, y + 4, title)
-    return y + ROW + 4
 
 
-def _buzzer(s, y, title, conns):
-    c = COLORS["buzzer"]
-    _part_pin, label, _gpio, _const = conns[0]
-    board_pin(s, y, label, c)
-    _wire(s, y, PART_X + 10, c)
+def _buzzer(s, y, c):
     s.rect(PART_X + 10, y - 11, 40, 22, fill="#f3eefa", stroke=c, rx=11)
     s.text(PART_X + 17, y + 4, "+", weight="bold")
     s.line(PART_X + 50, y, PART_X + 80, y)
-    s.ground(PART_X + 80, y)
-    s.text(PART_X + 110, y + 4, title)
-    return y + ROW + 4
 
 
-def _led(s, y, title, conns):
-    c = COLORS["led"]
-    _part_pin, label, _gpio, _const = conns[0]
-    board_pin(s, y, label, c)
-    _wire(s, y, PART_X, c)
+def _led(s, y, c):
     s.rect(PART_X, y - 7, 36, 14, fill="#ffffff")
     s.text(PART_X + 18, y - 12, "330 \u03a9", size=10, anchor="middle")
     s.line(PART_X + 36, y, PART_X + 50, y)
@@ -404,9 +397,11 @@ def _led(s, y, title, conns):
            stroke=c)
     s.line(PART_X + 66, y - 9, PART_X + 66, y + 9)
     s.line(PART_X + 66, y, PART_X + 80, y)
-    s.ground(PART_X + 80, y)
-    s.text(PART_X + 110, y + 4, title)
-    return y + ROW + 4
+
+
+# kind -> (where its wire from the board pin ends, its symbol)
+ONE_PIN_PARTS = {"button": (PART_X + 10, _switch), "buzzer": (PART_X + 10, _buzzer),
+                 "led": (PART_X, _led)}
 
 
 def _battery(s, y, title, conns, ns):

@@ -518,7 +518,7 @@ def scenario_bus_faults(board, root):
         rig.run(outage // 2)
         bus[addr] = emu                         # the cable is back
         rig.run(2500)                           # retried within the backoff
-        expect(not rig.app.lcd_down, "the display is back after %d ms" % outage, rig)
+        expect(not rig.app.display.down, "the display is back after %d ms" % outage, rig)
         expect(rig.screen()[1].strip() == "DISPLAY RESTORED", "it says so", rig)
         rig.run(4500)
         expect(rig.screen() == _expected_screen(rig), "everything redrawn", rig)
@@ -538,7 +538,7 @@ def scenario_bus_faults(board, root):
             k += SETTLE_MS
     bus[addr] = emu
     rig.run(7000)
-    expect(not rig.app.lcd_down and rig.app.lcd_errors > 10, "flaky bus survived", rig)
+    expect(not rig.app.display.down and rig.app.display.errors > 10, "flaky bus survived", rig)
     expect(rig.screen() == _expected_screen(rig), "the display shows the clock", rig)
     # time to the ms: the two sides add up exactly to the time that ran
     # (a clock ran all along), and every move changed the turn
@@ -547,6 +547,86 @@ def scenario_bus_faults(board, root):
     expect(c.state == cc.RUNNING and used == rig.ms() - t0,
            "charged %d ms in %d ms of play" % (used, rig.ms() - t0), rig)
     expect(len(edges) > 10, "moves during the faults (%d)" % len(edges), rig)
+    return rig
+
+
+def _failures(rig, ms):
+    """The rig's ms at which the display's bus failed (each failed draw or
+    retry), stepping `ms` of virtual time."""
+    d = rig.app.display
+    n = d.errors
+    out = []
+    end = rig.ms() + ms
+    while rig.ms() < end:
+        rig.run(rig.step_ms)
+        if d.errors != n:
+            n = d.errors
+            out.append(rig.ms())
+    return out
+
+
+def scenario_display_backoff(board, root):
+    """Issue 12, firmware/display.py: a display whose bus fails is tried again
+    after 100 ms, then after twice as long each time, up to 2 s, while the
+    clock runs on; when it answers, the wait starts again at 100 ms."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    bus = _bus(board)
+    emu = bus[board.LCD_ADDR]
+    rig.press(LEFT)                             # right runs: a redraw each second
+    del bus[board.LCD_ADDR]
+    fails = _failures(rig, 12000)
+    gaps = [b - a for a, b in zip(fails, fails[1:])]
+    expect(gaps[:7] == [100, 200, 400, 800, 1600, 2000, 2000],
+           "retried after %r ms" % gaps, rig)
+    bus[board.LCD_ADDR] = emu
+    rig.run(2100)
+    d = rig.app.display
+    expect(not d.down and d.backoff == 100, "back, the wait reset", rig)
+    del bus[board.LCD_ADDR]
+    fails = _failures(rig, 1500)                # the next fault: 100 ms first
+    expect([b - a for a, b in zip(fails, fails[1:])][:2] == [100, 200],
+           "retried after %r ms" % fails, rig)
+    bus[board.LCD_ADDR] = emu
+    return rig
+
+
+def _centres(rig, ms):
+    """Row 1's words in turn, each with how long it showed (100 ms steps)."""
+    out = []
+    end = rig.ms() + ms
+    while rig.ms() < end:
+        rig.run(100)
+        w = rig.screen()[1].strip()
+        if out and out[-1][0] == w:
+            out[-1][1] += 100
+        else:
+            out.append([w, 100])
+    return out
+
+
+def scenario_notice_waits_for_the_question(board, root):
+    """firmware/display.py, question.py: a notice that comes while END?
+    shows waits for it (the question keeps the centre field, SPEC v3 §4),
+    then shows its whole 4 s; then the paused game's PAUSE."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    bus = _bus(board)
+    emu = bus[board.LCD_ADDR]
+    rig.press(LEFT)
+    rig.run(1000)
+    rig.press(PAUSE)
+    rig.run(500)
+    del bus[board.LCD_ADDR]                     # the END? redraw fails
+    rig.perform(gestures.long_press(), 0)
+    q = rig.app.game.question
+    expect(q.kind != 0 and rig.app.display.down, "END? asked, the display down", rig)
+    bus[board.LCD_ADDR] = emu                   # "Display restored" waits
+    seen = _centres(rig, 12000)[1:]             # (the stale PAUSE while down)
+    words = [w for w, _ in seen]
+    expect(words == ["END? hold L+R", "DISPLAY RESTORED", "PAUSE"],
+           "in turn: %r" % seen, rig)
+    expect(seen[1][1] == 4000, "the notice's whole 4 s: %r" % seen, rig)
     return rig
 
 
@@ -762,6 +842,8 @@ GESTURE_SCENARIOS = (
 # Faults (issue 12): each also replays from its log to the live clock.
 FAULT_SCENARIOS = (
     scenario_bus_faults,
+    scenario_display_backoff,
+    scenario_notice_waits_for_the_question,
 )
 
 

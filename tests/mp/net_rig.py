@@ -19,6 +19,7 @@ import sys
 import time
 
 import micropython
+import mqtt
 import net
 import sim as board  # boards/sim.py: on MICROPYPATH
 import rig as gestures
@@ -39,7 +40,10 @@ def make(root, port, password, table=1, step_ms=5):
     rig = Rig(board, root, step_ms=step_ms)
     cfg = {"host": "127.0.0.1", "port": port, "event": "mp", "table": table,
            "password": password}
-    rig.app.net = net.Net(cfg, rig.app, "mp%03d" % table)
+    a = rig.app   # (as App does on a board with Wi-Fi; host_sim.hall_sim.attach)
+    a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
+                    a.add, "mp%03d" % table)
+    a.settings.hall = a.net
     return rig
 
 
@@ -66,7 +70,7 @@ def heap(root, port, password):
     rig = make(root, port, password)
     n = rig.app.net
     # (and the SUBACK of its confirm subscription read: nothing arrives)
-    ok = until(rig, lambda: n.st == net.UP and not n.dirty and n.off >= len(n.out)
+    ok = until(rig, lambda: n.st == net.UP and not n.dirty and not n.wire.busy()
                and n.subscribed)
     out = {"connected": ok, "note": n.note}
     step = rig.app.step
@@ -77,7 +81,7 @@ def heap(root, port, password):
 
     out["ready_bytes_per_iter"] = alloc(idle, 500)
     rig.press(LEFT)  # right's clock runs
-    until(rig, lambda: not n.dirty and n.off >= len(n.out))
+    until(rig, lambda: not n.dirty and not n.wire.busy())
     n.hb_at = rig.add(rig.now, 100000)  # no heartbeat inside the window
     n.ping_at = rig.add(rig.now, 100000)
     out["running_bytes_per_iter"] = alloc(idle, 500)
@@ -86,7 +90,7 @@ def heap(root, port, password):
     def one_state():
         n.dirty = True
         idle()
-        while n.off < len(n.out):
+        while n.wire.busy():
             idle()
 
     out["bytes_per_state_message"] = alloc(one_state, 20)
@@ -97,7 +101,7 @@ def heap(root, port, password):
         rig.press(s)
     rig.perform(gestures.end_game(True))  # stop, hold 2 s, L+R: the end
     out["over"] = rig.clock.state == 3
-    out["acked"] = until(rig, lambda: not n.q1 and n.off >= len(n.out))
+    out["acked"] = until(rig, lambda: not n.q1 and not n.wire.busy())
     out["rem"] = [rig.clock.rem[0], rig.clock.rem[1]]
     out["game"] = rig.app.log.number
     return out
@@ -114,7 +118,7 @@ def waiting(root, port, password):
     rig.run(3000)
     rig.press(RIGHT)
     rig.perform(gestures.end_game(True))
-    acked = until(rig, lambda: n.acked_r == 1 and not n.unsent and n.off >= len(n.out)
+    acked = until(rig, lambda: n.acked_r == 1 and not n.unsent and not n.wire.busy()
                   and len(n.q1) == 1)
     step = rig.app.step
 
@@ -165,7 +169,8 @@ def blocking_connect(port, password, timeout_s):
     try:
         s.settimeout(timeout_s)
         s.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
-        s.write(net.connect_packet("blocking", "1", password, "scrabble/mp/1/status", "x"))
+        s.write(mqtt.connect_packet("blocking", "1", password, "scrabble/mp/1/status", "x",
+                                     net.KEEPALIVE_S))
         s.read(4)
     except OSError:
         pass

@@ -1,9 +1,14 @@
-# The LCD-row toolkit (firmware/rows.py, issue 13 point 3) under the real
-# MicroPython interpreter: what each helper writes (the codes the game screen
-# and the menus show) and that none of them allocates (the render paths of
-# view.py and menu.py are built from them; SPEC: no allocation in the loop).
+"""The LCD-row toolkit (firmware/rows.py, issue 13 point 3): what each
+helper writes (the codes the game screen and the menus show) and that none of
+them allocates (the render paths of view.py and menu.py are built from them;
+SPEC: no allocation in the loop).
+
+Written once for both interpreters (tests/mp/mptest.py): pytest runs it on
+CPython, tests/test_micropython.py inside the real MicroPython, and
+tests/test_target_qemu.py on the 32-bit image; the heap check is
+MicroPython's (micropython.mem_total())."""
 import rows
-from mptest import eq, heap_bytes
+from mptest import eq, heap_bytes, micropython_only
 
 ROW = bytearray(b" " * 16)
 
@@ -39,6 +44,7 @@ def test_words_and_numbers():
        (1, 1, 2, 4), "ndigits")
 
 
+@micropython_only
 def test_no_helper_allocates():
     other = bytearray(b"x" * 16)
     for what, fn in (("blank", lambda: rows.blank(ROW)),

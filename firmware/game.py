@@ -1,0 +1,307 @@
+# The game screen: what the keys do in a game (SPEC v3 §4 Buttons and
+# Gestures on the device) and the game as view.py draws it.
+#
+# handle(action, t) takes each action of gestures.py at its own edge time.
+# A key acts at its leading edge; first it keeps a snapshot of the game (a
+# slot per key, preallocated), so that a gesture its group then makes can
+# undo exactly what the keys did, and do its own thing.  It returns one
+# code, the only thing the app reads (None: nothing for the app to do):
+#   SETUP    the pause key held 2 s in ready, then every key up: the setup menu
+#   REFEREE  the referee gesture in ready, paused or over: the referee menu
+#   NEW      "NEW GAME?" confirmed on the final screen: a new game
+#   UNDONE   any other gesture: it undid its keys (the hall publishes again)
+# The questions END? and NEW GAME? are question.py's, over this screen.
+#
+# render(rows) fills the rows from the view when something shown changed
+# and returns them; else it returns None (nothing to send to the LCD).
+#
+# Split into small methods: a press in a running game must not allocate, and
+# MicroPython puts a call frame of more than ~11 words on the heap.
+import clockcore as cc
+import gestures as gst
+import outputs
+import question as qmod
+import rows as rowsmod
+import session as sessmod
+
+LOCK_MS = 500          # a side just started ignores its own button this long
+                       # (SPEC v3 §4 Buttons: no Scrabble turn is that short)
+SLOT_MODE = 3          # the snapshot slot taken on entering the game screen
+                       # with keys held (slots 0-2: each key's press)
+
+SETUP = "setup"
+REFEREE = "referee"
+NEW = "new"
+UNDONE = "undone"
+
+_BEEPS = {cc.EV_WINDOW: outputs.BEEP_WINDOW, cc.EV_FLAG: outputs.BEEP_FLAG,
+          cc.EV_FORFEIT: outputs.BEEP_FORFEIT, cc.EV_OVER: outputs.BEEP_FORFEIT}
+
+
+def _copy(src, dst):
+    """dst[:] = src for two lists of the same length, allocating nothing."""
+    i = 0
+    n = len(src)
+    while i < n:
+        dst[i] = src[i]
+        i += 1
+
+
+class Game:
+    def __init__(self, clock, session, gestures, display, buzzer, now,
+                 ticks_ms, diff, add):
+        self.clock = clock
+        self.session = session
+        self.gestures = gestures
+        self.display = display
+        self.buzzer = buzzer
+        self.view = display.view
+        self.question = qmod.Question(display, gestures, diff, add)
+        self.ticks_ms = ticks_ms
+        self.diff = diff
+        self.add = add
+        # the game before each key's latest press, and which one is the group's
+        self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_MODE + 1)]
+        self.gslot = -1           # -1: the group began outside the game screen
+        self.lock_side = -1       # the side just started by a player button ...
+        self.lock_until = now     # ... ignores its own button until then
+        self.setup_due = False    # a 2 s hold in ready: setup when released alone
+        self._k_run = self._k_win = 0   # what the screen showed last:
+        self._k_side = -2               # seconds, window seconds, side,
+        self._k_hall = -1               # the hall mark
+
+    # -- the game ------------------------------------------------------------------
+    def event(self, code, side, t, arg):
+        """The core's event hook (through the app): the log line, then the
+        checkpoint (session.py); a redraw; a key press dismisses the
+        notices; the buzzer."""
+        self.view.dirty = True
+        self.session.event(code, side, t, arg)
+        if cc.is_action(code) and self.display.notes:
+            self.display.clear(t)
+        if code in _BEEPS:
+            self.buzzer.beep(_BEEPS[code], t)
+
+    def new(self, now, rules):
+        """A new game in `ready` with `rules`: the clock reset, the old game
+        forgotten, the 20x4 header rewritten."""
+        self.clock.set_rules(rules, now)
+        self.forget()
+        self.header()
+
+    def show_hall(self, h):
+        """The hall's state (net.HALL_*): the mark on the game screen."""
+        self.view.hall = h
+
+    def forget(self):
+        """The clock was reset: nothing to restore, next event opens a new
+        log, no notices."""
+        self.session.forget()
+        self.display.clear(self.ticks_ms())
+
+    def header(self):
+        """The game's rules in the 20x4 header (view.py)."""
+        self.view.dirty = True
+        self.view.show_rules(self.clock.rules)
+
+    def restore(self, now, rules):
+        """Resume a game cut off by a power failure (TSO § 4.1 f): paused, as
+        of the last checkpoint, with a notice on the screen.  `rules`: the
+        settings' (a function), for a state file without a game."""
+        r = self.session.restore(now, rules)
+        if r == sessmod.LOST:
+            # Corrupt or foreign state file: a clean `ready`, and say so.
+            self.display.note("STATELOST")
+        elif r != sessmod.NOTHING:
+            self.header()  # the restored game's rules, not the settings'
+            if r == sessmod.RESTORED:
+                # The notice stays until the next key press resumes play.
+                self.display.note("RESTORED", 0)
+
+    # -- the screen -----------------------------------------------------------------
+    def enter(self, now):
+        """The game screen shows again: keys still held from a menu make a
+        gesture that undoes only what they do from here."""
+        self.view.dirty = True
+        if self.gestures.any_held():
+            self._keep(SLOT_MODE, now)
+            self.gslot = SLOT_MODE
+
+    def elsewhere(self):
+        """A group of keys began outside the game screen: its gesture has
+        nothing here to undo."""
+        self.gslot = -1
+
+    def tick(self, now, lowbat):
+        """Every iteration on the game screen: the clock to now, the lock
+        and the question's time, the battery warning."""
+        self.clock.update(now)
+        if self.lock_side >= 0 and self.diff(now, self.lock_until) >= 0:
+            self.lock_side = -1   # over (and never stale across a tick wrap)
+        self.question.tick(now)
+        v = self.view
+        if v.lowbat != lowbat:
+            v.lowbat = lowbat
+            v.dirty = True
+        if v.hall != self._k_hall:    # (show_hall: the hall mark)
+            self._k_hall = v.hall
+            v.dirty = True
+
+    def render(self, rows):
+        if self._changed(self.clock):
+            self.view.dirty = False
+            return self.view.render(self.clock, rows)
+        return None  # nothing visible changed: no render, no LCD traffic
+
+    def _changed(self, c):
+        """Did anything the display shows change?  Events, notices and
+        modes set the view's `dirty`; between them only the running side's
+        seconds, the challenge window's and the lateness can move."""
+        r = c.running()
+        k = (c.rem[r] + 999) // 1000 if r >= 0 else 0
+        w = (c.win + 999) // 1000
+        if k != self._k_run or w != self._k_win or r != self._k_side:
+            self._k_run = k
+            self._k_win = w
+            self._k_side = r
+            return True
+        return self.view.dirty
+
+    # -- keys at their edges, gestures that undo them ---------------------------------
+    def handle(self, a, t):
+        if a <= gst.PAUSE_DOWN:
+            self._edge(a - 1, t)
+        elif a == gst.ALL_UP:
+            return self._all_up(t)
+        elif a == gst.REGROUP:
+            # a release known late: the group began at a later press
+            self.gslot = self.gestures.key
+            self.question.mark()
+        else:
+            return self._gesture(a, t)
+        return None
+
+    def _edge(self, k, t):
+        """Key k's leading edge (0 left, 1 right, 2 pause): first the game as
+        it is (the snapshot a gesture of this group may go back to), then
+        what the key does at once."""
+        self._keep(k, t)
+        if self.gestures.opened:
+            self.gslot = k
+            self.question.mark()
+        if k == 2:
+            self.clock.pause(t)  # TSO § 4.1: the whole clock stops (or goes on)
+        else:
+            self._player(k, t)
+
+    def _keep(self, k, t):
+        """Snapshot slot k: the clock settled to t, copied (no allocation),
+        and where the game log stands.  (The copy is a function of its own:
+        a loop here made this frame too large to stay off the heap, 136 B at
+        every press on the unix port.)"""
+        c = self.clock
+        c.update(t)
+        _copy(c.snapshot(), self.snaps[k])
+        self.session.mark(k)
+
+    def _player(self, x, t):
+        # SPEC v3 §4 Buttons: after a player button starts a side, that
+        # side's own button is ignored for LOCK_MS (both players pressing
+        # together change the turn once); the ignored press is logged.
+        if x == self.lock_side and self.diff(t, self.lock_until) < 0:
+            self.session.ignored(t, 1 - x)
+            return
+        c = self.clock
+        if c.press(x, t) and c.state == cc.RUNNING:
+            self.lock_side = c.side
+            self.lock_until = self.add(t, LOCK_MS)
+
+    def _all_up(self, t):
+        # Every key is up.  A question that showed when these keys went down
+        # and that they did not confirm is answered "no"; a 2 s hold in ready
+        # opens the setup menu now (a slow referee who adds both player
+        # buttons later gets the referee menu instead).
+        self.question.handle(gst.ALL_UP, t)
+        if self.setup_due:
+            self.setup_due = False
+            if self.clock.state == cc.READY:
+                return SETUP
+        return None
+
+    def _group_state(self):
+        """The clock's state when the group's first key went down (-1: the
+        group began outside the game screen)."""
+        k = self.gslot
+        return self.snaps[k][1] if k >= 0 else -1
+
+    def _undo(self):
+        """A gesture undoes its keys: the clock as it was before the group's
+        first edge, and stopped from that edge (SPEC v3 §4); the game log
+        drops what the keys logged and records the gesture instead."""
+        c = self.clock
+        k = self.gslot
+        t0 = self.gestures.t0
+        c.restore(self.snaps[k])   # settled to t0: the time charged up to it
+        self.session.retract(k, self.ticks_ms())
+        self.lock_side = -1
+        self.view.dirty = True
+        if c.state == cc.RUNNING or c.state == cc.LATE:
+            c.pause(t0)
+
+    def _gesture(self, a, t):
+        st = self._group_state()
+        if st < 0:
+            return None  # begun in a menu: nothing on the game screen to undo
+        if a == gst.PAUSE_LONG and (st == cc.RUNNING or st == cc.LATE):
+            return None  # pressed while a clock ran: a held pause key only stops it
+        if (a == gst.LATE_L or a == gst.LATE_R) and st != cc.READY:
+            return None  # late arrival is a gesture in ready only
+        self._undo()
+        self.session.gesture(a, t)
+        if a == gst.REFEREE or a == gst.CONFIRM:
+            return self._answer(a, t)
+        c = self.clock
+        if a == gst.PAUSE_LONG:
+            if c.state == cc.READY:
+                self.setup_due = True
+            elif c.state == cc.PAUSED:
+                self.question.ask(qmod.END, t)
+            elif c.state == cc.OVER:
+                self.question.ask(qmod.NEW, t)
+        else:
+            # The present player (the pause key and their own button, held
+            # 2 s) starts the absent opponent's clock from the first of
+            # those keys' edges (PFS § 2.4, TSO § 2.4).
+            c.start_late(cc.RIGHT if a == gst.LATE_L else cc.LEFT, self.gestures.t0)
+        return UNDONE
+
+    def _answer(self, a, t):
+        """The referee gesture (it drops a question) or a confirmation (yes
+        to the question showing; with none, nothing more)."""
+        yes = self.question.handle(a, t)
+        c = self.clock
+        if a == gst.REFEREE:
+            self.setup_due = False
+            if c.state == cc.READY or c.state == cc.PAUSED or c.state == cc.OVER:
+                return REFEREE
+        elif yes == qmod.END:
+            c.end(t)
+        elif yes == qmod.NEW:
+            return NEW
+        return UNDONE
+
+
+class Splash:
+    """The boot screen: the name, the version and the rules, drawn once
+    for the app's SPLASH_MS (the keys do nothing meanwhile)."""
+
+    def __init__(self, version, rules_name):
+        self.top = b"Scrabble clock"
+        self.line = ("v" + version + " " + rules_name).encode()
+
+    def render(self, rows):
+        for r in rows:
+            rowsmod.blank(r)
+        rowsmod.word(rows[0], 0, len(rows[0]), self.top, 2)
+        rowsmod.word(rows[1], 0, len(rows[1]), self.line, 2)
+        return rows

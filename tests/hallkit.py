@@ -1,0 +1,79 @@
+"""What the hall's tests share (tests/test_hall*.py): the marks that skip them
+where the broker or the browser is missing, a hall on free loopback ports,
+the director's command as typed, and waiting for a condition."""
+import contextlib
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from host_sim import hall as H
+
+needs_broker = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    reason="mosquitto or the page's mqtt.js missing (make deps hall-page)")
+
+needs_browser = pytest.mark.skipif(
+    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
+    or None in H.browser_tools(),
+    reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
+           "(make deps hall-page)")
+
+
+def new_hall(tmp_path, tables=12, **kw):
+    """Hall "cup" in tmp_path/hall on two free loopback ports, its folder
+    written (accounts, configuration, page); not started."""
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=tables, port=H.free_port(),
+               ws_port=H.free_port(), **kw)
+    h.write()
+    return h
+
+
+@contextlib.contextmanager
+def running_hall(tmp_path, tables=12, **kw):
+    """new_hall(), started (broker and recorder) for the with block, then stopped."""
+    h = new_hall(tmp_path, tables, **kw)
+    h.start()
+    try:
+        yield h
+    finally:
+        h.stop()
+
+
+def hall_cmd(folder, *args, event=None, port=None):
+    """The director's command as typed: python -m host_sim hall ARGS --dir
+    FOLDER [--event E] [--port P]; the finished process (text)."""
+    extra = ["--dir", folder]
+    if event is not None:
+        extra += ["--event", event]
+    if port is not None:
+        extra += ["--port", str(port)]
+    return subprocess.run([sys.executable, "-m", "host_sim", "hall"] + list(args) + extra,
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def csv_rows(proc):
+    """The rows of a `hall results --csv` that must have succeeded."""
+    assert proc.returncode == 0, proc.stderr
+    return list(csv.DictReader(io.StringIO(proc.stdout)))
+
+
+def until(read, cond, seconds=15, every=0.2):
+    """read() every `every` s until cond(value) or `seconds` are over; the
+    last value read (the caller asserts on it)."""
+    end = time.monotonic() + seconds
+    v = read()
+    while not cond(v) and time.monotonic() < end:
+        time.sleep(every)
+        v = read()
+    return v
+
+
+def page_until(browser, js, cond, seconds=15):
+    """until() on what the page's script `js` returns in the browser."""
+    return until(lambda: browser.execute_script(js), cond, seconds)
