@@ -33,8 +33,8 @@ def need(why):
 class Background:
     """Long runs started early and awaited later, each in a thread of its
     own (tests/test_target_pico.py's scripted game: an emulated Pico for
-    ~77 simulated seconds runs on the second core while other modules'
-    tests run on the first).  start(name, fn, *args) once per name;
+    ~77 simulated seconds runs on the second core from the session's start
+    while other modules' tests run on the first).  start(name, fn, *args) once per name;
     result(name) waits for it and returns fn's value or raises what it
     raised (a failed assertion in fn fails the test that asks)."""
 
@@ -61,3 +61,17 @@ def background():
     jobs = Background()
     yield jobs
     jobs.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def longest_run_first(request, background, tmp_path_factory):
+    """The suite's longest run, tests/test_target_pico.py's scripted game on
+    an emulated Pico (minutes of CPU), starts with the session: it has the
+    second core while the first runs the single-threaded modules, and its
+    test, last in that module, waits for it.  Nothing starts when that test
+    is not selected or the emulated Pico is missing (the test then says so)."""
+    from host_sim import target
+    if target.pico_missing():
+        return
+    from test_target_pico import start_scripted_game
+    start_scripted_game(request, background, tmp_path_factory)

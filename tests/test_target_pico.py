@@ -69,9 +69,10 @@ def start_scripted_game(request, background, tmp_path_factory):
     """The scripted game (test_scripted_game_on_the_emulated_pico, the
     longest run of the suite: ~77 s of simulated time, minutes of CPU) is
     played in a thread of the session's `background` (tests/conftest.py),
-    one emulated Pico per core, from the first test of test_logs_pico.py
-    (which runs before this module) or of this module on, while the tests
-    in between run; its test, last here, waits for it.  Nothing starts when
+    one emulated Pico per core, from the session's start
+    (tests/conftest.py longest_run_first; test_logs_pico.py and this module
+    start it too when run alone), while the other tests run; its test, last
+    here, waits for it.  Nothing starts when
     that test is not selected.  The job, or None."""
     names = {item.name for item in request.session.items}
     if "test_scripted_game_on_the_emulated_pico" not in names:
