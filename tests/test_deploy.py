@@ -51,12 +51,17 @@ def run_micropython(args, path, cwd):
 
 # --- bundle -----------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def bundle_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bundle-pico")
-    proc = run_deploy(["bundle", "--board", "pico", "--out", str(out)])
+def make_bundle(tmp_path_factory, board):
+    """`tools/deploy.py bundle --board BOARD` into a fresh folder: the folder."""
+    out = tmp_path_factory.mktemp("bundle-" + board)
+    proc = run_deploy(["bundle", "--board", board, "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def bundle_dir(tmp_path_factory):
+    return make_bundle(tmp_path_factory, "pico")
 
 
 def test_bundle_holds_every_firmware_module_compiled(bundle_dir):
@@ -140,10 +145,7 @@ def test_each_board_gets_the_package_its_wifi_flag_says():
 
 @pytest.fixture(scope="module")
 def bundle_w_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bundle-pico_w")
-    proc = run_deploy(["bundle", "--board", "pico_w", "--out", str(out)])
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return make_bundle(tmp_path_factory, "pico_w")
 
 
 def _named(folder, words):
