@@ -67,8 +67,7 @@ class Game:
         self.lock_until = now     # ... ignores its own button until then
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
         self._k_run = self._k_win = 0   # what the screen showed last:
-        self._k_side = -2               # seconds, window seconds, side,
-        self._k_hall = -1               # the hall mark
+        self._k_side = -2               # seconds, window seconds, side
 
     # -- the game ------------------------------------------------------------------
     def event(self, code, side, t, arg):
@@ -92,6 +91,7 @@ class Game:
     def show_hall(self, h):
         """The hall's state (net.HALL_*): the mark on the game screen."""
         self.view.hall = h
+        self.view.dirty = True
 
     def forget(self):
         """The clock was reset: nothing to restore, next event opens a new
@@ -142,9 +142,6 @@ class Game:
         v = self.view
         if v.lowbat != lowbat:
             v.lowbat = lowbat
-            v.dirty = True
-        if v.hall != self._k_hall:    # (show_hall: the hall mark)
-            self._k_hall = v.hall
             v.dirty = True
 
     def render(self, rows):
