@@ -18,6 +18,10 @@
 #       on_reply(now)                after each packet (a PINGRESP only this)
 #       on_lost(now, why)            the link failed (a one-line reason)
 #     An owner that close()s the wire in one of them ends the parse.
+#   - with a TLS context (net.py: the hall's CA pinned) the socket is wrapped
+#     once TCP is up; the handshake runs inside the first send()s (of the
+#     CONNECT) in non-blocking steps, and a broker whose certificate the
+#     context refuses is on_lost like any other failure.
 # Nothing here allocates while nothing is sent or received.
 import select
 
@@ -34,6 +38,11 @@ REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
            4: "bad user name or password", 5: "not authorised"}
 
 _EAGAIN = (errno.EAGAIN, getattr(errno, "EWOULDBLOCK", errno.EAGAIN))
+try:   # CPython's ssl says "not yet" with these; MicroPython's returns None
+    from ssl import SSLWantReadError, SSLWantWriteError
+    _WANT = (SSLWantReadError, SSLWantWriteError)
+except ImportError:
+    _WANT = ()
 _INPROGRESS = (errno.EINPROGRESS, errno.EAGAIN, getattr(errno, "EALREADY", 114))
 
 
@@ -106,9 +115,11 @@ def set_dup(packet):
 class Wire:
     """One connection to the broker at a time (see the top of this file)."""
 
-    def __init__(self, sock_mod, owner):
+    def __init__(self, sock_mod, owner, tls=None, tls_name=None):
         self.sock_mod = sock_mod
         self.owner = owner
+        self.tls = tls            # an ssl.SSLContext, or None: in clear
+        self.tls_name = tls_name  # the name the broker's certificate must hold
         self.sock = None
         self.poller = None
         self._rd = None
@@ -119,6 +130,7 @@ class Wire:
         self.off = 0              # ... and how much of it went out
         self.rbuf = bytearray(128)
         self.rx = bytearray()
+        self.why = None
 
     def open(self, now, host, port):
         """Start a TCP connect: True, or False after on_lost."""
@@ -142,7 +154,7 @@ class Wire:
         self.poller.register(s, select.POLLOUT)
         return True
 
-    def opened(self):
+    def opened(self, now=0):
         """The TCP connect: 1 done (the broker's replies are read from now
         on), -1 refused, 0 not yet."""
         ev = self.poller.poll(0)
@@ -151,10 +163,32 @@ class Wire:
         if ev[0][1] & (select.POLLERR | select.POLLHUP):
             return -1
         s = self.sock
+        if self.tls is not None:
+            s = self._wrap(now, s)
+            if s is None:
+                return 0      # (on_lost said why)
         self._rd = getattr(s, "readinto", None) or s.recv_into
         self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
         self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
         return 1
+
+    def _wrap(self, now, raw):
+        """TLS over the connected socket (the handshake happens in the
+        following send()s and reads); None after on_lost if it cannot."""
+        self.poller.unregister(raw)   # (CPython's wrap takes its descriptor over)
+        try:
+            w = getattr(self.sock_mod, "wrap_tls", None)   # (the simulator's Wi-Fi)
+            if w is not None:
+                s = w(self.tls, raw, self.tls_name)
+            else:
+                s = self.tls.wrap_socket(raw, server_hostname=self.tls_name,
+                                         do_handshake_on_connect=False)
+        except (OSError, ValueError, MemoryError) as e:
+            self.owner.on_lost(now, "TLS: %s" % e)
+            return None
+        self.poller.register(s, select.POLLOUT)
+        self.sock = s
+        return s
 
     def start(self, packet):
         """The next packet to write (the last one is written whole)."""
@@ -173,8 +207,11 @@ class Wire:
         try:
             n = self.sock.send(self.mv[o:o + CHUNK])
         except OSError as e:
-            if _err(e) not in _EAGAIN:
+            if not isinstance(e, _WANT) and _err(e) not in _EAGAIN:
                 self.owner.on_lost(now, "send: %s" % e)
+            return 0
+        except ValueError as e:   # MicroPython's TLS: the certificate refused
+            self.owner.on_lost(now, "TLS: %s" % str(e).strip())
             return 0
         if n:
             self.off = o + n
@@ -197,25 +234,35 @@ class Wire:
             return
 
     def _readable(self, now):
-        n = self._recv()
-        if n is None:
-            return
-        if n < 0:
-            self.owner.on_lost(now, "read: error %d" % -n)
-        elif n == 0:
-            self.owner.on_lost(now, "broker closed the connection")
-        else:
+        while True:
+            n = self._recv()
+            if n is None:
+                return
+            if n < 0:
+                self.owner.on_lost(now, "read: %s" % self.why)
+                return
+            if n == 0:
+                self.owner.on_lost(now, "broker closed the connection")
+                return
             self.rx.extend(self.rbuf[:n])
             self._parse(now)
+            if n < len(self.rbuf) or self.sock is None:
+                return
+            # a full buffer: TLS may hold more of its record than poll sees
 
     def _recv(self):
-        """Bytes read into rbuf; None: nothing yet; < 0: -errno.  (Small on
-        purpose: a try block enlarges the frame, which must stay off the heap.)"""
+        """Bytes read into rbuf; None: nothing yet; -1: failed (self.why).
+        (Small on purpose: a try block enlarges the frame, which must stay
+        off the heap.)"""
         try:
             return self._rd(self.rbuf)
         except OSError as e:
-            n = _err(e)
-            return None if n in _EAGAIN else -n
+            if isinstance(e, _WANT) or _err(e) in _EAGAIN:
+                return None
+            self.why = e
+        except ValueError as e:   # MicroPython's TLS: the certificate refused
+            self.why = "TLS: %s" % str(e).strip()
+        return -1
 
     def _parse(self, now):
         rx = self.rx

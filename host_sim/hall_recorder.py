@@ -242,6 +242,8 @@ def run(folder, port, event, host="127.0.0.1"):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
+    from host_sim import hall_tls
+    hall_tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
     c.reconnect_delay_set(0.1, 2)
     sub = "scrabble/%s/+/result/+/+" % event
     states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]

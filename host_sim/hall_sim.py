@@ -84,11 +84,24 @@ class FlakySocket:
         self.s.close()
 
 
+class FlakyTLS(FlakySocket):
+    """TLS (CPython's ssl, as the board's mbedtls) over a FlakySocket: fails
+    the same way when the Wi-Fi is gone."""
+
+    def __init__(self, link, ctx, raw, name):
+        self.link = link
+        self.s = ctx.wrap_socket(raw.s, server_hostname=name, do_handshake_on_connect=False)
+
+
 class FlakySockets:
     """The `socket` module net.py sees."""
 
     def __init__(self, link):
         self.link = link
+
+    def wrap_tls(self, ctx, raw, name):
+        """net.py's TLS over this Wi-Fi (firmware/mqtt.py Wire._wrap)."""
+        return FlakyTLS(self.link, ctx, raw, name)
 
     def getaddrinfo(self, host, port):
         return socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)

@@ -203,7 +203,7 @@ function onMessage(topic, payload) {
 
 function start() {
   document.getElementById("event").textContent = EV;
-  var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
+  var url = HallModel.brokerUrl(location, HALL);
   var c = mqtt.connect(url, {username: HALL.user, password: HALL.password,
                              reconnectPeriod: 2000, clean: true});
   var conn = document.getElementById("conn");

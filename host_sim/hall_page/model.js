@@ -182,8 +182,15 @@ var HallModel = (function () {
     return w;
   }
 
+  // The broker for a page served from `loc` (location): MQTT over secure
+  // WebSockets on the hall's port (config.js's wsPort; issue 29: no listener
+  // in clear), on the host the page came from.  The one place pages build it.
+  function brokerUrl(loc, hall) {
+    return "wss://" + loc.hostname + ":" + hall.wsPort + "/";
+  }
+
   return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
-          fmt: fmt,
+          fmt: fmt, brokerUrl: brokerUrl,
           signed: signed, times: times, words: words};
 })();
 
