@@ -3,6 +3,7 @@
 #
 #   micropython net_rig.py ROOT PORT PASSWORD SCENARIO
 #
+# ROOT/ca.crt, if there, is the hall's CA: the clock speaks TLS (issue 29).
 # Prints one JSON line with the figures.  Scenarios:
 #   heap     connected; bytes allocated per main-loop iteration while nothing
 #            is published (ready, and running between heartbeats), and per
@@ -40,6 +41,12 @@ def make(root, port, password, table=1, step_ms=5):
     rig = Rig(board, root, step_ms=step_ms)
     cfg = {"host": "127.0.0.1", "port": port, "event": "mp", "table": table,
            "password": password}
+    try:   # the hall's CA (the host puts its ca.crt in ROOT): TLS, as on a clock
+        f = open(root + "ca.crt")
+        cfg["ca"] = f.read()
+        f.close()
+    except OSError:
+        pass
     a = rig.app   # (as App does on a board with Wi-Fi; host_sim.hall_sim.attach)
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "mp%03d" % table)
