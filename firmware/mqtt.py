@@ -229,6 +229,8 @@ class Wire:
     def read(self, now):
         # Ask poll first: a try block costs a heap frame on every call (MicroPython
         # allocates ~150 bytes for it), ipoll(0) costs nothing.
+        if self.sock is None:
+            return            # (a send in this same poll failed: closed)
         for _ in self._ready(0):
             self._readable(now)
             return

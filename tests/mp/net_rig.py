@@ -14,6 +14,8 @@
 #   blocking what one blocking connect (as umqtt.simple's) costs the loop
 #   waiting  a result acknowledged by the broker, never confirmed (no
 #            recorder): bytes per iteration meanwhile, and its re-send
+#   refused  the first try to connect: the note (a broker that is not the
+#            hall's is refused)
 import gc
 import json
 import sys
@@ -143,6 +145,15 @@ def waiting(root, port, password):
             "resent": n.published - before, "kept": len(n.q1), "note": n.note}
 
 
+def refused(root, port, password):
+    """The first try to connect (issue 29: to a broker that is not the
+    hall's): the clock's note, whether it ever connected."""
+    rig = make(root, port, password)
+    n = rig.app.net
+    until(rig, lambda: n.note != "not connected yet", 15000)
+    return {"note": n.note, "connects": n.connects, "up": n.st == net.UP, "hall": n.hall}
+
+
 def loop(root, port, password, n_iter):
     rig = make(root, port, password, step_ms=5)
     if port == 0:
@@ -191,6 +202,8 @@ if __name__ == "__main__":
         r = heap(root, port, password)
     elif what == "waiting":
         r = waiting(root, port, password)
+    elif what == "refused":
+        r = refused(root, port, password)
     elif what == "blocking":
         r = {"worst_us": blocking_connect(port, password, 3)}
     else:

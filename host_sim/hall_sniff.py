@@ -1,0 +1,262 @@
+"""A listener on the hall's Wi-Fi (issue 29): everyone in the hall knows the
+Wi-Fi passphrase, so anyone can record every frame a clock sends and
+receives, and can send frames of their own.  Relay sits on the path of the
+clocks' traffic (a TCP relay on loopback in front of the broker) and keeps
+every byte each way; the attacks then try the captured material:
+
+  - read any password or result body in it (there must be none: TLS only);
+  - replay a captured connection, whole or record by record, to the broker
+    (TLS 1.2/1.3 handshakes are bound to fresh randoms: the broker accepts
+    nothing of it) and check that no recorded result changed and that the
+    clock whose frames were replayed is still the only one on its account;
+  - try every printable run found in the capture as a password;
+  - alter a frame on the way (flip one bit of a clock's encrypted record):
+    the broker drops that connection and the clock's result arrives
+    unaltered on its next;
+  - pose as the broker with a certificate for the very name the clocks
+    check, signed by another CA (a laptop in the hall running its own
+    Mosquitto): the clock refuses it and sends no password.
+
+tests/test_hall_sniff.py asserts each one is repelled; `make bench`
+(bench/hall_bench.py hall_attacks) counts them with the other attacks.
+"""
+import os
+import re
+import select
+import socket
+import ssl
+import threading
+import time
+
+from host_sim import hall_recorder as REC
+from host_sim import hall_tls as TLS
+
+TLS_TYPES = (20, 21, 22, 23)      # change_cipher_spec, alert, handshake, application_data
+
+
+def tls_records(data):
+    """[(type, length)] of a byte stream read as TLS records; None where it
+    is not one (anything sent in clear)."""
+    out = []
+    i = 0
+    while i + 5 <= len(data):
+        t, major, n = data[i], data[i + 1], data[i + 3] << 8 | data[i + 4]
+        if t not in TLS_TYPES or major != 3 or n > 18432:
+            return None
+        out.append((t, n))
+        i += 5 + n
+    return out
+
+
+class Relay:
+    """TCP relay on 127.0.0.1 in front of `to_port`: every connection's
+    bytes each way are kept (conns: [[client->broker, broker->client]]).
+    tamper=True: the first encrypted record (application data) a client
+    sends on each of the first `tamper_conns` connections gets one bit
+    flipped on the way."""
+
+    def __init__(self, to_port, tamper=False, tamper_conns=1):
+        self.to = to_port
+        self.tamper = tamper
+        self.tamper_left = tamper_conns
+        self.tampered = 0
+        self.conns = []
+        self.lock = threading.Lock()
+        self.lsock = socket.socket()
+        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(64)
+        self.port = self.lsock.getsockname()[1]
+        self.open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while self.open:
+            try:
+                a, _ = self.lsock.accept()
+            except OSError:
+                return
+            try:
+                b = socket.create_connection(("127.0.0.1", self.to))
+            except OSError:
+                a.close()
+                continue
+            rec = [bytearray(), bytearray()]
+            with self.lock:
+                self.conns.append(rec)
+                flip = self.tamper and self.tamper_left > 0
+                if flip:
+                    self.tamper_left -= 1
+            threading.Thread(target=self._pump, args=(a, b, rec[0], flip), daemon=True).start()
+            threading.Thread(target=self._pump, args=(b, a, rec[1], False), daemon=True).start()
+
+    def _pump(self, src, dst, keep, flip):
+        pending = bytearray()
+        try:
+            while self.open:
+                r, _, _ = select.select([src], [], [], 0.2)
+                if not r:
+                    continue
+                data = src.recv(65536)
+                if not data:
+                    break
+                with self.lock:
+                    keep.extend(data)
+                if not flip:
+                    dst.sendall(data)
+                    continue
+                # whole records only, until the first application data one
+                # has been altered
+                pending.extend(data)
+                while len(pending) >= 5:
+                    n = pending[3] << 8 | pending[4]
+                    if len(pending) < 5 + n:
+                        break
+                    r = bytearray(pending[:5 + n])
+                    del pending[:5 + n]
+                    if flip and r[0] == 23 and n > 0:
+                        r[5 + n // 2] ^= 0x01
+                        flip = False
+                        with self.lock:
+                            self.tampered += 1
+                    dst.sendall(r)
+                if not flip and pending:
+                    dst.sendall(pending)
+                    pending = bytearray()
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def captured(self):
+        with self.lock:
+            return [(bytes(a), bytes(b)) for a, b in self.conns]
+
+    def close(self):
+        self.open = False
+        self.lsock.close()
+
+
+def printable_runs(data, least=12):
+    """Runs of printable ASCII in captured bytes: what a sniffer would try
+    as passwords."""
+    return set(m.group().decode() for m in re.finditer(rb"[\x21-\x7e]{%d,}" % least, data))
+
+
+def replay(port, stream, by_record=False, wait_s=1.0):
+    """Send a captured client->broker stream to the broker on a new
+    connection; what came back."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=wait_s)
+    got = bytearray()
+    try:
+        if by_record:
+            i = 0
+            while i + 5 <= len(stream):
+                n = stream[i + 3] << 8 | stream[i + 4]
+                s.sendall(stream[i:i + 5 + n])
+                i += 5 + n
+                time.sleep(0.02)
+        else:
+            s.sendall(stream)
+        end = time.monotonic() + wait_s
+        while time.monotonic() < end:
+            try:
+                d = s.recv(65536)
+            except socket.timeout:
+                break
+            except OSError:
+                break
+            if not d:
+                break
+            got.extend(d)
+    except OSError:
+        pass
+    finally:
+        s.close()
+    return bytes(got)
+
+
+def mqtt_in_clear(data):
+    """Does a broker->client stream hold a plain MQTT CONNACK (0x20 0x02)
+    anywhere a record could start?  A refused replay gets TLS alerts only."""
+    recs = tls_records(data)
+    return recs is None and data[:2] == b"\x20\x02"
+
+
+class FakeBroker:
+    """A TLS server posing as the hall's broker: the name the clocks check
+    (hall_tls.TLS_NAME) in a certificate of another CA (made in `folder`
+    by hall_tls.ensure, as an attacker would with openssl), or in clear
+    (tls=False).  `got` keeps what each client sent after a handshake (or,
+    in clear, everything)."""
+
+    def __init__(self, folder, tls=True):
+        TLS.ensure(folder)
+        self.ctx = None
+        if tls:
+            self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.ctx.load_cert_chain(os.path.join(folder, TLS.BROKER_CERT),
+                                     os.path.join(folder, TLS.BROKER_KEY))
+        self.got = []          # bytes each client sent once "connected"
+        self.handshakes = 0    # completed TLS handshakes
+        self.failed = []       # why a handshake failed
+        self.lsock = socket.socket()
+        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(16)
+        self.port = self.lsock.getsockname()[1]
+        self.open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while self.open:
+            try:
+                a, _ = self.lsock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(a,), daemon=True).start()
+
+    def _serve(self, a):
+        a.settimeout(3)
+        data = bytearray()
+        try:
+            if self.ctx is not None:
+                try:
+                    a = self.ctx.wrap_socket(a, server_side=True)
+                except (OSError, ssl.SSLError) as e:
+                    self.failed.append(str(e))
+                    return
+                self.handshakes += 1
+            while True:
+                d = a.recv(4096)
+                if not d:
+                    break
+                data.extend(d)
+        except OSError:
+            pass
+        finally:
+            self.got.append(bytes(data))
+            try:
+                a.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.open = False
+        self.lsock.close()
+
+
+def secrets_of(hall):
+    """Every password of the hall (clocks', recorder's, viewer's)."""
+    from host_sim import hall as H
+    out = list(hall.passwords().values())
+    out += list(H.service_passwords(hall.folder).values())
+    return out
+
+
+def results_of(hall):
+    """The recorder's file as (topic, result body) pairs."""
+    return [(r["topic"], r["result"]) for r in REC.read_records(hall.folder, lambda m: None)]
