@@ -249,6 +249,26 @@ class FakeBroker:
         self.lsock.close()
 
 
+def connack(hall, user, password):
+    """The CONNACK return code (0: accepted) for user/password over TLS to
+    the hall's broker, as any MQTT client sends it; None: no answer."""
+    import mqtt
+    raw = socket.create_connection(("127.0.0.1", hall.port), timeout=5)
+    try:
+        s = TLS.client_context(hall.folder).wrap_socket(raw, server_hostname=TLS.TLS_NAME)
+        s.sendall(mqtt.connect_packet("g-" + os.urandom(6).hex(), user, password,
+                                      "scrabble/%s/0/status/%s" % (hall.event, user),
+                                      "offline", 20))
+        r = s.recv(4)
+        if r == b"\x20\x02\x00\x00":
+            s.sendall(mqtt.DISCONNECT)     # (no last will left behind)
+        return r[3] if len(r) == 4 and r[0] == 0x20 else None
+    except OSError:
+        return None
+    finally:
+        raw.close()
+
+
 def secrets_of(hall):
     """Every password of the hall (clocks', recorder's, viewer's)."""
     from host_sim import hall as H
