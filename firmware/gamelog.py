@@ -50,6 +50,7 @@
 import profiles
 import clockcore as cc
 import fsys
+import appversion
 
 # The replay format's event words, one table for both sides of it: the log
 # writes them, host_sim/replay.py reads them (its EVENTS and SIDED).
@@ -249,6 +250,7 @@ class GameLog:
         if self.clock or table:
             head += "# clock %s" % (self.clock or "unknown")
             head += " table %d\n" % table if table else "\n"
+        head += appversion.LOG_LINE
         over = rules.overrides()
         if over:
             head += "set " + " ".join(over) + "\n"
