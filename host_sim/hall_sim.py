@@ -65,6 +65,9 @@ class FlakySocket:
     def setblocking(self, flag):
         self.s.setblocking(flag)
 
+    def settimeout(self, t):
+        self.s.settimeout(t)
+
     def connect(self, addr):
         self._check()
         self.s.connect(addr)
@@ -88,9 +91,11 @@ class FlakyTLS(FlakySocket):
     """TLS (CPython's ssl, as the board's mbedtls) over a FlakySocket: fails
     the same way when the Wi-Fi is gone."""
 
-    def __init__(self, link, ctx, raw, name):
+    def __init__(self, link, ctx, raw, name, handshake):
         self.link = link
-        self.s = ctx.wrap_socket(raw.s, server_hostname=name, do_handshake_on_connect=False)
+        self._check()
+        self.s = ctx.wrap_socket(raw.s, server_hostname=name,
+                                 do_handshake_on_connect=handshake)
 
 
 class FlakySockets:
@@ -99,9 +104,9 @@ class FlakySockets:
     def __init__(self, link):
         self.link = link
 
-    def wrap_tls(self, ctx, raw, name):
-        """net.py's TLS over this Wi-Fi (firmware/mqtt.py Wire._wrap)."""
-        return FlakyTLS(self.link, ctx, raw, name)
+    def wrap_tls(self, ctx, raw, name, handshake):
+        """net.py's TLS over this Wi-Fi (firmware/mqtt.py Wire._tls_socket)."""
+        return FlakyTLS(self.link, ctx, raw, name, handshake)
 
     def getaddrinfo(self, host, port):
         return socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)

@@ -235,6 +235,8 @@ class FakeBroker:
                 if not d:
                     break
                 data.extend(d)
+                if self.ctx is None:
+                    break     # in clear: a ClientHello is no MQTT; a broker hangs up
         except OSError:
             pass
         finally:
