@@ -16,6 +16,7 @@ import time
 import pytest
 
 from conftest import ROOT
+from hallkit import seed_pki
 from host_sim import hall as H
 from host_sim import hall_attacks as A
 from host_sim import hall_recorder as REC
@@ -38,6 +39,7 @@ def results_csv(folder):
 def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
                ws_port=H.free_port())
+    seed_pki(h.folder)
     h.write()
     err = open(tmp_path / "recorder.err", "w")
     h.start_broker()

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from conftest import ROOT
-from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, until
+from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, seed_pki, until
 from host_sim import hall as H
 from host_sim import hall_sim
 from host_sim import pairings
@@ -102,6 +102,7 @@ def test_a_round_from_pairings_to_the_csv(hall):
 ])
 def test_director_commands_refuse_in_one_line(tmp_path, args, words):
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4)
+    seed_pki(h.folder)
     h.write()
     open(os.path.join(h.folder, "results.jsonl"), "w").close()
     proc = cmd(h, *args)
@@ -133,7 +134,7 @@ def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
     seat = pairings.read(OPEN, 1)
     fleet = hall_sim.Fleet(hall, 3, speed=40)
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    drv = H.headless_chromium(profile)
+    drv = H.headless_chromium(profile, hall.folder)
     try:
         assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
         drv.get(hall.url())
