@@ -118,7 +118,9 @@ def test_with_lan_one_line_says_so(tmp_path):
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     seen = (_listeners(port), _listeners(ws), _listeners(page))
+    more = proc.stdout.readline() + proc.stdout.readline()   # (before communicate())
     out, err = proc.communicate(timeout=60)
+    out = more + out
     assert proc.returncode == 0, err
     assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
                            "the director's page on port %d (https://" % (port, page)), line
