@@ -50,7 +50,8 @@ def _hall(folder, tables=60):
 
 def _mp(args, timeout=120):
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW, BOARDS])
+    # (".frozen": the port's own ssl.py, over its tls module: issue 29)
+    env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW, BOARDS, ".frozen"])
     return subprocess.Popen([tool("micropython"), "-X", "heapsize=4M", NET_RIG] + args,
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -353,6 +354,7 @@ def hall_attacks():
     """Every attack of host_sim/hall_attacks.py against the hall as generated,
     and against the same hall with main's ACL."""
     from host_sim import hall_attacks as A
+    from host_sim import hall_sniff as S
     out = {}
     with tempfile.TemporaryDirectory() as d:
         for name, legacy in (("new", False), ("old", True)):
@@ -362,8 +364,18 @@ def hall_attacks():
             h.start()
             try:
                 out[name] = A.run_all(h)
+                if not legacy:   # issue 29: a listener on the Wi-Fi tries what it records
+                    out[name] += S.run_all(h, workdir=d)
             finally:
                 h.stop()
+        # the sniffing attacks' baseline: the same hall in clear (before issue 29)
+        h, pw = _hall(os.path.join(d, "clear"), tables=8)
+        _in_clear(h)
+        h.start()
+        try:
+            out["old"] += S.run_all(h, tls=False, workdir=d)
+        finally:
+            h.stop()
     new, old = out["new"], out["old"]
     ok = sum(1 for r in new if r[1])
     failed = [r[0] for r in new if not r[1]]
@@ -374,11 +386,15 @@ def hall_attacks():
         "tricks for the hall folder's secrets on the page's HTTP server, the "
         "viewer publishing or taking a clock's client id, a stolen clock's net.json "
         "writing or reading other clocks' topics, forging a result for another table, "
-        "taking a session over, an oversized retained message, a revoked account) "
-        "repelled by the hall as generated%s" % (
+        "taking a session over, an oversized retained message, a revoked account) and "
+        "of host_sim/hall_sniff.py (a listener on the Wi-Fi relaying two clocks' real "
+        "traffic: reading a password or a result, replaying a captured connection, "
+        "logging in with what it read, altering a frame, posing as the broker with "
+        "another CA or in clear) repelled by the hall as generated%s" % (
             "; NOT repelled: %s" % ", ".join(failed) if failed else ""),
         "the same attacks against the same hall with main's ACL before issue 19 "
-        "(%%u patterns); got through: %s" % (", ".join(through) or "none"),
+        "(%%u patterns), the sniffing ones against it in clear as before issue 29; "
+        "got through: %s" % (", ".join(through) or "none"),
         "all %d" % len(new), ok == len(new))]
 
 
