@@ -283,6 +283,8 @@ def secrets_of(hall):
 
 def results_of(hall):
     """The recorder's file as (topic, result body) pairs."""
+    if not os.path.isfile(os.path.join(hall.folder, REC.RESULTS)):
+        return []
     return [(r["topic"], r["result"]) for r in REC.read_records(hall.folder, lambda m: None)]
 
 
