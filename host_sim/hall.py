@@ -241,7 +241,8 @@ class Hall:
                # issue 21: a game's round from its first press; the round for the pages
                "topic read scrabble/%s/+/state/+" % e,
                "topic read scrabble/%s/+/heartbeat/+" % e,
-               "topic write scrabble/%s/round" % e]
+               "topic write scrabble/%s/round" % e,
+               "topic write scrabble/%s/round/+" % e]   # issue 27: a message per table
         for t in tables:
             out += ["", "user %d" % t]
             out += ["topic write scrabble/%s/+/%s/%d" % (e, k, t)
@@ -642,13 +643,13 @@ def run(hall, args):
     try:
         if args.clocks:
             from host_sim import hall_sim
-            sim = hall_sim.Fleet(hall, args.clocks, speed=args.speed)
-            sim.run(args.seconds or None)
-            print("hall: %d of %d simulated games finished" % (sim.finished(), args.clocks))
-            if not args.seconds:
-                hall.watch()
-        else:
-            hall.watch(args.seconds or None)
+            # issue 27: a rehearsal: each `hall round N` gives every clock a
+            # fresh game; their flash is kept in the hall folder
+            sim = hall_sim.Fleet(hall, args.clocks, speed=args.speed,
+                                 folder=os.path.join(hall.folder, "sim-clocks"),
+                                 rnd=tournament.current_round(hall.folder))
+            sim.rehearse(lambda m: print(m, flush=True))
+        hall.watch(args.seconds or None)
     except KeyboardInterrupt:
         pass
     finally:

@@ -43,6 +43,7 @@ import os
 import re
 import secrets
 import sys
+import threading
 import time
 
 from host_sim import durable
@@ -237,7 +238,8 @@ def run(folder, port, event, host="127.0.0.1"):
     # issue 21: each game's round from its first press (games.jsonl), and the
     # round with its seating, retained for the pages
     starts = T.Starts(folder)
-    news = T.RoundNews(folder)
+    news = T.RoundNews(folder, event)
+    poke = threading.Event()    # a game began: its table's message now, not in 0.5 s
     # A client id nobody can guess (no one can take the recorder's session over).
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
@@ -249,7 +251,8 @@ def run(folder, port, event, host="127.0.0.1"):
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
             c.subscribe([(sub, 1)] + [(s, 0) for s in states])
-            news.seen = None     # publish the round again on each connection
+            news.again()         # publish the round again on each connection
+            poke.set()
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)
@@ -257,15 +260,16 @@ def run(folder, port, event, host="127.0.0.1"):
     def on_message(c, u, m):
         if "/result/" not in m.topic:
             st = T.parse_state(event, m.topic, m.payload)
-            if st is not None:
-                starts.state(*st)
+            if st is not None and starts.state(*st) is not None:
+                poke.set()
             return
         got = parse_message(event, m.topic, m.payload)
         if isinstance(got, str):
             print("recorder: skipped %s: %s" % (_clip(m.topic), got), file=sys.stderr, flush=True)
             return
         table, game, account, body = got
-        starts.result(account, table, body)   # (its start line before its result)
+        if starts.result(account, table, body) is not None:   # (its start line first)
+            poke.set()
         journal.add(m.topic, table, game, account, body)
         c.publish(confirm_topic(event, account), m.payload, qos=0)
 
@@ -279,12 +283,11 @@ def run(folder, port, event, host="127.0.0.1"):
             time.sleep(0.2)
     print("recorder: ready", flush=True)
     c.loop_start()
-    topic = T.ROUND_TOPIC % event
-    while True:                 # `hall round` / `hall pairings` change the files
-        time.sleep(0.5)
+    while True:   # `hall round` / `hall pairings` change the files; games begin
+        poke.wait(0.5)
+        poke.clear()
         if c.is_connected():
-            data = news.changed()
-            if data is not None:
+            for topic, data in news.changed():
                 c.publish(topic, data, qos=1, retain=True)
 
 

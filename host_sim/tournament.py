@@ -121,10 +121,12 @@ def pairings_path(folder, n):
 
 def store_pairings(folder, rnd, source):
     """Round rnd (a pairings.Round) as the round's seating, replacing an
-    earlier one atomically."""
+    earlier one atomically.  "numbers": each table's TSH player numbers
+    (left, right), "bye_numbers" the byes' (null from a CSV)."""
     data = {"round": rnd.number, "source": os.path.basename(source),
             "tables": {str(p.table): [p.left, p.right] for p in rnd.tables()},
-            "byes": list(rnd.byes)}
+            "numbers": {str(p.table): [p.left_no, p.right_no] for p in rnd.tables()},
+            "byes": list(rnd.byes), "bye_numbers": list(rnd.bye_numbers)}
     path = pairings_path(folder, rnd.number)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -135,25 +137,56 @@ def store_pairings(folder, rnd, source):
     return data
 
 
-def seating(folder, n, warn=_warn):
-    """{table: (left, right)} of round n; {} if none was loaded."""
+class Seating:
+    """A round's stored seating: tables {table: (left, right)}, numbers
+    {table: (left_no, right_no)} (TSH player numbers; None where unknown),
+    byes [(name, number or None)], source (the file's name)."""
+
+    def __init__(self, tables=None, numbers=None, byes=(), source=""):
+        self.tables = tables or {}
+        self.numbers = numbers or {}
+        self.byes = list(byes)
+        self.source = source
+
+
+def _tsh_no(v):
+    return v if type(v) is int and 0 < v < 100000 else None
+
+
+def load_seating(folder, n, warn=_warn):
+    """Round n's Seating (empty if none was loaded; a file that is not a
+    seating is one warning and empty)."""
     path = pairings_path(folder, n)
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        tables = data["tables"]
-        out = {}
-        for t, names in tables.items():
+        tables, numbers = {}, {}
+        nums = data.get("numbers") or {}
+        for t, names in data["tables"].items():
             if not t.isdigit() or not isinstance(names, list) or len(names) != 2 \
                     or not all(isinstance(x, str) for x in names):
                 raise ValueError("table %r" % t)
-            out[int(t)] = (names[0], names[1])
-        return out
+            tables[int(t)] = (names[0], names[1])
+            no = nums.get(t) if isinstance(nums, dict) else None
+            numbers[int(t)] = (_tsh_no(no[0]), _tsh_no(no[1])) \
+                if isinstance(no, list) and len(no) == 2 else (None, None)
+        byes = data.get("byes") or []
+        bnums = data.get("bye_numbers") or []
+        if not isinstance(byes, list) or not all(isinstance(b, str) for b in byes):
+            raise ValueError("byes")
+        byes = [(b, _tsh_no(bnums[i]) if isinstance(bnums, list) and i < len(bnums) else None)
+                for i, b in enumerate(byes)]
+        return Seating(tables, numbers, byes, str(data.get("source", "")))
     except FileNotFoundError:
-        return {}
+        return Seating()
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         warn("%s: skipped: not a seating (%s)" % (os.path.basename(path), e))
-        return {}
+        return Seating()
+
+
+def seating(folder, n, warn=_warn):
+    """{table: (left, right)} of round n; {} if none was loaded."""
+    return load_seating(folder, n, warn).tables
 
 
 # -- which game is in which round -------------------------------------------------------
@@ -400,21 +433,65 @@ def parse_state(event, topic, payload):
 
 
 ROUND_TOPIC = "scrabble/%s/round"
+TABLE_TOPIC = "scrabble/%s/round/%d"
+
+
+def round_games(folder, n, warn=_warn):
+    """{table: [[account, clock, game], ...]}: the games of round n (their
+    start lines in games.jsonl), at the table of their first press."""
+    out = {}
+    for s in _lines(os.path.join(folder, GAMES), _check_start, warn):
+        if s["round"] == n:
+            out.setdefault(s["table"], []).append([s["account"], s["clock"], s["game"]])
+    return out
+
+
+def messages(folder, event, warn=lambda m: None):
+    """{topic: payload} the pages read, retained (issue 27: one message per
+    table, so none grows with the hall: 500 tables are 500 small messages):
+
+      scrabble/<event>/round      {"round": 3, "tables": [1, 2, ...],
+                                   "byes": ["name", ...]}
+      scrabble/<event>/round/<t>  {"round": 3, "left": "name", "right": "name",
+                                   "games": [["12", "e661...", 4], ...]}
+
+    one per table of the seating or with a game of the round: the names
+    ("" unseated) and the round's games there (account, clock, game number:
+    a clock's state of any other game that has begun belongs to an earlier
+    round and the pages show nothing of it)."""
+    n = current_round(folder, warn)
+    seat = load_seating(folder, n, warn)
+    games = round_games(folder, n, warn)
+    out = {ROUND_TOPIC % event: _dumps({"round": n, "tables": sorted(seat.tables),
+                                         "byes": [b for b, _no in seat.byes]})}
+    for t in sorted(set(seat.tables) | set(games)):
+        left, right = seat.tables.get(t, ("", ""))
+        out[TABLE_TOPIC % (event, t)] = _dumps({"round": n, "left": left, "right": right,
+                                               "games": games.get(t, [])})
+    return out
+
+
+def _dumps(obj):
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class RoundNews:
-    """The current round and its seating as the retained message the pages
-    read (scrabble/<event>/round: {"round": 3, "tables": {"12": [left,
-    right]}}); changed() gives the new payload when rounds.jsonl or the
-    round's pairings file changed since the last call, else None."""
+    """The recorder's side of messages(): changed() gives the [(topic,
+    payload)] to publish (retained) when rounds.jsonl, games.jsonl or the
+    round's pairings file changed since the last call: the messages that
+    differ from what was published, and b"" for a table published before and
+    gone now (its retained message is removed)."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, event):
         self.folder = folder
+        self.event = event
         self.seen = None
+        self.published = {}
 
     def _stamp(self):
         out = []
-        for name in (ROUNDS, "pairings-%d.json" % current_round(self.folder, lambda m: None)):
+        for name in (ROUNDS, GAMES,
+                     "pairings-%d.json" % current_round(self.folder, lambda m: None)):
             try:
                 st = os.stat(os.path.join(self.folder, name))
                 out.append((name, st.st_mtime_ns, st.st_size))
@@ -422,19 +499,26 @@ class RoundNews:
                 out.append((name, None, None))
         return out
 
+    def again(self):
+        """Publish everything again (a new connection to the broker)."""
+        self.seen = None
+        self.published = {t: None for t in self.published}
+
     def changed(self):
         stamp = self._stamp()
         if stamp == self.seen:
-            return None
+            return []
         self.seen = stamp
-        return payload(self.folder)
+        now = messages(self.folder, self.event)
+        out = [(t, p) for t, p in now.items() if self.published.get(t) != p]
+        out += [(t, b"") for t in self.published if t not in now and self.published[t] != b""]
+        self.published.update(out)
+        return out
 
 
-def payload(folder):
-    n = current_round(folder, lambda m: None)
-    tables = {str(t): list(v) for t, v in sorted(seating(folder, n, lambda m: None).items())}
-    return json.dumps({"round": n, "tables": tables}, ensure_ascii=False,
-                      separators=(",", ":")).encode()
+def payload(folder, event="open"):
+    """The round's summary message (tests)."""
+    return messages(folder, event)[ROUND_TOPIC % event]
 
 
 # -- the commands (host_sim/hall.py calls these) ----------------------------------------
@@ -462,7 +546,7 @@ def cmd_pairings(folder, n, path, out=sys.stdout, err=sys.stderr):
     except ValueError as e:
         print("hall: %s" % e, file=err)
         return 2
-    for p in rnd.problems:
+    for p in rnd.problems + rnd.warnings:
         print(p, file=err)
     if not rnd.pairs:
         print("hall: %s: no table of round %d could be read; nothing stored" % (path, n),

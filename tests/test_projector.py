@@ -55,13 +55,21 @@ def browser(tmp_path_factory):
     drv.quit()
 
 
+def seat(t, rnd=3, left=None, right=None, games=None):
+    """A table's round message (host_sim/tournament.py messages())."""
+    return ["scrabble/%s/round/%d" % (EV, t), json.dumps({
+        "round": rnd, "left": left or "Player %d-left, Annemarie" % t,
+        "right": right or "Player %d-right, Wojciech" % t,
+        "games": [[str(t), "e6614c31%04d" % t, 1]] if games is None else games})]
+
+
 def load(drv, n_tables, seating=True, rnd=3):
     drv.get(drv.page_url)
     msgs = []
     if seating:
-        tables = {str(t): ["Player %d-left, Annemarie" % t, "Player %d-right, Wojciech" % t]
-                  for t in range(1, n_tables + 1)}
-        msgs.append(["scrabble/%s/round" % EV, json.dumps({"round": rnd, "tables": tables})])
+        msgs.append(["scrabble/%s/round" % EV, json.dumps(
+            {"round": rnd, "tables": list(range(1, n_tables + 1)), "byes": []})])
+        msgs += [seat(t, rnd) for t in range(1, n_tables + 1)]
     for t in range(1, n_tables + 1):
         msgs.append(["scrabble/%s/%d/state/%d" % (EV, t, t), json.dumps(state(t))])
         msgs.append(["scrabble/%s/%d/status/%d" % (EV, t, t), "online"])
@@ -202,19 +210,26 @@ def test_alerts_stand_out(browser):
 
 def test_a_seated_table_without_a_clock_shows_and_bad_round_messages_are_refused(browser):
     load(browser, 0, seating=False)
-    tables = {"1": ["A", "B"], "2": ["C", "D"]}
-    feed(browser, [["scrabble/cup/round", json.dumps({"round": 2, "tables": tables})],
+    feed(browser, [["scrabble/cup/round", json.dumps({"round": 2, "tables": [1, 2]})],
+                   seat(1, 2, "A", "B"), seat(2, 2, "C", "D"),
                    ["scrabble/cup/1/state/1", json.dumps(state(1))]])
     cs = cards(browser)
     assert [(c["num"], c["state"]) for c in cs] == [("1", "running"), ("2", "no clock")]
     before = browser.execute_script("return P.warnings")
-    for bad in ('{"round": 0}', '{"round": 2, "tables": {"x": ["a", "b"]}}',
-                '{"round": 2, "tables": {"1": ["<b>a</b>"]}}', "[]", "not json",
-                json.dumps({"round": 2, "tables": {"1": ["a" * 81, "b"]}})):
-        feed(browser, [["scrabble/cup/round", bad]])
-    assert browser.execute_script("return P.warnings") == before + 6
+    for topic, bad in (("round", '{"round": 0}'), ("round", '{"round": 2, "tables": ["x"]}'),
+                       ("round", '{"round": 2, "tables": {"1": ["a", "b"]}}'),
+                       ("round", "[]"), ("round", "not json"),
+                       ("round", json.dumps({"round": 2, "tables": [1], "byes": ["a" * 65]})),
+                       ("round/1", json.dumps({"round": 2, "left": "a" * 65, "right": "b",
+                                               "games": []})),
+                       ("round/1", json.dumps({"round": 2, "left": "a", "right": "b",
+                                               "games": [["1", "<b>", 1]]})),
+                       ("round/x", json.dumps({"round": 2, "left": "a", "right": "b",
+                                               "games": []})),
+                       ("round/1", "x" * 5000)):
+        feed(browser, [["scrabble/cup/" + topic, bad]])
+    assert browser.execute_script("return P.warnings") == before + 10
     assert browser.find_element("id", "round").text == "2"
     # a name is text, never markup
-    feed(browser, [["scrabble/cup/round", json.dumps({"round": 2, "tables": {
-        "1": ["<img src=x onerror=alert(1)>", "B"]}})]])
+    feed(browser, [seat(1, 2, "<img src=x onerror=alert(1)>", "B")])
     assert cards(browser)[0]["kids"][2]["text"] == "<img src=x onerror=alert(1)>"
