@@ -242,7 +242,8 @@ class Hall:
                "topic read scrabble/%s/+/state/+" % e,
                "topic read scrabble/%s/+/heartbeat/+" % e,
                "topic write scrabble/%s/round" % e,
-               "topic write scrabble/%s/round/+" % e]   # issue 27: a message per table
+               "topic write scrabble/%s/round/+" % e,   # issue 27: a message per table
+               "topic read scrabble/%s/round/+" % e]
         for t in tables:
             out += ["", "user %d" % t]
             out += ["topic write scrabble/%s/+/%s/%d" % (e, k, t)

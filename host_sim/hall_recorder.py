@@ -195,9 +195,11 @@ class Journal:
         self.folder = folder
         self.path = os.path.join(folder, RESULTS)
         self.last = {}
+        self.seen = {}     # topic -> when its last body was stored
         try:
             for r in read_records(folder):
                 self.last[r["topic"]] = r["result"]
+                self.seen[r["topic"]] = r["seen"]
         except FileNotFoundError:
             pass
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -218,11 +220,13 @@ class Journal:
         once the line is on disk."""
         if self.last.get(topic) == body:
             return False
+        seen = utc_now()
         line = json.dumps({"topic": topic, "account": account, "table": table,
-                           "game": game, "seen": utc_now(), "result": body},
+                           "game": game, "seen": seen, "result": body},
                           sort_keys=True, separators=(",", ":")) + "\n"
         durable.write_all(self.fd, line.encode())
         self.last[topic] = body
+        self.seen[topic] = seen
         return True
 
     def close(self):
@@ -247,10 +251,13 @@ def run(folder, port, event, host="127.0.0.1"):
     c.reconnect_delay_set(0.1, 2)
     sub = "scrabble/%s/+/result/+/+" % event
     states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
+    seats = T.TABLE_TOPIC.replace("%d", "+") % event
 
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
-            c.subscribe([(sub, 1)] + [(s, 0) for s in states])
+            # (the round's retained table messages: those of an earlier
+            # recorder process that are no longer the round's are removed)
+            c.subscribe([(sub, 1)] + [(s, 0) for s in states + [seats]])
             news.again()         # publish the round again on each connection
             poke.set()
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
@@ -258,6 +265,10 @@ def run(folder, port, event, host="127.0.0.1"):
                   file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
+        if m.topic.startswith(seats[:-1]):
+            if m.retain and news.found(m.topic, m.payload):
+                poke.set()
+            return
         if "/result/" not in m.topic:
             st = T.parse_state(event, m.topic, m.payload)
             if st is not None and starts.state(*st) is not None:
@@ -268,9 +279,16 @@ def run(folder, port, event, host="127.0.0.1"):
             print("recorder: skipped %s: %s" % (_clip(m.topic), got), file=sys.stderr, flush=True)
             return
         table, game, account, body = got
+        was_open = (body["clock"], body["game"]) in starts.open
         if starts.result(account, table, body) is not None:   # (its start line first)
             poke.set()
-        journal.add(m.topic, table, game, account, body)
+        if not journal.add(m.topic, table, game, account, body) and was_open:
+            # issue 27: a game the hall saw begin again whose result is a copy
+            # of one already stored (a clock replaying a game, its logs wiped)
+            print("recorder: table %d, clock %s, game %d: its result is the same as the one "
+                  "stored at %s (same game number and times): not stored again"
+                  % (table, body["clock"], game, journal.seen.get(m.topic, "?")),
+                  file=sys.stderr, flush=True)
         c.publish(confirm_topic(event, account), m.payload, qos=0)
 
     c.on_connect = on_connect

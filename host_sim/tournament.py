@@ -504,6 +504,16 @@ class RoundNews:
         self.seen = None
         self.published = {t: None for t in self.published}
 
+    def found(self, topic, data):
+        """A retained table message the broker holds (from an earlier
+        recorder process): True if it is not what this one published, so
+        changed() must replace or remove it."""
+        if self.published.get(topic) == data:
+            return False
+        self.published[topic] = data
+        self.seen = None
+        return True
+
     def changed(self):
         stamp = self._stamp()
         if stamp == self.seen:
@@ -511,7 +521,7 @@ class RoundNews:
         self.seen = stamp
         now = messages(self.folder, self.event)
         out = [(t, p) for t, p in now.items() if self.published.get(t) != p]
-        out += [(t, b"") for t in self.published if t not in now and self.published[t] != b""]
+        out += [(t, b"") for t in self.published if t not in now and self.published[t]]
         self.published.update(out)
         return out
 
