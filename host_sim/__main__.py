@@ -132,11 +132,12 @@ def _main(argv=None):
     hall.add_arguments(h)
     h.set_defaults(func=cmd_hall)
     args, extra = p.parse_known_args(argv)
-    # `hall pairings --round 3 FILE`: argparse fills an optional positional
-    # before it sees the options, so the FILE after them comes back unparsed
-    if extra and args.cmd == "hall" and args.value is None and len(extra) == 1 \
-            and not extra[0].startswith("-"):
-        args.value = extra[0]
+    # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412
+    # 388`: argparse fills the positionals before it sees the options, so
+    # the values after them come back unparsed
+    if extra and args.cmd == "hall" and not args.value \
+            and not any(x.startswith("-") and not x.lstrip("-").isdigit() for x in extra):
+        args.value = extra
         extra = []
     if extra:
         p.error("unrecognized arguments: %s" % " ".join(extra))

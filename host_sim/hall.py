@@ -524,24 +524,24 @@ def result_rows(records, starts=()):
     return tournament.rows_from(records, starts)
 
 
-def write_csv(rows, out):
-    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow(r)
+write_csv = tournament.write_csv
 
 
 # -- the command --------------------------------------------------------------------
 def add_arguments(p):
     p.add_argument("action", nargs="?", default="run",
-                   choices=("run", "results", "clock-config", "revoke", "round", "pairings"),
+                   choices=("run", "results", "clock-config", "revoke", "round", "pairings",
+                            "scores"),
                    help="run (default): start the hall; results: print the recorded "
                         "games; clock-config: print a clock's net.json; revoke: a new "
                         "password for clock account --table (a lost or stolen clock); "
                         "round N: from now on games are round N; pairings --round N FILE: "
-                        "the round's seating from a TSH .t file or a table,player1,player2 CSV")
-    p.add_argument("value", nargs="?", default=None,
-                   help="round: the round number; pairings: the pairings file")
+                        "the round's seating from a TSH .t file or a table,player1,player2 CSV; "
+                        "scores --round N --table T LEFT RIGHT: the scores of a table's score "
+                        "sheet (--round N alone: the round's results desk)")
+    p.add_argument("value", nargs="*", default=[],
+                   help="round: the round number; pairings: the pairings file; scores: the "
+                        "left and the right player's score")
     p.add_argument("--round", type=int, default=None,
                    help="results: only this round; pairings: the round the file is for")
     p.add_argument("--dir", default=DEFAULT_DIR, help="the hall's folder (default build/hall)")
@@ -557,8 +557,18 @@ def add_arguments(p):
     p.add_argument("--speed", type=float, default=1.0, help="simulated clocks' time factor")
     p.add_argument("--seconds", type=float, default=0,
                    help="stop after this many seconds (default: Ctrl-C)")
-    p.add_argument("--csv", action="store_true", help="results: CSV (the only format)")
-    p.add_argument("--table", type=int, default=0, help="clock-config, revoke: the clock account")
+    p.add_argument("--csv", action="store_true", help="results: CSV (the default)")
+    p.add_argument("--excel", action="store_true",
+                   help="results: CSV for Excel (UTF-8 with a byte-order mark, ; between cells)")
+    p.add_argument("--tsh", action="store_true",
+                   help="results --round N: the round in TSH's score-entry form (a ROUND "
+                        "DIVISION, then `player score player score` a game a line)")
+    p.add_argument("--division", default=None,
+                   help="results --tsh: TSH's division (default: the .t file's name, a.t: a)")
+    p.add_argument("--bye-score", type=int, default=tournament.BYE_SCORE,
+                   help="results --tsh: the score of a bye's line (default 50)")
+    p.add_argument("--table", type=int, default=0,
+                   help="clock-config, revoke: the clock account; scores: the table")
     p.add_argument("--host", default=None, help="clock-config: the hall computer's IP address")
     p.add_argument("--ssid", default="", help="clock-config: Wi-Fi network")
     p.add_argument("--wifi-password", default="", help="clock-config: Wi-Fi password")
@@ -577,11 +587,9 @@ def main(args):
                                 "recorder" % (hall.folder, REC.RESULTS))
             if args.round is not None and args.round < 1:
                 raise HallError("--round: rounds start at 1")
-            # (tournament.rows reads the recorder's lines: each bad one is one warning)
-            write_csv(tournament.rows(hall.folder, args.round,
-                                      lambda m: print("hall: " + m, file=sys.stderr)),
-                      sys.stdout)
-            return 0
+            return results(hall, args)
+        if args.action == "scores":
+            return scores(hall, args)
         if args.action in ("round", "pairings"):
             return _tournament(hall, args)
         if args.action == "clock-config":
@@ -610,8 +618,110 @@ def main(args):
         return 2
 
 
+def _say(m):
+    print("hall: " + m, file=sys.stderr)
+
+
+def results(hall, args):
+    """hall results [--round N] [--csv [--excel] | --tsh]: the CSV (every
+    game, then the byes) or the TSH entry block of round N; each seated
+    table without a result or scores, and each result outside the seating,
+    is one line on stderr (issue 27: never silently missing)."""
+    found = tournament.rows(hall.folder, args.round, _say)
+    rounds = [args.round] if args.round is not None else sorted({r["round"] for r in found
+                                                                 if r["round"]})
+    gaps = []
+    for n in rounds:
+        gaps += tournament.missing(hall.folder, n, found, lambda m: None)
+    if args.tsh:
+        if args.round is None:
+            raise HallError("--tsh needs --round N: TSH takes one round at a time")
+        division = args.division or _division(hall.folder, args.round)
+        lines, problems = tournament.tsh_lines(found, args.round, division, args.bye_score)
+        sys.stdout.write("\n".join(lines) + "\n")
+        for m in gaps + [p for p in problems if "no scores typed" not in p]:
+            _say(m)
+        return 1 if problems or gaps else 0
+    out = sys.stdout
+    if args.excel:
+        out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
+    tournament.write_csv(found, out, excel=args.excel)
+    out.flush()
+    for m in gaps:
+        _say(m)
+    if args.round is not None and not any(r["round"] == args.round and not r["bye"]
+                                          for r in found):
+        began = sum(len(v) for v in tournament.round_games(hall.folder, args.round,
+                                                          lambda m: None).values())
+        _say("round %d: no game has a result yet (%d game%s began in it)"
+             % (args.round, began, "" if began == 1 else "s"))
+    return 0
+
+
+def _division(folder, rnd):
+    src = tournament.load_seating(folder, rnd, lambda m: None).source
+    if src.lower().endswith(".t"):
+        return src[:-2]
+    raise HallError("--tsh needs --division NAME (round %d's seating is not from a TSH .t "
+                    "file)" % rnd)
+
+
+def scores(hall, args):
+    """hall scores --round N [--table T LEFT RIGHT]: type a table's two
+    scores from its score sheet (left and right as seated), or list the
+    round's desk: each table's scores, the clock's penalties and the
+    adjusted scores, and what is missing."""
+    if args.round is None:
+        raise HallError("scores needs --round N: hall scores --round 2 --table 5 412 388")
+    vals = args.value
+    if args.table or vals:
+        if not args.table or len(vals) != 2 or not all(_int(v) for v in vals):
+            raise HallError("scores --round N --table T LEFT RIGHT: the two scores as the "
+                            "score sheet has them, left player first (e.g. 412 388)")
+        try:
+            tournament.set_scores(hall.folder, args.round, args.table, int(vals[0]),
+                                  int(vals[1]))
+        except tournament.TournamentError as e:
+            raise HallError(str(e))
+    found = tournament.rows(hall.folder, args.round, lambda m: None)
+    for r in found:
+        if r["bye"]:
+            print("round %d  bye    %s" % (r["round"], r["left_player"]))
+        elif not args.table or r["table"] == args.table:
+            print(desk_line(r))
+    if args.table and not any(r["table"] == args.table and not r["bye"] for r in found):
+        print("round %d, table %d: scores %s stored; no result from its clock yet"
+              % (args.round, args.table, " ".join(vals)))
+    if not args.table:
+        for m in tournament.missing(hall.folder, args.round, found, lambda m: None):
+            _say(m)
+    return 0
+
+
+def _int(v):
+    return v.lstrip("-").isdigit() and len(v) <= 6
+
+
+def desk_line(r):
+    """One table at the results desk: names, clock times, scores, penalties,
+    adjusted scores."""
+    def side(k):
+        if r[k + "_score"] == "":
+            return "%s %s, %s" % (r[k + "_player"] or "?", r[k + "_clock"],
+                                  "-%d pts" % r[k + "_penalty"] if r[k + "_penalty"] else "no penalty")
+        return "%s %s: %d%s = %d" % (r[k + "_player"] or "?", r[k + "_clock"], r[k + "_score"],
+                                     " - %d" % r[k + "_penalty"] if r[k + "_penalty"] else "",
+                                     r[k + "_adjusted"])
+    tail = "" if r["left_score"] != "" else "  (no scores yet)"
+    if r["forfeit"]:
+        tail += "  FORFEIT %s (TSO § 5.2 c)" % r["forfeit"]
+    return "round %d  table %d  %s  |  %s%s" % (r["round"], r["table"], side("left"),
+                                               side("right"), tail)
+
+
 def _tournament(hall, args):
     """hall round N / hall pairings --round N FILE (host_sim/tournament.py)."""
+    args.value = args.value[0] if len(args.value) == 1 else None if not args.value else "x"
     if args.action == "round":
         if args.value is None or not args.value.isdigit():
             raise HallError("round needs the round's number: hall round 3")

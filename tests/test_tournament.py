@@ -175,7 +175,11 @@ def test_the_csv_of_a_round_has_names_times_penalties_and_the_end(hall, tmp_path
     assert "," in left          # "Last, First": quoted in the CSV
     import csv as csvmod
     got = list(csvmod.DictReader(io.StringIO("\n".join(lines))))
-    assert [(g["round"], g["table"]) for g in got] == [("2", "8"), ("2", "99")]
+    assert [(g["round"], g["table"]) for g in got] == [("2", "8"), ("2", "99"), ("2", "")]
+    # issue 27: the bye is a row (its player, TSH number), after the games
+    assert (got[2]["left_player"], got[2]["left_tsh"], got[2]["bye"]) == (
+        rnd.byes[0], str(rnd.bye_numbers[0]), "bye")
+    assert (got[0]["left_clock"], got[0]["right_clock"]) == ("01:00", "-05:01")
     g = got[0]
     assert (g["left_player"], g["right_player"]) == (left, right)
     assert (g["left_time"], g["right_time"]) == ("60000", "-301000")
