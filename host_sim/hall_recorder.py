@@ -55,7 +55,11 @@ MAX_CLOCK_ID = 40
 
 
 def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # time.gmtime() alone reads C's time(), the kernel's coarse clock, which
+    # lags time.time() by up to a few ms: a result stored right after its
+    # game's start line (tournament.utc_now_ms) was dated a second before it
+    # and lost its round (issue 27).  One clock for both.
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 def confirm_topic(event, account):

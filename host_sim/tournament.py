@@ -40,7 +40,7 @@ MAX_ROUND = 999
 
 
 def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 class TournamentError(Exception):

@@ -213,3 +213,15 @@ def test_started_is_the_first_press():
     assert T.started(dict(state("c", 1, 1, running=None), paused=True))
     assert T.started(state("c", 1, 1, running=None, over=True))
     assert not T.started("not a dict")
+
+
+def test_a_result_is_never_dated_before_its_start_line(monkeypatch):
+    """Issue 27 (found by tests/test_results_desk.py, 1 run in 5): time.gmtime()
+    without an argument reads the kernel's coarse clock, a few ms behind
+    time.time(); a result stored right after its start line (a clock's
+    first message is its result) got the second before it and round 0.
+    Both stamps read one clock."""
+    from host_sim import hall_recorder as REC
+    monkeypatch.setattr(time, "time", lambda: 1764000000.9995)
+    assert T.utc_now_ms() == "2025-11-24T16:00:00.999Z"
+    assert REC.utc_now() == T.utc_now() == "2025-11-24T16:00:00Z"
