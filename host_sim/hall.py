@@ -750,6 +750,16 @@ def run(hall, args):
                                            hall.event, hall.tables), flush=True)
     print("hall: the projector view is projector.html there; round %d (hall round N, "
           "hall pairings --round N FILE)" % tournament.current_round(hall.folder), flush=True)
+    # issue 27: the results desk, on this computer only (host_sim/desk.py)
+    from host_sim import desk as deskmod
+    desk = None
+    try:
+        desk = deskmod.Desk(hall.folder, hall.ws_port + 1).start()
+        print("hall: the results desk (scores from the score sheets, exports for TSH) at "
+              "%s, on this computer only" % desk.url(), flush=True)
+    except OSError as e:
+        print("hall: no results desk: port %d: %s (hall scores / hall results --tsh "
+              "do the same)" % (hall.ws_port + 1, e.strerror or e), file=sys.stderr, flush=True)
     sim = None
     try:
         if args.clocks:
@@ -766,5 +776,7 @@ def run(hall, args):
     finally:
         if sim is not None:
             sim.close()
+        if desk is not None:
+            desk.stop()
         hall.stop()
     return 0

@@ -323,6 +323,7 @@ def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_p
     assert proc.returncode == 0, proc.stderr
     assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
     assert "round 1: all 3 simulated games are over" in proc.stdout
+    assert "the results desk" in proc.stdout or "no results desk" in proc.stderr   # issue 27
     assert os.stat(tmp_path / "h" / "clocks.json").st_mode & 0o077 == 0
     ok = hall_cmd(str(tmp_path / "h"), "results", "--csv", port=port)
     assert ok.stderr == ""

@@ -203,3 +203,58 @@ def test_a_round_without_results_says_so(tmp_path):
     assert "table 1 (" in proc.stderr and "no result from its clock yet" in proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == \
         "hall: round 1: no game has a result yet (0 games began in it)"
+
+
+def test_the_desk_page_types_scores_and_gives_the_exports(day, tmp_path):
+    """Issue 27 ("a results desk on the director's page"): in Chromium, the
+    desk lists round 3's tables with both players, TSH numbers, clock
+    times, penalties; typing table 9's scores and saving stores them and
+    shows the adjusted scores; its TSH export is the command's; a POST
+    without the page's token or with another Host is refused."""
+    import json
+    import shutil
+    import tempfile
+    import urllib.request
+    from host_sim import desk as D
+    from host_sim import hall as H
+    if None in H.browser_tools():
+        pytest.skip("chromium / chromium-driver missing (make deps)")
+    folder, played = day
+    d = D.Desk(folder, 0).start()
+    profile = tempfile.mkdtemp(prefix="desk-chromium-")
+    drv = H.headless_chromium(profile)
+    try:
+        from hallkit import until
+        drv.get(d.url())          # the current round, 3
+        until(lambda: drv.find_elements("css selector", '#rows tr[data-table="9"]'),
+              lambda r: r, seconds=10)
+        assert drv.find_element("id", "round").get_attribute("value") == "3"
+        row9 = drv.find_element("css selector", '#rows tr[data-table="9"]')
+        p, over, _ = played[(3, 9)]
+        assert p.left in row9.text and p.right in row9.text
+        left, right = row9.find_elements("css selector", "input.score")
+        for inp, v in ((left, "433"), (right, "401")):
+            inp.clear()
+            inp.send_keys(v)
+        row9.find_element("css selector", "button.save").click()
+        adj = until(lambda: drv.execute_script(
+            "var c = document.querySelector('#rows tr[data-table=\"9\"] td.adj.left');"
+            " return c ? c.textContent : '';"), lambda t: t != "", seconds=10)
+        assert int(adj) == 433 - tso_penalty(over[0])
+        assert T.scores(folder, 3)[9] == (433, 401)
+        tsh = urllib.request.urlopen(d.url() + "export?round=3&as=tsh").read().decode()
+        assert tsh == cmd(folder, "results", "--round", "3", "--tsh").stdout
+        for headers in ({}, {"X-Desk-Token": d.token, "Host": "evil.example:%d" % d.port}):
+            bad = urllib.request.Request(d.url() + "scores", data=json.dumps(
+                {"round": 3, "table": 9, "left": 1, "right": 1}).encode(), method="POST",
+                headers=dict(headers, **{"Content-Type": "application/json"}))
+            try:
+                code = urllib.request.urlopen(bad).status
+            except urllib.error.HTTPError as e:
+                code = e.code
+            assert code == 403, headers
+        assert T.scores(folder, 3)[9] == (433, 401)
+    finally:
+        drv.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+        d.stop()

@@ -222,6 +222,9 @@ function onMessage(topic, payload) {
 
 function start() {
   document.getElementById("event").textContent = EV;
+  // the results desk (host_sim/desk.py): served by `hall` on the hall
+  // computer's loopback, on the page's port + 1
+  document.getElementById("desk").href = "http://127.0.0.1:" + ((+location.port || 80) + 1) + "/";
   var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
   var c = mqtt.connect(url, {username: HALL.user, password: HALL.password,
                              reconnectPeriod: 2000, clean: true});
