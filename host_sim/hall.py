@@ -243,7 +243,8 @@ class Hall:
                "topic read scrabble/%s/+/heartbeat/+" % e,
                "topic write scrabble/%s/round" % e,
                "topic write scrabble/%s/round/+" % e,   # issue 27: a message per table
-               "topic read scrabble/%s/round/+" % e]
+               "topic read scrabble/%s/round/+" % e,
+               "topic read scrabble/%s/+/log/+/+" % e]   # issue 27: the logs filed
         for t in tables:
             out += ["", "user %d" % t]
             out += ["topic write scrabble/%s/+/%s/%d" % (e, k, t)
@@ -531,14 +532,15 @@ write_csv = tournament.write_csv
 def add_arguments(p):
     p.add_argument("action", nargs="?", default="run",
                    choices=("run", "results", "clock-config", "revoke", "round", "pairings",
-                            "scores"),
+                            "scores", "logs"),
                    help="run (default): start the hall; results: print the recorded "
                         "games; clock-config: print a clock's net.json; revoke: a new "
                         "password for clock account --table (a lost or stolen clock); "
                         "round N: from now on games are round N; pairings --round N FILE: "
                         "the round's seating from a TSH .t file or a table,player1,player2 CSV; "
                         "scores --round N --table T LEFT RIGHT: the scores of a table's score "
-                        "sheet (--round N alone: the round's results desk)")
+                        "sheet (--round N alone: the round's results desk); logs --round N "
+                        "[--table T] [--out DIR]: copy the round's game logs out")
     p.add_argument("value", nargs="*", default=[],
                    help="round: the round number; pairings: the pairings file; scores: the "
                         "left and the right player's score")
@@ -574,7 +576,8 @@ def add_arguments(p):
     p.add_argument("--wifi-password", default="", help="clock-config: Wi-Fi password")
     p.add_argument("--out", default=None,
                    help="clock-config: write the net.json there (created 0600) instead "
-                        "of printing it")
+                        "of printing it; logs: the folder to copy them to (default "
+                        "round-N-logs)")
 
 
 def main(args):
@@ -590,6 +593,8 @@ def main(args):
             return results(hall, args)
         if args.action == "scores":
             return scores(hall, args)
+        if args.action == "logs":
+            return logs_out(hall, args)
         if args.action in ("round", "pairings"):
             return _tournament(hall, args)
         if args.action == "clock-config":
@@ -655,6 +660,32 @@ def results(hall, args):
                                                           lambda m: None).values())
         _say("round %d: no game has a result yet (%d game%s began in it)"
              % (args.round, began, "" if began == 1 else "s"))
+    return 0
+
+
+def logs_out(hall, args):
+    """hall logs --round N [--table T] [--out DIR]: the round's game logs as
+    the recorder filed them (host_sim/hall_logs.py), copied to DIR/table-TT/,
+    one line each: the game's end as the replay reads it."""
+    from host_sim import hall_logs
+    from host_sim import logs as logsmod
+    if args.round is None or args.round < 1:
+        raise HallError("logs needs --round N: hall logs --round 2 [--table 5]")
+    found = hall_logs.filed(hall.folder, args.round, args.table or None)
+    if not found:
+        raise HallError("no game log of round %d%s filed in %s (the recorder files each "
+                        "game's log when its clock publishes it at the game's end)"
+                        % (args.round, ", table %d" % args.table if args.table else "",
+                           hall.folder))
+    out = args.out or "round-%d-logs" % args.round
+    for table, path in found:
+        dest = os.path.join(out, "table-%02d" % table)
+        os.makedirs(dest, exist_ok=True)
+        shutil.copyfile(path, os.path.join(dest, os.path.basename(path)))
+        print("table %2d  %s" % (table, logsmod.describe(os.path.join(dest,
+                                                                     os.path.basename(path)))))
+    print("%d game log%s of round %d copied to %s" % (len(found), "" if len(found) == 1
+                                                       else "s", args.round, out))
     return 0
 
 

@@ -237,6 +237,36 @@ class Journal:
         os.close(self.fd)
 
 
+def _file_log(folder, event, starts, topic, payload, clock=None):
+    """A clock's game log (retained, at game over): filed by round and table
+    (host_sim/hall_logs.py), with its timelines for the page; a log the
+    replay cannot read is filed all the same, with one line.  clock: the
+    clock id of the game's result (the id its states and the CSV have),
+    else the log's `# clock` line's."""
+    from host_sim import hall_logs
+    p = topic.split("/")
+    if len(p) != 6 or p[1] != event or p[3] != "log" or not payload:
+        return
+    table, game, account = _num(p[2]), _num(p[4], 1, INT_MAX), p[5]
+    if table is None or game is None or _num(account, 1, INT_MAX) is None:
+        return
+    clock = clock or hall_logs.clock_id(payload)
+    rnd = starts.round_of(clock, game)
+    try:
+        path = hall_logs.file_log(folder, rnd, table, game, payload, clock)
+        if path is None:
+            return                      # the same log again (retained): filed already
+        why = hall_logs.write_timelines(os.path.join(folder, "www"), table, account, game,
+                                        payload)
+    except OSError as e:
+        print("recorder: cannot file the log of table %d, game %d: %s"
+              % (table, game, e.strerror or e), file=sys.stderr, flush=True)
+        return
+    if why:
+        print("recorder: table %d, game %d: %s (filed as it came)" % (table, game, why),
+              file=sys.stderr, flush=True)
+
+
 def run(folder, port, event, host="127.0.0.1"):
     import paho.mqtt.client as mqtt
     from host_sim import hall as H
@@ -256,12 +286,13 @@ def run(folder, port, event, host="127.0.0.1"):
     sub = "scrabble/%s/+/result/+/+" % event
     states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
     seats = T.TABLE_TOPIC.replace("%d", "+") % event
+    logs = "scrabble/%s/+/log/+/+" % event      # issue 27: every game's log filed
 
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
             # (the round's retained table messages: those of an earlier
             # recorder process that are no longer the round's are removed)
-            c.subscribe([(sub, 1)] + [(s, 0) for s in states + [seats]])
+            c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
             news.again()         # publish the round again on each connection
             poke.set()
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
@@ -269,6 +300,11 @@ def run(folder, port, event, host="127.0.0.1"):
                   file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
+        if "/log/" in m.topic:
+            res = journal.last.get(m.topic.replace("/log/", "/result/", 1))
+            _file_log(folder, event, starts, m.topic, m.payload,
+                      res.get("clock") if isinstance(res, dict) else None)
+            return
         if m.topic.startswith(seats[:-1]):
             if m.retain and news.found(m.topic, m.payload):
                 poke.set()

@@ -227,7 +227,10 @@ class Starts:
         self.path = os.path.join(folder, GAMES)
         self.open = set()       # (clock, game) started and without a result since
         self.ended = {}         # (clock, game) -> t_ms of its last result
+        self.rounds = {}        # (clock, game) -> the round of its last start line
         starts = _lines(self.path, _check_start, warn)
+        for s in starts:
+            self.rounds[(s["clock"], s["game"])] = s["round"]
         done = {}
         for g in games(starts, _result_records(folder, warn)):
             if g["records"]:
@@ -274,7 +277,14 @@ class Starts:
                 "round": current_round(self.folder), "seen": utc_now_ms()}
         _append(self.path, line)
         self.open.add(k)
+        self.rounds[k] = line["round"]
         return line
+
+    def round_of(self, clock, game):
+        """The round of a clock's game (its last start line), else the
+        current round (a game the hall has not seen begin yet)."""
+        r = self.rounds.get((clock, game))
+        return r if r is not None else current_round(self.folder, lambda m: None)
 
 
 def utc_now_ms():

@@ -330,3 +330,48 @@ def test_a_replayed_game_the_recorder_does_not_store_again_is_one_line(hall, tmp
     log.close()
     lines = [ln for ln in err.splitlines() if "not stored again" in ln]
     assert len(lines) == 1 and "table 1, clock replay01, game 1" in lines[0], err
+
+
+def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
+    """Issue 27 ("a referee has no log at hand"): the recorder files each
+    game's log as its clock publishes it, under logs/round-N/table-TT/,
+    byte for byte the clock's own file, once (the broker sends the retained
+    logs again at every connection: a recorder restarted adds nothing);
+    `hall logs --round 1 --table 2` copies it out with a line saying how
+    the game ended; the page's timeline of it (the replay, the clock's LCD
+    rows) is served beside the page."""
+    import urllib.request
+    from host_sim import hall_logs
+    fleet = hall_sim.Fleet(hall, 2, speed=40)
+    try:
+        assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
+        paths = until(lambda: hall_logs.filed(hall.folder, 1), lambda f: len(f) == 2,
+                      seconds=10)
+        assert [t for t, _p in paths] == [1, 2]
+        for (t, p), c in zip(paths, fleet.clocks):
+            assert p == os.path.join(hall.folder, "logs", "round-1", "table-%02d" % t,
+                                     "%s-g0001.txt" % c.id)
+            with open(p, "rb") as f, open(os.path.join(c.root, "games", "g0001.txt"), "rb") as g:
+                assert f.read() == g.read()
+        stamp = [os.stat(p).st_mtime_ns for _t, p in paths]
+        hall.stop_recorder()
+        hall.start_recorder()
+        time.sleep(1.5)              # the retained logs come again: nothing changes
+        assert [os.stat(p).st_mtime_ns for _t, p in hall_logs.filed(hall.folder, 1)] == stamp
+        assert len(os.listdir(os.path.dirname(paths[0][1]))) == 1
+    finally:
+        fleet.close()
+    out = tmp_path / "out"
+    proc = cmd(hall, "logs", "--round", "1", "--table", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert os.listdir(out / "table-02") == ["sim002-g0001.txt"]
+    assert proc.stdout.startswith("table  2  sim002-g0001.txt") and "game over" in proc.stdout
+    none = cmd(hall, "logs", "--round", "2")
+    assert none.returncode == 2 and none.stderr.count("\n") == 1 and "round 2" in none.stderr
+    url = hall.url() + hall_logs.timeline_name(1, "1", 1, "de")
+    text = urllib.request.urlopen(url).read().decode("utf-8")
+    lines = text.splitlines()
+    assert lines[0].split()[:2] == ["time", "event"]
+    assert lines[1].startswith("00:0") and lines[1].split()[1] in ("left", "right")
+    assert lines[1].count("|") == 4 and "01:00" in lines[1]      # the LCD rows
+    assert "game over" in text

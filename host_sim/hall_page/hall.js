@@ -187,6 +187,22 @@ function showLog(key) {
   document.getElementById("logtitle").textContent = "Table " + x.table + (g ? ", game " + g : "");
   document.getElementById("logtext").textContent = g !== undefined ? x.logs[g] :
       "No log yet: the clock publishes its game log when the game ends.";
+  // issue 27: the log as a file, and its timeline (the recorder writes one
+  // per language next to the page, host_sim/hall_logs.py)
+  var file = document.getElementById("logfile"), tl = document.getElementById("timeline");
+  file.hidden = tl.hidden = g === undefined;
+  if (g !== undefined) {
+    if (file.href.indexOf("blob:") === 0) URL.revokeObjectURL(file.href);
+    file.href = URL.createObjectURL(new Blob([x.logs[g]], {type: "text/plain"}));
+    file.download = "table" + x.table + "-game" + g + ".txt";
+    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + pageLang() + ".txt";
+  }
+}
+
+// The reader's language among the clock's (en, de, pl), for the timelines.
+function pageLang() {
+  var l = (navigator.language || "en").slice(0, 2).toLowerCase();
+  return ["en", "de", "pl"].indexOf(l) >= 0 ? l : "en";
 }
 
 function onMessage(topic, payload) {
