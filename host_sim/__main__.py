@@ -35,7 +35,7 @@ def cmd_sim(args):
 def cmd_logs(args):
     from host_sim import logs
     return logs.main(port=args.port, dest=args.dest, dry_run=args.dry_run,
-                     reset=not args.no_reset)
+                     reset=args.restart)
 
 
 def cmd_hall(args):
@@ -112,9 +112,11 @@ def _main(argv=None):
     g.add_argument("--port", default=None, help="serial port (default: the first board found)")
     g.add_argument("--dest", default="clock-games", help="folder for the logs (default clock-games)")
     g.add_argument("--dry-run", action="store_true", help="print the mpremote command only")
-    g.add_argument("--no-reset", action="store_true",
-                   help="leave the board at the REPL afterwards (default: reset it, "
-                        "which restarts the clock)")
+    g.add_argument("--restart", action="store_true",
+                   help="restart the clock afterwards (a game in progress comes back "
+                        "paused); default: leave it stopped at its prompt, as the copy "
+                        "left it, until it is switched off and on (issue 27)")
+    g.add_argument("--no-reset", action="store_true", help=argparse.SUPPRESS)  # (the default now)
     g.set_defaults(func=cmd_logs)
     from host_sim import sim
     s = sub.add_parser("sim", help="the clock in the terminal: the device app on emulated hardware",
