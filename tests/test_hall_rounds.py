@@ -106,6 +106,7 @@ def test_a_round_from_pairings_to_the_csv(hall):
     (["pairings", "--round", "0", OPEN], "1-999"),
     (["pairings", "--round", "1", "/nonexistent.t"], "No such file"),
     (["results", "--round", "0", "--csv"], "rounds start at 1"),
+    (["pairings", "--round", "4", OPEN], "round 4 is not paired in it yet"),   # issue 27
 ])
 def test_director_commands_refuse_in_one_line(tmp_path, args, words):
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4)
