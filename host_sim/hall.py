@@ -349,6 +349,10 @@ class Hall:
         while time.monotonic() < end:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                if not err and hasattr(stderr, "name"):   # its log file (hall run)
+                    stderr.flush()
+                    with open(stderr.name, errors="replace") as f:
+                        err = f.read()
                 raise HallError("mosquitto exited: %s" % err.strip().splitlines()[-1:])
             if _listening(self.port) and _listening(self.ws_port):
                 return self
@@ -767,9 +771,21 @@ def _tournament(hall, args):
     return tournament.cmd_pairings(hall.folder, args.round, args.value)
 
 
+BROKER_LOG = "mosquitto.log"
+
+
 def run(hall, args):
     hall.write()
-    hall.start(stderr=sys.stderr)
+    # issue 27: Mosquitto's own start-up warnings ("should not be run as
+    # root" ...) are no news for the director: they go to a file in the hall
+    # folder; the recorder's lines stay on the terminal
+    log = open(os.path.join(hall.folder, BROKER_LOG), "ab")
+    try:
+        hall.start_broker(stderr=log)
+    except HallError:
+        log.close()
+        raise
+    hall.start_recorder(stderr=sys.stderr)
     if hall.bind == "127.0.0.1":
         print("hall: broker on port %d, the director's page at %s (event %r, tables 1-%d; "
               "loopback only: --lan for the hall's Wi-Fi)"
@@ -780,7 +796,9 @@ def run(hall, args):
               "(event %r, tables 1-%d)" % (hall.port, hall.ws_port, hall.ws_port,
                                            hall.event, hall.tables), flush=True)
     print("hall: the projector view is projector.html there; round %d (hall round N, "
-          "hall pairings --round N FILE)" % tournament.current_round(hall.folder), flush=True)
+          "hall pairings --round N FILE); the broker's own log: %s"
+          % (tournament.current_round(hall.folder), os.path.join(hall.folder, BROKER_LOG)),
+          flush=True)
     # issue 27: the results desk, on this computer only (host_sim/desk.py)
     from host_sim import desk as deskmod
     desk = None
@@ -810,4 +828,5 @@ def run(hall, args):
         if desk is not None:
             desk.stop()
         hall.stop()
+        log.close()
     return 0
