@@ -183,7 +183,8 @@ class SimClock:
                 t0 = 0
             pre += [(t0 + o, b, lv) for o, b, lv in gestures.new_game()]
         pre = [(t + o, b, lv) for o, b, lv in pre]
-        start = (pre[-1][0] + 1500) if pre else t
+        # (past the boot screen: plan()'s own start, 2 s after power-up)
+        start = (pre[-1][0] + 1500) if pre else max(t, 2000)
         self.script = self.script[:self.i] + pre + edges(plan(seed, self.base_s, start))
 
     def _power_up(self):

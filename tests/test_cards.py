@@ -40,7 +40,7 @@ def built(tmp_path_factory):
 
 def words(text):
     """The words a reader sees (Markdown marks, key pictures, quotes dropped)."""
-    text = re.sub(r"\{keys [LPR]+( \d+s)?\}", " ", text)
+    text = re.sub(r"\{keys [LPRO]+( \d+s)?\}", " ", text)
     text = re.sub(r"[`*#|<>\-!]+", " ", text)
     return re.findall(r"\w+", text)
 

@@ -16,9 +16,10 @@ on one A4 page in two columns at 11 pt or more.  The display's words
 clock's own text, so a card never names a word the clock does not show.
 
 The source: a first line `keys: L | ‖ | R` (the three keys' labels), then
-Markdown; `<!-- card: referee -->` splits it; `{keys L}` / `{keys P 2s}`
-/ `{keys LR 1s}` / `{keys PL 2s}` at the start of a line draws the keys (L
-left, P pause, R right) with the line's text beside them.  Headless
+Markdown; `<!-- card: referee -->` splits it; `{keys O}` / `{keys P 2s}`
+/ `{keys LR 1s}` / `{keys PO 2s}` at the start of a line draws the keys (L
+left, P pause, R right, O the player's own button) with the line's text
+beside them.  Headless
 Chromium prints each to PDF; the text size steps down from the card's
 largest to its smallest until the card is one page (pdfinfo counts them);
 a card that needs less is an error.  tests/test_cards.py checks the PDFs as
@@ -84,16 +85,20 @@ class CardError(Exception):
 
 def keys_svg(which, hold, labels):
     """The three keys, left to right: the ones of `which` (L, P, R) filled
-    black, the others outlined; `hold` ("2s") written under them."""
+    black, the others outlined; O (the player's own button, left or right:
+    players sit on both sides) draws both player buttons grey with a dashed
+    edge; `hold` ("2s") written under them."""
     out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 %d">'
            % (60 if hold else 44)]
     for i, (k, label) in enumerate(zip("LPR", labels)):
         x = 4 + i * 40
         on = k in which
+        own = "O" in which and k != "P"
         w, rx = (28, 14) if k == "P" else (32, 6)
         x += (32 - w) // 2
         out.append('<rect x="%d" y="6" width="%d" height="32" rx="%d" fill="%s" stroke="#000" '
-                   'stroke-width="3"/>' % (x, w, rx, "#000" if on else "#fff"))
+                   'stroke-width="3"%s/>' % (x, w, rx, "#000" if on else "#bbb" if own else "#fff",
+                                             ' stroke-dasharray="5 3"' if own else ""))
         out.append('<text x="%d" y="29" font-size="17" font-weight="bold" text-anchor="middle" '
                    'font-family="DejaVu Sans" fill="%s">%s</text>'
                    % (x + w // 2, "#fff" if on else "#000", html.escape(label)))
@@ -139,7 +144,7 @@ def to_html(part, lang, font, kind="player", labels=("L", "‖", "R")):
     page, _hi, _lo = PAGE_OF[kind]
     lines = []
     for ln in part.split("\n"):
-        m = re.match(r"^\{keys ([LPR]+)(?: (\d+s))?\} (.*)$", ln)
+        m = re.match(r"^\{keys ([LPRO]+)(?: (\d+s))?\} (.*)$", ln)
         if m:
             body = markdown.markdown(m.group(3), output_format="html")
             lines.append('<div class="step">%s<div>%s</div></div>' % (
