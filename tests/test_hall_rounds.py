@@ -31,8 +31,10 @@ def cmd(h, *args):
     return hall_cmd(h.folder, *args, event=h.event, port=h.port)
 
 
-def results(h, rnd):
-    return csv_rows(cmd(h, "results", "--round", str(rnd), "--csv"))
+def results(h, rnd, byes=False):
+    """The round's CSV rows: its games (and its byes' rows, issue 27)."""
+    rows = csv_rows(cmd(h, "results", "--round", str(rnd), "--csv"))
+    return rows if byes else [r for r in rows if not r["bye"]]
 
 
 def started(h):
@@ -80,6 +82,8 @@ def test_a_round_from_pairings_to_the_csv(hall):
         assert (r["clock"], r["game"]) == (c.id, "1")
         assert r["end_local"] == T.time_of_day(r["end_time"])
     assert results(hall, 2) == []
+    bye = [r for r in results(hall, 1, byes=True) if r["bye"]]
+    assert [(b["left_player"], b["table"]) for b in bye] == [(seat.byes[0], "")]
     # the round and its seating for the pages (retained, from the recorder)
     got = H.collect(hall.port, T.ROUND_TOPIC % "cup", folder=hall.folder)
     msg = json.loads(got[T.ROUND_TOPIC % "cup"])
