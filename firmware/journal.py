@@ -114,10 +114,10 @@ class Journal:
         self.n = n
         self.rec = new_record(n)                # the record append() writes
         self.page = bytearray(PAGE)
-        # One flash block, allocated once (issue 30: no buffer over 1 KB
-        # after boot): the search for the units reads the flash into it, and
-        # the arming writes each unit from its first UNIT bytes.
-        self.sbuf = bytearray(self.bs if self.bs > UNIT else UNIT)
+        # One unit's bytes, allocated once (issue 30: no buffer over 1 KB
+        # after boot): the arming writes each unit from it, and the search
+        # for the units reads the flash into it, a block in pieces.
+        self.sbuf = bytearray(UNIT)
         self.blk = [_NONE] * units              # each unit's raw block ...
         self.start = [0] * units                # ... its first record slot ...
         self.end = [0] * units                  # ... and where it ends
@@ -196,8 +196,8 @@ class Journal:
         return 1 if self._scan(self.nonce) else -1
 
     def _unit(self):
-        """A unit's bytes (its index at 8-9 is set for each): the first
-        UNIT bytes of the block buffer, 0xFF after the marker."""
+        """A unit's bytes (its index at 8-9 is set for each): the buffer,
+        0xFF after the marker."""
         b = self.sbuf
         k = HEAD
         while k < UNIT:
@@ -205,7 +205,7 @@ class Journal:
             k += 1
         b[0:4] = MAGIC
         b[4:8] = self.nonce
-        return memoryview(b)[0:UNIT]
+        return b
 
     def _abort(self):
         f = self._f
@@ -260,24 +260,25 @@ class Journal:
         units = self.units
         for i in range(units):
             self.blk[i] = _NONE
-        buf = self.sbuf
+        # Each block in pieces of the 1 KB buffer, overlapping by HEAD: a
+        # marker (littlefs puts a file's units anywhere in a block, after
+        # its skip-list pointers) lies whole in one piece.
+        n = len(self.sbuf)
+        step = n - HEAD
         found = 0
         try:
             for b in range(self.nb):
                 if b & 63 == 63:
                     self._fed()
-                self.bdev.readblocks(b, buf, 0)
-                data = buf if hasattr(buf, "find") else bytes(buf)
-                at = data.find(key)
-                while at >= 0:
-                    i = data[at + 8] | (data[at + 9] << 8)
-                    end = at + UNIT if at + UNIT < self.bs else self.bs
-                    if i < units and self.blk[i] == _NONE and at + HEAD + self.size <= end:
-                        self.blk[i] = b
-                        self.start[i] = at + HEAD
-                        self.end[i] = end
-                        found += 1
-                    at = data.find(key, at + HEAD)
+                off = 0
+                while True:
+                    if off + n > self.bs:
+                        off = self.bs - n   # the last piece ends with the block
+                    self.bdev.readblocks(b, self.sbuf, off)
+                    found += self._markers(key, b, off)
+                    if off + n >= self.bs:
+                        break
+                    off += step
         except OSError as e:
             self.error = "journal: error %s" % (e.args[0] if e.args else e)
             return False
@@ -291,6 +292,25 @@ class Journal:
         if not self.ok:
             self.error = "journal: not found on the flash"
         return self.ok
+
+    def _markers(self, key, b, off):
+        """The units whose marker lies whole in self.sbuf (block b's bytes
+        from off on): their places noted; how many were new."""
+        data = self.sbuf
+        n = len(data)
+        found = 0
+        at = data.find(key)
+        while at >= 0 and at + HEAD <= n:
+            i = data[at + 8] | (data[at + 9] << 8)
+            p = off + at
+            end = p + UNIT if p + UNIT < self.bs else self.bs
+            if i < self.units and self.blk[i] == _NONE and p + HEAD + self.size <= end:
+                self.blk[i] = b
+                self.start[i] = p + HEAD
+                self.end[i] = end
+                found += 1
+            at = data.find(key, at + HEAD)
+        return found
 
     def _at(self, k):
         """Record slot k's unit and offset into self.su, self.sp (units, 0
