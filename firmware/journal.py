@@ -464,13 +464,16 @@ class Journal:
 
 def _sum(r, n):
     """Fletcher-16 of r[0:n] but the live byte, as (b << 8) | a; a, b < 255."""
-    a = 0
-    b = 0
-    i = 0
+    return _run(r, _LIVE + 1, n, _run(r, 0, _LIVE, 0))
+
+
+def _run(r, i, n, v):
+    """Fletcher-16 (v = (b << 8) | a so far) on over r[i:n]."""
+    a = v & 255
+    b = v >> 8
     while i < n:
-        if i != _LIVE:
-            a = (a + r[i]) % 255
-            b = (b + a) % 255
+        a = (a + r[i]) % 255
+        b = (b + a) % 255
         i += 1
     return (b << 8) | a
 
