@@ -433,9 +433,7 @@ def _fold_run(k, torn):
     Returns (device, cut).  (journal.UNITS is the caller's.)"""
     fs = NorFS()
     fs.mkdir("games")
-    f = fs.open("games/g0001.txt", "wb")
-    f.write(OLD_GAME)
-    f.close()
+    fsys.write_atomic(fs, "games/g0001.txt", OLD_GAME)
     d = Device(fs)
     d.run(500)
     d.press(cc.LEFT)
