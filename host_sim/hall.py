@@ -86,17 +86,7 @@ def write_secret(path, data):
     opened with that mode, then renamed over `path`), never chmod-ed after."""
     if isinstance(data, str):
         data = data.encode()
-    tmp = path + ".tmp"
-    try:
-        os.remove(tmp)
-    except FileNotFoundError:
-        pass
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        durable.write_all(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    durable.replace(path, data)
 
 
 def mosquitto_hash(password, iterations=HASH_ITERATIONS, salt=None):

@@ -35,19 +35,7 @@ def folder_of(hall, rnd, table):
     return os.path.join(hall, LOGS, "round-%d" % rnd, "table-%02d" % table)
 
 
-def _write(path, data):
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        durable.write_all(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    dfd = os.open(os.path.dirname(path), os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+_write = durable.replace
 
 
 def clock_id(data):
