@@ -225,3 +225,33 @@ def test_a_result_is_never_dated_before_its_start_line(monkeypatch):
     monkeypatch.setattr(time, "time", lambda: 1764000000.9995)
     assert T.utc_now_ms() == "2025-11-24T16:00:00.999Z"
     assert REC.utc_now() == T.utc_now() == "2025-11-24T16:00:00Z"
+
+
+def test_round_messages_stay_small_at_500_tables(tmp_path):
+    """Issues 27 and 29: the round's seating went into one retained message
+    that grows with the hall (near the broker's message_size_limit at 500
+    tables, 64-character names).  Now one message per table: at 500 tables
+    with names of pairings.MAX_NAME characters and three games each, every
+    table's message is under 1 KB and the round's own (the table numbers and
+    the byes) under 4 KB."""
+    folder = str(tmp_path)
+    rnd = pairings.Round(1)
+    for t in range(1, 501):
+        rnd.pairs[t] = pairings.Pair(t, "\u017b" * pairings.MAX_NAME, "W" * pairings.MAX_NAME,
+                                     2 * t - 1, 2 * t)
+    rnd.byes, rnd.bye_numbers = ["B" * pairings.MAX_NAME], [1001]
+    T.store_pairings(folder, rnd, "big.t")
+    h = Hall(folder)
+    try:
+        for t in range(1, 501):
+            for g in (1, 2, 3):
+                h.state(str(t), state("c%03d-%s" % (t, "f" * 32), t, g))
+    finally:
+        h.journal.close()
+    msgs = T.messages(folder, "cup")
+    assert len(msgs) == 501
+    tables = {k: v for k, v in msgs.items() if k != T.ROUND_TOPIC % "cup"}
+    assert max(len(v) for v in tables.values()) < 1024
+    assert len(msgs[T.ROUND_TOPIC % "cup"]) < 4096
+    one = json.loads(msgs[T.TABLE_TOPIC % ("cup", 500)])
+    assert one["left"] == "\u017b" * 64 and len(one["games"]) == 3
