@@ -374,6 +374,27 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
     none = cmd(hall, "logs", "--round", "2")
     assert none.returncode == 2 and none.stderr.count("\n") == 1 and "round 2" in none.stderr
     url = hall.url() + hall_logs.timeline_name(1, "1", 1, "de")
+    if None not in H.browser_tools():     # the page offers both for a clicked row
+        import shutil
+        import tempfile
+        profile = tempfile.mkdtemp(prefix="hall-chromium-")
+        drv = H.headless_chromium(profile)
+        try:
+            drv.get(hall.url())
+            until(lambda: drv.find_elements("css selector", "#t-1-1"), lambda r: r, seconds=15)
+            until(lambda: drv.execute_script(
+                "document.getElementById('t-1-1').click();"
+                " return document.getElementById('logtext').textContent;"),
+                lambda t: t.startswith("profile"), seconds=15)
+            href = drv.find_element("id", "timeline").get_attribute("href")
+            assert href == hall.url() + hall_logs.timeline_name(1, "1", 1, "en")
+            assert urllib.request.urlopen(href).read().decode().startswith("time ")
+            f = drv.find_element("id", "logfile")
+            assert f.get_attribute("href").startswith("blob:")
+            assert f.get_attribute("download") == "table1-game1.txt"
+        finally:
+            drv.quit()
+            shutil.rmtree(profile, ignore_errors=True)
     text = urllib.request.urlopen(url).read().decode("utf-8")
     lines = text.splitlines()
     assert lines[0].split()[:2] == ["time", "event"]
