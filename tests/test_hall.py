@@ -322,7 +322,7 @@ def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_p
     stopped (no broker) has every game; a folder without results is one line."""
     port, ws = H.free_port(), H.free_port()
     proc = hall_cmd(str(tmp_path / "h"), "--tables", "3", "--clocks", "3",
-                    "--speed", str(SPEED), "--seconds", "20", "--ws-port", str(ws), port=port)
+                    "--speed", str(SPEED), "--seconds", "12", "--ws-port", str(ws), port=port)
     assert proc.returncode == 0, proc.stderr
     assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
     assert "round 1: all 3 simulated games are over" in proc.stdout
