@@ -76,6 +76,7 @@ class App:
                                  self.diff, self.add)
         self.game.header()
         self.menu = None          # the menu showing (setup, referee, results)
+        self.menu_k = 0           # the lateness seconds the referee menu drew
         self.mode = MODE_SPLASH
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
@@ -120,9 +121,8 @@ class App:
                 self._to_game()
                 self.display.show_note(now)  # notices are timed from here
         else:
-            if mode == MODE_REFEREE and self.clock.running() >= 0:
-                self._late_menu(now)
-            self.display.draw(self.menu.render(self.rows))
+            if mode != MODE_REFEREE or self._referee_due(now):
+                self.display.draw(self.menu.render(self.rows))
             self.leds.show(-1)
         self.buzzer.update(now)
         self._flash(now, mode)
@@ -133,6 +133,27 @@ class App:
     def _flash(self, now, mode):
         """After the LCD: this step's journal records, flash work (session.py)."""
         self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
+
+    def _referee_due(self, now):
+        """The referee menu is drawn when something it shows changed: a key
+        or the display (view.dirty), or the seconds of a lateness that runs
+        on meanwhile (SPEC v4 §4).  Over a lateness this is the main loop
+        for minutes: no render (its frames are heap-allocated) when nothing
+        changed."""
+        c = self.clock
+        v = self.view
+        if c.running() >= 0:
+            self._late_menu(now)
+            if self.mode != MODE_REFEREE:
+                return False
+            k = (c.rem[c.side] + 999) // 1000   # the 20x4 menu shows it
+            if k != self.menu_k:
+                self.menu_k = k
+                v.dirty = True
+        if v.dirty:
+            v.dirty = False
+            return True
+        return False
 
     def _late_menu(self, now):
         """The referee menu over a lateness (SPEC v4 §4): the lateness clock
@@ -209,6 +230,7 @@ class App:
             self.menu.mark()
         if a in gst.GESTURES:
             self.menu.undo(t)   # gestures undo their keys here too
+        self.view.dirty = True      # (the referee menu: redraw it)
         m = menumod.action(a)
         if m:
             if a <= gst.PAUSE_DOWN:
@@ -239,6 +261,7 @@ class App:
     def _open(self, mode, menu):
         self.menu = menu
         self.mode = mode
+        self.view.dirty = True
         menu.mark()     # keys still held: their gesture undoes only from here
 
     def _to_game(self):

@@ -288,8 +288,10 @@ class Clock:
             self.rules = self.rules.with_base(base if s == 0 else b[0],
                                               base if s == 1 else b[1])
             self.rem[s] = r
-        self._emit(EV_BASE, s, t, base)
-        self._check_limits(s, t)
+        # at self.t: a running lateness is settled to the later of t and the
+        # time it already ran to (a key's time may be known a little late)
+        self._emit(EV_BASE, s, self.t, base)
+        self._check_limits(s, self.t)
         return True
 
     def adjust(self, s, delta, t):

@@ -240,11 +240,17 @@ class Game:
         k = self.gslot
         t0 = self.gestures.t0
         c.restore(self.snaps[k])   # settled to t0: the time charged up to it
-        self.session.retract(k, self.ticks_ms())
+        now = self.ticks_ms()
+        self.session.retract(k, now)
         self.lock_side = -1
         self.view.dirty = True
         if c.state == cc.RUNNING:
-            c.pause(t0)     # (a lateness clock runs on: SPEC v4 §4)
+            c.pause(t0)
+        elif c.state == cc.LATE:
+            # A lateness clock runs on (SPEC v4 §4): charged since t0 and
+            # checkpointed now, so a power cut loses no more than ever.
+            c.update(now)
+            self.session.save(now)
 
     def _gesture(self, a, t):
         st = self._group_state()

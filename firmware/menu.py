@@ -99,14 +99,20 @@ def _arrows(row, can_dec, can_inc):
 
 
 def _position(row, idx, n):
-    """'idx/n' right-aligned (20x4 title row)."""
-    w = ndigits(n) * 2 + 1
-    pos = len(row) - w
-    for i in range(pos, len(row)):
-        row[i] = SP
+    """'idx/n' right-aligned (20x4 title row).  (Small frames: the referee
+    menu is redrawn every second over a lateness, allocating nothing.)"""
+    pos = len(row) - ndigits(n) * 2 - 1
+    _blank_from(row, pos)
     end = num(row, pos + ndigits(n) - ndigits(idx), idx)
     row[end] = 0x2F  # '/'
     num(row, end + 1, n)
+
+
+def _blank_from(row, pos):
+    n = len(row)
+    while pos < n:
+        row[pos] = SP
+        pos += 1
 
 
 def _step(v, step, up, lo, hi):
@@ -470,10 +476,13 @@ class RefereeMenu:
         c = self.clock
         return c.rem[s] + self.pend[s] + self.pbase[s] - c.rules.base[s]
 
-    def _pending(self):
+    def _rebased(self):
+        """A base-time change is pending."""
         b = self.clock.rules.base
-        return self.pend[0] or self.pend[1] or self.pbase[0] != b[0] \
-            or self.pbase[1] != b[1]
+        return self.pbase[0] != b[0] or self.pbase[1] != b[1]
+
+    def _pending(self):
+        return self.pend[0] or self.pend[1] or self._rebased()
 
     def _base_ok(self, up):
         """The base item can step: both bases move together (keeping a
@@ -482,12 +491,12 @@ class RefereeMenu:
         b = self.pbase
         if not _can_shift(b[0], b[1], up):
             return False
-        if up:
-            return True
-        for s in (0, 1):
-            if self.rem(s) - b[s] + _base_step(b[s], False) <= 0:
-                return False
-        return True
+        return up or (self._keeps(0) and self._keeps(1))
+
+    def _keeps(self, s):
+        """Side s keeps time after the next step down of its base."""
+        b = self.pbase[s]
+        return self.rem(s) - b + _base_step(b, False) > 0
 
     def handle(self, action, t):
         if self.ask >= 0:
@@ -604,56 +613,78 @@ class RefereeMenu:
             if d > 0:
                 self.pend[side] += d
 
+    # Drawing: small methods, none with a frame MicroPython puts on the heap
+    # (more than ~11 words): over a lateness the menu is redrawn every
+    # second for minutes (the 20x4 shows the times), allocating nothing.
     def render(self, rows):
-        c = self.clock
-        w = lang.table(self.language)
-        k = _frame(rows, w["TITLE_REF"], self.items(), self.item)
-        label, value = rows[k], rows[k + 1]
+        k = _frame(rows, lang.table(self.language)["TITLE_REF"], self.items(),
+                   self.item)
         if k:
-            both = rows[3]
-            mmss(both, 1, self.rem(0))
-            mmss(both, len(both) - 7, self.rem(1))
-        it = self.item
+            self._times(rows[3])
         if self.ask >= 0:
-            put(label, 0, w["T_APPLY"] if self.ask == R_EXIT else
-                w["T_VOID_R"] if self.ask == R_VOID and c.void_side == 1 else
-                w[_R_LABEL[self.ask]])
-            _center(value, w["V_CONFIRM"])
-            return rows
-        if it == R_VOID and c.void_side == 1:
-            put(label, 0, w["T_VOID_R"])
+            self._question(rows[k], rows[k + 1])
         else:
-            put(label, 0, w[_R_LABEL[it]])
-        n = len(value)
+            self._item(rows[k], rows[k + 1])
+        return rows
+
+    def _times(self, both):
+        mmss(both, 1, self.rem(0))
+        mmss(both, len(both) - 7, self.rem(1))
+
+    def _question(self, label, value):
+        w = lang.table(self.language)
+        a = self.ask
+        put(label, 0, w["T_APPLY"] if a == R_EXIT else
+            w["T_VOID_R"] if a == R_VOID and self.clock.void_side == 1 else
+            w[_R_LABEL[a]])
+        _center(value, w["V_CONFIRM"])
+
+    def _item(self, label, value):
+        it = self.item
+        if it == R_VOID and self.clock.void_side == 1:
+            put(label, 0, lang.table(self.language)["T_VOID_R"])
+        else:
+            put(label, 0, lang.table(self.language)[_R_LABEL[it]])
         if it == R_VOID:
-            # what the side gets back: "+01:15"
-            _arrows(value, False, True)
-            mmss(value, (n - 6) // 2, c.rem[c.void_side] - c.void_rem)
-            value[(n - 6) // 2] = 0x2B
+            self._void(value)
         elif it == R_RESUME or it == R_RESET:
             _arrows(value, False, True)
         elif it <= R_R_MIN:
-            s = 0 if it <= R_L_MIN else 1
-            _arrows(value, self._takeable(s, 1000) > 0, True)
-            mmss(value, (n - 6) // 2, self.rem(s))
-            self._pending_mark(value, s)
+            self._adjusted(value, 0 if it <= R_L_MIN else 1)
         elif it == R_LATE_L or it == R_LATE_R:
-            s = 0 if it == R_LATE_L else 1
-            el = self.pbase[s] - self.rem(s)
-            _arrows(value, el > 0, self.rem(s) > 0)
-            mmss(value, (n - 6) // 2, el)
-            self._pending_mark(value, s)
+            self._elapsed(value, 0 if it == R_LATE_L else 1)
         elif it == R_BASE:
-            b = self.pbase
-            _arrows(value, self._base_ok(False), self._base_ok(True))
-            _both_mmss(value, b[0], b[1])
-            base = c.rules.base
-            if b[0] != base[0] or b[1] != base[1]:
-                # "*" after the time: changed, not applied yet
-                value[n // 2 + 6 if b[0] != b[1] else 2 + (n - 9) // 2 + 5] = 0x2A
+            self._base(value)
         else:  # R_EXIT
             _arrows(value, True, True)
-        return rows
+
+    def _void(self, value):
+        # what the side gets back: "+01:15"
+        c = self.clock
+        n = len(value)
+        _arrows(value, False, True)
+        mmss(value, (n - 6) // 2, c.rem[c.void_side] - c.void_rem)
+        value[(n - 6) // 2] = 0x2B
+
+    def _adjusted(self, value, s):
+        _arrows(value, self._takeable(s, 1000) > 0, True)
+        mmss(value, (len(value) - 6) // 2, self.rem(s))
+        self._pending_mark(value, s)
+
+    def _elapsed(self, value, s):
+        el = self.pbase[s] - self.rem(s)
+        _arrows(value, el > 0, self.rem(s) > 0)
+        mmss(value, (len(value) - 6) // 2, el)
+        self._pending_mark(value, s)
+
+    def _base(self, value):
+        b = self.pbase
+        _arrows(value, self._base_ok(False), self._base_ok(True))
+        _both_mmss(value, b[0], b[1])
+        if self._rebased():
+            # "*" after the time: changed, not applied yet
+            n = len(value)
+            value[n // 2 + 6 if b[0] != b[1] else 2 + (n - 9) // 2 + 5] = 0x2A
 
     def _pending_mark(self, value, s):
         # "*" after the time: changed, not applied yet
