@@ -441,6 +441,26 @@ def test_base_change_only_before_the_game_and_leaving_time():
     assert c.rules.base == [30 * MIN, 30 * MIN]
 
 
+def test_base_change_in_ready_past_00_00_acts_as_an_adjustment_would():
+    """In ready nothing runs: a base below what was charged leaves the side
+    in overtime (or out, pfs), and the limits act as after an adjustment."""
+    c = sdev()
+    c.adjust(LEFT, -(30 * MIN), 0)                 # the referee's elapsed 30:00
+    assert c.rebase(LEFT, 25 * MIN, 0) and c.overtime(LEFT) == 5 * MIN
+    assert c.state == cc.READY
+    assert c.rebase(LEFT, 24 * MIN, 0)             # -06:00: past the forfeit
+    assert c.state == cc.OVER and c.forfeited[LEFT]
+    c = pfs(base="01:00")
+    c.adjust(RIGHT, -MIN, 0)
+    c.adjust(LEFT, -MIN, 0)
+    assert c.state == cc.OVER                      # both out (as before)
+    c = pfs(base="01:00")
+    c.start_late(LEFT, 0)
+    c.update(30000)
+    assert c.rebase(RIGHT, 1000, 30000) and c.rem[RIGHT] == 1000   # not the late side
+    assert not c.rebase(LEFT, 30000, 30000)        # the late side: 00:00 refused
+
+
 def test_base_change_does_not_touch_shared_rules():
     r = profiles.make_rules("sdev")
     c = plain(r)
