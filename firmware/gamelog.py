@@ -326,14 +326,18 @@ class GameLog:
             if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT or kind == cc.EV_CAP:
                 note += " " + cc.SIDE_NAMES[side]
             # the times at that instant too (the results menu reads them)
-            times = "L %s R %s\n" % (fmt_time(rem_left), fmt_time(rem_right))
             if kind == cc.EV_FORFEIT:
                 # a game that ended by itself says so (SPEC v4 §5: replay
                 # reports it at its `# <ms> over` line)
-                note += "  " + times + "# %d %s" % (log_ms, NOTES[cc.EV_OVER])
-            return self._write("# %d %s  %s" % (log_ms, note, times))
+                self._note(log_ms, note, rem_left, rem_right)
+                note = NOTES[cc.EV_OVER]
+            return self._note(log_ms, note, rem_left, rem_right)
         return self._write("%s  # L %s R %s\n" % (line, fmt_time(rem_left),
                                                   fmt_time(rem_right)))
+
+    def _note(self, log_ms, note, rem_left, rem_right):
+        return self._write("# %d %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
+                                                      fmt_time(rem_right)))
 
     def comment(self, text):
         """A free comment line (e.g. a referee note)."""
