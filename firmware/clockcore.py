@@ -271,15 +271,17 @@ class Clock:
         (ready or late).  Time already charged stays charged: remaining =
         base - charged (SPEC v4 §4 Referee functions), so a lateness goes
         on with its count.  Refused (False) outside MIN_BASE_MS..MAX_BASE_MS,
-        and for a running lateness clock that it would take to 00:00 (its
-        instants are the core's own); otherwise 00:00 and the forfeit act
-        as after an adjustment."""
+        for a running lateness clock that it would take to 00:00 (its
+        instants are the core's own), and in a flag profile below 00:00 (a
+        side's time stops there); otherwise 00:00 and the forfeit act as
+        after an adjustment."""
         self._advance(t)
         st = self.state
         old = self.rules.base[s]
         r = self.rem[s] + base - old
         if (st != READY and st != LATE) or (st == LATE and s == self.side
                                             and r <= 0) \
+                or (r < 0 and self.rules.zero == ZERO_FLAG) \
                 or not MIN_BASE_MS <= base <= MAX_BASE_MS:
             return False
         if base != old:

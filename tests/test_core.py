@@ -451,9 +451,9 @@ def test_base_change_in_ready_past_00_00_acts_as_an_adjustment_would():
     assert c.rebase(LEFT, 24 * MIN, 0)             # -06:00: past the forfeit
     assert c.state == cc.OVER and c.forfeited[LEFT]
     c = pfs(base="01:00")
-    c.adjust(RIGHT, -MIN, 0)
-    c.adjust(LEFT, -MIN, 0)
-    assert c.state == cc.OVER                      # both out (as before)
+    c.adjust(RIGHT, -MIN, 0)                       # right out before the game
+    assert not c.rebase(RIGHT, 30000, 0)           # below 00:00: refused (flag)
+    assert c.rebase(LEFT, 30000, 0) and c.rem[LEFT] == 30000
     c = pfs(base="01:00")
     c.start_late(LEFT, 0)
     c.update(30000)
