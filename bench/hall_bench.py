@@ -450,7 +450,7 @@ def press_to_page(presses=40, clocks=20):
         fleet = hall_sim.Fleet(h, clocks, speed=1, base_s=600,
                                scripts={t: [] for t in range(1, clocks + 1)})
         lock = fleet.background(0.002)
-        br = H.headless_chromium(os.path.join(d, "chromium"))
+        br = H.headless_chromium(os.path.join(d, "chromium"), h.folder)
         lat = []
         act = []     # edge -> the clock's turn change
         after = []   # the clock's turn change -> the page

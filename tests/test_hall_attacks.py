@@ -118,19 +118,25 @@ def test_with_lan_one_line_says_so(tmp_path):
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     seen = (_listeners(port), _listeners(ws), _listeners(page))
-    more = proc.stdout.readline() + proc.stdout.readline()   # (before communicate())
+    tls = proc.stdout.readline()
+    second = proc.stdout.readline()
+    desk = proc.stdout.readline()
+    desk_seen = _listeners(ws + 1)
     out, err = proc.communicate(timeout=60)
-    out = more + out
     assert proc.returncode == 0, err
     assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
                            "the director's page on port %d (https://" % (port, page)), line
     # one line says so; the other start-up lines are the TLS one (issue 29:
-    # where the CA is, the certificate's fingerprint) and the round's and the
-    # projector view's (issue 21)
-    rest = out.splitlines()
-    assert rest[0].startswith("hall: TLS only, with the hall's own CA"), out
-    assert all(ln.startswith("hall: the projector view") for ln in rest[1:]), out
+    # where the CA is, the certificate's fingerprint), the round's and the
+    # projector view's (issue 21), which says nothing of the network, and the
+    # results desk's (issue 27): on the loopback only, whatever --lan says
+    assert tls.startswith("hall: TLS only, with the hall's own CA"), tls
+    rest = [second] + out.splitlines()
+    assert all(ln.startswith("hall: the projector view") for ln in rest), out
     assert seen == (["0.0.0.0"], ["0.0.0.0"], ["0.0.0.0"]), (out, seen)
+    if desk.startswith("hall: the results desk"):       # (its port may be taken)
+        assert "http://127.0.0.1:%d/" % (ws + 1) in desk and desk_seen == ["127.0.0.1"], \
+            (desk, desk_seen)
 
 
 def test_a_retained_flood_is_bounded_by_the_memory_limit(tmp_path):
