@@ -86,59 +86,12 @@ def _best_of(runs, scenario):
     return best
 
 
-class SlowLink:
+def SlowLink(port, delay_s=0.25, chunk=64):
     """A slow, laggy path to the broker: a TCP relay on loopback that passes
     at most `chunk` bytes every `delay_s` each way (a weak Wi-Fi, a busy hall
     computer).  The clock's writes back up into its socket buffer."""
-
-    def __init__(self, port, delay_s=0.25, chunk=64):
-        import threading
-        self.to = port
-        self.delay_s = delay_s
-        self.chunk = chunk
-        self.lsock = socket.socket()
-        self.lsock.bind(("127.0.0.1", 0))
-        self.lsock.listen(8)
-        self.port = self.lsock.getsockname()[1]
-        self.open = True
-        self.threads = [threading.Thread(target=self._accept, daemon=True)]
-        self.threads[0].start()
-
-    def _accept(self):
-        import threading
-        while self.open:
-            try:
-                a, _ = self.lsock.accept()
-            except OSError:
-                return
-            try:
-                b = socket.create_connection(("127.0.0.1", self.to))
-            except OSError:
-                a.close()
-                continue
-            for x, y in ((a, b), (b, a)):
-                t = threading.Thread(target=self._pump, args=(x, y), daemon=True)
-                t.start()
-
-    def _pump(self, src, dst):
-        try:
-            while self.open:
-                data = src.recv(self.chunk)
-                if not data:
-                    break
-                time.sleep(self.delay_s)
-                dst.sendall(data)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.close()
-            except OSError:
-                pass
-
-    def close(self):
-        self.open = False
-        self.lsock.close()
+    from host_sim import hall_sniff
+    return hall_sniff.Relay(port, chunk=chunk, delay_s=delay_s)
 
 
 def net_loop(runs=3):

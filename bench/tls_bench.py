@@ -125,7 +125,7 @@ def target_tls(timeout_s=1500):
             end = time.monotonic() + timeout_s
             out = ""
             while "TLS {" not in out and time.monotonic() < end:
-                pico.run_to(pico.t_ms + 2000)
+                pico.run_to(pico.t_ms + 250)
                 out = pico.serial[n0:].decode(errors="replace")
                 if "Traceback" in out[-2000:] and ">>>" in out[-10:]:
                     break

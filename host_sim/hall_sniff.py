@@ -48,20 +48,11 @@ def tls_records(data):
     return out
 
 
-class Relay:
-    """TCP relay on 127.0.0.1 in front of `to_port`: every connection's
-    bytes each way are kept (conns: [[client->broker, broker->client]]).
-    tamper=True: the first encrypted record (application data) a client
-    sends on each of the first `tamper_conns` connections gets one bit
-    flipped on the way."""
+class Listener:
+    """A TCP listener on 127.0.0.1 (a free port) whose accept loop runs in a
+    thread and hands each connection to self.serve(sock) in a thread."""
 
-    def __init__(self, to_port, tamper=False, tamper_conns=1):
-        self.to = to_port
-        self.tamper = tamper
-        self.tamper_left = tamper_conns
-        self.tampered = 0
-        self.conns = []
-        self.lock = threading.Lock()
+    def __init__(self):
         self.lsock = socket.socket()
         self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.lsock.bind(("127.0.0.1", 0))
@@ -76,19 +67,45 @@ class Relay:
                 a, _ = self.lsock.accept()
             except OSError:
                 return
-            try:
-                b = socket.create_connection(("127.0.0.1", self.to))
-            except OSError:
-                a.close()
-                continue
-            rec = [bytearray(), bytearray()]
-            with self.lock:
-                self.conns.append(rec)
-                flip = self.tamper and self.tamper_left > 0
-                if flip:
-                    self.tamper_left -= 1
-            threading.Thread(target=self._pump, args=(a, b, rec[0], flip), daemon=True).start()
-            threading.Thread(target=self._pump, args=(b, a, rec[1], False), daemon=True).start()
+            threading.Thread(target=self.serve, args=(a,), daemon=True).start()
+
+    def close(self):
+        self.open = False
+        self.lsock.close()
+
+
+class Relay(Listener):
+    """TCP relay on 127.0.0.1 in front of `to_port`: every connection's
+    bytes each way are kept (conns: [[client->broker, broker->client]]).
+    tamper=True: the first encrypted record (application data) a client
+    sends on each of the first `tamper_conns` connections gets one bit
+    flipped on the way."""
+
+    def __init__(self, to_port, tamper=False, tamper_conns=1, chunk=65536, delay_s=0):
+        self.to = to_port
+        self.tamper = tamper
+        self.tamper_left = tamper_conns
+        self.tampered = 0
+        self.chunk = chunk        # at most this many bytes passed ...
+        self.delay_s = delay_s    # ... after this long (a slow link)
+        self.conns = []
+        self.lock = threading.Lock()
+        super().__init__()
+
+    def serve(self, a):
+        try:
+            b = socket.create_connection(("127.0.0.1", self.to))
+        except OSError:
+            a.close()
+            return
+        rec = [bytearray(), bytearray()]
+        with self.lock:
+            self.conns.append(rec)
+            flip = self.tamper and self.tamper_left > 0
+            if flip:
+                self.tamper_left -= 1
+        threading.Thread(target=self._pump, args=(b, a, rec[1], False), daemon=True).start()
+        self._pump(a, b, rec[0], flip)
 
     def _pump(self, src, dst, keep, flip):
         pending = bytearray()
@@ -97,9 +114,11 @@ class Relay:
                 r, _, _ = select.select([src], [], [], 0.2)
                 if not r:
                     continue
-                data = src.recv(65536)
+                data = src.recv(self.chunk)
                 if not data:
                     break
+                if self.delay_s:
+                    time.sleep(self.delay_s)
                 with self.lock:
                     keep.extend(data)
                 if not flip:
@@ -134,10 +153,6 @@ class Relay:
     def captured(self):
         with self.lock:
             return [(bytes(a), bytes(b)) for a, b in self.conns]
-
-    def close(self):
-        self.open = False
-        self.lsock.close()
 
 
 def printable_runs(data, least=12):
@@ -186,7 +201,7 @@ def mqtt_in_clear(data):
     return recs is None and data[:2] == b"\x20\x02"
 
 
-class FakeBroker:
+class FakeBroker(Listener):
     """A TLS server posing as the hall's broker: the name the clocks check
     (hall_tls.TLS_NAME) in a certificate of another CA (made in `folder`
     by hall_tls.ensure, as an attacker would with openssl), or in clear
@@ -203,23 +218,9 @@ class FakeBroker:
         self.got = []          # bytes each client sent once "connected"
         self.handshakes = 0    # completed TLS handshakes
         self.failed = []       # why a handshake failed
-        self.lsock = socket.socket()
-        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.lsock.bind(("127.0.0.1", 0))
-        self.lsock.listen(16)
-        self.port = self.lsock.getsockname()[1]
-        self.open = True
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self):
-        while self.open:
-            try:
-                a, _ = self.lsock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(a,), daemon=True).start()
-
-    def _serve(self, a):
+    def serve(self, a):
         a.settimeout(3)
         data = bytearray()
         try:
@@ -245,10 +246,6 @@ class FakeBroker:
                 a.close()
             except OSError:
                 pass
-
-    def close(self):
-        self.open = False
-        self.lsock.close()
 
 
 def connack(hall, user, password, tls=True):

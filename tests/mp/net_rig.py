@@ -17,7 +17,6 @@
 #   refused  the first try to connect: the note (a broker that is not the
 #            hall's is refused)
 #   tlsloop  N THREADED: the worst loop iteration while reconnecting over TLS
-#   tlsheap  the heap a TLS connection takes (peak while connecting, held)
 import gc
 import json
 import sys
@@ -156,74 +155,25 @@ def refused(root, port, password):
     return {"note": n.note, "connects": n.connects, "up": n.st == net.UP, "hall": n.hall}
 
 
-def tlsloop(root, port, password, n_iter, threaded):
-    """issue 29: the worst main-loop iteration while the clock connects over
-    TLS again and again (a reconnect forced every 200 iterations: a TLS
-    handshake each time), the handshake on its own thread (threaded 1) or in
-    the loop's own steps (0)."""
-    rig = make(root, port, password, step_ms=5)
-    n = rig.app.net
-    n.wire.threaded = bool(threaded)
-    rig.run(1700)
-    rig.press(LEFT)
-    worst = 0
-    total = 0
-    step = rig.app.step
-    for i in range(n_iter):
-        if i % 200 == 199 and n.st == net.UP:
-            n._fail(rig.now, "bench: connect again", 1)
-        rig.now = rig.add(rig.now, 5)
-        t = time.ticks_us()
-        step()
-        d = time.ticks_diff(time.ticks_us(), t)
-        total += d
-        if d > worst:
-            worst = d
-        time.sleep_ms(1)
-    return {"worst_us": worst, "mean_us": total // n_iter, "note": n.note,
-            "connects": n.connects, "rem": [rig.clock.rem[0], rig.clock.rem[1]]}
-
-
-def tlsheap(root, port, password):
-    """issue 29: the heap a TLS connection takes: live bytes (after a
-    collect) sampled at every iteration from before the connect until the
-    clock is connected (the handshake in the loop's steps, so each sample
-    sees it), the peak and what the connection holds once up."""
-    rig = make(root, port, password, step_ms=5)
-    n = rig.app.net
-    n.wire.threaded = False
-    n.retry_at = rig.add(rig.now, 10 ** 8)    # not yet
-    rig.run(200)
-    gc.collect()
-    a0 = gc.mem_alloc()
-    n.retry_at = rig.now
-    peak = 0
-    t0 = time.ticks_us()
-    for _ in range(5000):
-        rig.now = rig.add(rig.now, 5)
-        rig.app.step()
-        gc.collect()
-        peak = max(peak, gc.mem_alloc() - a0)
-        if n.st == net.UP:
-            break
-        time.sleep_ms(1)
-    took = time.ticks_diff(time.ticks_us(), t0)
-    gc.collect()
-    return {"connected": n.st == net.UP, "peak_bytes": peak, "held_bytes": gc.mem_alloc() - a0,
-            "heap_free": gc.mem_free(), "connect_us": took, "note": n.note}
-
-
-def loop(root, port, password, n_iter):
+def loop(root, port, password, n_iter, threaded=None):
+    """The worst and mean iteration of a running game.  threaded 1 / 0
+    (issue 29): the clock connects over TLS again and again (a reconnect
+    forced every 200 iterations: a TLS handshake each time), the handshake
+    on its own thread (1) or in the loop's own steps (0)."""
     rig = make(root, port, password, step_ms=5)
     if port == 0:
         rig.app.net = None  # the baseline: the same loop without the network
     n = rig.app.net
+    if threaded is not None:
+        n.wire.threaded = bool(threaded)
     rig.run(1700)
     rig.press(LEFT)
     worst = 0
     total = 0
     step = rig.app.step
     for i in range(n_iter):
+        if threaded is not None and i % 200 == 199 and n.st == net.UP:
+            n._fail(rig.now, "bench: connect again", 1)
         rig.now = rig.add(rig.now, 5)
         t = time.ticks_us()
         step()
@@ -262,9 +212,7 @@ if __name__ == "__main__":
     elif what == "waiting":
         r = waiting(root, port, password)
     elif what == "tlsloop":
-        r = tlsloop(root, port, password, int(sys.argv[5]), int(sys.argv[6]))
-    elif what == "tlsheap":
-        r = tlsheap(root, port, password)
+        r = loop(root, port, password, int(sys.argv[5]), int(sys.argv[6]))
     elif what == "refused":
         r = refused(root, port, password)
     elif what == "blocking":
