@@ -315,6 +315,7 @@ def test_a_replayed_game_the_recorder_does_not_store_again_is_one_line(hall, tmp
     hall.start_recorder(stderr=log)
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="replay-test")
     c.username_pw_set("1", hall.passwords()[1])
+    H.TLS.paho_tls(c, hall.folder)
     c.connect("127.0.0.1", hall.port)
     c.loop_start()
     try:
@@ -389,14 +390,16 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 lambda t: t.startswith("profile"), seconds=15)
             href = drv.find_element("id", "timeline").get_attribute("href")
             assert href == hall.url() + hall_logs.timeline_name(1, "1", 1, "en")
-            assert urllib.request.urlopen(href).read().decode().startswith("time ")
+            assert urllib.request.urlopen(href, context=H.TLS.client_context(
+                hall.folder)).read().decode().startswith("time ")
             f = drv.find_element("id", "logfile")
             assert f.get_attribute("href").startswith("blob:")
             assert f.get_attribute("download") == "table1-game1.txt"
         finally:
             drv.quit()
             shutil.rmtree(profile, ignore_errors=True)
-    text = urllib.request.urlopen(url).read().decode("utf-8")
+    text = urllib.request.urlopen(url, context=H.TLS.client_context(hall.folder)).read() \
+        .decode("utf-8")
     lines = text.splitlines()
     assert lines[0].split()[:2] == ["time", "event"]
     assert lines[1].startswith("00:0") and lines[1].split()[1] in ("left", "right")
