@@ -86,7 +86,7 @@ def _best_of(runs, scenario):
     return best
 
 
-def SlowLink(port, delay_s=0.25, chunk=64):
+def SlowLink(port, delay_s=0.25, chunk=1024):
     """A slow, laggy path to the broker: a TCP relay on loopback that passes
     at most `chunk` bytes every `delay_s` each way (a weak Wi-Fi, a busy hall
     computer).  The clock's writes back up into its socket buffer."""
@@ -113,7 +113,8 @@ def net_loop(runs=3):
         blocking = _result(_mp([_root(d, "f"), hport, pw[1], "blocking"]))
         hung_sock.close()
 
-        # slow: the real broker behind a link of 64 bytes per 250 ms each way
+        # slow: the real broker behind a link of 1 KB per 250 ms each way (issue 29:
+        # the TLS handshake, about 3 KB, must fit in the run; it was 64 bytes in clear)
         def slow_run(i):
             h.start()
             link = SlowLink(h.port)
@@ -164,7 +165,7 @@ def net_loop(runs=3):
                budget, hung["worst_us"] < 5000),
         Figure("net_worst_loop_us_broker_slow", slow["worst_us"], "us", base["worst_us"],
                what % (slow["all_worst"], "the real Mosquitto behind a slow link (a relay "
-                       "passing 64 bytes per 250 ms each way: the CONNACK and every "
+                       "passing 1 KB per 250 ms each way: the TLS handshake, the CONNACK and every "
                        "message crawl; the clock connected %s times)" % slow["all_connects"]),
                bw, budget, slow["worst_us"] < 5000),
         Figure("net_worst_loop_us_broker_restarting", restart["worst_us"], "us", base["worst_us"],
