@@ -303,6 +303,9 @@ def test_no_stray_touch_swallows_a_move(g):
 ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
           (RIGHT, PAUSE, LEFT), (LEFT, RIGHT, PAUSE), (RIGHT, LEFT, PAUSE))
 GAPS = (0, 500, 1000, 2000)
+# the referee gesture's two gaps: its three keys go down within 2 s of each
+# other, first to last, exactly 2000 ms included (SPEC v4 §4; gestures.py)
+REF_GAPS = ((0, 0), (250, 250), (500, 500), (1000, 1000), (2000, 0), (0, 2000))
 STATES = ("ready", "paused", "running", "over")
 GESTURE_LINE = re.compile(r"^# (\d+) gesture (\w+): the presses of its keys are undone$")
 
@@ -414,24 +417,27 @@ def gesture_undoes_its_keys(rig, spec, gesture):
 
 def _referee_cases():
     for order in ORDERS:
-        for gap in GAPS:
+        for gaps in REF_GAPS:
             for start in STATES:
-                yield pytest.param(order, gap, start,
-                                   id="%s-%d-%s" % (_order_id(order), gap, start))
+                yield pytest.param(order, gaps, start, id="%s-%d-%d-%s" % (
+                    _order_id(order), gaps[0], gaps[1], start))
 
 
-@pytest.mark.parametrize("order,gap,start", list(_referee_cases()))
-def test_referee_gesture_in_any_order_at_any_speed(order, gap, start):
-    """SPEC v3 §4 Gestures: the pause key and both player buttons all down
-    together 3 s, in any order and with any gaps, from ready, paused,
-    running and over: the referee menu opens, no turn changes, and the time
-    charged equals the timeline without its keys (a running clock paused at
-    the first key's edge); the log has only the gesture (and that pause)."""
+@pytest.mark.parametrize("order,gaps,start", list(_referee_cases()))
+def test_referee_gesture_in_any_order_at_any_speed(order, gaps, start):
+    """SPEC v4 §4 Gestures: the pause key and both player buttons all down
+    together 3 s, in any order, the three presses within 2 s of each other
+    (gaps of 0 to 2 s; exactly 2000 ms from the first to the last counts),
+    from ready, paused, running and over: the referee menu opens, no turn
+    changes, and the time charged equals the timeline without its keys (a
+    running clock paused at the first key's edge); the log has only the
+    gesture (and that pause)."""
     rig = to_state(start)
     try:
-        last = 2 * gap + 3100                   # all three held 3.1 s together
+        at = (0, gaps[0], gaps[0] + gaps[1])
+        last = at[2] + 3100                     # all three held 3.1 s together
         gesture_undoes_its_keys(
-            rig, [(i * gap, b, last - i * gap) for i, b in enumerate(order)], "referee")
+            rig, [(at[i], b, last - at[i]) for i, b in enumerate(order)], "referee")
         assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
     finally:
         drop(rig)
@@ -472,15 +478,16 @@ def test_end_request_then_confirmation_at_any_speed(first, gap, hold):
         drop(rig)
 
 
-@pytest.mark.parametrize("start", STATES)
+@pytest.mark.parametrize("start", ("ready", "paused", "over"))
 @pytest.mark.parametrize("gap", GAPS)
 @pytest.mark.parametrize("first", (LEFT, RIGHT), ids=("L_first", "R_first"))
 def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
-    """SPEC v3 §4 Gestures: "A confirmation held when no question is showing
+    """SPEC v4 §4 Gestures: "A confirmation held when no question is showing
     ... does nothing, and its presses are undone like any gesture's": both
     player buttons, the second up to 2 s after the first, held together
-    1.1 s, with nothing asked: no turn change, no time change (a running
-    clock is stopped at the first key's edge), only the gesture in the log."""
+    1.1 s, with nothing asked and the clock stopped at the first key's
+    edge: no turn change, no time change, only the gesture in the log.
+    (While a clock runs they are presses: section 5 below.)"""
     rig = to_state(start)
     try:
         gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
@@ -859,5 +866,271 @@ def test_the_new_game_question_shows_over_a_forfeit_on_16x2():
         rig.run(qmod.ASK_MS + 100)            # nobody answers
         assert rig.app.game.question.kind == qmod.NONE
         assert rig.screen()[1].strip() == "LOST", rig.screen()
+    finally:
+        drop(rig)
+
+
+# -- 5. SPEC v4: resting fingers, leaning presses, the lock-out, the log -------------------
+# Each case of issue 26 and its mirror images: either side, the sdev and pfs
+# profiles, in the challenge window, in overtime near the forfeit (pfs: the
+# last seconds before the flag), and with the press at exactly 00:00.  What
+# the app must do is the pure core fed only the edges that by SPEC v4 act.
+PROFILES = ("sdev", "pfs")
+WHERE = ("plain", "window", "overtime", "zero")
+SIDES = pytest.mark.parametrize("mover", (LEFT, RIGHT), ids=("L_moves", "R_moves"))
+
+
+def _where_cases(where=WHERE):
+    return [pytest.param(p, w, id="%s-%s" % (p, w)) for p in PROFILES for w in where
+            if not (p == "pfs" and w == "window")]       # pfs has no challenge window
+
+
+def arrange(profile, mover, where, rest, crit=0):
+    """A fresh clock (base 60 s) where `mover`'s clock runs, started by the
+    opponent's press: the game's start press, or in "window" the opponent's
+    move 1 s ago (the challenge window open).  `rest`: the opponent's finger
+    stays on that press.  where: "plain" (the mover has 30 s left),
+    "window", "overtime" (sdev: 10 s before the forfeit at -05:01; pfs: 10 s
+    before the flag), "zero" (the mover's time reaches 00:00 exactly `crit`
+    ms from now)."""
+    rig = new_rig(profile, 60)
+    x = 1 - mover
+    rig.game0 = rig.ms()
+
+    def opponent():
+        if rest:
+            rig.down(x)
+            rig.run(rigmod.SETTLE_MS)
+        else:
+            rig.press(x)
+
+    if where == "window":
+        rig.press(x)                        # the start: the mover runs
+        rig.run(2000)
+        rig.press(mover)                    # the mover's move: x runs
+        rig.run(2000)
+        opponent()                          # x's move: the mover runs, the window opens
+        rig.run(1000)
+    else:
+        opponent()                          # the start press
+        target = {"plain": 30000, "zero": crit,
+                  "overtime": -290000 if profile == "sdev" else 10000}[where]
+        rig.run(rig.clock.rem[mover] - target)
+        assert rig.clock.rem[mover] == target
+    c = rig.clock
+    assert c.state == cc.RUNNING and c.side == mover, (c.state, c.side)
+    assert (c.win > 0) == (where == "window"), c.win
+    return rig
+
+
+def run_case(rig, spec, real, ups=(), after=500, gesture=None):
+    """Play spec = [(offset, button, hold)] from now, and `ups` = [(offset,
+    button)], releases of keys already down.  `real` = [(offset, button)]:
+    the edges that by SPEC v4 act (a press the state table ignores, by the
+    waiting player, may be among them; one the lock-out ignores may not).
+    1 ms after each real edge and at the end the turn, both times to the ms
+    and the challenge window equal the pure core fed only `real`; no menu
+    opened, no question asked, no gesture in the log (or just `gesture`),
+    and the log replays to the live clock."""
+    c = rig.clock
+    ref = tick_clock(rig)
+    ref.restore(list(c.snapshot()))
+    before = log_text(rig)
+    t0 = rig.ms()
+    t0_ticks = rig.now
+    items = []
+    for i, (off, b, hold) in enumerate(spec):
+        items.append((t0 + off, 30 + i, "down", b))
+        items.append((t0 + off + hold, 10 + i, "up", b))
+    for off, b in ups:
+        items.append((t0 + off, 9, "up", b))
+    end = max([off + hold for off, b, hold in spec] + [off for off, b in ups]) + after
+    real = sorted(real, key=lambda r: r[0])  # (presses of one ms: in spec order)
+    for off, b in real:
+        items.append((t0 + off + 1, 0, "check", "1 ms after %s at %d" % (NAMES[b], off)))
+    items.append((t0 + end, 0, "check", "the end"))
+    fed = [0]
+
+    def check(what):
+        while fed[0] < len(real) and t0 + real[fed[0]][0] < rig.ms():
+            off, b = real[fed[0]]
+            t = rig.add(t0_ticks, off)
+            if b == PAUSE:
+                ref.pause(t)
+            else:
+                ref.press(b, t)
+            fed[0] += 1
+        ref.update(rig.now)
+        assert seen(c) == seen(ref), "%s: app %r, the real presses alone %r\n%s" % (
+            what, seen(c), seen(ref), log_text(rig))
+        assert rig.app.mode == appmod.MODE_GAME, (what, rig.screen())
+        assert rig.app.game.question.kind == qmod.NONE, (what, rig.screen())
+
+    play(rig, items, check)
+    lines = new_lines(before, log_text(rig))
+    got = [ln for ln in lines if ln.startswith("#") and " gesture " in ln]
+    assert gestures_of(got) == ([gesture] if gesture else []), lines
+    replay_matches_live(rig, rig.root)
+    return lines
+
+
+def flagged_at(profile, where):
+    """In pfs a side's 00:00 is its flag: the whole clock stops at that very
+    ms, so a key going down at it finds the clock stopped (dead time), and
+    both player buttons held from it are a confirmation (test below); the
+    leaning cases put their first key at the last ms before it."""
+    return profile == "pfs" and where == "zero"
+
+
+@pytest.mark.parametrize("hold", (1100, 4000))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_resting_finger_makes_no_confirmation_with_a_later_move(mover, profile, where, hold):
+    """Issue 26 / SPEC v4 §4 Gestures ("A gesture's keys go down close
+    together"): the opponent's finger stays on the press that started the
+    mover's clock (the start press, resting 3.5 s to 6 minutes by then; in
+    "window" their move, 3.5 s), and 2.5 s later the mover ends the turn
+    with a firm press held `hold` ms.  The resting finger was held longer
+    than 2 s when the mover's key went down: no confirmation, the move
+    stands (SPEC v3 undid the move and everything back to the start
+    press, or to before the opponent's move)."""
+    a = 2500
+    rig = arrange(profile, mover, where, rest=True, crit=a)
+    try:
+        run_case(rig, [(a, mover, hold)], [(a, mover)], ups=[(a + hold + 400, 1 - mover)])
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("pause_first", (True, False), ids=("P_first", "mover_first"))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_resting_finger_makes_no_referee_gesture(mover, profile, where, pause_first):
+    """Issue 26 / SPEC v4 §4 Gestures: "a gesture needs a fresh press of
+    every one of its keys".  The opponent's finger rests on the press that
+    started the mover's clock; 2.5 s later the pause key and the mover's
+    button go down 100 ms apart and all three keys are held 3.5 s: no
+    referee gesture (SPEC v3 opened the menu and undid the move and the
+    time back to that press).  Each key did what the state table says at
+    its edge: the pause key stops the clock, the mover's button ends the
+    turn (in dead time after the pause)."""
+    a = 2500
+    rig = arrange(profile, mover, where, rest=True, crit=a)
+    try:
+        first, second = (PAUSE, mover) if pause_first else (mover, PAUSE)
+        run_case(rig, [(a, first, 3600), (a + 100, second, 3500)],
+                 [(a, first), (a + 100, second)], ups=[(a + 3700, 1 - mover)])
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_resting_finger_on_the_start_press_makes_no_late_arrival(mover, profile, where):
+    """Issue 26 / SPEC v4 §4 Gestures: with a finger kept on the start
+    press, the pause key held 2.5 s 40 s into the game (in "window" right
+    after a move by the mover, the window open) only stops the clock at its
+    edge: the late-arrival gesture needs fresh presses of both its keys and
+    exists only if the clock was in `ready` at the first of their edges
+    (SPEC v3 took it for late arrival: the game went back to `late`)."""
+    a = 10000 if where == "plain" else 2500
+    rig = arrange(profile, mover, "plain" if where == "window" else where, rest=True, crit=a)
+    try:
+        spec = [(a, PAUSE, 2500)]
+        real = [(a, PAUSE)]
+        if where == "window":
+            spec.append((1000, mover, 80))  # the mover's move: the window opens
+            real.append((1000, mover))
+        run_case(rig, spec, real, ups=[(a + 3000, 1 - mover)])
+    finally:
+        drop(rig)
+
+
+LEANS = (0, 150, 700, 1500, 1900)
+
+
+@pytest.mark.parametrize("lean", LEANS)
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_waiting_player_leaning_on_their_button_costs_no_move(mover, profile, where, lean):
+    """Issue 26 / SPEC v4 §4 Gestures ("While a clock runs, both player
+    buttons are presses, not a confirmation"): the waiting player leans on
+    their button, and `lean` ms later the mover presses and holds theirs
+    1.3 s, both held together over 1 s: the waiting player's press is
+    ignored, the mover's ends the turn, and nothing is undone (SPEC v3 read
+    a confirmation with no question and undid the move)."""
+    a = 1000
+    # (pfs, both at once: at the last ms before the flag, flagged_at())
+    rig = arrange(profile, mover, where, rest=False,
+                  crit=a + lean + (lean == 0 and flagged_at(profile, where)))
+    try:
+        w = 1 - mover
+        run_case(rig, [(a, w, lean + 1400), (a + lean, mover, 1300)],
+                 [(a, w), (a + lean, mover)])
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("d", (100, 175, 250))
+@pytest.mark.parametrize("mover_first", (True, False), ids=("mover_first", "waiting_first"))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_both_players_pressing_and_holding_change_the_turn_once(mover, profile, where,
+                                                                 mover_first, d):
+    """Issue 26 / SPEC v4 §4 Buttons, Gestures: both players press within
+    100-250 ms of each other and hold 1.3 s: the turn changes exactly once
+    (at the mover's press; the other press is the waiting player's, or
+    falls in the 500 ms lock-out), and no confirmation undoes it (SPEC v3
+    changed the turn zero times)."""
+    a = 1000
+    # (pfs, the mover first: at the last ms before the flag, flagged_at())
+    rig = arrange(profile, mover, where, rest=False,
+                  crit=a + (1 if flagged_at(profile, where) else 0) if mover_first else a + d)
+    try:
+        w = 1 - mover
+        first, second = (mover, w) if mover_first else (w, mover)
+        real = [(a, mover)] if mover_first else [(a, w), (a + d, mover)]
+        lines = run_case(rig, [(a, first, 1300 + d), (a + d, second, 1300)], real)
+        if mover_first and rig.clock.state == cc.RUNNING:
+            assert rig.clock.side == w
+            assert any("ignored: pressed together" in ln for ln in lines), lines
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("d", (100, 200, 300))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_the_movers_press_right_after_the_opponents_restart_ends_the_turn(mover, profile,
+                                                                          where, d):
+    """Issue 26 / SPEC v4 §4 Buttons: "An opponent's press that restarts the
+    mover's clock from a pause (TSO § 3.1.1) sets no lock-out": the mover
+    pauses, the opponent restarts the mover's clock, and the mover's own
+    press d = 100-300 ms later ends the mover's turn (SPEC v3's lock-out
+    swallowed it: the move lost, the mover's clock running on)."""
+    a = 2000
+    rig = arrange(profile, mover, where, rest=False, crit=a + d)
+    try:
+        w = 1 - mover
+        run_case(rig, [(1000, PAUSE, 80), (a, w, 80), (a + d, mover, 80)],
+                 [(1000, PAUSE), (a, w), (a + d, mover)])
+    finally:
+        drop(rig)
+
+
+@SIDES
+def test_at_the_flag_both_player_buttons_held_are_a_confirmation(mover):
+    """SPEC v4 §4 Gestures: the confirmation exists "when the clock was
+    already stopped at its first key's edge".  In pfs the flag stops the
+    whole clock at 00:00's very ms (PFS § 6.2.2, dead time), before any key
+    going down at that ms acts: the mover's press there and the opponent's
+    150 ms later, held 1.3 s, are a confirmation with no question, and
+    their presses are undone: the clock stays stopped at the flag, as the
+    core has it with no key pressed.  (Decision, docs/rules.md: a key at
+    the flag's ms comes after the flag.)"""
+    rig = arrange("pfs", mover, "zero", rest=False, crit=1000)
+    try:
+        run_case(rig, [(1000, mover, 1450), (1150, 1 - mover, 1300)], [], gesture="confirm")
+        assert rig.clock.state == cc.PAUSED and rig.clock.flag(mover)
     finally:
         drop(rig)
