@@ -692,6 +692,63 @@ def test_a_group_over_a_long_idle_time_and_the_wrap():
     assert r.names() == [("right", 10), ("all_up", 40 * 60000)]
 
 
+# -- resting fingers (SPEC v4 §4 Gestures: a gesture's keys go down close together) --
+
+def test_a_resting_finger_makes_no_gesture_with_any_later_keys():
+    """SPEC v4 §4 Gestures: "A key that was already held longer than [2 s]
+    when another key went down is a resting finger: ... it makes no gesture
+    with the later keys (a gesture needs a fresh press of every one of its
+    keys)."  Random cases: one key rests 2001 ms to 10 minutes, then the
+    other two are pressed at random (0-1.5 s apart, held up to 6 s, some
+    released and pressed again): no gesture comes from the moment they go
+    down (each one would need the resting key, or is the pause key held
+    alone or the pair with the pause key up), and every press is an action
+    at its edge.  Once every key is up, the same three keys pressed fresh
+    within 2 s give the referee gesture, t0 and key at the first of them."""
+    rnd = Random(26)
+    for case in range(20):
+        r = Rig()
+        rest = rnd.choice((L, R, P))
+        others = [k for k in (L, R, P) if k != rest]
+        t = 100 + rnd.randint(2001, 600000)
+        r.press(rest, 100)
+        r.loop(t, every_ms=499)
+        r.loop(t)
+        start = len(r.actions)
+        want = []
+        for _ in range(rnd.randint(1, 4)):
+            rnd_order = others if rnd.random() < 0.5 else others[::-1]
+            held = []
+            for k in rnd_order:
+                t += rnd.randint(0, 1500)
+                r.loop(t, every_ms=3)
+                r.press(k, t)
+                want.append((NAME[k], t))
+                held.append(k)
+            t += rnd.randint(30, 6000)
+            r.loop(t, every_ms=3)
+            for k in held:
+                r.release(k, t)
+                t += rnd.randint(30, 200)
+                r.loop(t, every_ms=3)
+        got = [(G.ACTION_NAMES[a], tt) for a, tt, _ in r.actions[start:]]
+        eq([g for g in got if g[0] in GESTURE_NAMES], [], "case %d: rest %d" % (case, rest))
+        eq([g for g in got if g[0] in NAME.values()], want, "case %d presses" % case)
+        r.release(rest, t)
+        t += 100
+        r.loop(t, every_ms=3)
+        assert not r.g.any_held()
+        order = (rest, others[0], others[1])
+        t += 100
+        for k in order:
+            r.press(k, t)
+            t += rnd.randint(0, 1000)
+            r.loop(t, every_ms=3)
+        r.loop(t + 3100, every_ms=3)
+        eq(gestures_of(r)[-1][0], "referee", "case %d: fresh" % case)
+        eq(r.g.key, rest, "case %d: key" % case)
+
+
 # -- mashing: a simulated hour ------------------------------------------------------
 
 def _burst(rnd, t, final):

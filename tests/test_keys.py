@@ -131,12 +131,16 @@ def keys(rig, t0, spec):
 
 # -- 1. no swallowed move -------------------------------------------------------------
 # The real game: the start press, then moves.  A move is the mover's
-# turn-ending press (a tap of 30-150 ms, turns >= 600 ms apart), plain, or
-# after a pause and a resume, or in dead time (PFS § 3.2.1: the mover pauses,
-# then ends the turn with their own button).
-PLAIN, PAUSE_RESUME, DEAD_TIME = 0, 1, 2
+# turn-ending press (turns >= 600 ms apart), plain, or after a pause and a
+# resume, or in dead time (PFS § 3.2.1: the mover pauses, then ends the turn
+# with their own button), or after the opponent restarted the mover's clock
+# from the pause (TSO § 3.1.1; the mover's press 50-400 ms after it).
+# A press is a tap of 30-150 ms, or (SPEC v4) a finger left resting on it,
+# any length, until just before that player's next press.
+PLAIN, PAUSE_RESUME, DEAD_TIME, RESTART = 0, 1, 2, 3
 MARGIN = 40          # a key is released this long before its next press (> debounce)
-CONFIRM_SAFE = 900   # left and right are never down together this long (< 1 s)
+CONFIRM_SAFE = 900   # never this long together with a press made while the clock was stopped
+FRESH_MS = 2000      # SPEC v4 §4: a gesture's keys all go down within 2 s
 
 
 def _overlap(a, b):
@@ -145,16 +149,18 @@ def _overlap(a, b):
 
 @st.composite
 def stray_games(draw):
-    """(start presser, real key taps, stray touches, moves) in ms from the
-    game's start.  Taps and strays: (button, down, up)."""
+    """(start presser, real key presses, stray touches, moves) in ms from
+    the game's start.  Presses and strays: (button, down, up)."""
     x0 = draw(st.sampled_from((LEFT, RIGHT)))
     taps = [(x0, 0, draw(st.integers(30, 150)))]
+    stopped = [0]                   # presses made while the clock was stopped
+    can_rest = [0]                  # presses made while a clock ran (and the start)
     moves = []                      # (mover, kind, T, [(lo, hi) running windows])
     runner = 1 - x0
     t_prev = 0
     for _ in range(draw(st.integers(1, 6))):
         m = runner
-        kind = draw(st.sampled_from((PLAIN, PAUSE_RESUME, DEAD_TIME)))
+        kind = draw(st.sampled_from((PLAIN, PAUSE_RESUME, DEAD_TIME, RESTART)))
         d = draw(st.integers(600, 3000))
         t = t_prev + d
         if kind == PLAIN:
@@ -163,31 +169,57 @@ def stray_games(draw):
             p = draw(st.integers(t_prev + 200, t - 200))
             taps.append((PAUSE, p, p + draw(st.integers(30, 150))))
             windows = [(t_prev, p)]
+        elif kind == RESTART:
+            p1 = draw(st.integers(t_prev + 100, t - 250))
+            p2 = max(p1 + 200, t - draw(st.integers(50, 400)))
+            t = max(t, p2 + 50)
+            taps.append((PAUSE, p1, p1 + draw(st.integers(30, 150))))
+            stopped.append(len(taps))
+            taps.append((1 - m, p2, p2 + draw(st.integers(30, 150))))
+            windows = [(t_prev, p1), (p2, t)]
         else:
             p1 = draw(st.integers(t_prev + 200, t - 400))
             p2 = draw(st.integers(p1 + 200, t - 200))
             taps.append((PAUSE, p1, p1 + draw(st.integers(30, 150))))
             taps.append((PAUSE, p2, p2 + draw(st.integers(30, 150))))
             windows = [(t_prev, p1), (p2, t)]
+        (stopped if kind == DEAD_TIME else can_rest).append(len(taps))
         taps.append((m, t, t + draw(st.integers(30, 150))))
         moves.append((m, kind, t, windows))
         runner = 1 - m
         t_prev = t
     end = t_prev + 3000
+
+    def next_press(b, t, ivs):
+        later = [lo for lo, _ in ivs if lo > t]
+        return min(later) if later else end
+
+    # Resting fingers: a press made while a clock ran (or the start press)
+    # held on, any length, until just before that player's next press.  A
+    # confirmation (SPEC v4) needs its first key's edge in a stopped clock:
+    # the start press may rest only if the first move comes more than 2 s
+    # after it (else both down together 1 s would be one).
+    for i in can_rest:
+        b, lo, hi = taps[i]
+        if i == 0 and moves[0][2] <= FRESH_MS:
+            continue
+        if draw(st.booleans()):
+            nxt = next_press(b, lo, [(l2, h2) for b2, l2, h2 in taps if b2 == b])
+            if nxt - MARGIN > hi:
+                taps[i] = (b, lo, draw(st.integers(hi, nxt - MARGIN)))
     # The waiting player's stray touches: press edges while the mover's
     # clock runs (before the press that ends the turn) and within the
     # lock-out after it; any length, but released before that player's
-    # next real press, and never held together with the other player
-    # button for CONFIRM_SAFE (that would be the confirmation gesture).
+    # next real press, leaning on their button together with the other
+    # player's for any time (SPEC v4: presses while a clock runs), but for
+    # under CONFIRM_SAFE with a press made while the clock was stopped that
+    # went down up to 2 s before it (that would be a confirmation).
     strays = []
     busy = {LEFT: [], RIGHT: []}    # every interval each player button is down
     for b, lo, hi in taps:
         if b != PAUSE:
             busy[b].append((lo, hi))
-
-    def next_press(b, t):
-        later = [lo for lo, _ in busy[b] if lo > t]
-        return min(later) if later else end
+    halt = [taps[i] for i in stopped]
 
     def add(w, lo, hi):
         if hi - lo < 1:
@@ -196,13 +228,14 @@ def stray_games(draw):
             down = draw(st.integers(lo, hi - 1))
         else:               # just before the window's end: the mover's press
             down = hi - draw(st.integers(1, min(400, hi - lo)))
-        up = down + draw(st.integers(5, 5000))
-        up = min(up, next_press(w, down) - MARGIN)
+        up = down + draw(st.one_of(st.integers(5, 5000), st.integers(5, 60000)))
+        up = min(up, next_press(w, down, busy[w]) - MARGIN)
         if up - down < 5:
             return
         if not all(hi + MARGIN <= down or up + MARGIN <= lo for lo, hi in busy[w]):
             return                  # the button is down or just released then
-        if any(_overlap((down, up), iv) >= CONFIRM_SAFE for iv in busy[1 - w]):
+        if any(b == 1 - w and l2 <= down <= l2 + FRESH_MS and
+               _overlap((down, up), (l2, h2)) >= CONFIRM_SAFE for b, l2, h2 in halt):
             return
         busy[w].append((down, up))
         strays.append((w, down, up))
@@ -226,32 +259,41 @@ def stray_games(draw):
 @KEYS
 @given(stray_games())
 def test_no_stray_touch_swallows_a_move(g):
-    """SPEC v3 §4 Buttons: "A press by the player whose clock is not running
+    """SPEC v4 §4 Buttons: "A press by the player whose clock is not running
     is ignored (logged) and never delays, swallows or changes any other key's
-    press, whenever it comes"; after a player button starts a side, that
-    side's own button is ignored for 500 ms.  Random real moves (taps of
-    30-150 ms, turns >= 600 ms apart; plain, across a pause and resume, and
-    the dead-time flow of PFS § 3.2.1: the mover pauses, then ends the turn
-    with their own button) plus random stray touches by the waiting player
-    (5 ms .. 5 s long; press edges anywhere while the mover's clock runs
-    before the turn-ending press, and within the 500 ms lock-out after it):
-    after every real edge and at the end, the turn, both sides' times to the
-    ms and the challenge window equal the pure core fed the real edges alone.
+    press, whenever it comes"; after a press that ends a turn, the side it
+    started ignores its own button for 500 ms, but not after the opponent
+    restarts the mover's clock from a pause; SPEC v4 §4 Gestures: a resting
+    finger makes no gesture, and while a clock runs both player buttons are
+    presses, never a confirmation.  Random real moves (turns >= 600 ms
+    apart; plain, across a pause and resume, the dead-time flow of PFS §
+    3.2.1, and the mover's press 50-400 ms after the opponent's restart
+    from a pause, TSO § 3.1.1), each press a tap or a finger left resting
+    on it for any time, plus random stray touches by the waiting player (5
+    ms .. 60 s long, leaning on their button with any overlap with the
+    mover's; press edges anywhere while the mover's clock runs before the
+    turn-ending press, and within the 500 ms lock-out after it): after
+    every real edge and at the end, the turn, both sides' times to the ms
+    and the challenge window equal the pure core fed the real edges alone.
 
     Not generated, because by the rules they are actions, not stray touches:
     a touch by the waiting player while the clock is paused is, by SPEC §4's
     state table (paused(s), x != s), the opponent restarting the mover's
-    clock (TSO § 3.1.1, PFS § 4.5.3); and a stray held together with the
-    other player button for 1 s or more is the confirmation gesture (SPEC v3
-    §4: both player buttons held 1 s, whose presses are undone) - so the
-    mover's taps are < 1 s and a stray never overlaps the other player
-    button for 900 ms or more."""
+    clock (TSO § 3.1.1, PFS § 4.5.3); and both player buttons held together
+    1 s, pressed within 2 s of each other, the first of them while the
+    clock was stopped (the start press, a dead-time press, a restart) is
+    the confirmation gesture (SPEC v4 §4), whose presses are undone."""
     x0, taps, strays, moves, end, bounce = g
     event("strays: %d" % min(len(strays), 5))
     event("bouncing" if any(on or off for on, off in bounce) else "no bounce")
     event("dead time" if any(k == DEAD_TIME for _, k, _, _ in moves) else "no dead time")
     event("stray held across a real press" if any(
         lo < t < hi for _, lo, hi in strays for b, t, _ in taps) else "no stray across")
+    event("resting finger" if any(hi - lo > FRESH_MS for b, lo, hi in taps if b != PAUSE)
+          else "no resting finger")
+    event("leaning 1 s+" if any(_overlap((lo, hi), (l2, h2)) >= 1000 for w, lo, hi in strays
+                               for b, l2, h2 in taps if b == 1 - w) else "no leaning")
+    event("restart" if any(k == RESTART for _, k, _, _ in moves) else "no restart")
     rig = new_rig()
     try:
         b0 = rig.ms()
@@ -365,10 +407,11 @@ def events_of(lines):
 
 
 def gestures_of(lines):
-    """The gesture names of the comment lines; any other comment fails."""
+    """The gesture names of the comment lines; any other comment fails (but
+    a new log's header)."""
     out = []
     for ln in lines:
-        if ln.startswith("#"):
+        if ln.startswith("#") and not ln.startswith("# clock "):
             m = GESTURE_LINE.match(ln)
             assert m, "a comment that is no gesture: %r" % ln
             out.append(m.group(2))
@@ -501,11 +544,13 @@ def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
 @pytest.mark.parametrize("present", (LEFT, RIGHT), ids=("L_present", "R_present"))
 @pytest.mark.parametrize("pause_first", (True, False), ids=("P_first", "X_first"))
 def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
-    """SPEC v3 §4 Gestures, Late arrival (PFS § 2.4, TSO § 2.4): in ready, the
+    """SPEC v4 §4 Gestures, Late arrival (PFS § 2.4, TSO § 2.4): in ready, the
     present player's button and the pause key, in either order and up to 2 s
     apart, held together 2 s, start the absent player's lateness clock from
     the first of the two keys' edges (what each key did at its edge, e.g.
-    starting the game, is undone)."""
+    starting the game, is undone).  The log begins with the `late` event
+    and has the gesture's own line (issue 26: SPEC v3 left none),
+    `# <ms> gesture late_l|late_r` at the ms it was recognised."""
     rig = to_state("ready")
     try:
         t0 = rig.ms()
@@ -524,7 +569,9 @@ def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
         assert c.state == cc.LATE and c.side == absent
         assert c.lateness() == rig.ms() - t0
         rig.game0 = t0
-        check_log(rig, "", 0, False, None, [(0, "late", cc.SIDE_NAMES[absent])])
+        name = "late_l" if present == LEFT else "late_r"
+        check_log(rig, "", 0, False, name, [(0, "late", cc.SIDE_NAMES[absent])])
+        assert "# %d gesture %s:" % (gap + 2000, name) in log_text(rig), log_text(rig)
     finally:
         drop(rig)
 
@@ -1132,5 +1179,29 @@ def test_at_the_flag_both_player_buttons_held_are_a_confirmation(mover):
     try:
         run_case(rig, [(1000, mover, 1450), (1150, 1 - mover, 1300)], [], gesture="confirm")
         assert rig.clock.state == cc.PAUSED and rig.clock.flag(mover)
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("gap", (2000, 2001))
+@pytest.mark.parametrize("first", (LEFT, RIGHT), ids=("L_first", "R_first"))
+def test_the_2_s_of_a_gesture_include_2000_ms_exactly(first, gap):
+    """SPEC v4 §4 Gestures: "The keys of one gesture must all have gone
+    down within 2 s of each other"; a key "already held longer than that"
+    is a resting finger.  Decision (docs/rules.md): held 2000 ms exactly is
+    not longer, so 2000 ms from the first key to the last is within.  In
+    paused (the clock stopped at the first key's edge), both player buttons
+    2000 ms apart and held together 1.1 s are a confirmation with no
+    question (their presses undone, the clock as it was); 2001 ms apart
+    they are two presses, each acting at its edge (the first a dead-time
+    move or the opponent's restart, the second a turn)."""
+    rig = to_state("paused")
+    try:
+        if gap == 2000:
+            gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
+                                    "confirm")
+            return
+        run_case(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
+                 [(0, first), (gap, 1 - first)])
     finally:
         drop(rig)
