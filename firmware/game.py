@@ -66,7 +66,7 @@ class Game:
         self.ticks_ms = ticks_ms
         self.diff = diff
         self.add = add
-        # the game before each key's latest press, and which one is the group's
+        # the game before each key's latest press (slots 0-2), or on entering (3)
         self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_MODE + 1)]
         self.valid = 0            # the slots (bits) taken on this game screen
         self.lock_side = -1       # the side just started by a player button ...

@@ -1,6 +1,9 @@
 """Gestures (firmware/gestures.py): debounced presses and releases -> the
 app's actions, checked against the contract in that file's header, which is
-SPEC v3 §4 "Gestures on the device" and "Buttons":
+SPEC v4 §4 "Gestures on the device" and "Buttons" (quoted here as v3 had it;
+v4 adds: "The keys of one gesture must all have gone down within 2 s of each
+other ... A key that was already held longer than that when another key went
+down is a resting finger ... it makes no gesture with the later keys"):
 
   "A key acts at its own edge ... No press waits to find out whether it is
   part of a gesture."                                     (§4 Gestures, 1)
