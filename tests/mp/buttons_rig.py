@@ -41,9 +41,7 @@ class Rig:
         return DIFF(t, self.start)
 
     def at(self, ms):
-        # (whole ms in integers: exact on the 32-bit image, whose floats are
-        # single precision, also minutes into a scenario)
-        us = ms * 1000 if isinstance(ms, int) else int(ms * 1000 + 0.5)
+        us = int(ms * 1000 + 0.5)
         assert us >= self.us, "time goes forward"
         self.us = us
 
@@ -77,7 +75,7 @@ class Rig:
     # -- the main loop --------------------------------------------------------
     def loop(self, until_ms, every_ms=1):
         """Run the main loop from now to until_ms, every every_ms."""
-        t = self.us // 1000 if self.us % 1000 == 0 else self.us / 1000
+        t = self.us / 1000
         while True:
             self.drain()
             if t >= until_ms:
