@@ -1140,6 +1140,16 @@ def _gestures():                            # every gesture and a REGROUP
     _step(2100)                             # PAUSE_LONG
     pins[2].drive(None)
     _step(50)
+    pins[0].drive(0)                        # a resting finger (SPEC v4) ...
+    _step(2100)
+    pins[1].drive(0)
+    pins[2].drive(0)
+    _step(3100)                             # ... no REFEREE, checked each step
+    pins[1].drive(None)
+    _step(2100)                             # ... nor LATE_L
+    pins[0].drive(None)
+    pins[2].drive(None)
+    _step(50)
     pins[0].drive(0)
     _step(500)
     pins[0].drive(None)
