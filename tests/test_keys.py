@@ -1205,3 +1205,34 @@ def test_the_2_s_of_a_gesture_include_2000_ms_exactly(first, gap):
                  [(0, first), (gap, 1 - first)])
     finally:
         drop(rig)
+
+
+def test_the_hall_record_shows_the_gestures_not_the_undone_presses():
+    """Issue 26 / SPEC v4 §4 Gestures: "The game log and the hall record the
+    gesture (every recognized gesture gets its line in the log, `# <ms>
+    gesture <name>`), not the undone presses."  A game on a hall clock (the
+    outbox of firmware/net.py, no broker needed): late arrival (right
+    present), left arrives and starts right's clock, right stops it, then
+    both player buttons held 1 s on the stopped clock (a confirmation with
+    no question: left's restart and right's move undone), then the end.
+    The log the hall is sent has a line for each gesture (late_r, confirm,
+    pause_long, confirm) and, of the keys' presses, only those that stand."""
+    from test_net_outbox import boot, FakeFlash, SETTINGS
+    rig = boot(FakeFlash({"settings.json": SETTINGS}, dirs={"games"}))
+    rig.run(2000)
+    rig.perform(rigmod.late(RIGHT))
+    rig.run(3000)
+    rig.press(LEFT)                             # left arrives: right runs
+    rig.run(3000)
+    rig.press(PAUSE)
+    rig.run(500)
+    rig.perform(rigmod.confirm())               # undone: nothing asked
+    rig.run(500)
+    rig.perform(rigmod.end_game(False))
+    assert rig.clock.state == cc.OVER
+    sent = [bytes(m[1]).decode("latin-1") for m in rig.app.net.q1]
+    log = sent[1][sent[1].index("profile "):]
+    lines = [ln for ln in log.split("\n") if ln.strip()]
+    assert [e[1:] for e in events_of(lines)] == [("late", "left"), ("left",), ("pause",),
+                                                 ("end",)], log
+    assert gestures_of(lines) == ["late_r", "confirm", "pause_long", "confirm"], log
