@@ -106,9 +106,14 @@ def test_csv_skips_bad_lines_one_warning_each(tmp_path):
         ("3", "3", "sim003"), ("4", "4", "sim004")]
 
 
-def test_a_void_keeps_one_row_with_the_last_values_and_the_first_time(tmp_path):
-    """The same game re-published (a referee's void) is one row: the last
-    body, the first time the hall stored it."""
+def test_a_republished_result_counts_only_once_the_director_accepts_it(tmp_path):
+    """issue 29 ("a referee's correction is a distinct ... act, never a plain
+    re-publish"): the same game published again with other values (a
+    referee's void at the clock, or anyone with the account's password) is
+    one row with the FIRST values and one warning naming `hall accept`;
+    `hall accept` (a line of corrections.jsonl, on the hall computer) makes
+    the re-published values count, `--first` the first again; the end time
+    stays the first."""
     folder = tmp_path / "hall"
     folder.mkdir()
     first = _record("scrabble/cup/3/result/1/3", GOOD, "2026-11-24T18:00:00Z")
@@ -116,8 +121,27 @@ def test_a_void_keeps_one_row_with_the_last_values_and_the_first_time(tmp_path):
                     dict(GOOD, left=dict(GOOD["left"], penalty=10)), "2026-11-24T18:05:00Z")
     (folder / REC.RESULTS).write_text(json.dumps(first) + "\n" + json.dumps(later) + "\n")
     proc, rows = results_csv(str(folder))
-    assert len(rows) == 1 and rows[0]["left_penalty"] == "10"
+    assert len(rows) == 1 and rows[0]["left_penalty"] == "0", rows
+    warns = proc.stderr.splitlines()
+    assert len(warns) == 1 and "NOT counted" in warns[0] and \
+        "hall accept --table 3 --account 3 --game 1" in warns[0], warns
+    ok = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table", "3",
+                         "--game", "1", "--dir", str(folder)], cwd=ROOT, capture_output=True,
+                        text=True, timeout=60)
+    assert ok.returncode == 0 and "counts from now on" in ok.stdout, ok.stderr
+    proc, rows = results_csv(str(folder))
+    assert proc.stderr == "" and len(rows) == 1 and rows[0]["left_penalty"] == "10"
     assert rows[0]["end_time"] == "2026-11-24T18:00:00Z"
+    back = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table", "3",
+                           "--game", "1", "--first", "--dir", str(folder)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert back.returncode == 0, back.stderr
+    proc, rows = results_csv(str(folder))
+    assert rows[0]["left_penalty"] == "0"
+    nothing = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table",
+                              "4", "--game", "1", "--dir", str(folder)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1, nothing.stderr
 
 
 def test_journal_starts_a_new_line_after_a_torn_one_and_collapses_copies(tmp_path):
