@@ -166,6 +166,7 @@ class Hall:
         self.rec_proc = None
         self.lock_fd = None       # hall.lock, held while this object runs the hall
         self.pids = None          # what hall.pid says (claim())
+        self.rec_err = self.broker_err = None   # where their stderr goes
         self.conf = os.path.join(self.folder, "mosquitto.conf")
         self.www = os.path.join(self.folder, "www")
 
@@ -380,9 +381,21 @@ class Hall:
             self.lock_fd = None
 
     def _save_pids(self):
-        if self.pids is not None:
-            write_secret(os.path.join(self.folder, PIDFILE),
-                         json.dumps(self.pids, sort_keys=True) + "\n")
+        """hall.pid anew; on a full disk it stays as it was (one line says
+        so): it then names a process that is gone, which its identity
+        check tells, and the hall's own processes die with the hall."""
+        if self.pids is None:
+            return
+        path = os.path.join(self.folder, PIDFILE)
+        try:
+            write_secret(path, json.dumps(self.pids, sort_keys=True) + "\n")
+        except OSError as e:
+            try:
+                os.remove(path + ".tmp")
+            except OSError:
+                pass
+            print("hall: cannot update %s: %s" % (PIDFILE, e.strerror or e), file=sys.stderr,
+                  flush=True)
 
     def _spawn(self, name, argv, marker, **kw):
         """A child in a process group of its own (the terminal's Ctrl-C and
@@ -406,6 +419,7 @@ class Hall:
             raise HallError("mosquitto not found: install Debian's mosquitto package "
                             "(make tools-os does it)")
         self.claim()
+        self.broker_err = stderr
         for port in (self.port, self.ws_port):
             who = port_holder(port)
             if who:
@@ -427,6 +441,7 @@ class Hall:
         """The recorder (host_sim/hall_recorder.py) in a process of its own;
         wait: until it is connected (it keeps trying while the broker is down)."""
         self.claim()
+        self.rec_err = stderr     # (a restart by watch() writes there too)
         self.rec_proc = self._spawn(
             "recorder", [sys.executable, "-m", "host_sim.hall_recorder", self.folder,
                          str(self.port), self.event], "host_sim.hall_recorder",
@@ -490,11 +505,11 @@ class Hall:
                     raise HallError("the broker stopped %d times in a minute (exit %s): "
                                     "giving up" % (len(deaths), code))
                 say("hall: the broker stopped (exit %s); starting it again" % code)
-                self.start_broker(stderr=sys.stderr)
+                self.start_broker(stderr=self.broker_err)
             if self.rec_proc is not None and self.rec_proc.poll() is not None:
                 say("hall: the recorder stopped (exit %s); starting it again"
                     % self.rec_proc.returncode)
-                self.start_recorder(stderr=sys.stderr, wait=False)
+                self.start_recorder(stderr=self.rec_err, wait=False)
             time.sleep(0.5)
 
     def url(self, host="127.0.0.1"):

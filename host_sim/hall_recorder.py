@@ -558,7 +558,14 @@ class Recorder:
         if isinstance(got, str):
             self.alarm.event("skipped %s: %s" % (_clip(topic), got))
             return
-        self.waiting[(topic, bytes(payload))] = got
+        key = (topic, bytes(payload))
+        if key not in self.waiting:
+            # (decided now: a failed try may have closed its game already)
+            body = got[3]
+            k = (body["clock"], body["game"])
+            again = k in self.starts.ended and k not in self.starts.open \
+                and not self.journal.has(topic, body)
+            self.waiting[key] = got + (again,)
         self.store()
 
     def store(self):
@@ -567,16 +574,13 @@ class Recorder:
         stored = 0
         for key in list(self.waiting):
             topic, payload = key
-            table, game, account, body = self.waiting[key]
+            table, game, account, body, again = self.waiting[key]
             try:
                 why = self.owners.check(account, body["clock"])
                 if why is not None:
                     del self.waiting[key]
                     self.alarm.event("refused %s: %s" % (_clip(topic), why))
                     continue
-                k = (body["clock"], body["game"])
-                again = k in self.starts.ended and k not in self.starts.open \
-                    and not self.journal.has(topic, body)
                 self.starts.result(account, table, body)   # (its start line first)
                 new = self.journal.add(topic, table, game, account, body)
             except OSError as e:
