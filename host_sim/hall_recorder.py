@@ -434,6 +434,23 @@ def add_owner(folder, clock, account, how="deploy"):
         os.close(fd)
 
 
+def clock_of_state(event, topic, payload):
+    """(account, clock id) of a clock's state or heartbeat (any game, also
+    before the first: a clock switched on says who it is), or None."""
+    p = topic.split("/")
+    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat") \
+            or _num(p[2]) is None or _num(p[4], 1, INT_MAX) is None or len(payload) > 4096:
+        return None
+    try:
+        body = json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or body.get("table") != int(p[2]) \
+            or not _clock_id(body.get("clock")):
+        return None
+    return p[4], body["clock"]
+
+
 class Owners:
     """The recorder's view of owners.jsonl, read again when the file changes
     (a clock deployed while the hall runs)."""
@@ -539,19 +556,20 @@ class Recorder:
     def message(self, topic, payload):
         from host_sim import tournament as T
         if "/result/" not in topic:
-            st = T.parse_state(self.event, topic, payload)
-            if st is None:
+            who = clock_of_state(self.event, topic, payload)
+            if who is None:
                 return
-            account, table, body = st
-            try:
-                why = self.owners.check(account, body["clock"])
-                if why is None:
+            account, clock = who
+            try:                # (a clock switched on registers its id: owners.jsonl)
+                why = self.owners.check(account, clock)
+                st = T.parse_state(self.event, topic, payload) if why is None else None
+                if st is not None:
                     self.starts.state(*st)
             except OSError as e:       # (it comes again with the next heartbeat)
                 self._failing(e)
                 return
-            if why is not None and (account, body["clock"]) not in self.refused:
-                self.refused.add((account, body["clock"]))
+            if why is not None and (account, clock) not in self.refused:
+                self.refused.add((account, clock))
                 self.alarm.event("refused the states of %s: %s" % (_clip(topic), why))
             return
         got = parse_message(self.event, topic, payload)
