@@ -7,14 +7,12 @@ recorder says so on stderr and the director's page shows it in red; the
 recorder killed meanwhile is started again by the hall's supervisor; once
 space returns every game is stored and confirmed by itself, exactly once,
 with each clock's own times."""
-import errno
 import json
 import os
+import pathlib
 import shutil
 import signal
-import subprocess
 import tempfile
-import threading
 
 import pytest
 
@@ -22,6 +20,7 @@ from hallkit import csv_rows, hall_cmd, needs_browser, page_until, until
 from host_sim import hall as H
 from host_sim import hall_recorder as REC
 from host_sim import hall_sim
+from host_sim import smalldisk
 
 import net
 
@@ -32,49 +31,11 @@ SPEED = 10   # the games end ~10 s after the start: the disk is full by then
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m,mode=0700", "tmpfs", str(mnt)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (root only): %s" % r.stderr.strip())
     try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
-
-
-class Filler:
-    """Keeps the filesystem of `path` full: writes zeros into it until the
-    filesystem says no space is left, and again whenever some is freed
-    (the broker's database is rewritten every second) until stopped; then
-    the file is removed."""
-
-    def __init__(self, path):
-        self.path = path
-        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self.stop = threading.Event()
-        self.full = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-        assert self.full.wait(10)
-
-    def _run(self):
-        chunk = b"\0" * 4096
-        while not self.stop.is_set():
-            try:
-                while True:
-                    os.write(self.fd, chunk)
-            except OSError as e:
-                assert e.errno == errno.ENOSPC, e
-                self.full.set()
-            self.stop.wait(0.01)
-
-    def remove(self):
-        self.stop.set()
-        self.thread.join()
-        os.close(self.fd)
-        os.remove(self.path)
+        with smalldisk.mounted("6m", str(tmp_path / "disk")) as mnt:
+            yield pathlib.Path(mnt)
+    except smalldisk.NoMount as e:
+        pytest.skip(str(e))
 
 
 def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk, tmp_path):
@@ -95,7 +56,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
             c.net.st == net.UP and c.rig.ms() > 3000 for c in fleet.clocks))
         db = os.path.join(folder, "mosquitto.db")
         assert until(lambda: os.path.exists(db), lambda ok: ok)   # its first save
-        filler = Filler(os.path.join(folder, "filler"))
+        filler = smalldisk.Filler(os.path.join(folder, "filler"))
         # the broker's next save of its database (every second) finds the disk
         # full and leaves its file empty: the space it freed is filled again
         t_full = os.stat(filler.path).st_mtime_ns
