@@ -299,25 +299,11 @@ def _check_correction(obj):
 def read_accepted(folder, warn=None):
     """{topic: [body_id, ...]} in the order the director accepted them
     (corrections.jsonl, `hall accept`)."""
-    warn = warn or (lambda m: print(m, file=sys.stderr))
+    from host_sim.tournament import _lines
     out = {}
-    try:
-        f = open(os.path.join(folder, CORRECTIONS), "rb")
-    except FileNotFoundError:
-        return out
-    with f:
-        for n, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-                why = _check_correction(obj)
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                why = "not JSON (a torn line?)"
-            if why:
-                warn("%s:%d: skipped: %s" % (CORRECTIONS, n, why))
-                continue
-            out.setdefault(obj["topic"], []).append(obj["result"])
+    for obj in _lines(os.path.join(folder, CORRECTIONS), _check_correction,
+                      warn or (lambda m: print(m, file=sys.stderr))):
+        out.setdefault(obj["topic"], []).append(obj["result"])
     return out
 
 
@@ -398,29 +384,12 @@ def read_owners(folder, warn=None):
     """{clock id: account} from owners.jsonl: a deploy line wins over a
     first-seen line, the last deploy line over earlier ones, the first
     first-seen line over later ones."""
-    warn = warn or (lambda m: print(m, file=sys.stderr))
+    from host_sim.tournament import _lines
     out = {}
-    try:
-        f = open(os.path.join(folder, OWNERS), "rb")
-    except FileNotFoundError:
-        return out
-    with f:
-        for n, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-                why = _check_owner(obj)
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                why = "not JSON (a torn line?)"
-            if why:
-                warn("%s:%d: skipped: %s" % (OWNERS, n, why))
-                continue
-            c = obj["clock"]
-            if obj["how"] == "deploy":
-                out[c] = obj["account"]
-            elif c not in out:
-                out[c] = obj["account"]
+    for obj in _lines(os.path.join(folder, OWNERS), _check_owner,
+                      warn or (lambda m: print(m, file=sys.stderr))):
+        if obj["how"] == "deploy" or obj["clock"] not in out:
+            out[obj["clock"]] = obj["account"]
     return out
 
 
