@@ -6,6 +6,8 @@ project's configuration, the director's page, the recorder, the results file.
     python -m host_sim hall results --csv        every recorded game as CSV
     python -m host_sim hall clock-config --table 12 --host 192.168.1.10   a net.json
     python -m host_sim hall revoke --table 12    a new password for clock 12
+    python -m host_sim hall start / stop / status   the hall as a service
+    python -m host_sim hall accept --table 3 --game 1   a re-published result counts
 
 Everything lives in one folder (default build/hall): mosquitto.conf, the
 password file (PBKDF2-SHA512 hashes in Mosquitto's format, HASH_ITERATIONS),
@@ -842,8 +844,10 @@ def write_csv(rows, out):
 def add_arguments(p):
     p.add_argument("action", nargs="?", default="run",
                    choices=("run", "results", "clock-config", "revoke", "round", "pairings",
-                            "stop", "status", "accept"),
-                   help="run (default): start the hall; stop: stop the hall running in "
+                            "start", "stop", "status", "accept"),
+                   help="run (default): run the hall in this terminal (Ctrl-C or closing "
+                        "it stops it); start: run it in the background as a service "
+                        "(its output in <dir>/hall.log); stop: stop the hall running in "
                         "--dir; status: what runs there; results: print the recorded "
                         "games; clock-config: print a clock's net.json; revoke: a new "
                         "password for clock account --table (a lost or stolen clock); "
@@ -917,6 +921,8 @@ def main(args):
             print("hall: clock account %d has a new password; %s; deploy its clock again "
                   "(make deploy TABLE=%d)" % (args.table, how, args.table))
             return 0
+        if args.action == "start":
+            return cmd_start(hall, args)
         if args.action == "stop":
             return cmd_stop(hall.folder)
         if args.action == "status":
@@ -1023,6 +1029,47 @@ def run(hall, args):
     if why:
         _say("hall: stopped (%s): the recorder and the broker are stopped" % why, sys.stderr)
     return 0
+
+
+def cmd_start(hall, args, wait_s=60.0):
+    """`hall start`: `hall` (run) in a session of its own, detached from this
+    terminal (closing it changes nothing), its output appended to
+    <dir>/hall.log; returns once it runs (0) or failed (its line, 2)."""
+    os.makedirs(hall.folder, exist_ok=True)
+    log = os.path.join(hall.folder, "hall.log")
+    argv = [sys.executable, "-m", "host_sim", "hall", "run", "--dir", hall.folder,
+            "--event", hall.event, "--tables", str(hall.tables), "--port", str(hall.port),
+            "--ws-port", str(hall.ws_port)]
+    if args.lan:
+        argv.append("--lan")
+    if args.clocks:
+        argv += ["--clocks", str(args.clocks), "--speed", str(args.speed)]
+    if args.seconds:
+        argv += ["--seconds", str(args.seconds)]
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    start = os.fstat(fd).st_size
+    try:
+        p = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=fd,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        os.close(fd)
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        with open(log, errors="replace") as f:
+            f.seek(start)
+            lines = f.read().splitlines()
+        up = [x for x in lines if x.startswith(("hall: broker on port", "hall: LISTENING"))]
+        if up:
+            print("%s\nhall: running in the background (pid %d): hall status, hall stop "
+                  "--dir %s; its output in %s" % (up[0], p.pid, hall.folder, log))
+            return 0
+        if p.poll() is not None:
+            print(lines[-1] if lines else "hall: the hall exited (%s)" % p.returncode,
+                  file=sys.stderr)
+            return 2
+        time.sleep(0.1)
+    print("hall: the hall did not start within %d s (see %s)" % (wait_s, log), file=sys.stderr)
+    return 2
 
 
 def cmd_stop(folder, wait_s=15.0):

@@ -192,3 +192,27 @@ def test_hall_pid_never_signals_a_stranger(tmp_path):
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_hall_start_runs_it_as_a_service_apart_from_the_terminal(tmp_path):
+    """`hall start`: the hall in a session of its own (a terminal closing
+    does not reach it), up when the command returns; `hall start` again
+    refuses in one line; `hall stop` ends it all."""
+    folder = str(tmp_path / "hall")
+    port, ws = H.free_port(), H.free_port()
+    args = ("start", "--tables", "4", "--ws-port", str(ws))
+    up = hall_cmd(folder, *args, event="cup", port=port)
+    assert up.returncode == 0, up.stderr
+    assert up.stdout.startswith("hall: broker on port %d" % port), up.stdout
+    assert "running in the background" in up.stdout
+    procs = processes(folder)
+    assert os.getsid(procs["hall"]["pid"]) == procs["hall"]["pid"]   # its own session
+    again = hall_cmd(folder, *args, event="cup", port=port)
+    assert again.returncode == 2 and again.stderr.count("\n") == 1, again
+    assert again.stderr.startswith("hall: a hall already runs in %s" % folder), again.stderr
+    assert processes(folder) == procs
+    assert hall_cmd(folder, "status").returncode == 0
+    stop = hall_cmd(folder, "stop")
+    assert stop.returncode == 0 and all_gone(procs), stop
+    log = open(os.path.join(folder, "hall.log")).read()
+    assert "hall: stopped (SIGTERM): the recorder and the broker are stopped" in log, log
