@@ -350,7 +350,7 @@ def hall_attacks():
         "tricks for the hall folder's secrets on the page's HTTP server, the "
         "viewer publishing or taking a clock's client id, a stolen clock's net.json "
         "writing or reading other clocks' topics, forging a result for another table, "
-        "taking a session over, an oversized retained message, a revoked account) "
+        "recording another clock's game (issue 19's held-out F2), taking a session over, an oversized retained message, a revoked account) "
         "repelled by the hall as generated%s" % (
             "; NOT repelled: %s" % ", ".join(failed) if failed else ""),
         "the same attacks against the same hall with main's ACL before issue 19 "

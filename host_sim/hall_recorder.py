@@ -478,9 +478,9 @@ class Alarm:
         now = time.monotonic()
         if self.writing is None or now - self.said >= REMIND_S or waiting != self.waiting:
             if self.writing is None or now - self.said >= REMIND_S:
-                print("recorder: ALARM: cannot store results (%s): %d result%s wait "
-                      "unconfirmed on their clocks; trying again every %g s"
-                      % (why, waiting, "" if waiting == 1 else "s", RETRY_S),
+                print("recorder: ALARM: cannot store results (%s): %d result%s "
+                      "unconfirmed on the clocks; trying again every %g s"
+                      % (why, waiting, " waits" if waiting == 1 else "s wait", RETRY_S),
                       file=sys.stderr, flush=True)
                 self.said = now
             self.dirty = True
