@@ -16,6 +16,7 @@ import time
 import pytest
 
 from conftest import ROOT
+from hallkit import until
 from host_sim import hall as H
 from host_sim import hall_attacks as A
 from host_sim import hall_recorder as REC
@@ -68,6 +69,51 @@ def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
     assert proc.returncode == 0 and proc.stderr == ""
     assert [(r["table"], r["account"], r["game"], r["clock"]) for r in rows] == [
         ("3", "3", "1", "sim003")]
+
+
+@needs_broker
+def test_recorder_keeps_a_republish_uncounted_and_refuses_another_clocks_result(tmp_path):
+    """issue 29, through the real broker and recorder: clock account 3's
+    result, then the same game with other values (stored and confirmed, so
+    the clock forgets it, but not counted: one warning naming `hall
+    accept`); account 4 publishing a result that names clock sim003 (account
+    3's: its first result said so): refused, not confirmed, one warning.
+    Both warnings are on the retained alarm topic the page shows."""
+    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
+               ws_port=H.free_port())
+    h.write()
+    err = open(tmp_path / "recorder.err", "w")
+    h.start_broker()
+    h.start_recorder(stderr=err)
+    try:
+        pw = h.passwords()
+        c3 = A._client(h, "3", pw[3], subscribe=[REC.confirm_topic("cup", 3)])
+        c4 = A._client(h, "4", pw[4], subscribe=[REC.confirm_topic("cup", 4)])
+        first = json.dumps(GOOD).encode()
+        again = json.dumps(dict(GOOD, left=dict(GOOD["left"], penalty=-10))).encode()
+        other = json.dumps(dict(GOOD, table=4)).encode()
+        for n, b in ((1, first), (2, again)):
+            A._publish(c3, "scrabble/cup/3/result/1/3", b)
+            until(lambda: len(c3.got), lambda k: k >= n)
+        A._publish(c4, "scrabble/cup/4/result/1/4", other)
+        alarm = until(lambda: json.loads(h.collect(REC.ALARM_TOPIC % "cup").get(
+            REC.ALARM_TOPIC % "cup", b'{"events": []}'))["events"], lambda e: len(e) >= 2)
+        A._close(c3, c4)
+    finally:
+        h.stop()
+        err.close()
+    assert [p for _t, p in c3.got] == [first, again] and c4.got == []
+    lines = open(tmp_path / "recorder.err").read().splitlines()
+    assert lines == [
+        "recorder: table 3 account 3 game 1: a different result for a game already recorded "
+        "(a referee's void or resume at the clock, or a forgery): stored, NOT counted; hall "
+        "accept --table 3 --account 3 --game 1 takes it",
+        "recorder: refused 'scrabble/cup/4/result/1/4': clock sim003 belongs to account 3, "
+        "not to account 4"], lines
+    assert [e.split(" ", 1)[1] for e in alarm] == [x[len("recorder: "):] for x in lines]
+    proc, rows = results_csv(h.folder)
+    assert [(r["table"], r["account"], r["left_penalty"]) for r in rows] == [("3", "3", "0")]
+    assert proc.stderr.count("\n") == 1 and "NOT counted" in proc.stderr
 
 
 def _record(topic, body, seen="2026-11-24T18:00:00Z"):
