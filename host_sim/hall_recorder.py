@@ -429,6 +429,7 @@ class Owners:
         self.path = os.path.join(folder, OWNERS)
         self.stamp = None
         self.map = {}
+        self.added = 0          # lines written (first sight of a clock)
         self.refresh()
 
     def refresh(self):
@@ -449,6 +450,7 @@ class Owners:
         owner = self.map.get(clock)
         if owner is None:
             add_owner(self.folder, clock, account, "first")
+            self.added += 1
             self.refresh()
             self.map[clock] = str(account)
             return None
@@ -508,7 +510,7 @@ class Recorder:
     """What the recorder does with each message; one thread (run()'s), so a
     failed write is simply kept in `waiting` and tried again."""
 
-    def __init__(self, folder, event, publish, warn=None):
+    def __init__(self, folder, event, publish):
         from host_sim import tournament as T
         self.folder = folder
         self.event = event
@@ -520,7 +522,7 @@ class Recorder:
         self.alarm = Alarm()
         self.waiting = {}                  # (topic, payload) -> parsed, unconfirmed
         self.retry_at = 0.0
-        self.refused = set()               # (account, clock) already warned of
+        self.refused = set()   # (account, clock) of states, (topic, payload) of results: warned
 
     def message(self, topic, payload):
         from host_sim import tournament as T
@@ -529,14 +531,16 @@ class Recorder:
             if who is None:
                 return
             account, clock = who
+            added = self.owners.added
             try:                # (a clock switched on registers its id: owners.jsonl)
                 why = self.owners.check(account, clock)
                 st = T.parse_state(self.event, topic, payload) if why is None else None
-                if st is not None:
-                    self.starts.state(*st)
+                line = self.starts.state(*st) if st is not None else None
             except OSError as e:       # (it comes again with the next heartbeat)
                 self._failing(e)
                 return
+            if (line is not None or self.owners.added != added) and not self.waiting:
+                self.alarm.ok(0)       # (a line was written: the folder takes writes again)
             if why is not None and (account, clock) not in self.refused:
                 self.refused.add((account, clock))
                 self.alarm.event("refused the states of %s: %s" % (_clip(topic), why))
@@ -566,7 +570,9 @@ class Recorder:
                 why = self.owners.check(account, body["clock"])
                 if why is not None:
                     del self.waiting[key]
-                    self.alarm.event("refused %s: %s" % (_clip(topic), why))
+                    if key not in self.refused:     # (once: its clock re-sends it)
+                        self.refused.add(key)
+                        self.alarm.event("refused %s: %s" % (_clip(topic), why))
                     continue
                 self.starts.result(account, table, body)   # (its start line first)
                 new = self.journal.add(topic, table, game, account, body)
