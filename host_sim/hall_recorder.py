@@ -80,7 +80,11 @@ MAX_CLOCK_ID = 40
 
 
 def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # time.gmtime() alone reads C's time(), the kernel's coarse clock, which
+    # lags time.time() by up to a few ms: a result stored right after its
+    # game's start line (tournament.utc_now_ms) was dated a second before it
+    # and lost its round (issue 27).  One clock for both.
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 def confirm_topic(event, account):
@@ -253,9 +257,13 @@ class Journal:
         self.folder = folder
         self.path = os.path.join(folder, RESULTS)
         self.bodies = {}          # topic -> [body, ...] stored
+        self.last = {}            # topic -> its last body stored
+        self.seen = {}            # topic -> when its last body was stored
         try:
             for r in read_records(folder):
                 self.bodies.setdefault(r["topic"], []).append(r["result"])
+                self.last[r["topic"]] = r["result"]
+                self.seen[r["topic"]] = r["seen"]
         except FileNotFoundError:
             pass
         new = not os.path.exists(self.path)
@@ -277,15 +285,48 @@ class Journal:
         as it was) if it cannot be written."""
         if self.has(topic, body):
             return False
+        seen = utc_now()
         line = json.dumps({"topic": topic, "account": account, "table": table,
-                           "game": game, "seen": utc_now(), "result": body},
+                           "game": game, "seen": seen, "result": body},
                           sort_keys=True, separators=(",", ":")) + "\n"
         _append_line(self.fd, line.encode())
         self.bodies.setdefault(topic, []).append(body)
+        self.last[topic] = body
+        self.seen[topic] = seen
         return True
 
     def close(self):
         os.close(self.fd)
+
+
+def _file_log(folder, event, starts, topic, payload, clock=None):
+    """A clock's game log (retained, at game over): filed by round and table
+    (host_sim/hall_logs.py), with its timelines for the page; a log the
+    replay cannot read is filed all the same, with one line.  clock: the
+    clock id of the game's result (the id its states and the CSV have),
+    else the log's `# clock` line's."""
+    from host_sim import hall_logs
+    p = topic.split("/")
+    if len(p) != 6 or p[1] != event or p[3] != "log" or not payload:
+        return
+    table, game, account = _num(p[2]), _num(p[4], 1, INT_MAX), p[5]
+    if table is None or game is None or _num(account, 1, INT_MAX) is None:
+        return
+    clock = clock or hall_logs.clock_id(payload)
+    rnd = starts.round_of(clock, game)
+    try:
+        path = hall_logs.file_log(folder, rnd, table, game, payload, clock)
+        if path is None:
+            return                      # the same log again (retained): filed already
+        why = hall_logs.write_timelines(os.path.join(folder, "www"), table, account, game,
+                                        payload)
+    except OSError as e:
+        print("recorder: cannot file the log of table %d, game %d: %s"
+              % (table, game, e.strerror or e), file=sys.stderr, flush=True)
+        return
+    if why:
+        print("recorder: table %d, game %d: %s (filed as it came)" % (table, game, why),
+              file=sys.stderr, flush=True)
 
 
 # -- the director's corrections (issue 29) --------------------------------------------------
@@ -523,6 +564,7 @@ class Recorder:
         self.waiting = {}                  # (topic, payload) -> parsed, unconfirmed
         self.retry_at = 0.0
         self.refused = set()   # (account, clock) of states, (topic, payload) of results: warned
+        self.poke = False      # a game began (a start line): its table's message now
 
     def message(self, topic, payload):
         from host_sim import tournament as T
@@ -539,6 +581,8 @@ class Recorder:
             except OSError as e:       # (it comes again with the next heartbeat)
                 self._failing(e)
                 return
+            if line is not None:
+                self.poke = True
             if (line is not None or self.owners.added != added) and not self.waiting:
                 self.alarm.ok(0)       # (a line was written: the folder takes writes again)
             if why is not None and (account, clock) not in self.refused:
@@ -556,7 +600,7 @@ class Recorder:
             k = (body["clock"], body["game"])
             again = k in self.starts.ended and k not in self.starts.open \
                 and not self.journal.has(topic, body)
-            self.waiting[key] = got + (again,)
+            self.waiting[key] = got + (again, k in self.starts.open)
         self.store()
 
     def store(self):
@@ -565,7 +609,7 @@ class Recorder:
         stored = 0
         for key in list(self.waiting):
             topic, payload = key
-            table, game, account, body, again = self.waiting[key]
+            table, game, account, body, again, was_open = self.waiting[key]
             try:
                 why = self.owners.check(account, body["clock"])
                 if why is not None:
@@ -574,13 +618,21 @@ class Recorder:
                         self.refused.add(key)
                         self.alarm.event("refused %s: %s" % (_clip(topic), why))
                     continue
-                self.starts.result(account, table, body)   # (its start line first)
+                if self.starts.result(account, table, body) is not None:  # (start line first)
+                    self.poke = True
                 new = self.journal.add(topic, table, game, account, body)
             except OSError as e:
                 self._failing(e)
                 return stored
             del self.waiting[key]
             stored += 1
+            if not new and was_open:
+                # issue 27: a game the hall saw begin again whose result is a copy
+                # of one already stored (a clock replaying a game, its logs wiped)
+                print("recorder: table %d, clock %s, game %d: its result is the same as the "
+                      "one stored at %s (same game number and times): not stored again"
+                      % (table, body["clock"], game, self.journal.seen.get(topic, "?")),
+                      file=sys.stderr, flush=True)
             if new and again:
                 self.alarm.event(
                     "table %d account %s game %d: a different result for a game already "
@@ -619,21 +671,38 @@ def run(folder, port, event, host="127.0.0.1"):
     c.username_pw_set(ACCOUNT, password)
     rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
     # the round with its seating, retained for the pages (issue 21)
-    news = T.RoundNews(folder)
+    news = T.RoundNews(folder, event)
     sub = "scrabble/%s/+/result/+/+" % event
     states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
+    seats = T.TABLE_TOPIC.replace("%d", "+") % event
+    logs = "scrabble/%s/+/log/+/+" % event      # issue 27: every game's log filed
 
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
-            c.subscribe([(sub, 1)] + [(s, 0) for s in states])
-            news.seen = None     # publish the round again on each connection
+            # (the round's retained table messages: those of an earlier
+            # recorder process that are no longer the round's are removed)
+            c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
+            news.again()         # publish the round again on each connection
+            rec.poke = True
             rec.alarm.dirty = True
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)
 
+    def on_message(c, u, m):
+        if "/log/" in m.topic:
+            res = rec.journal.last.get(m.topic.replace("/log/", "/result/", 1))
+            _file_log(folder, event, rec.starts, m.topic, m.payload,
+                      res.get("clock") if isinstance(res, dict) else None)
+            return
+        if m.topic.startswith(seats[:-1]):
+            if m.retain and news.found(m.topic, m.payload):
+                rec.poke = True
+            return
+        rec.message(m.topic, m.payload)
+
     c.on_connect = on_connect
-    c.on_message = lambda c, u, m: rec.message(m.topic, m.payload)
+    c.on_message = on_message
     while True:
         try:
             c.connect(host, port, keepalive=10)
@@ -641,7 +710,6 @@ def run(folder, port, event, host="127.0.0.1"):
         except OSError:
             time.sleep(0.2)
     print("recorder: ready", flush=True)
-    topic = T.ROUND_TOPIC % event
     next_news = 0.0
     while True:
         rc = c.loop(timeout=0.1)
@@ -653,10 +721,11 @@ def run(folder, port, event, host="127.0.0.1"):
                 pass
             continue
         rec.tick()
-        if time.monotonic() >= next_news:   # `hall round` / `hall pairings` change the files
+        # `hall round` / `hall pairings` change the files; a game began
+        if rec.poke or time.monotonic() >= next_news:
+            rec.poke = False
             next_news = time.monotonic() + 0.5
-            data = news.changed()
-            if data is not None:
+            for topic, data in news.changed():
                 c.publish(topic, data, qos=1, retain=True)
 
 
