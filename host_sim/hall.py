@@ -1108,7 +1108,7 @@ def _stop_on(signum, frame):
     raise Stopped(signal.Signals(signum).name)
 
 
-def _say(text, out=sys.stdout):
+def _tell(text, out=sys.stdout):
     """A line for the terminal, which may be gone (after SIGHUP): never an error."""
     try:
         print(text, file=out, flush=True)
@@ -1185,7 +1185,7 @@ def run(hall, args):
                 signal.signal(s, h)
             signal.signal(signal.SIGINT, signal.default_int_handler)
     if why:
-        _say("hall: stopped (%s): the recorder and the broker are stopped" % why, sys.stderr)
+        _tell("hall: stopped (%s): the recorder and the broker are stopped" % why, sys.stderr)
     return 0
 
 
