@@ -7,7 +7,8 @@
 # undo exactly what the keys did, and do its own thing.  It returns one
 # code, the only thing the app reads (None: nothing for the app to do):
 #   SETUP    the pause key held 2 s in ready, then every key up: the setup menu
-#   REFEREE  the referee gesture in ready, paused or over: the referee menu
+#   REFEREE  the referee gesture in ready, paused, late or over: the referee
+#            menu (in late the lateness clock runs on meanwhile)
 #   NEW      "NEW GAME?" confirmed on the final screen: a new game
 #   UNDONE   any other gesture: it undid its keys (the hall publishes again)
 # The questions END? and NEW GAME? are question.py's, over this screen.
@@ -239,11 +240,17 @@ class Game:
         k = self.gslot
         t0 = self.gestures.t0
         c.restore(self.snaps[k])   # settled to t0: the time charged up to it
-        self.session.retract(k, self.ticks_ms())
+        now = self.ticks_ms()
+        self.session.retract(k, now)
         self.lock_side = -1
         self.view.dirty = True
-        if c.state == cc.RUNNING or c.state == cc.LATE:
+        if c.state == cc.RUNNING:
             c.pause(t0)
+        elif c.state == cc.LATE:
+            # A lateness clock runs on (SPEC v4 §4): charged since t0 and
+            # checkpointed now, so a power cut loses no more than ever.
+            c.update(now)
+            self.session.save(now)
 
     def _gesture(self, a, t):
         st = self._group_state()
@@ -279,8 +286,8 @@ class Game:
         c = self.clock
         if a == gst.REFEREE:
             self.setup_due = False
-            if c.state == cc.READY or c.state == cc.PAUSED or c.state == cc.OVER:
-                return REFEREE
+            if c.state != cc.RUNNING:
+                return REFEREE  # ready, paused, over; late: it runs on (SPEC v4)
         elif yes == qmod.END:
             c.end(t)
         elif yes == qmod.NEW:

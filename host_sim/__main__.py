@@ -18,7 +18,7 @@ def cmd_replay(args):
         return 2
     cols, rows = args.lcd
     clock, at = replay.run(game, args.at, warn)
-    rep = replay.report(clock, at, cols, rows)
+    rep = replay.report(clock, at, cols, rows, game.lang)
     if args.json:
         _out(json.dumps(rep, ensure_ascii=False), lambda enc: json.dumps(rep))
     else:

@@ -30,9 +30,11 @@ arrival (the left / right player present: pause key, then their button, held
 
 Replay.  --replay FILE applies the file's events to the app's timing core at
 their own virtual times (ms since power-up, as in the game log), while the
-LCD shows the game live; when the last event is applied, virtual time stops
-there -- the screen then shows exactly what `python -m host_sim replay FILE`
-reports -- and any game key resumes live play from that state.
+LCD shows the game live, in the log's language (`# lang de`; --lang
+overrides it); virtual time stops at the last event, or at a later
+`# <ms> over` line (a game that ended by itself, SPEC v4 §5) -- the screen
+then shows exactly what `python -m host_sim replay FILE` reports -- and any
+game key resumes live play from that state.
 """
 import os
 import shutil
@@ -197,7 +199,7 @@ class Sim:
         now = self.rig.now
         app.new_game(now, game.rules)
         app.show_game(now)
-        self.stop_at = game.events[-1].t if game.events else 0
+        self.stop_at = game.end_t()  # as `replay` reports it (SPEC v4 §5)
 
     def replaying(self):
         return self.game is not None and self.next_ev < len(self.game.events)
@@ -711,7 +713,8 @@ def run(args):
         try:
             if game is not None:
                 r = game.rules
-                extra = write_settings(root, r.name, r.base[0], r.base[1], args.lang)
+                extra = write_settings(root, r.name, r.base[0], r.base[1],
+                                       args.lang or game.lang)  # the log's language
             else:
                 bl = args.base_left if args.base_left is not None else args.base
                 br = args.base_right if args.base_right is not None else args.base

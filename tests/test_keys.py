@@ -340,11 +340,11 @@ def stopped_at_first_edge(rig):
     """The timeline without the gesture's keys, by the pure core: the clock
     as it is now (settled to now, the first key's edge), and a clock that
     runs paused at that edge (SPEC v3 §4: a gesture leaves the clock
-    stopped)."""
+    stopped; v4: a lateness clock runs on)."""
     ref = tick_clock(rig)
     ref.restore(list(rig.clock.snapshot()))
     assert ref.t == rig.now
-    if ref.state == cc.RUNNING or ref.state == cc.LATE:
+    if ref.state == cc.RUNNING:
         ref.pause(rig.now)
     return ref
 
