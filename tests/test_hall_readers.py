@@ -35,14 +35,21 @@ def results_csv(folder):
     return proc, list(csv.DictReader(io.StringIO(proc.stdout)))
 
 
-@needs_broker
-def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
+def _hall_recorder_to_file(tmp_path):
+    """Hall "cup" (4 clock accounts) started, its recorder's stderr in
+    tmp_path/recorder.err: (hall, that file)."""
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
                ws_port=H.free_port())
     h.write()
     err = open(tmp_path / "recorder.err", "w")
     h.start_broker()
     h.start_recorder(stderr=err)
+    return h, err
+
+
+@needs_broker
+def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
+    h, err = _hall_recorder_to_file(tmp_path)
     try:
         bodies = A.hostile_bodies(GOOD)
         c = A._client(h, "3", h.passwords()[3],
@@ -79,12 +86,7 @@ def test_recorder_keeps_a_republish_uncounted_and_refuses_another_clocks_result(
     accept`); account 4 publishing a result that names clock sim003 (account
     3's: its first result said so): refused, not confirmed, one warning.
     Both warnings are on the retained alarm topic the page shows."""
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port())
-    h.write()
-    err = open(tmp_path / "recorder.err", "w")
-    h.start_broker()
-    h.start_recorder(stderr=err)
+    h, err = _hall_recorder_to_file(tmp_path)
     try:
         pw = h.passwords()
         c3 = A._client(h, "3", pw[3], subscribe=[REC.confirm_topic("cup", 3)])
