@@ -88,6 +88,11 @@ def _publish_now(c):
     still: its lock is held)."""
     n = c.net
     assert n.st == hall_sim.net.UP, (c.table, n.note)
+    # A press the fleet's script gave just before its lock was taken may
+    # be seen but not yet acted on: one loop iteration at the same tick
+    # acts on it, so the state published is the one the countdown starts
+    # from (a CI run once found a clock switching sides in the countdown).
+    c.rig.app.step()
     n.dirty = True
     for _ in range(100):
         n.poll(c.rig.now)
