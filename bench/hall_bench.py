@@ -15,6 +15,10 @@
       those tried; baseline: the same against main's ACL
   hall_results_lost_broker_kills: results missing from the recorder's file
       after a round of 20 clocks with the broker and recorder SIGKILLed
+  hall_results_lost_sighup: the same with the hall's terminal closing (SIGHUP
+      to its process group) at random moments and `hall` typed again
+  hall_results_lost_full_disk: the same with the hall folder's disk (a small
+      tmpfs) full for a while mid-round
   press_to_page_p50_ms / p99_ms: from a player button's pin edge on a
       simulated clock (the device app + net.py) until the director's page in
       headless Chromium shows the turn change.  The clock acts on a player
@@ -340,8 +344,9 @@ def hall_attacks():
         "tricks for the hall folder's secrets on the page's HTTP server, the "
         "viewer publishing or taking a clock's client id, a stolen clock's net.json "
         "writing or reading other clocks' topics, forging a result for another table, "
-        "taking a session over, an oversized retained message, a revoked account) and "
-        "of host_sim/hall_sniff.py (a listener on the Wi-Fi relaying two clocks' real "
+        "recording another clock's game (issue 19's held-out F2), taking a session "
+        "over, an oversized retained message, a revoked account) and of "
+        "host_sim/hall_sniff.py (a listener on the Wi-Fi relaying two clocks' real "
         "traffic: reading a password or a result, replaying a captured connection, "
         "logging in with what it read, altering a frame, posing as the broker with "
         "another CA or in clear) repelled by the hall as generated%s" % (
@@ -378,6 +383,139 @@ def results_lost(clocks=20, kills=3):
         "issue 19's report of main before it: 3 of 20 results lost in two of four runs "
         "with broker SIGKILLs (the clock forgot a result at the broker's PUBACK)",
         "0", lost == 0)]
+
+
+def _missing(folder, clocks):
+    """Games 1 of tables 1..clocks not in the recorder's file (counted once
+    each), and how many lines the file has."""
+    from host_sim import hall_recorder as REC
+    try:
+        recs = REC.read_records(folder, lambda m: None)
+    except FileNotFoundError:
+        recs = []
+    games = {(r["table"], r["account"], r["game"]) for r in recs}
+    return len({(t, str(t), 1) for t in range(1, clocks + 1)} - games), len(recs)
+
+
+def _round_until_done(fleet, lock, timeout_s):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        with lock:
+            if fleet.finished() == len(fleet.clocks) and all(not c.net.q1 for c in fleet.clocks):
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def _typed_hall(h):
+    """`python -m host_sim hall` as typed in a terminal (its own session:
+    the terminal's process group), once it says it runs."""
+    import sys
+    p = subprocess.Popen([sys.executable, "-m", "host_sim", "hall", "--dir", h.folder,
+                          "--tables", str(h.tables), "--event", h.event, "--port", str(h.port),
+                          "--ws-port", str(h.ws_port)], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    line = p.stdout.readline()
+    if not line.startswith("hall: broker on port"):
+        p.kill()
+        raise BenchError("the hall did not start again: %r" % line)
+    return p
+
+
+def results_lost_sighup(clocks=20, hangups=3, seed=29):
+    """A round of simulated clocks while the hall's terminal closes (SIGHUP
+    to its process group) at random moments, and the director types `hall`
+    again each time (issue 29)."""
+    import random
+    import signal
+    from host_sim import hall as H
+    from host_sim import hall_sim
+    rnd = random.Random(seed)
+    with tempfile.TemporaryDirectory() as d:
+        h, _pw = _hall(os.path.join(d, "hall"), tables=clocks)
+        p = _typed_hall(h)
+        fleet = hall_sim.Fleet(h, clocks, speed=10, base_s=60)
+        lock = fleet.background(0.002)
+        t0 = time.monotonic()
+        left = 0
+        n = 0
+        try:
+            last_end = max(c.script[-1][0] for c in fleet.clocks)
+            while (n < hangups or fleet.ms() < last_end) and time.monotonic() - t0 < 240:
+                time.sleep(rnd.uniform(0.5, 2.0))
+                info = H.read_pidfile(h.folder) or {}
+                os.killpg(p.pid, signal.SIGHUP)
+                p.wait(30)
+                n += 1
+                left += sum(1 for k in ("hall", "broker", "recorder") if H.alive(info.get(k)))
+                time.sleep(rnd.uniform(0.0, 1.0))
+                p = _typed_hall(h)
+            done = _round_until_done(fleet, lock, 120)
+            finished = fleet.finished()
+        finally:
+            fleet.close()
+            p.send_signal(signal.SIGTERM)
+            p.wait(30)
+        lost, lines = _missing(h.folder, clocks)
+    if finished != clocks or not done:
+        raise BenchError("only %d of %d games finished and confirmed" % (finished, clocks))
+    return [Figure(
+        "hall_results_lost_sighup", lost, "results", clocks,
+        "results missing from the recorder's file after a round of %d simulated clocks "
+        "(10x speed) during which the hall's terminal closed %d times at random moments "
+        "(SIGHUP to its process group; `hall` typed again after each): %d processes of "
+        "the hall outlived a hang-up, %d result lines for %d games (%.0f s)" % (
+            clocks, n, left, lines, clocks, time.monotonic() - t0),
+        "issue 29's report of main before it: a hang-up left Mosquitto running without "
+        "a recorder and `hall` typed again exited at once, so no game that ended after "
+        "it was stored (up to all %d)" % clocks, "0", lost == 0 and left == 0)]
+
+
+def results_lost_full_disk(clocks=10, full_s=8.0):
+    """A round of simulated clocks while the hall folder's disk is full for
+    full_s seconds mid-round (a real small tmpfs, kept full: root only)."""
+    from host_sim import hall_sim
+    from host_sim import smalldisk
+    try:
+        disk = smalldisk.mounted("8m")
+        mnt = disk.__enter__()
+    except smalldisk.NoMount as e:
+        raise BenchError(str(e))
+    try:
+        h, _pw = _hall(os.path.join(mnt, "hall"), tables=clocks)
+        h.start()
+        fleet = hall_sim.Fleet(h, clocks, speed=10, base_s=60)
+        lock = fleet.background(0.002)
+        t0 = time.monotonic()
+        try:
+            firsts = min(c.script[-1][0] for c in fleet.clocks)
+            while fleet.ms() < firsts - 3000:        # full before the first game ends
+                time.sleep(0.05)
+            filler = smalldisk.Filler(os.path.join(h.folder, "filler"))
+            time.sleep(full_s)
+            during = sum(c.net.confirmed for c in fleet.clocks)
+            over = fleet.finished()
+            filler.remove()
+            done = _round_until_done(fleet, lock, 120)
+            finished = fleet.finished()
+        finally:
+            fleet.close()
+            h.stop()
+        lost, lines = _missing(h.folder, clocks)
+    finally:
+        disk.__exit__(None, None, None)
+    if finished != clocks or not done:
+        raise BenchError("only %d of %d games finished and confirmed" % (finished, clocks))
+    return [Figure(
+        "hall_results_lost_full_disk", lost, "results", over,
+        "results missing from the recorder's file after a round of %d simulated clocks "
+        "(10x speed) whose hall folder's disk (an 8 MB tmpfs, kept full) was full for "
+        "%.0f s while %d games ended (%d confirmed meanwhile: the rest waited on their "
+        "clocks, re-sent), then freed: %d result lines for %d games (%.0f s)" % (
+            clocks, full_s, over, during, lines, clocks, time.monotonic() - t0),
+        "issue 29's report of main before it: a full disk killed the recorder's reader "
+        "thread and nothing was stored after space returned (the %d games that ended "
+        "while full, and every later one)" % over, "0", lost == 0)]
 
 
 def clockcore_state():

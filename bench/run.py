@@ -1095,6 +1095,7 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
        "net_worst_loop_us_broker_slow", "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
        "hall_messages_per_second", "hall_attacks_repelled", "hall_results_lost_broker_kills",
+       "hall_results_lost_sighup", "hall_results_lost_full_disk",
        "press_to_page_p50_ms", "press_to_page_p99_ms",
        "tls_worst_loop_us_connecting"
        ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + TARGET_TLS_FIGURES
@@ -1127,6 +1128,8 @@ MEASURES = (
     (("hall_messages_per_second",), _hall("hall_throughput")),
     (("hall_attacks_repelled",), _hall("hall_attacks")),
     (("hall_results_lost_broker_kills",), _hall("results_lost")),
+    (("hall_results_lost_sighup",), _hall("results_lost_sighup")),
+    (("hall_results_lost_full_disk",), _hall("results_lost_full_disk")),
     (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
     (TARGET_FIGURES, target_figures),
     (TARGET_PRESS_FIGURES, target_press_to_lcd),

@@ -206,6 +206,31 @@ class Attacks:
         self.record("stolen_clock_forges_a_result_for_another_table", not bad and not stolen,
                     (bad, stolen))
 
+    def attack_stolen_clock_records_another_clocks_game(self):
+        """Issue 19's held-out F2 (issue 29): the thief's account publishes,
+        on its own result topics, bodies that name the victim's clock id, a
+        game 99 the victim never played, at the thief's table and at the
+        victim's: the recorder refuses them (the victim's clock belongs to
+        the victim's account), so no row of the CSV says "clock <victim>"
+        under another account, and there is no game 99."""
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        a = self._thief(subscribe=[REC.confirm_topic(self.ev, ATTACKER)])
+        body = json.loads(_result_body(self.hall, ATTACKER, victim_id))
+        forged = dict(body, game=99, left=dict(body["left"], remaining_ms=123456))
+        for table in (ATTACKER, VICTIM):
+            _publish(a, "scrabble/%s/%d/result/99/%d" % (self.ev, table, ATTACKER),
+                     json.dumps(dict(forged, table=table)).encode())
+        time.sleep(1.0)
+        _close(a)
+        recs = REC.read_records(self.hall.folder, lambda m: None)
+        bad = [r for r in recs if r["result"]["clock"] == victim_id and r["account"] != str(VICTIM)]
+        rows = H.result_rows(recs)
+        stolen = [r for r in rows if r["clock"] == victim_id and r["account"] != str(VICTIM)
+                  or r["game"] == 99]
+        self.record("stolen_clock_records_another_clocks_game",
+                    not bad and not stolen and not a.got, (bad, stolen, a.got))
+
     def attack_oversized_and_flooding_retained(self):
         """A message bigger than message_size_limit on its own topic is not
         stored or delivered."""
@@ -304,6 +329,14 @@ def run_all(hall, n_clocks=6, speed=1):
             with lock:
                 if all(c.net.st == 3 and c.net.subscribed for c in fleet.clocks):
                     break
+            time.sleep(0.05)
+        # the clocks are on at their tables before anyone attacks: the recorder
+        # has seen each one's state (owners.jsonl: which account each clock is)
+        ids = {c.id: str(c.table) for c in fleet.clocks}
+        while time.monotonic() < end:
+            owners = REC.read_owners(hall.folder, lambda m: None)
+            if all(owners.get(i) == a for i, a in ids.items()):
+                break
             time.sleep(0.05)
         return Attacks(hall, fleet, lock).run()
     finally:

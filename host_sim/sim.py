@@ -17,16 +17,20 @@ The rig runs the app's main loop every few virtual ms up to that instant.
 Keys.  A terminal reports key presses, not releases, so a key means "button
 down now, up after KEY_HOLD_MS of virtual time" (terminal auto-repeat, while a
 key is held, just extends the hold: one press, as on the device).  As on the
-device (SPEC v3 §4), each key acts at its own press edge: `a` / `l` end a
+device (SPEC v4 §4), each key acts at its own press edge: `a` / `l` end a
 turn and `space` stops or restarts the clock on the next loop step, while
 the key is still down.  Gestures are held keys; the other keys play the
 quick-reference cards' gestures (host_sim/fakehw/rig.py), and a gesture
 undoes what its own keys did at their edges: `e` the pause key held 2 s
 (setup menu in READY; the END? question when stopped; NEW GAME? on the final
 screen), `y` both player buttons held 1 s (yes; also "Apply new times?" in
-the referee menu), `r` the referee's three keys held 3 s, `[` / `]` the late
-arrival (the left / right player present: pause key, then their button, held
-2 s).
+the referee menu; with no question on a stopped clock its presses are
+undone; while a clock runs it is two presses, SPEC v4: left's, then
+right's 20 ms later), `r` the referee's three keys, pressed within 2 s,
+held 3 s, `[` / `]` the late arrival (the left / right player present:
+pause key, then their button, held 2 s, in READY).  A key the terminal
+holds longer than 2 s is a resting finger: it makes no gesture with later
+keys.
 
 Replay.  --replay FILE applies the file's events to the app's timing core at
 their own virtual times (ms since power-up, as in the game log), while the

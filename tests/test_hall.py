@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from hallkit import csv_rows, hall_cmd, needs_broker, pki_dir, running_hall
+from hallkit import csv_rows, hall_cmd, needs_broker, pki_dir, running_hall, until
 from host_sim import hall as H
 from host_sim import hall_sim
 from host_sim import replay
@@ -500,11 +500,10 @@ def test_the_brokers_own_lines_go_to_its_log_file_not_the_terminal(tmp_path):
                           "--seconds", "6"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        pid_file = folder / "hall.pid"
-        end = time.monotonic() + 20
-        while not pid_file.exists() and time.monotonic() < end:
-            time.sleep(0.1)
-        pid = int(pid_file.read_text())
+        # (hall.pid names each process with its identity, issue 29)
+        info = until(lambda: H.read_pidfile(str(folder)) or {}, lambda d: d.get("broker"),
+                     seconds=20, every=0.1)
+        pid = info["broker"]["pid"]
         assert os.readlink("/proc/%d/fd/2" % pid) == str(folder / "mosquitto.log")
         out, err = p.communicate(timeout=60)
     finally:

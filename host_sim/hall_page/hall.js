@@ -213,6 +213,12 @@ function onMessage(topic, payload) {
     if (ROUND.round !== null) set(document.getElementById("round"), "round " + ROUND.round);
     return;
   }
+  if (topic === "scrabble/" + EV + "/alarm") {   // the recorder's trouble (issue 29)
+    var a = M.parseAlarm(payload.toString());
+    if (a.error) { warn(topic, a.error); return; }
+    showAlarm(a);
+    return;
+  }
   var m = M.parse(EV, topic, payload.toString());
   if (m === null) return;
   if (m.error) { warn(topic, m.error); return; }
@@ -234,6 +240,20 @@ function onMessage(topic, payload) {
     x.state = m.value;
     x.at = now();
   }
+}
+
+// The recorder's alarm: results that cannot be stored (a full disk, a
+// read-only folder: they wait unconfirmed on the clocks) in red; its last
+// warnings (a result refused, a re-published result not counted) below.
+function showAlarm(a) {
+  var el = document.getElementById("alarm");
+  el.hidden = !a.writing && !a.events.length;
+  el.className = a.writing ? "alarm bad" : "alarm";
+  set(document.getElementById("alarmtext"), a.writing ?
+      "RESULTS ARE NOT BEING STORED: " + a.writing + "; " + a.waiting +
+      " waiting unconfirmed on their clocks (they are re-sent)" :
+      a.events.length + " recorder warning" + (a.events.length > 1 ? "s" : ""));
+  set(document.getElementById("alarmlog"), a.events.slice().reverse().join("\n"));
 }
 
 function start() {

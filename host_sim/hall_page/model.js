@@ -222,6 +222,23 @@ var HallModel = (function () {
     return {finished: f, of: n, text: f + " of " + n + " finished"};
   }
 
+  // The recorder's alarm, retained on scrabble/<event>/alarm (issue 29):
+  //   {writing: null or "why results cannot be stored", waiting: n, events: ["..."]}
+  //   -> {writing, waiting, events} or {error}
+  function parseAlarm(text) {
+    if (typeof text !== "string" || text.length > 65536) return {error: "too long"};
+    var a;
+    try { a = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
+    if (a === null || typeof a !== "object" || Array.isArray(a)) return {error: "not an object"};
+    if (a.writing !== null && typeof a.writing !== "string") return {error: "writing is not text"};
+    if (!isInt(a.waiting, 0, INT_MAX)) return {error: "waiting is not a count"};
+    if (!Array.isArray(a.events) || a.events.length > 100 ||
+        a.events.some(function (e) { return typeof e !== "string"; })) {
+      return {error: "events is not a list of lines"};
+    }
+    return {writing: a.writing, waiting: a.waiting, events: a.events};
+  }
+
   // -- what a row shows --------------------------------------------------------------
   function fmt(ms) {
     // As the clock's display shows it (firmware/gamelog.py fmt_time): remaining
@@ -278,7 +295,7 @@ var HallModel = (function () {
   return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
           parseSeat: parseSeat, parseRoundTopic: parseRoundTopic, newRound: newRound,
           addRound: addRound, names: names, current: current, begun: begun, progress: progress,
-          fmt: fmt, brokerUrl: brokerUrl,
+          parseAlarm: parseAlarm, fmt: fmt, brokerUrl: brokerUrl,
           signed: signed, times: times, words: words};
 })();
 
