@@ -390,6 +390,13 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 lambda t: t.startswith("profile"), seconds=15)
             href = drv.find_element("id", "timeline").get_attribute("href")
             assert href == hall.url() + hall_logs.timeline_name(1, "1", 1, "en")
+            # the timeline in the log's own language (its `# lang xx` header)
+            assert drv.execute_script(
+                "return [HallModel.logLang('profile sdev\\n# lang de\\n0 left'),"
+                " HallModel.logLang('profile pfs\\n# lang pl\\n'),"
+                " HallModel.logLang('profile sdev\\n0 left # lang de'),"
+                " HallModel.logLang('# lang xx'), HallModel.logLang(null)];") == \
+                ["de", "pl", "en", "en", "en"]
             assert urllib.request.urlopen(href, context=H.TLS.client_context(
                 hall.folder)).read().decode().startswith("time ")
             f = drv.find_element("id", "logfile")

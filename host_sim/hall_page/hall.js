@@ -195,14 +195,8 @@ function showLog(key) {
     if (file.href.indexOf("blob:") === 0) URL.revokeObjectURL(file.href);
     file.href = URL.createObjectURL(new Blob([x.logs[g]], {type: "text/plain"}));
     file.download = "table" + x.table + "-game" + g + ".txt";
-    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + pageLang() + ".txt";
+    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + M.logLang(x.logs[g]) + ".txt";
   }
-}
-
-// The reader's language among the clock's (en, de, pl), for the timelines.
-function pageLang() {
-  var l = (navigator.language || "en").slice(0, 2).toLowerCase();
-  return ["en", "de", "pl"].indexOf(l) >= 0 ? l : "en";
 }
 
 function onMessage(topic, payload) {

@@ -292,7 +292,15 @@ var HallModel = (function () {
     return "wss://" + loc.hostname + ":" + hall.wsPort + "/";
   }
 
-  return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
+  // The language a game log names in its header (`# lang de`, firmware/
+  // gamelog.py; none means English, the clock's default): the page links
+  // that language's timeline, so it reads as the clock did.
+  function logLang(text) {
+    var m = /^# lang (en|de|pl)[ \t]*$/m.exec(String(text));
+    return m ? m[1] : "en";
+  }
+
+  return {parse: parse, logLang: logLang, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
           parseSeat: parseSeat, parseRoundTopic: parseRoundTopic, newRound: newRound,
           addRound: addRound, names: names, current: current, begun: begun, progress: progress,
           parseAlarm: parseAlarm, fmt: fmt, brokerUrl: brokerUrl,
