@@ -141,7 +141,8 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     log = [bytes(m[1]) for m in n.q1 if m[3].startswith("L ")]
     assert len(log) == 1, queue(n)
     text = fs.read("games/g0001.txt")
-    assert b"forfeit" in text.splitlines()[-1], text   # the game's end ...
+    end = text.splitlines()[-2:]               # the game's end (SPEC v4 §5:
+    assert b"forfeit" in end[0] and end[1].startswith(b"# 361000 over"), text  # a forfeit, then `# <ms> over`) ...
     assert log[0].endswith(text)              # ... is in the published log
 
 
