@@ -161,13 +161,14 @@ class App:
         if feed is not None:
             self.wdt_feed = feed
         while True:
+            ms = LOOP_MS              # after a failure: the next step soon
             try:
                 self.step()
+                ms = self._pause_ms(self.ticks_ms())
             except Exception as e:  # noqa: BLE001 - the clock must not stop
                 self.errlog.failed(e, self.ticks_ms())
             self._feed()
-            now = self.ticks_ms()
-            self._sleep(sleep_ms, now, self._pause_ms(now))
+            self._sleep(sleep_ms, self.ticks_ms(), ms)
 
     def _sleep(self, sleep_ms, now, ms):
         """Sleep until ms after now, in SLICE_MS slices (time.sleep_ms: the

@@ -326,7 +326,9 @@ function main() {
           // the core there.  With no alarm at all, only such an input can.
           const stop = until === Infinity ? clock.nanos + 1e6 : t0 + until * 1e6;
           if (!clock.nextAlarm || clock.nextAlarm.nanos > stop) {
-            const n = Math.max(stop - clock.nanos, 0);
+            // (1 ns past it: the clock's nanos are floats, and stop - nanos
+            // added back may fall a hair short of stop, for ever)
+            const n = Math.max(stop - clock.nanos, 0) + 1;
             clock.tick(n);
             waitNs += n;
             break;
