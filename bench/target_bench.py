@@ -321,9 +321,15 @@ def _stops_run(img, flash, res):
             if stops < GAME_STOPS and (k % 4 != 3):
                 if stops % 4 == 0:
                     # the pause key's edge at the start of the next page
-                    # program (the record of the press above)
+                    # program (a checkpoint of the running clock: the battery
+                    # loop programs the press's own record in its step), the
+                    # rest of the schedule from there
                     pico.run_to(t - 650)
+                    e0 = pico.stats()["edges"]
                     pico.pin_at_flash(PAUSE, 0)
+                    while pico.stats()["edges"] == e0 and pico.t_ms < t + 6000:
+                        pico.run_to(pico.t_ms + 20)
+                    t = pico.t_ms + 100
                     pico.run_to(t)
                     pico.pin(PAUSE, 1)      # (held from the program on)
                 else:

@@ -324,13 +324,17 @@ function main() {
           // Asleep (WFE/WFI) until the next alarm, but never past the time
           // asked for: an input from the host (a pin, the serial) may wake
           // the core there.  With no alarm at all, only such an input can.
-          const stop = until === Infinity ? clock.nanos + 1e6 : t0 + until * 1e6;
+          // Running freely (GO: a host program on the USB REPL), a sleeping
+          // core's time goes no faster than the wall clock's, as a board's.
+          const free = until === Infinity;
+          const stop = free ? clock.nanos + 1e6 : t0 + until * 1e6;
           if (!clock.nextAlarm || clock.nextAlarm.nanos > stop) {
             // (1 ns past it: the clock's nanos are floats, and stop - nanos
             // added back may fall a hair short of stop, for ever)
             const n = Math.max(stop - clock.nanos, 0) + 1;
             clock.tick(n);
             waitNs += n;
+            if (free) return setTimeout(run, 1);
             break;
           }
           const n = clock.nanosToNextAlarm;
