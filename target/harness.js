@@ -287,16 +287,24 @@ function main() {
   // it has none, 10 us later: a storm of USB interrupts that kept the
   // emulated core awake through every sleep (89% busy in time.sleep_ms).
   // Here an OUT buffer armed while the host has nothing waits for the next
-  // bytes from the host, as on a real bus.
+  // bytes from the host, as on a real bus.  (Not while running freely, GO:
+  // a host program such as mpremote on the REPL then sees rp2040js's own
+  // behaviour, which it was tested with.)
   const usbRead = mcu.usbCtrl.onEndpointRead;
   let outArmed = null;      // [endpoint, size] of an OUT buffer the host holds
   mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
-    if (endpoint === cdc.outEndpoint && cdc.txFIFO.empty) { outArmed = [endpoint, size]; return; }
+    if (endpoint === cdc.outEndpoint && cdc.txFIFO.empty && until !== Infinity) {
+      outArmed = [endpoint, size];
+      return;
+    }
     usbRead(endpoint, size);
   };
+  function releaseOut() {
+    if (outArmed) { const [e, n] = outArmed; outArmed = null; usbRead(e, n); }
+  }
   function serialIn(bytes) {
     for (const b of bytes) cdc.sendSerialByte(b);
-    if (outArmed && !cdc.txFIFO.empty) { const [e, n] = outArmed; outArmed = null; usbRead(e, n); }
+    if (!cdc.txFIFO.empty) releaseOut();
   }
   cdc.onSerialData = (buf) => out('S ' + hex(buf));
   cdc.onDeviceConnected = () => out('USB');
@@ -359,7 +367,7 @@ function main() {
       case 'P': edge(Number(w[1]), w[2] === '1'); break;
       case 'F': { const pin = Number(w[1]), level = w[2] === '1'; onFlashOp = () => edge(pin, level); break; }
       case 'RUNTO': until = Number(w[1]); break;
-      case 'GO': until = Infinity; break;
+      case 'GO': until = Infinity; releaseOut(); break;
       case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +
