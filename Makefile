@@ -84,13 +84,15 @@ test: $(STAMP) deps hall-page target-check
 # fresh clone: the hall figures load the director's page (hall-page), the
 # target figures the emulated Pico (target-check).  tests/test_bench.py
 # checks it with `make -n bench` in a fresh clone.
+# Baselines of older firmware are measured once and kept in
+# bench/baselines.json; `make bench ARGS=--baselines` measures them again.
 bench: $(STAMP) deps hall-page target-check
-	$(PY) -m bench.run
+	$(PY) -m bench.run $(ARGS)
 
 # The same figures written into the tracked docs/benchmarks.md (with the date
 # and the commit measured): only when asked, so a bench run changes no file.
 bench-docs: $(STAMP) deps hall-page target-check
-	$(PY) -m bench.run --write
+	$(PY) -m bench.run --write $(ARGS)
 
 # The clock in the terminal (keys: a / l players, space pause, e end, r referee, q quit):
 #   make sim ARGS="--profile pfs --base 15:00 --speed 10 --lang pl --board sim_2004"

@@ -18,13 +18,22 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
 3. (issue 20) main.py with its watchdog on a fresh flash whose erases and
    page programs take the W25Q16's datasheet maxima: the first power-up,
    a game with stops, its end; the harness times the watchdog's feeds.
-4. (issue 20) At the REPL, the app's main loop as App.run has it, measured
+4. (issue 20) At the REPL, the app's main loop as App.run has it (step,
+   then the sleep _pause_ms() asks, cut short by a key's edge), measured
    over a game of 80 player presses and 60 stops at the flash's typical
    times: collections (drops of gc.mem_alloc()), the idle, press and stop
    step costs, when the flash work starts in a stop step, and how long a
    button edge driven into a page program waits for interrupts.
 
-    python -m bench.target_bench [game] [steps] [wdt] [stops]
+5. (issue 30) main.py plays a game of the `custom` profile with one
+   minute a side, a 20 s challenge window and a forfeit at 60 s of
+   overtime; nobody presses after the first move, so every change on the
+   LCD for two minutes is time-triggered: each second of the running side,
+   the window's seconds and its end, the flag with -00:01, the penalty,
+   the forfeit.  The harness dates every I2C transfer to the LCD: how late
+   each change was drawn after its instant.
+
+    python -m bench.target_bench [game] [steps] [wdt] [stops] [timed]
 """
 import os
 import re
@@ -260,10 +269,13 @@ def one():
         S[6] += 1
         if dt > S[2]:
             S[2] = dt
+def pause():
+    now = time.ticks_ms()
+    a._sleep(time.sleep_ms, now, a._pause_ms(now))
 def game():
     while c.state == cc.READY:
         a.step()
-        time.sleep_ms(a._pause_ms())
+        pause()
     gc.collect()
     last = gc.mem_alloc()
     low = last
@@ -274,7 +286,7 @@ def game():
         if m < last:
             S[1] += 1
         last = m
-        time.sleep_ms(a._pause_ms())
+        pause()
     S[13] = last - low
 game()
 print('GAME', ' '.join(str(x) for x in S))
@@ -284,7 +296,7 @@ print('END', 'OK')
 
 def _stops_run(img, flash, res):
     """Run 4: at the REPL, the app's main loop as App.run has it (step,
-    then the pause _pause_ms() asks), measured: a game of GAME_PRESSES
+    then the sleep _pause_ms() asks, App._sleep), measured: a game of GAME_PRESSES
     player presses and GAME_STOPS stops (a pause and a resume each) driven
     through the GPIOs, with the W25Q16's typical times (45 ms an erase,
     0.4 ms a page program).  gc.mem_alloc() after every step (a drop is a
@@ -309,9 +321,15 @@ def _stops_run(img, flash, res):
             if stops < GAME_STOPS and (k % 4 != 3):
                 if stops % 4 == 0:
                     # the pause key's edge at the start of the next page
-                    # program (the record of the press above)
+                    # program (a checkpoint of the running clock: the battery
+                    # loop programs the press's own record in its step), the
+                    # rest of the schedule from there
                     pico.run_to(t - 650)
+                    e0 = pico.stats()["edges"]
                     pico.pin_at_flash(PAUSE, 0)
+                    while pico.stats()["edges"] == e0 and pico.t_ms < t + 6000:
+                        pico.run_to(pico.t_ms + 20)
+                    t = pico.t_ms + 100
                     pico.run_to(t)
                     pico.pin(PAUSE, 1)      # (held from the program on)
                 else:
@@ -356,7 +374,86 @@ def _stops_run(img, flash, res):
     res["edge_max_wait_all_ms"] = st["edge_max_wait_us"] / 1000.0
 
 
-def measure(game=True, steps=True, stops=True, wdt=True):
+# == issue 30: time-triggered changes ============================================
+
+TIMED_SETTINGS = (b'{"v": 1, "profile": "custom", "base_left": 60000, "base_right": 60000, '
+                  b'"lang": "en", "sound": false, "zero": "overtime", "penalty": 10, '
+                  b'"forfeit": 60, "window": 20000}')
+TIMED_PRESS_MS = 3000   # the game starts: the right side runs ...
+TIMED_MOVE_MS = 4500    # ... and ends its turn: the left side's minute starts
+TIMED_SECONDS = 121     # its minute, then 61 s of overtime: the forfeit
+SETTLE_MS = 200         # a row's change is drawn within this (else: not drawn)
+
+
+def _timed_run(d, flash, res):
+    """Run 5: how late the LCD shows time-triggered changes (module doc).
+    The right side's move starts the left side's clock and the challenge
+    window at its edge, a whole ms; from then on something changes at every
+    whole second after it: row 0 (the running side's time; the flag at
+    61 s) at each, row 1 (the window's seconds to 20 s, the penalty at
+    61 s, LOST at 121 s) at some.  A row's change is dated by the last
+    transfer that changed it (the row then shows it whole)."""
+    sub = os.path.join(d, "timed")
+    os.makedirs(sub)
+    img = os.path.join(sub, "fs.img")
+    with open(img, "wb") as f:
+        f.write(target.bundle_image(sub, extra={"settings.json": TIMED_SETTINGS}))
+    pico = target.Pico(flash, fs_image=img, lcd_times=True).start()
+    trace = []
+    try:
+        pico.run_to(2400)
+        if pico.lcd.text_rows()[1].strip() != "READY":
+            raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
+        pico.on_lcd = lambda us: trace.append((us, pico.lcd.text_rows()))
+        pico.press(LEFT, TIMED_PRESS_MS, bounce=())    # right runs
+        t = TIMED_MOVE_MS
+        pico.run_to(t)
+        pico.pin(RIGHT, 0)                   # the edge: left's minute starts
+        pico.run_to(t + 100)
+        pico.pin(RIGHT, 1)
+        s0 = pico.stats()
+        end = t + 1000 * TIMED_SECONDS + 1000
+        while pico.t_ms < end:
+            pico.run_to(min(pico.t_ms + 5000, end))
+        rows = pico.lcd.text_rows()
+        st = pico.stats()
+    finally:
+        pico.stop()
+    if "LOST" not in rows[1]:
+        raise RuntimeError("the left side did not forfeit: %r" % rows)
+    late = []           # (k, row, ms late)
+    for k in range(1, TIMED_SECONDS + 1):
+        x = (t + 1000 * k) * 1000
+        before = [e for e in trace if e[0] < x]
+        after = [e for e in trace if x <= e[0] < x + SETTLE_MS * 1000]
+        if not before:
+            raise RuntimeError("nothing on the LCD before second %d" % k)
+        for r in (0, 1):
+            shown = before[-1][1][r]
+            last = None
+            for us, text in after:
+                if text[r] != shown:
+                    last = us
+                    shown = text[r]
+            if last is not None:
+                late.append((k, r, (last - x) / 1000.0))
+            elif r == 0:
+                raise RuntimeError("second %d: the running side's time was not drawn "
+                                   "within %d ms" % (k, SETTLE_MS))
+    res["timed_late_ms"] = [v for _k, _r, v in late]
+    res["timed_changes"] = len(late)
+    res["timed_flag_ms"] = max(v for k, r, v in late if k == 61)
+    res["timed_forfeit_ms"] = max(v for k, r, v in late if k == TIMED_SECONDS)
+    window = [v for k, r, v in late if k <= 20 and r == 1]
+    if len(window) != 20:
+        raise RuntimeError("the challenge window's seconds were drawn %d times, not 20"
+                           % len(window))
+    res["timed_window_ms"] = max(window)
+    busy = st["busy_ns"] - s0["busy_ns"]
+    res["timed_busy"] = busy / float(busy + st["wait_ns"] - s0["wait_ns"])
+
+
+def measure(game=True, steps=True, stops=True, wdt=True, timed=True):
     """A dict of the on-target figures; raises RuntimeError if the target
     cannot run (target.pico_missing() says why)."""
     why = target.pico_missing()
@@ -375,13 +472,20 @@ def measure(game=True, steps=True, stops=True, wdt=True):
             _wdt_run(img, os.path.join(d, "flash3.bin"), res)
         if stops:
             _stops_run(img, os.path.join(d, "flash4.bin"), res)
+        if timed:
+            _timed_run(d, os.path.join(d, "flash5.bin"), res)
     return res
 
 
 if __name__ == "__main__":
+    # (run as a file with another checkout's host_sim first on PYTHONPATH,
+    # it measures that checkout's firmware: bench/run.py --baselines)
+    import json
     import sys
     only = sys.argv[1:]
-    for k, v in sorted(measure(game=not only or "game" in only, steps=not only or "steps" in only,
-                               stops=not only or "stops" in only,
-                               wdt=not only or "wdt" in only).items()):
-        print(k, v)
+    got = measure(game=not only or "game" in only, steps=not only or "steps" in only,
+                  stops=not only or "stops" in only, wdt=not only or "wdt" in only,
+                  timed=not only or "timed" in only)
+    for k, v in sorted(got.items()):
+        print(k, v if not isinstance(v, list) else "%d values" % len(v))
+    print(json.dumps(got))

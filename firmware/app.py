@@ -8,7 +8,9 @@
 # comes from hw.py, built from the board file and the `machine` module it is
 # given (the fakes of host_sim/fakehw on the PC).  step() is one main-loop
 # iteration: in a running game, presses included, it allocates nothing
-# (tests/test_device.py, `make bench`).
+# (tests/test_device.py, `make bench`).  Between steps run() sleeps until
+# the next instant anything shown changes or has work due, or a key's edge
+# (a battery clock, issue 30: _pause_ms, _wake, _sleep).
 import ticks
 import clockcore as cc
 import view as viewmod
@@ -32,7 +34,9 @@ MODE_RESULTS = 4
 
 SPLASH_MS = 1500
 LOOP_MS = 2            # the main loop's pause while something is pending ...
-IDLE_LOOP_MS = 20      # ... and while nothing is (bench/target_bench.py: CPU busy)
+MAX_SLEEP_MS = 1000    # ... else until the next change, at most this (the
+                       # watchdog fed, the battery read; bench: CPU busy)
+SLICE_MS = 1           # the sleep's slices: a key's edge ends it after one
 
 
 class App:
@@ -79,6 +83,7 @@ class App:
         self.mode = MODE_SPLASH
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
+        self.wake_at = now        # the end of the main loop's sleep (_sleep)
         # The tournament hall (firmware/net.py): only on a board with Wi-Fi
         # and a net.json; the hall simulator attaches its own.
         self.net = None
@@ -188,32 +193,66 @@ class App:
         if feed is not None:
             self.wdt_feed = feed
         while True:
+            ms = LOOP_MS              # after a failure: the next step soon
             try:
                 self.step()
+                ms = self._pause_ms(self.ticks_ms())
             except Exception as e:  # noqa: BLE001 - the clock must not stop
                 self.errlog.failed(e, self.ticks_ms())
             self._feed()
-            self._sleep(sleep_ms, self._pause_ms())
+            self._sleep(sleep_ms, self.ticks_ms(), ms)
 
-    def _sleep(self, sleep_ms, ms):
-        """Sleep up to ms in 1 ms slices; a key's edge since step() read the
-        keys ends it at once (SPEC v3 §6: a press shown within 30 ms)."""
-        b = self.buttons
-        e = self.seen
-        while ms > 0 and b.edges() == e:
-            sleep_ms(1)
-            ms -= 1
+    def _sleep(self, sleep_ms, now, ms):
+        """Sleep until ms after now, in SLICE_MS slices (time.sleep_ms: the
+        core waits for an interrupt meanwhile); a key's edge since step()
+        read the keys ends it at once (SPEC v3 §6: a press shown within 30
+        ms).  Timed by the tick counter, so slices that run long do not add
+        up: a change due at the end is drawn at its instant."""
+        self.wake_at = self.add(now, ms)
+        while self._asleep():
+            sleep_ms(SLICE_MS)
+
+    def _asleep(self):
+        """No key's edge since step() read the keys, and the sleep not over
+        (a frame of its own: _sleep's must stay off the heap)."""
+        return self.buttons.edges() == self.seen \
+            and self.diff(self.wake_at, self.ticks_ms()) > 0
 
     def _feed(self):
         if self.wdt_feed is not None and self.errlog.healthy:
             self.wdt_feed()
 
-    def _pause_ms(self):
-        """LOOP_MS while a key, a beep or a menu is pending; else IDLE_LOOP_MS."""
-        if self.mode != MODE_GAME or self.buzzer.active() \
-                or self.buttons.pending() or self.gestures.any_held():
+    def _pause_ms(self, now):
+        """How long the loop sleeps after a step (a battery clock): LOOP_MS
+        while a key is pending or held, a menu shows or something waits for
+        the next step; else until the next instant anything shown changes
+        or has work due (_wake), at most MAX_SLEEP_MS."""
+        mode = self.mode
+        if mode == MODE_SPLASH:
+            ms = self.diff(self.splash_until, now)
+            ms = ms if ms < MAX_SLEEP_MS else MAX_SLEEP_MS
+        elif mode != MODE_GAME or self.view.dirty or self.buttons.pending() \
+                or self.gestures.any_held():
             return LOOP_MS
-        return IDLE_LOOP_MS
+        else:
+            ms = self._wake(now)
+        return ms if ms > 0 else LOOP_MS
+
+    def _wake(self, now):
+        """ms until the game screen or a part next has something to do by
+        itself: the clock's shown seconds, flags, forfeits and challenge
+        window and a question's end (game.py), a notice's end or the
+        display's retry (display.py), the beep's next tone, the journal's
+        checkpoint or flash work (session.py), the hall link (net.py).
+        Anything else that changes the screen at a time of its own must be
+        asked here too."""
+        ms = self.game.wake(now, MAX_SLEEP_MS)
+        ms = self.display.wake(now, ms)
+        ms = self.buzzer.wake(now, ms)
+        ms = self.session.wake(now, ms, self.clock.running() >= 0)
+        if self.net is not None:
+            ms = self.net.wake(now, ms)
+        return ms
 
     # -- the mode switch ------------------------------------------------------------
     def _game_key(self, a, t):

@@ -548,3 +548,30 @@ def _profile_index(name):
         if NAMES[i] == name:
             return i
     return -1
+
+
+def next_change(c):
+    """ms after c.t (the tick the clock is settled to) until what it shows
+    next changes by itself, or -1 when no clock runs (then only a key
+    changes it): the running side's shown second (profiles.shown_secs moves
+    at every multiple of 1000 ms of rem, above zero and in overtime alike:
+    the flag mark and the penalty with it), the challenge window's second,
+    the lateness's, or a time-triggered transition (00:00, a forfeit, the
+    window's end, the lateness limit).  The main loop sleeps until then
+    (app.py).  Allocates nothing."""
+    s = c.running()
+    if s < 0:
+        return -1
+    b = c._boundary()
+    m = c.rem[s] % 1000 or 1000
+    if m < b:
+        b = m
+    if c.win > 0:
+        m = c.win % 1000 or 1000
+        if m < b:
+            b = m
+    if c.state == LATE:
+        m = 1000 - c.lateness() % 1000
+        if m < b:
+            b = m
+    return b

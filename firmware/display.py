@@ -52,6 +52,16 @@ class Display:
         for r in range(self.nrows):
             lcd.show(r, rows[r])
 
+    def wake(self, now, ms):
+        """The main loop's sleep `ms`, cut to when tick() or notices() next
+        has work: the display's retry, or the end of the notice showing."""
+        t = self.retry_at if self.down else self.until
+        if t is not None:
+            d = self.diff(t, now)
+            if d < ms:
+                return d
+        return ms
+
     # -- the display's bus ----------------------------------------------------------
     def tick(self, now):
         """Every main-loop iteration: a failed display is tried again when

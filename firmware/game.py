@@ -152,6 +152,19 @@ class Game:
             v.lowbat = lowbat
             v.dirty = True
 
+    def wake(self, now, ms):
+        """The main loop's sleep `ms`, cut to the next instant the game
+        screen changes by itself: what the clock shows
+        (clockcore.next_change: a second, a flag, a forfeit, the challenge
+        window) or the question's time running out."""
+        c = self.clock
+        n = cc.next_change(c)
+        if n >= 0:
+            n -= self.diff(now, c.t)
+            if n < ms:
+                ms = n
+        return self.question.wake(now, ms)
+
     def render(self, rows):
         if self._changed(self.clock):
             self.view.dirty = False

@@ -475,6 +475,16 @@ class GameLog:
         games.sort()
         return [g[1] for g in games]
 
+    def open_game(self, n):
+        """Game n's file open for reading ("rb") and its size: the hall
+        link (net.py) streams it, never reading it whole.  OSError if
+        there is none."""
+        path = self._path(n)
+        size = self._size(path)
+        if size < 0:
+            raise OSError(2)
+        return self.fs.open(path, "rb"), size
+
     def read(self, name):
         """The text of one game file ("g0007.txt" or a number)."""
         if not isinstance(name, str):

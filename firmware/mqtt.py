@@ -9,6 +9,11 @@
 #     lookup on the device);
 #   - send() writes at most CHUNK bytes of the current packet; a full socket
 #     just waits;
+#   - a PUBLISH whose payload is a file (a game's log, net.py) is streamed:
+#     stream() puts the remaining length in its header from the file's size,
+#     and send() reads the payload a CHUNK at a time into one buffer made
+#     with the wire, so no packet is ever whole in memory (issue 30: no
+#     allocation over 1 KB after boot);
 #   - read() reads the broker's replies, when there are some, into a
 #     preallocated buffer and hands each whole packet to the owner:
 #       on_connack(now, code)        CONNACK (code 0: accepted)
@@ -72,17 +77,21 @@ def _str16(b, s):
     b.extend(s)
 
 
-def _packet(first, body):
-    """Fixed header (type byte + remaining length) + body."""
-    p = bytearray()
-    p.append(first)
-    n = len(body)
+def _remaining(p, n):
+    """Append the remaining length n (MQTT 3.1.1 § 2.2.3: 7 bits a byte)."""
     while True:
         d = n & 127
         n >>= 7
         p.append(d | 128 if n else d)
         if not n:
             break
+
+
+def _packet(first, body):
+    """Fixed header (type byte + remaining length) + body."""
+    p = bytearray()
+    p.append(first)
+    _remaining(p, len(body))
     p.extend(body)
     return p
 
@@ -121,6 +130,18 @@ def publish_packet(topic, payload, qos=0, retain=False, pid=0):
     return _packet(0x30 | (qos << 1) | (1 if retain else 0), b)
 
 
+def publish_head(topic, qos=0, retain=False, pid=0):
+    """A PUBLISH without its remaining length and payload: the first byte,
+    the topic and the packet id, for Wire.stream() (set_dup() works on it)."""
+    b = bytearray()
+    b.append(0x30 | (qos << 1) | (1 if retain else 0))
+    _str16(b, topic)
+    if qos:
+        b.append(pid >> 8)
+        b.append(pid & 255)
+    return b
+
+
 def set_dup(packet):
     """Mark a PUBLISH as sent again (the DUP flag)."""
     packet[0] |= 0x08
@@ -153,6 +174,11 @@ class Wire:
         self.off = 0              # ... and how much of it went out
         self.rbuf = bytearray(128)
         self.rx = bytearray()
+        self.sbuf = bytearray(CHUNK)  # a streamed payload's piece (stream())
+        self.smv = memoryview(self.sbuf)
+        self.sf = None            # the file being streamed ...
+        self.sleft = 0            # ... the bytes of it still to send
+        self.tail = b""           # ... and what follows them
         self.why = None
 
     def open(self, now, host, port):
@@ -285,13 +311,61 @@ class Wire:
         self.mv = memoryview(packet)
         self.off = 0
 
+    def stream(self, head, f, n, tail=b""):
+        """The next packet: a PUBLISH whose payload is the next n bytes of
+        the open file f, then `tail`; head: publish_head()'s.  The file is
+        read a CHUNK at a time as the socket takes it, and closed at the
+        end (or by close())."""
+        p = bytearray()
+        p.append(head[0])
+        _remaining(p, len(head) - 1 + n + len(tail))
+        p.extend(memoryview(head)[1:])
+        self.start(p)
+        self.sf = f
+        self.sleft = n
+        self.tail = tail
+
     def busy(self):
         """A packet is still being written."""
-        return self.off < len(self.out)
+        return self.off < len(self.out) or self.sf is not None
+
+    def _piece(self, now):
+        """The next piece of a streamed payload (the file's, then the tail)
+        as the packet being written; False when none is left, or when the
+        file ended early (the link is dropped: on_lost; a PUBLISH cut short
+        cannot be finished)."""
+        f = self.sf
+        k = self.sleft
+        if k > 0:
+            r = f.readinto(self.smv[:k if k < CHUNK else CHUNK])
+            if not r:
+                self.owner.on_lost(now, "the file being sent ended early")
+                return False
+            self.sleft = k - r
+            self.out = self.smv[:r]
+        else:
+            self._unstream()
+            self.out = self.tail
+        self.mv = memoryview(self.out)
+        self.off = 0
+        return len(self.out) > 0
+
+    def _unstream(self):
+        f = self.sf
+        self.sf = None
+        self.sleft = 0
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
 
     def send(self, now):
         """Write the next chunk: the bytes written (0: the socket is full,
         or the link failed: on_lost)."""
+        o = self.off
+        if o >= len(self.out) and (self.sf is None or not self._piece(now)):
+            return 0
         o = self.off
         try:
             n = self.sock.send(self.mv[o:o + CHUNK])
@@ -309,7 +383,7 @@ class Wire:
 
     def disconnect(self):
         """A DISCONNECT, between two packets (the broker drops the will)."""
-        if self.off >= len(self.out):
+        if not self.busy():
             try:
                 self.sock.send(DISCONNECT)
             except OSError:
@@ -419,6 +493,7 @@ class Wire:
                 pass
         self.sock = None
         self.poller = None
+        self._unstream()
         self.out = b""
         self.mv = memoryview(self.out)
         self.off = 0

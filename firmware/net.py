@@ -19,7 +19,9 @@
 #   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
 #   result/<game>/<user>   the final state, QoS 1, kept and re-sent until the
 #                          hall's recorder confirms it (below)
-#   log/<game>/<user>      the game's log file (replay format), retained, QoS 1
+#   log/<game>/<user>      the game's log file (replay format), retained, QoS 1;
+#                          streamed from the file as it goes out (mqtt.Wire
+#                          stream()), never whole in memory (issue 30)
 # It subscribes to one topic, scrabble/<event>/confirm/<user>, at QoS 0:
 # only the hall's recorder may write there (the broker's ACL).  Nothing it
 # receives can change the clock; a confirmation only lets it forget a result.
@@ -57,7 +59,10 @@
 # game's log, read again from its file), "C <topic>" (an emptied retained
 # topic).
 import json
-import socket
+try:
+    import socket
+except ImportError:     # a port without a network (the qemu test image): Net(sock_mod=)
+    socket = None
 
 import clockcore as cc
 import fsys
@@ -230,9 +235,11 @@ class Net:
         self.prefix = self._prefix(self.table)
         now = ticks_ms()
         self.st = IDLE
-        # [pid, packet, sent, OUTBOX line, echo, acked]: echo is a result's
-        # body (bytes) the recorder confirms by sending it back, None for
-        # others (taken off at the PUBACK); acked: the broker has this copy
+        # [pid, packet, sent, OUTBOX line, echo, acked, log]: echo is a
+        # result's body (bytes) the recorder confirms by sending it back,
+        # None for others (taken off at the PUBACK); acked: the broker has
+        # this copy; log: a game log's number (packet: mqtt.publish_head(),
+        # the payload streamed from the file when it is sent), else None
         self.q1 = []
         self.unsent = 0           # q1 entries not yet written on this link
         self.acked_r = 0          # results acknowledged, not yet confirmed
@@ -245,7 +252,7 @@ class Net:
         self.online_due = False
         self.over_seen = False
         self.end_t = now          # tick of the game's end (state over)
-        self.final_due = False    # the result waits for its log on flash
+        self.final_due = False    # the result and log wait to be queued
         self.retry_at = now
         self.backoff = BACKOFF_MIN
         self.deadline = now       # a reply or the connect must come by then
@@ -283,8 +290,11 @@ class Net:
 
     def _final_ready(self):
         if self.final_due and not self.src.pending():
-            self.final_due = False
             self._final()
+            # Only now: if queueing them failed (a MemoryError on a
+            # fragmented heap), the next poll tries again; once queued they
+            # are on flash (OUTBOX) until acknowledged.
+            self.final_due = False
 
     def poll(self, now):
         if self.final_due:
@@ -302,6 +312,25 @@ class Net:
             self._connecting(now)
         else:
             self._handshake(now)
+
+    def wake(self, now, ms):
+        """The main loop's sleep `ms`, cut to when poll() next has work: at
+        once while something waits to go out, else the next read of the
+        broker's replies (every READ_MS while connected or connecting: the
+        heartbeat, the ping, a re-send and a reply's deadline come at most
+        that late) or the next connection attempt."""
+        if self.final_due or self.wire.busy():
+            return 0
+        s = self.st
+        if s == IDLE:
+            d = self.diff(self.retry_at, now)
+        elif s != UP:
+            d = READ_MS
+        elif self.unsent or self.dirty or self.online_due or self.sub_due:
+            return 0
+        else:
+            d = self.diff(self.read_at, now)
+        return d if d < ms else ms
 
     def retable(self, now):
         """The setup menu was left: a new table number takes effect now (the
@@ -348,32 +377,70 @@ class Net:
         return d
 
     def _final(self):
+        """The game's result and its log queued (a game log only by its
+        number: its file is read as it goes out).  Twice is once: a
+        message still waiting with the same OUTBOX line is not queued
+        again."""
         d = self._fields(self.end_t)
         n = self.src.game()
         topic = self.topic("result/%d" % n)
         text = json.dumps(d)
         self.enqueue(topic, text, "R %s %s" % (topic, text), False, text.encode())
-        text = self._log_text(n)
-        if text is not None:
+        if n:
             topic = self.topic("log/%d" % n)
-            self.enqueue(topic, text, "L %s %d" % (topic, n), True)
+            self.enqueue_log(topic, n, "L %s %d" % (topic, n))
         self.save_outbox()
 
-    def _log_text(self, n):
-        """Game n's log file as published (cut at LOG_MAX); None if none."""
+    def _stream(self, m):
+        """Start writing message m, game m[6]'s log: its file streamed
+        (cut at LOG_MAX, at a character's start); False if it cannot be
+        read any more (it was removed)."""
         try:
-            text = self.src.log_text(n) if n else None
+            f, size = self.src.log_open(m[6])
         except (OSError, ValueError):
-            return None
-        if text is not None and len(text) > LOG_MAX:
-            text = text[:LOG_MAX] + "\n# cut at %d bytes\n" % LOG_MAX
-        return text
+            return False
+        n = size
+        tail = b""
+        if size > LOG_MAX:
+            n = _cut(f, LOG_MAX)
+            tail = ("\n# cut at %d bytes\n" % LOG_MAX).encode()
+        self.wire.stream(m[1], f, n, tail)
+        self.published += 1
+        return True
+
+    def enqueue_log(self, topic, n, line):
+        """Queue game n's log (retained, QoS 1), streamed from its file
+        when it is sent (and each time it is sent again)."""
+        if self._queued(line):
+            return
+        self._room()
+        self.pid = self.pid % 65535 + 1
+        self.q1.append([self.pid, mqtt.publish_head(topic, 1, True, self.pid), False,
+                        line, None, False, n])
+        self.unsent += 1
+
+    def _queued(self, line):
+        """A message with this OUTBOX line waits unsent (it would go out
+        the same)."""
+        for m in self.q1:
+            if not m[2] and m[3] == line:
+                return True
+        return False
 
     def enqueue(self, topic, payload, line, retain, echo=None):
         """Queue a QoS 1 message; `line` is its OUTBOX line; `echo`: a
-        result's body, kept until the recorder confirms it.  A full queue
-        drops its oldest log or emptied topic first, a result only if
-        nothing else is left."""
+        result's body, kept until the recorder confirms it."""
+        if self._queued(line):
+            return
+        self._room()
+        self.pid = self.pid % 65535 + 1
+        self.q1.append([self.pid, mqtt.publish_packet(topic, payload, 1, retain, self.pid),
+                        False, line, echo, False, None])
+        self.unsent += 1
+
+    def _room(self):
+        """A full queue drops its oldest log or emptied topic first, a
+        result only if nothing else is left."""
         q = self.q1
         if len(q) >= MAX_QOS1:
             i = 0
@@ -383,10 +450,6 @@ class Net:
                     break
             self._unqueue(i)
             self.dropped += 1
-        self.pid = self.pid % 65535 + 1
-        q.append([self.pid, mqtt.publish_packet(topic, payload, 1, retain, self.pid), False,
-                  line, echo, False])
-        self.unsent += 1
 
     def _unqueue(self, i):
         m = self.q1.pop(i)
@@ -445,11 +508,10 @@ class Net:
             self.enqueue(p[1], p[2], line, False, p[2].encode())
         elif p[0] == "L" and len(p) == 3:
             try:
-                text = self._log_text(int(p[2]))
+                n = int(p[2])
             except ValueError:
                 return False
-            if text is not None:
-                self.enqueue(p[1], text, line, True)
+            self.enqueue_log(p[1], n, line)
         else:
             return False
         return True
@@ -534,14 +596,25 @@ class Net:
         elif self.unsent:
             for m in self.q1:
                 if not m[2]:
-                    m[2] = True
-                    self.unsent -= 1
-                    self._start(m[1])
-                    self._wait(now)
+                    self._publish(m, now)
                     return
         else:
             self.dirty = False
             self._report(now, True)
+
+    def _publish(self, m, now):
+        """Start writing queued message m (a game log: streamed from its
+        file; one whose file is gone is dropped)."""
+        m[2] = True
+        self.unsent -= 1
+        if m[6] is None:
+            self._start(m[1])
+        elif not self._stream(m):
+            self._unqueue(self.q1.index(m))
+            self.dropped += 1
+            self.save_outbox()
+            return
+        self._wait(now)
 
     def _wait(self, now):
         if not self.waiting:
@@ -648,6 +721,18 @@ class Net:
         if h != self.hall:
             self.hall = h
             self.src.mark(h)
+
+
+def _cut(f, at):
+    """Where to cut the file f (longer than `at` bytes) at or before `at`
+    so that no UTF-8 character is split; f is left at its start."""
+    f.seek(at - 3)
+    b = f.read(4)
+    f.seek(0)
+    k = 3
+    while k > 0 and b[k] & 0xC0 == 0x80:
+        k -= 1
+    return at - 3 + k
 
 
 def start(src, fs, root, ticks_ms, diff, add):

@@ -55,6 +55,14 @@ class Buzzer:
         """A beep pattern is playing (its tones or the gaps between them)."""
         return self._pat is not None
 
+    def wake(self, now, ms):
+        """The main loop's sleep `ms`, cut to the pattern's next on/off switch."""
+        if self._pat is not None:
+            d = self._diff(self._until, now)
+            if d < ms:
+                return d
+        return ms
+
     def _silence(self):
         self._on = False
         self.sounding = False

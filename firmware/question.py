@@ -57,6 +57,14 @@ class Question:
             self.kind = NONE
             self.display.release(self.display.ticks_ms())
 
+    def wake(self, now, ms):
+        """The main loop's sleep `ms`, cut to the question's time running out."""
+        if self.kind != NONE:
+            d = self.diff(self.until, now)
+            if d < ms:
+                return d
+        return ms
+
     def tick(self, now):
         """On the game screen, every iteration: nobody answered in time."""
         if self.kind != NONE and self.diff(now, self.until) >= 0 \

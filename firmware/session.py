@@ -226,6 +226,27 @@ class Session:
             self.calm = False
         self.lt.move(now)
 
+    def wake(self, now, ms, running):
+        """The main loop's sleep `ms`, cut to when tick() next has work: at
+        once for staged records or a slice of flash work in ready or over,
+        else a running clock's next checkpoint."""
+        if self.nst or (not running and self._work_due()):
+            return 0
+        if running:
+            d = CHECKPOINT_MS - self.diff(now, self.last_save)
+            if d < ms:
+                return d
+        return ms
+
+    def _work_due(self):
+        """_work() has a slice to do (or is one step from it)."""
+        j = self.j
+        st = self.clock.state
+        if j is None or (st != cc.READY and st != cc.OVER):
+            return False
+        return not self.calm or j.arming() or not j.ok or self.arm_due \
+            or j.count > self.folded
+
     # -- the core's events ------------------------------------------------------------
     def event(self, code, side, t, arg):
         """Log the event, then checkpoint (the window's end is only shown,

@@ -10,7 +10,8 @@
 #   pending()      the game's last lines are not yet in its log file
 #   low()          the battery is low
 #   table()        the setup menu's table number (0: none)
-#   log_text(n)    game n's log file as text (None: none; OSError, ValueError)
+#   log_open(n)    game n's log file, open to be read in pieces, and its
+#                  size in bytes (OSError if there is none)
 #   clock_id()     the clock's id (machine.unique_id() in hex)
 #   mark(h)        the hall's state changed (net.HALL_*): the LCD's mark
 #
@@ -47,8 +48,8 @@ class Source:
     def table(self):
         return self.settings.table
 
-    def log_text(self, n):
-        return self.log.read(n)
+    def log_open(self, n):
+        return self.log.open_game(n)
 
     def clock_id(self):
         return self.log.clock

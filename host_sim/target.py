@@ -276,7 +276,8 @@ class Pico:
     PROGRAM_US = (400, 3000)
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
-                 battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False):
+                 battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
+                 lcd_times=False):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -293,6 +294,8 @@ class Pico:
         self.lcd = Hd44780Pcf8574(cols, rows)
         self.lcd_addr = lcd_addr
         self.serial = bytearray()
+        self.lcd_times = lcd_times
+        self.on_lcd = None        # lcd_times: called after each LCD transfer with its simulated us
         self.proc = None
         self._pty = None
         self.t_ms = 0
@@ -309,6 +312,8 @@ class Pico:
         args += ["--battery-mv", str(self.battery_mv)]
         if self.uid:
             args += ["--uid", str(self.uid)]
+        if self.lcd_times:
+            args += ["--i2c-us"]
         if self.erase_ms or self.program_us:
             args += ["--erase-ms", str(self.erase_ms), "--program-us", str(self.program_us)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -335,9 +340,11 @@ class Pico:
             if self._pty is not None:
                 os.write(self._pty[0], data)
         elif line.startswith("I "):
-            _, addr, data = line.split(" ", 2)
-            if int(addr) == self.lcd_addr:
-                self.lcd.writeto(bytes.fromhex(data))
+            w = line.split(" ")
+            if int(w[1]) == self.lcd_addr:
+                self.lcd.writeto(bytes.fromhex(w[2]))
+                if self.on_lcd is not None and len(w) > 3:
+                    self.on_lcd(int(w[3]))  # the simulated us of the transfer's end
         return line
 
     def _expect(self, word):

@@ -7,7 +7,7 @@
 // (and IMG in the filesystem region); later runs power up on FILE as the
 // last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
 // mode: loadUf2).
-//        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US]
+//        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
 //
 // --uid N (0-255, default 0) shifts the flash's unique id, so two runs can be
 // two different boards (machine.unique_id(): the clock's id).
@@ -37,7 +37,7 @@
 // an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
 // freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
-// write transaction; AT <ms> after RUNTO; STATS erases=.. programs=.. ...
+// write transaction (with --i2c-us: and its simulated us); AT <ms> after RUNTO; STATS erases=.. programs=.. ...
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
@@ -55,6 +55,7 @@ function arg(name, dflt) {
 }
 
 const UID = Number(arg('--uid', '0')) & 0xff;
+const I2C_US = process.argv.includes('--i2c-us');   // date each I2C write (simulated us)
 const out = (line) => process.stdout.write(line + '\n');
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 
@@ -291,9 +292,38 @@ function main() {
   i2c.onConnect = (a) => { addr = a; bytes = []; i2c.completeConnect(true); };
   i2c.onWriteByte = (v) => { bytes.push(v); i2c.completeWrite(true); };
   i2c.onReadByte = () => i2c.completeRead(0xff);
-  i2c.onStop = () => { if (bytes.length) out('I ' + addr + ' ' + hex(bytes)); bytes = []; i2c.completeStop(); };
+  i2c.onStop = () => {
+    if (bytes.length) out('I ' + addr + ' ' + hex(bytes) + (I2C_US ? ' ' + Math.round((clock.nanos - t0) / 1e3) : ''));
+    bytes = [];
+    i2c.completeStop();
+  };
 
   const cdc = new USBCDC(mcu.usbCtrl);
+  // The host's side of the CDC OUT endpoint.  A real USB host NAKs an OUT
+  // endpoint while it has nothing to send (the device sees no interrupt);
+  // rp2040js's CDC answers every armed OUT buffer at once, with 0 bytes when
+  // it has none, 10 us later: a storm of USB interrupts that kept the
+  // emulated core awake through every sleep (89% busy in time.sleep_ms).
+  // Here an OUT buffer armed while the host has nothing waits for the next
+  // bytes from the host, as on a real bus.  (Not while running freely, GO:
+  // a host program such as mpremote on the REPL then sees rp2040js's own
+  // behaviour, which it was tested with.)
+  const usbRead = mcu.usbCtrl.onEndpointRead;
+  let outArmed = null;      // [endpoint, size] of an OUT buffer the host holds
+  mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+    if (endpoint === cdc.outEndpoint && cdc.txFIFO.empty && until !== Infinity) {
+      outArmed = [endpoint, size];
+      return;
+    }
+    usbRead(endpoint, size);
+  };
+  function releaseOut() {
+    if (outArmed) { const [e, n] = outArmed; outArmed = null; usbRead(e, n); }
+  }
+  function serialIn(bytes) {
+    for (const b of bytes) cdc.sendSerialByte(b);
+    if (!cdc.txFIFO.empty) releaseOut();
+  }
   cdc.onSerialData = (buf) => out('S ' + hex(buf));
   cdc.onDeviceConnected = () => out('USB');
 
@@ -317,6 +347,22 @@ function main() {
           edgeAt = -1;
         }
         if (mcu.core.waiting) {
+          // Asleep (WFE/WFI) until the next alarm, but never past the time
+          // asked for: an input from the host (a pin, the serial) may wake
+          // the core there.  With no alarm at all, only such an input can.
+          // Running freely (GO: a host program on the USB REPL), a sleeping
+          // core's time goes no faster than the wall clock's, as a board's.
+          const free = until === Infinity;
+          const stop = free ? clock.nanos + 1e6 : t0 + until * 1e6;
+          if (!clock.nextAlarm || clock.nextAlarm.nanos > stop) {
+            // (1 ns past it: the clock's nanos are floats, and stop - nanos
+            // added back may fall a hair short of stop, for ever)
+            const n = Math.max(stop - clock.nanos, 0) + 1;
+            clock.tick(n);
+            waitNs += n;
+            if (free) return setTimeout(run, 1);
+            break;
+          }
           const n = clock.nanosToNextAlarm;
           clock.tick(n);
           waitNs += n;
@@ -335,11 +381,11 @@ function main() {
   rl.on('line', (line) => {
     const w = line.trim().split(/\s+/);
     switch (w[0]) {
-      case 'S': for (const b of Buffer.from(w[1], 'hex')) cdc.sendSerialByte(b); break;
+      case 'S': serialIn(Buffer.from(w[1], 'hex')); break;
       case 'P': edge(Number(w[1]), w[2] === '1'); break;
       case 'F': { const pin = Number(w[1]), level = w[2] === '1'; onFlashOp = () => edge(pin, level); break; }
       case 'RUNTO': until = Number(w[1]); break;
-      case 'GO': until = Infinity; break;
+      case 'GO': until = Infinity; releaseOut(); break;
       case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +

@@ -109,7 +109,7 @@ def test_press_bench_sees_a_loop_that_does_not_wake(monkeypatch):
     woke = press_bench.rig_game(presses=40)
     assert press_bench.pct(woke["lat_ms"])[1] <= 30          # SPEC v3 §6
     assert woke["led_steps_differ"] == 0
-    monkeypatch.setattr(appmod.App, "_sleep", lambda self, sleep_ms, ms: sleep_ms(ms))
+    monkeypatch.setattr(appmod.App, "_sleep", lambda self, sleep_ms, now, ms: sleep_ms(ms))
     slept = press_bench.rig_game(presses=40)
     assert press_bench.pct(slept["lat_ms"])[0] > press_bench.pct(woke["lat_ms"])[0] + 3
 
@@ -203,3 +203,58 @@ def test_make_bench_on_a_fresh_clone_builds_what_it_needs(tmp_path):
         target = plan.find("cd target && npm ci")
         bench = plan.find("-m bench.run")
         assert 0 <= page < bench and 0 <= target < bench, plan
+
+
+def test_a_kept_baseline_is_read_and_measured_again_only_when_asked(monkeypatch, tmp_path,
+                                                                      capsys):
+    """Issue 30 ("a bench people run"): a baseline of older firmware is
+    measured once and kept in bench/baselines.json with the commit that
+    measured it; a run reads it and changes no file; `--baselines`
+    measures it again and rewrites the file."""
+    import json
+    path = tmp_path / "baselines.json"
+    path.write_text(json.dumps({"old_loop": {"value": 5, "notes": ["kept"],
+                                             "commit": "abc1234", "date": "2026-01-02"}}))
+    monkeypatch.setattr(bench, "BASELINES", str(path))
+    monkeypatch.setattr(bench._Kept, "data", None)
+    monkeypatch.setattr(bench._Kept, "new", {})
+    monkeypatch.setattr(bench._Kept, "remeasure", False)   # (main() sets it)
+    calls = []
+
+    def measure_it():
+        calls.append(1)
+        return 7, ["new"]
+
+    def fig():
+        b = bench.baseline("old_loop", measure_it)
+        return bench.Figure("accounting_error_ms", 0, "ms", b["value"], "w",
+                            bench.kept_how(b))
+
+    monkeypatch.setattr(bench, "MEASURES", ((("accounting_error_ms",), fig),))
+    before = path.read_text()
+    assert bench.main([]) == 0
+    assert capsys.readouterr().out.strip() == "accounting_error_ms: 0 ms (baseline: 5)"
+    assert calls == [] and path.read_text() == before
+    out = tmp_path / "benchmarks.md"
+    assert bench.main(["--write", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "measured once on 2026-01-02 by bench/run.py at commit abc1234" in text
+    assert "bench/baselines.json" in text and calls == []
+    capsys.readouterr()
+    assert bench.main(["--baselines"]) == 0
+    assert capsys.readouterr().out.strip() == "accounting_error_ms: 0 ms (baseline: 7)"
+    kept = json.loads(path.read_text())["old_loop"]
+    assert calls == [1] and kept["value"] == 7 and kept["notes"] == ["new"]
+    assert kept["commit"] != "abc1234" and kept["date"] != "2026-01-02"
+
+
+def test_the_kept_baselines_file_names_its_commits():
+    """The tracked file: every entry has its value, the commit that
+    measured it and the date."""
+    import json
+    with open(bench.BASELINES) as f:
+        data = json.load(f)
+    assert data
+    for name, e in data.items():
+        assert set(e) >= {"value", "notes", "commit", "date"}, name
+        assert re.match(r"^[0-9a-f]{7,}$", e["commit"]), (name, e["commit"])

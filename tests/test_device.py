@@ -286,7 +286,7 @@ def test_an_unexpected_error_is_logged_and_the_loop_goes_on(tmp_path):
             real()
         return step
 
-    # one failure every 3 s of loops (1500 iterations of 2 ms): goes on
+    # one failure every 1500 loop iterations (seconds apart): goes on
     fed = _run_loops(app, rig, 6000, sometimes(1500))
     assert app.errlog.errors == 4 and app.errlog.healthy and fed == 6000
     path = str(tmp_path / "clock" / "errors.txt")

@@ -245,3 +245,98 @@ def test_an_address_that_cannot_be_had_is_one_line():
     assert not w.open(0, "10.0.0.2", 1883)
     (what, why), = owner.got
     assert what == "lost" and why.startswith("cannot reach 10.0.0.2: ") and "\n" not in why
+
+
+# -- a PUBLISH whose payload is a file (issue 30: the game log streamed) --------------
+class Piecemeal:
+    """A socket that takes at most `most` bytes a send(), nothing every
+    third call (full), and keeps every byte and every send's size."""
+
+    def __init__(self, most):
+        self.most = most
+        self.data = bytearray()
+        self.sizes = []
+        self.calls = 0
+
+    def send(self, b):
+        self.calls += 1
+        if self.calls % 3 == 0:
+            return 0
+        n = min(len(b), self.most)
+        self.sizes.append(len(b))
+        self.data.extend(bytes(b[:n]))
+        return n
+
+    def close(self):
+        pass
+
+
+class File:
+    """A file open for reading ("rb"): readinto() and close() (what the
+    wire calls), over `data`."""
+
+    def __init__(self, data):
+        self.data = data
+        self.at = 0
+        self.closed = False
+        self.reads = 0
+
+    def readinto(self, buf):
+        self.reads += 1
+        n = min(len(buf), len(self.data) - self.at)
+        for i in range(n):
+            buf[i] = self.data[self.at + i]
+        self.at += n
+        return n
+
+    def close(self):
+        self.closed = True
+
+
+def streamed(data, n, tail, most=300, dup=False):
+    owner = Owner()
+    w = owner.wire = mqtt.Wire(None, owner)
+    sock = w.sock = Piecemeal(most)
+    head = mqtt.publish_head("scrabble/cup/1/log/7/1", 1, True, 10)
+    if dup:
+        mqtt.set_dup(head)
+    f = File(data)
+    w.stream(head, f, n, tail)
+    k = 0
+    while w.busy() and w.sock is not None and k < 1000:
+        w.send(0)
+        k += 1
+    return owner, w, sock, f
+
+
+def test_a_file_goes_out_as_one_publish_read_a_chunk_at_a_time():
+    """§ 3.3: the same bytes as publish_packet() of the whole payload (the
+    remaining length from the file's size and the tail, § 2.2.3), written
+    in pieces of at most CHUNK bytes, the file read a CHUNK at a time into
+    the wire's one buffer and closed at the end."""
+    data = bytes([65 + i % 26 for i in range(3 * mqtt.CHUNK + 77)])
+    tail = b"\n# cut\n"
+    owner, w, sock, f = streamed(data, len(data), tail)
+    want = mqtt.publish_packet("scrabble/cup/1/log/7/1", data + tail, 1, True, 10)
+    assert bytes(sock.data) == bytes(want)
+    assert max(sock.sizes) <= mqtt.CHUNK and f.reads == 4
+    assert f.closed and not w.busy() and owner.got == []
+
+
+def test_only_the_first_n_bytes_of_the_file_go_out_with_dup_set():
+    """A file that grew since its size was taken: only the n bytes the
+    header promised; a re-send carries DUP (§ 3.3.1.1)."""
+    data = b"x" * 1000 + b"LATER"
+    owner, w, sock, f = streamed(data, 1000, b"", dup=True)
+    want = mqtt.publish_packet("scrabble/cup/1/log/7/1", b"x" * 1000, 1, True, 10)
+    mqtt.set_dup(want)
+    assert bytes(sock.data) == bytes(want) and f.closed
+
+
+def test_a_file_that_ends_early_loses_the_link():
+    """The header promised n bytes: a file cut short (removed, truncated)
+    cannot finish the packet, so the link is dropped (net.py sends it again
+    on the next one) and the file closed."""
+    owner, w, sock, f = streamed(b"y" * 700, 2000, b"")
+    assert owner.got == [("lost", "the file being sent ended early")]
+    assert w.sock is None and not w.busy() and f.closed

@@ -39,6 +39,33 @@ def queue(n):
     return [m[3] for m in n.q1]
 
 
+class Capture:
+    """A socket that takes everything it is given (for Wire.send())."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def send(self, b):
+        self.data.extend(b)
+        return len(b)
+
+
+def packet(n, m):
+    """Message m of n's queue as the link would carry it, whole (a game
+    log: streamed from its file, issue 30)."""
+    w = n.wire
+    w.sock = Capture()
+    if m[6] is None:
+        w.start(m[1])
+    else:
+        assert n._stream(m)
+    while w.busy():
+        w.send(0)
+    out = bytes(w.sock.data)
+    w.sock = None
+    return out
+
+
 def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     rig = boot(flash)
@@ -51,8 +78,8 @@ def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
     assert queue(after) == queue(n)
     # the same result, byte for byte; the log as its file is now (the boot
     # may have added its power-restored comment)
-    assert bytes(after.q1[0][1]) == bytes(n.q1[0][1])
-    assert bytes(after.q1[1][1]).find(bytes(n.q1[1][1])[4:]) > 0
+    assert packet(after, after.q1[0]) == packet(n, n.q1[0])
+    assert packet(after, after.q1[1]).find(packet(n, n.q1[1])[4:]) > 0
     # The log's PUBACK takes its line off the flash; the result's does not
     # (issue 19: the broker may still lose it): only the recorder's
     # confirmation, its body echoed, does; the last line removes the file.
@@ -138,7 +165,7 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     assert rig.clock.state == 3               # game over while the clock ran
     rig.run(50)
     assert not rig.app.session.pending()
-    log = [bytes(m[1]) for m in n.q1 if m[3].startswith("L ")]
+    log = [packet(n, m) for m in n.q1 if m[3].startswith("L ")]
     assert len(log) == 1, queue(n)
     text = fs.read("games/g0001.txt")
     end = text.splitlines()[-2:]               # the game's end (SPEC v4 §5:
@@ -219,3 +246,50 @@ def test_the_hall_mark_reaches_the_app_through_its_callback():
         if n.hall != net.HALL_WAIT:
             break
     assert n.hall == net.HALL_DOWN and rig.app.view.hall == net.HALL_DOWN, n.note
+
+
+def test_a_log_longer_than_log_max_is_cut_between_two_characters():
+    """A game log longer than net.LOG_MAX is published cut, with a line
+    saying so; the cut never splits a UTF-8 character (a player's name with
+    an umlaut in the header of a long game): the payload is valid text."""
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    rig = boot(flash)
+    play_to_the_end(rig)
+    n = rig.app.net
+    text = ("x" * (net.LOG_MAX - 1) + "\u00e4" + "tail\n").encode()   # ä: 2 bytes over the cut
+    flash.files["games/g0001.txt"] = text
+    log = [m for m in n.q1 if m[3].startswith("L ")][0]
+    p = packet(n, log)
+    body = p[p.index(b"log/1/5") + len(b"log/1/5") + 2:]    # after the topic and the id
+    note = ("\n# cut at %d bytes\n" % net.LOG_MAX).encode()
+    assert body == text[:net.LOG_MAX - 1] + note
+    body.decode("utf-8")
+
+
+def test_a_memory_error_while_queueing_the_result_and_log_loses_neither():
+    """Issue 30: final_due is cleared only once the result and the log are
+    queued (and kept on flash); a MemoryError on the way (a fragmented heap)
+    leaves it set, the next poll queues them, and nothing is queued twice."""
+    flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
+    rig = boot(flash)
+    n = rig.app.net
+    save = n.save_outbox
+    fail = [True]
+
+    def save_outbox():
+        if fail[0]:
+            fail[0] = False
+            raise MemoryError("memory allocation failed, allocating 6528 bytes")
+        save()
+
+    n.save_outbox = save_outbox
+    try:
+        play_to_the_end(rig)
+    except MemoryError:
+        pass
+    assert not fail[0]                    # it failed once, at the game's end
+    assert n.final_due
+    rig.run(100)                          # the next steps: queued now
+    assert not n.final_due
+    assert [x[:2] for x in queue(n)] == ["R ", "L "], queue(n)
+    assert flash.files[net.OUTBOX].decode().split("\n")[:-1] == queue(n)

@@ -64,6 +64,11 @@ class _Reader:
         self.at += len(out)
         return out
 
+    def readinto(self, buf):
+        out = self.read(len(buf))
+        buf[:len(out)] = out
+        return len(out)
+
     def seek(self, pos):
         self.at = pos
         return pos
