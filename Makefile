@@ -3,7 +3,8 @@
 #   make test     every check: pytest on CPython, the MicroPython runs, mpy-cross
 #   make bench    the published figures, printed (make bench-docs: into docs/benchmarks.md)
 #   make hall     the tournament hall: Mosquitto + the director's page (docs/hall.md)
-#   make deploy BOARD=pico [PORT=/dev/ttyACM0]   flash the app onto a board
+#   make firmware BOARD=pico                     build/firmware/pico.uf2: MicroPython + the app, one file
+#   make deploy BOARD=pico [PORT=/dev/ttyACM0]   copy the app onto a board (developers)
 #   make bundle BOARD=pico                       a folder of files for Thonny users
 
 PYTHON ?= python3
@@ -13,7 +14,7 @@ STAMP  := $(VENV)/.installed
 BOARD  ?= pico
 PORT   ?=
 
-.PHONY: venv deps tools-os target-check test bench bench-docs sim deploy bundle clean
+.PHONY: venv deps tools-os target-check test bench bench-docs sim deploy bundle clean firmware firmware-tables
 
 venv: $(STAMP)
 
@@ -27,15 +28,19 @@ $(STAMP): requirements.txt
 # terminal test), qemu-system-arm (the suites on a 32-bit MicroPython image),
 # mosquitto (the tournament hall's broker), chromium + chromium-driver (the
 # director's page in a real browser), npm (the page's MQTT library and the
-# emulated Pico), poppler-utils (pdftoppm: the printable cards' pages).  As root with apt-get it installs the missing ones and says
+# emulated Pico), poppler-utils (pdftoppm: the printable cards' pages), the
+# ARM toolchain and cmake (make firmware: gcc-arm-none-eabi, its newlib and
+# libstdc++, cmake, build-essential).  As root with apt-get it installs the missing ones and says
 # so; otherwise it prints one line naming what to install, and the tests that
 # need them are skipped; under CI=true a missing one fails the run.
 OS_TOOLS := tmux:tmux qemu-system-arm:qemu-system-arm mosquitto:mosquitto \
             mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm \
-            pdftoppm:poppler-utils
+            pdftoppm:poppler-utils arm-none-eabi-gcc:gcc-arm-none-eabi cmake:cmake c++:build-essential \
+            /usr/lib/arm-none-eabi/newlib/libc.a:libnewlib-arm-none-eabi \
+            /usr/lib/arm-none-eabi/newlib/libstdc++.a:libstdc++-arm-none-eabi-newlib
 deps:
 	@missing() { m=""; for t in $(OS_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 \
-	  || [ -x /usr/sbin/$${t%%:*} ] || case " $$m " in *" $${t#*:} "*) ;; *) m="$$m $${t#*:}";; esac; done; echo $$m; }; \
+	  || [ -x /usr/sbin/$${t%%:*} ] || [ -f $${t%%:*} ] || case " $$m " in *" $${t#*:} "*) ;; *) m="$$m $${t#*:}";; esac; done; echo $$m; }; \
 	need=$$(missing); \
 	if [ -n "$$need" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "deps: apt-get install $$need"; \
@@ -133,6 +138,27 @@ deploy-tables: $(STAMP)
 
 bundle: $(STAMP)
 	@$(DEPLOY) bundle --board $(BOARD) $(if $(SOURCES),--sources)
+
+# -- one firmware file per clock (tools/fwimage.py, docs/build.md "Build one")
+#   make firmware BOARD=pico|pico_w|pico_2004   build/firmware/<board>.uf2: MicroPython
+#        v1.28.0 with the app and the board frozen; copy it onto the board in BOOTSEL mode
+#   make firmware-tables BOARD=pico_w TABLES=1-40 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [EVENT=open]
+#        build/firmware/tables-pico_w/table-NN.uf2: the image plus that table's net.json
+# The MicroPython sources: MICROPY_SRC (a tarball or a folder), default
+# ../shared/micropython; the build is cached by a hash of what goes in
+# (${XDG_CACHE_HOME:-~/.cache}/scrabble-clock/firmware).  PORT_BOARD=RPI_PICO
+# builds a Wi-Fi board on the plain Pico (the emulated Pico has no CYW43).
+MICROPY_SRC ?=
+PORT_BOARD ?=
+FIRMWARE := $(PY) tools/fwimage.py
+firmware: $(STAMP)
+	@$(FIRMWARE) build --board $(BOARD) $(if $(MICROPY_SRC),--src "$(MICROPY_SRC)") \
+	  $(if $(PORT_BOARD),--port-board $(PORT_BOARD))
+
+firmware-tables: $(STAMP)
+	@$(FIRMWARE) tables --board $(BOARD) --tables "$(TABLES)" $(if $(MICROPY_SRC),--src "$(MICROPY_SRC)") \
+	  $(if $(PORT_BOARD),--port-board $(PORT_BOARD)) --hall-dir $(HALL_DIR) --event $(EVENT) \
+	  --broker "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)"
 
 .PHONY: wiring
 wiring: $(STAMP)

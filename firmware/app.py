@@ -22,8 +22,7 @@ import gamelog
 import display as dispmod
 import game as gamemod
 import errlog
-
-VERSION = "1.0.0"
+import appversion
 
 MODE_SPLASH = 0
 MODE_GAME = 1
@@ -88,7 +87,8 @@ class App:
             self.net = net.start(self.hall_source(), self.store.fs, root,
                                  self.ticks_ms, self.diff, self.add)
         self.settings.hall = self.net  # (the setup menu's "Hall" item)
-        self.display.draw(gamemod.Splash(VERSION, self.clock.rules.name).render(self.rows))
+        splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
+        self.display.draw(splash.render(self.rows))
         if self.settings.notice:
             self.display.note("SETRESET")
         self.game.restore(now, self.settings.rules)

@@ -327,12 +327,12 @@ class Game:
 
 
 class Splash:
-    """The boot screen: the name, the version and the rules, drawn once
+    """The boot screen: the name, the version (the app's commit) and the rules, drawn once
     for the app's SPLASH_MS (the keys do nothing meanwhile)."""
 
-    def __init__(self, version, rules_name):
+    def __init__(self, label, rules_name):
         self.top = b"Scrabble clock"
-        self.line = ("v" + version + " " + rules_name).encode()
+        self.line = (label + " " + rules_name).encode()  # appversion.LABEL
 
     def render(self, rows):
         for r in rows:

@@ -57,6 +57,7 @@
 import profiles
 import clockcore as cc
 import fsys
+import appversion
 import logtime
 
 # The replay format's event words, one table for both sides of it: the log
@@ -266,6 +267,7 @@ class GameLog:
         if self.clock or table:
             head += "# clock %s" % (self.clock or "unknown")
             head += " table %d\n" % table if table else "\n"
+        head += appversion.LOG_LINE
         if self.lang != "en":
             head += "# lang %s\n" % self.lang   # the replay draws the LCD in it
         over = rules.overrides()

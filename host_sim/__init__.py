@@ -147,3 +147,24 @@ def _read_package(firmware_dir, name, files, seen, chain):
         raise
     except Exception as e:
         raise ManifestError("%s: %s: %s" % (path, type(e).__name__, e))
+
+
+def app_commit(root=ROOT):
+    """The app's commit as the device shows it (the splash, every game
+    log's header: firmware/appversion.py), written into the image and the
+    .mpy bundle as buildinfo.py: git's short hash, with "+" when firmware/
+    or boards/ differ from it; $SCRABBLE_COMMIT if set; "" without git."""
+    import subprocess
+    if os.environ.get("SCRABBLE_COMMIT"):
+        return os.environ["SCRABBLE_COMMIT"][:12]
+    try:
+        head = subprocess.run(["git", "-C", root, "rev-parse", "--short=7", "HEAD"],
+                              capture_output=True, text=True, timeout=30)
+        if head.returncode:
+            return ""
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
+                                "--untracked-files=no", "--", "firmware", "boards"],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")

@@ -30,6 +30,7 @@ def _client(hall, user, password, client_id=None, subscribe=None):
     c.got = []
     if user is not None:
         c.username_pw_set(user, password)
+    H.TLS.paho_tls(c, hall.folder)
 
     def on_connect(cl, u, flags, rc, props=None):
         cl.rc = rc
@@ -258,18 +259,22 @@ class Attacks:
         self.record("stolen_clock_takes_over_the_victims_session", kept)
 
     def attack_page_server_path_traversal(self):
-        """The page's HTTP server (Mosquitto's http_dir, www/ inside the hall
-        folder) asked for the folder's secrets by every path trick: no
-        password or hash comes back."""
+        """The pages' HTTPS server (hall_tls.PageServer, www/ inside the hall
+        folder) and the broker's WebSocket port asked for the folder's secrets
+        by every path trick: no password, hash or private key comes back."""
         import http.client
-        paths = ["/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
+        ctx = H.TLS.client_context(self.hall.folder)
+        paths = ["/../ca.key", "/../broker.key", "/..%2fbroker.key", "/%2e%2e/ca.key",
+                 "/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
                  "/../service.json", "/www/../clocks.json", "/....//clocks.json",
                  "//" + self.hall.folder.lstrip("/") + "/clocks.json", "/../../../etc/passwd",
                  "/%2e%2e%2fservice.json", "/..\\clocks.json"]
         leaked = []
         control = []
-        for p in ["/config.js"] + paths:
-            conn = http.client.HTTPConnection("127.0.0.1", self.hall.ws_port, timeout=5)
+        for port, p in ([(self.hall.page_port, "/config.js")] +
+                        [(port, p) for port in (self.hall.page_port, self.hall.ws_port)
+                         for p in paths]):
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5, context=ctx)
             try:
                 conn.putrequest("GET", p, skip_host=True, skip_accept_encoding=True)
                 conn.putheader("Host", "127.0.0.1")
@@ -279,9 +284,9 @@ class Attacks:
                 body = b""
             finally:
                 conn.close()
-            if p == "/config.js":
+            if p == "/config.js" and port == self.hall.page_port:
                 control.append(H.VIEWER.encode() in body)   # the server answers
-            elif b"$7$" in body or b"root:" in body or any(
+            elif b"$7$" in body or b"PRIVATE KEY" in body or b"root:" in body or any(
                     pw.encode() in body for pw in list(self.pw.values()) +
                     [H.service_passwords(self.hall.folder)[H.RECORDER]]):
                 leaked.append(p)

@@ -669,6 +669,8 @@ def run(folder, port, event, host="127.0.0.1"):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
+    from host_sim import hall_tls
+    hall_tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
     rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
     # the round with its seating, retained for the pages (issue 21)
     news = T.RoundNews(folder, event)

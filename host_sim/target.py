@@ -276,7 +276,7 @@ class Pico:
     PROGRAM_US = (400, 3000)
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
-                 battery_mv=3900, uid=0, erase_ms=0, program_us=0):
+                 battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -285,6 +285,11 @@ class Pico:
         self.uid = uid            # 0-255: another board's unique id (harness --uid)
         self.erase_ms = erase_ms
         self.program_us = program_us
+        # the image a blank flash gets (default: the official RPI_PICO one;
+        # e.g. build/firmware/pico.uf2, the app frozen in), and with
+        # reflash=True copied over a used flash first (an upgrade: BOOTSEL)
+        self.uf2 = uf2 or image(PICO_UF2)
+        self.reflash = reflash
         self.lcd = Hd44780Pcf8574(cols, rows)
         self.lcd_addr = lcd_addr
         self.serial = bytearray()
@@ -293,8 +298,10 @@ class Pico:
         self.t_ms = 0
 
     def start(self):
-        args = ["node", HARNESS, "--bootrom", image(BOOTROM), "--uf2", image(PICO_UF2),
+        args = ["node", HARNESS, "--bootrom", image(BOOTROM), "--uf2", self.uf2,
                 "--flash", self.flash]
+        if self.reflash:
+            args.append("--reflash")
         if self.fs_image:
             args += ["--fs-image", self.fs_image]
         if self.advance_ms:

@@ -1,6 +1,12 @@
 // The emulated Raspberry Pi Pico for the target run (issue 11).
 //
 //   node target/harness.js --bootrom B --uf2 U --flash FILE [--fs-image IMG] [--advance-ms N]
+//        [--reflash]
+//
+// The first run on FILE (none yet) is a blank chip with U copied onto it
+// (and IMG in the filesystem region); later runs power up on FILE as the
+// last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
+// mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US]
 //
 // --uid N (0-255, default 0) shifts the flash's unique id, so two runs can be
@@ -203,12 +209,19 @@ class QspiIO extends BasePeripheral {
 }
 
 // -- the board ------------------------------------------------------------------
+// A UF2 copied onto the board in BOOTSEL mode: as the boot ROM writes it,
+// each 4 KB sector a block lands in is erased first (once), then the
+// block's bytes are programmed; sectors no block names keep their data
+// (a firmware-only image leaves the filesystem region alone).
 function loadUf2(flash, data) {
+  const erased = new Set();
   for (let off = 0; off + 512 <= data.length; off += 512) {
     const magic0 = data.readUInt32LE(off), magic1 = data.readUInt32LE(off + 4);
     if (magic0 !== 0x0a324655 || magic1 !== 0x9e5d5157) continue;
-    const addr = data.readUInt32LE(off + 12), size = data.readUInt32LE(off + 16);
-    flash.set(data.subarray(off + 32, off + 32 + size), addr - 0x10000000);
+    const addr = data.readUInt32LE(off + 12) - 0x10000000, size = data.readUInt32LE(off + 16);
+    const sector = addr & ~0xfff;
+    if (!erased.has(sector)) { flash.fill(0xff, sector, sector + 4096); erased.add(sector); }
+    flash.set(data.subarray(off + 32, off + 32 + size), addr);
   }
 }
 
@@ -221,7 +234,12 @@ function main() {
   const flash = mcu.flash.subarray(0, FLASH_SIZE);
   if (fs.existsSync(flashPath) && fs.statSync(flashPath).size === FLASH_SIZE) {
     flash.set(fs.readFileSync(flashPath));     // power up on what the last run left
+    if (process.argv.includes('--reflash')) {  // BOOTSEL + copy a new image first
+      loadUf2(flash, fs.readFileSync(arg('--uf2')));
+      fs.writeFileSync(flashPath, flash);
+    }
   } else {
+    flash.fill(0xff);                          // a blank chip
     loadUf2(flash, fs.readFileSync(arg('--uf2')));
     const img = arg('--fs-image');
     if (img) flash.set(fs.readFileSync(img), FS_OFFSET);

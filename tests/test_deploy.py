@@ -84,8 +84,8 @@ def test_bundle_main_and_board_are_sources(bundle_dir):
     if os.path.exists(os.path.join(FIRMWARE, "main.py")):
         with open(os.path.join(FIRMWARE, "main.py"), "rb") as f:
             assert (bundle_dir / "main.py").read_bytes() == f.read()
-    expected = {m + ".mpy" for m in firmware_modules() if m != "main"} | {"board.py", "README.txt",
-                                                                        deploy.MARKER}
+    expected = {m + ".mpy" for m in firmware_modules() if m != "main"} | {
+        "board.py", "buildinfo.mpy", "README.txt", deploy.MARKER}
     if "main" in firmware_modules():
         expected.add("main.py")
     assert files == expected
@@ -257,8 +257,8 @@ def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
     proc = run_deploy(["bundle", "--board", "pico_2004", "--firmware", str(fake_firmware),
                        "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
-    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.mpy",
-                                       "main.py"]
+    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "buildinfo.mpy",
+                                       "helper.mpy", "main.py"]
     assert (out / "main.py").read_text() == FAKE_FIRMWARE["main.py"]
     assert (out / "helper.mpy").read_bytes()[:2] == bytes([ord("M"), mpy_cross_version()[0]])
     # main.py as MicroPython runs it at boot, importing helper from helper.mpy
@@ -272,8 +272,8 @@ def test_bundle_sources(fake_firmware, tmp_path):
     proc = run_deploy(["bundle", "--board", "esp32", "--sources", "--firmware",
                        str(fake_firmware), "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
-    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.py",
-                                       "main.py"]
+    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "buildinfo.py",
+                                       "helper.py", "main.py"]
 
 
 def one_line(proc, status, *words):
@@ -325,11 +325,12 @@ def test_a_rebuild_removes_only_the_files_the_last_build_wrote(fake_firmware, tm
     write_fake_manifest(fake_firmware)
     proc = run_deploy(args)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "helper.mpy",
-                                       "main.py", "mine.py", "notes.md"]
+    assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "buildinfo.mpy",
+                                       "helper.mpy", "main.py", "mine.py", "notes.md"]
     assert (out / "notes.md").read_text() == (out / "mine.py").read_text() == "mine"
     assert (tmp_path / "outside.py").read_text() == "mine"
-    assert sorted(deploy.read_manifest(str(out))) == ["README.txt", "board.py", "helper.mpy", "main.py"]
+    assert sorted(deploy.read_manifest(str(out))) == ["README.txt", "board.py", "buildinfo.mpy",
+                                                      "helper.mpy", "main.py"]
 
 
 def test_unknown_board_is_one_line(tmp_path):
@@ -394,7 +395,7 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path):
     assert all(os.path.isfile(p) for p in copied)
     assert os.path.basename(copied[-1]) == ("main.py" if "main.py" in staged else copied[-1])
     mods = [m for m in firmware_modules() if m != "main"]
-    assert staged == sorted([m + ".mpy" for m in mods] + ["board.py"]
+    assert staged == sorted([m + ".mpy" for m in mods] + ["board.py", "buildinfo.mpy"]
                             + (["main.py"] if "main" in firmware_modules() else []))
     for m in mods:
         assert '"%s.py"' % m in c[4], "the stale %s.py must go" % m

@@ -16,7 +16,7 @@ import tempfile
 
 import pytest
 
-from hallkit import csv_rows, hall_cmd, needs_browser, page_until, until
+from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
 from host_sim import hall as H
 from host_sim import hall_recorder as REC
 from host_sim import hall_sim
@@ -41,15 +41,17 @@ def small_disk(tmp_path):
 def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk, tmp_path):
     folder = str(small_disk / "hall")
     h = H.Hall(folder, event="cup", tables=4, port=H.free_port(), ws_port=H.free_port())
+    seed_pki(folder)
     h.write()
     err_path = tmp_path / "recorder.err"
     err = open(err_path, "w")
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    browser = H.headless_chromium(profile)
+    browser = H.headless_chromium(profile, folder)
     fleet = None
     try:
         h.start_broker()
         h.start_recorder(stderr=err)
+        h.start_pages()
         fleet = hall_sim.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
         browser.get(h.url())
         assert fleet.run(seconds=30, until=lambda: all(

@@ -22,7 +22,7 @@ import pytest
 
 import profiles
 
-from hallkit import needs_browser, new_hall, page_until
+from hallkit import chromium, needs_browser, new_hall, page_until
 from host_sim import hall as H
 from host_sim import hall_sim
 from rig import LEFT, RIGHT
@@ -59,7 +59,7 @@ def display_s(ms):
 @pytest.fixture
 def browser():
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    d = H.headless_chromium(profile)
+    d = chromium(profile)   # (trusts the test halls' broker key: HTTPS, wss)
     yield d
     d.quit()
     shutil.rmtree(profile, ignore_errors=True)

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from hallkit import until
+from hallkit import seed_pki, until
 from host_sim import hall as H
 from host_sim import hall_attacks as A
 from host_sim import hall_recorder as REC
@@ -40,6 +40,7 @@ def _hall_recorder_to_file(tmp_path):
     tmp_path/recorder.err: (hall, that file)."""
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
                ws_port=H.free_port())
+    seed_pki(h.folder)
     h.write()
     err = open(tmp_path / "recorder.err", "w")
     h.start_broker()

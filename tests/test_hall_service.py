@@ -15,7 +15,7 @@ import sys
 import paho.mqtt.client as mqtt
 
 from conftest import ROOT
-from hallkit import hall_cmd, needs_broker, until
+from hallkit import hall_cmd, needs_broker, seed_pki, until
 from host_sim import hall as H
 from host_sim import hall_attacks as A
 
@@ -117,9 +117,10 @@ def test_hall_stop_and_a_killed_hall_leave_nothing_running(tmp_path):
             p.wait(30)
 
 
-def _connect(port, user, password):
+def _connect(port, user, password, folder):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     c.username_pw_set(user, password)
+    H.TLS.paho_tls(c, folder)
     got = []
     c.on_connect = lambda cl, u, f, rc, pr=None: got.append(rc)
     c.connect("127.0.0.1", port)
@@ -134,7 +135,7 @@ def test_revoke_acts_on_the_broker_that_runs_and_proves_it(tmp_path):
     p = start_hall(folder, port, ws)
     try:
         old = H.Hall(folder, event="cup", tables=4).passwords()[3]
-        thief, rc = _connect(port, "3", old)       # a stolen clock, connected
+        thief, rc = _connect(port, "3", old, folder)       # a stolen clock, connected
         assert not rc.is_failure
         # typed with the default ports: revoke uses the running hall's (hall.pid)
         out = hall_cmd(folder, "revoke", "--tables", "4", "--table", "3")
@@ -144,11 +145,11 @@ def test_revoke_acts_on_the_broker_that_runs_and_proves_it(tmp_path):
             in out.stdout, out.stdout
         assert until(thief.is_connected, lambda up: not up) is False
         thief.loop_stop()
-        c, rc = _connect(port, "3", old)
+        c, rc = _connect(port, "3", old, folder)
         assert rc is not None and rc.is_failure, rc
         c.loop_stop()
         new = H.Hall(folder, event="cup", tables=4).passwords()[3]
-        c, rc = _connect(port, "3", new)
+        c, rc = _connect(port, "3", new, folder)
         assert not rc.is_failure
         c.loop_stop()
         c.disconnect()
@@ -167,6 +168,7 @@ def test_hall_pid_never_signals_a_stranger(tmp_path):
     SIGTERM or SIGHUP)."""
     folder = str(tmp_path / "hall")
     h = H.Hall(folder, event="cup", tables=4, port=H.free_port(), ws_port=H.free_port())
+    seed_pki(folder)
     h.write()
     stranger = subprocess.Popen(["sleep", "600"])
     try:

@@ -31,11 +31,12 @@ def test_manifest_lists_every_firmware_module_issue_13_5():
 
 def test_bundle_holds_exactly_the_manifest(tmp_path):
     """make bundle copies what the board's package lists (compiled, main.py
-    as source) plus the board, and nothing else from firmware/."""
+    as source) plus the board and the generated buildinfo (the app's
+    commit), and nothing else from firmware/."""
     for board, package in (("pico", host_sim.CORE), ("pico_w", host_sim.NET)):
         names = deploy.build(str(tmp_path / board), board, compiled=False)
         assert sorted(names) == sorted(host_sim.firmware_files(package=package)
-                                       + ["board.py"])
+                                       + ["board.py", "buildinfo.py"])
 
 
 def _packages(tmp_path, **texts):

@@ -70,7 +70,7 @@ import sys
 import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
-from host_sim import FIRMWARE, ROOT, ManifestError, board_package, firmware_files
+from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_package, firmware_files
 from host_sim import boards as boardfiles  # the one board loader
 from host_sim import usb  # mpremote: shared with `python -m host_sim logs`
 
@@ -191,14 +191,25 @@ def app_sources(board, firmware_dir=FIRMWARE):
         mods = sorted(firmware_files(firmware_dir, package(board)))
     except ManifestError as e:
         raise DeployError(str(e), 2)
-    if "board.py" in mods:
-        raise DeployError("%s/board.py would clash with the board file" % firmware_dir, 2)
+    for clash in ("board.py", BUILDINFO + ".py"):
+        if clash in mods:
+            raise DeployError("%s/%s would clash with the generated one" % (firmware_dir, clash), 2)
     out = [(os.path.join(firmware_dir, f), f[:-3]) for f in mods]
     out.append((board_path(board), "board"))
+    out.append((None, BUILDINFO))
     return out
 
 
 SOURCE_ONLY = ("main", "board")
+# buildinfo: generated, the app's commit (host_sim.app_commit), which the
+# splash and the game logs show (firmware/appversion.py); the firmware
+# image freezes the same module (tools/fwimage.py buildinfo_source).
+BUILDINFO = "buildinfo"
+
+
+def buildinfo_source():
+    from fwimage import buildinfo_source as text  # tools/fwimage.py: the one text
+    return text(app_commit())
 
 
 def _ours(name):
@@ -277,6 +288,13 @@ def build(out_dir, board, compiled=True, firmware_dir=FIRMWARE, mpy_cross=None,
     clean_dir(out_dir, default, planned_names(board, compiled, firmware_dir) + list(extra))
     names = []
     for src, mod in app_sources(board, firmware_dir):
+        if src is None:   # generated: buildinfo
+            src = os.path.join(out_dir, mod + ".py")
+            with open(src, "w", encoding="utf-8", newline="\n") as f:
+                f.write(buildinfo_source())
+            if not compiled:
+                names.append(mod + ".py")
+                continue
         if compiled and mod not in SOURCE_ONLY:
             name = mod + ".mpy"
             proc = subprocess.run(
@@ -286,6 +304,8 @@ def build(out_dir, board, compiled=True, firmware_dir=FIRMWARE, mpy_cross=None,
                 msg = (proc.stderr or proc.stdout).strip().splitlines()
                 raise DeployError("mpy-cross failed on %s: %s"
                                   % (os.path.relpath(src, ROOT), msg[-1] if msg else "?"))
+            if mod == BUILDINFO:
+                os.remove(src)
         elif mod == "board":
             name = "board.py"
             with open(os.path.join(out_dir, name), "w", encoding="utf-8", newline="\n") as f:
@@ -368,6 +388,8 @@ def describe(name):
         return "starts the clock at power-up (stays source: MicroPython runs main.py)"
     if name == "board.py":
         return "pin numbers for this board (plain text: edit it if you wired differently)"
+    if name.startswith(BUILDINFO + "."):
+        return "the app's version (its git commit, shown on the splash)"
     return "app module" + (" (compiled)" if name.endswith(".mpy") else "")
 
 

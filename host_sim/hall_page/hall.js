@@ -195,14 +195,8 @@ function showLog(key) {
     if (file.href.indexOf("blob:") === 0) URL.revokeObjectURL(file.href);
     file.href = URL.createObjectURL(new Blob([x.logs[g]], {type: "text/plain"}));
     file.download = "table" + x.table + "-game" + g + ".txt";
-    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + pageLang() + ".txt";
+    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + M.logLang(x.logs[g]) + ".txt";
   }
-}
-
-// The reader's language among the clock's (en, de, pl), for the timelines.
-function pageLang() {
-  var l = (navigator.language || "en").slice(0, 2).toLowerCase();
-  return ["en", "de", "pl"].indexOf(l) >= 0 ? l : "en";
 }
 
 function onMessage(topic, payload) {
@@ -259,9 +253,9 @@ function showAlarm(a) {
 function start() {
   document.getElementById("event").textContent = EV;
   // the results desk (host_sim/desk.py): served by `hall` on the hall
-  // computer's loopback, on the page's port + 1
-  document.getElementById("desk").href = "http://127.0.0.1:" + ((+location.port || 80) + 1) + "/";
-  var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
+  // computer's loopback only (config.js's deskPort)
+  document.getElementById("desk").href = "http://127.0.0.1:" + HALL.deskPort + "/";
+  var url = HallModel.brokerUrl(location, HALL);
   var c = mqtt.connect(url, {username: HALL.user, password: HALL.password,
                              reconnectPeriod: 2000, clean: true});
   var conn = document.getElementById("conn");

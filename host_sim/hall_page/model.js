@@ -285,10 +285,25 @@ var HallModel = (function () {
     return w;
   }
 
-  return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
+  // The broker for a page served from `loc` (location): MQTT over secure
+  // WebSockets on the hall's port (config.js's wsPort; issue 29: no listener
+  // in clear), on the host the page came from.  The one place pages build it.
+  function brokerUrl(loc, hall) {
+    return "wss://" + loc.hostname + ":" + hall.wsPort + "/";
+  }
+
+  // The language a game log names in its header (`# lang de`, firmware/
+  // gamelog.py; none means English, the clock's default): the page links
+  // that language's timeline, so it reads as the clock did.
+  function logLang(text) {
+    var m = /^# lang (en|de|pl)[ \t]*$/m.exec(String(text));
+    return m ? m[1] : "en";
+  }
+
+  return {parse: parse, logLang: logLang, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
           parseSeat: parseSeat, parseRoundTopic: parseRoundTopic, newRound: newRound,
           addRound: addRound, names: names, current: current, begun: begun, progress: progress,
-          parseAlarm: parseAlarm, fmt: fmt,
+          parseAlarm: parseAlarm, fmt: fmt, brokerUrl: brokerUrl,
           signed: signed, times: times, words: words};
 })();
 

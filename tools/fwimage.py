@@ -1,0 +1,644 @@
+#!/usr/bin/env python3
+"""One firmware file per clock: MicroPython v1.28.0 with the app frozen in.
+
+    python tools/fwimage.py build --board pico            # build/firmware/pico.uf2
+    python tools/fwimage.py build --board pico_w --port-board RPI_PICO
+    python tools/fwimage.py tables --board pico_w --tables 1-40 --broker IP ...
+
+(`make firmware BOARD=...` and `make firmware-tables ...` call these;
+docs/build.md says what an organizer does with the files.)
+
+The image is the rp2 port of MicroPython built from the sources in
+../shared/micropython (a tarball with the submodules and picotool; or
+MICROPY_SRC=a tarball / an unpacked tree) with a manifest that freezes:
+
+* the app: the modules of the board's package (clock-core, or clock-net for a
+  board with WIFI = True; firmware/*/manifest.py, read by
+  host_sim.firmware_files) -- bytecode run in place from flash, so it costs
+  no heap and leaves the heap in one piece;
+* the board file as the default `board` module (flattened as `make deploy`
+  writes it: host_sim/boards.py).  A board.py on the filesystem comes first
+  on sys.path, so an organizer can still fix a pin in Thonny;
+* buildinfo.py, generated: the app's git commit (host_sim.app_commit), which
+  the splash and every game log's header show (firmware/appversion.py);
+* what the port's own board manifest freezes (asyncio, onewire, ...), so the
+  image is the official one plus the clock.
+
+A firmware-only image holds no filesystem blocks: flashing it over a used
+clock (BOOTSEL, copy the file) keeps settings, results and game logs.
+`tables` writes, per table, the image plus a littlefs filesystem holding
+that table's net.json (the hall account, `make deploy TABLE=n`'s file) in
+the port's filesystem region: a fresh clock for the hall in one copy.
+
+The work is cached outside the repository, so a fresh clone on the same
+machine (CI) reuses it: ${SCRABBLE_FIRMWARE_CACHE:-${XDG_CACHE_HOME:-~/.cache}
+/scrabble-clock/firmware}:
+
+    src-<sha>/         the unpacked sources, mpy-cross and picotool built
+    tree-<sha>-<port board>-<options>/
+                       one CMake build tree per port board and option set
+                       (board/: the board definition, app/: the staged
+                       frozen files, build/: objects); a new app commit
+                       only regenerates the frozen content and relinks
+    img/<key>.uf2      finished images, keyed by a hash of everything that
+                       goes in (the sources' hash, this recipe, the port
+                       board, the options, every frozen file): the same key
+                       copies the image and runs no build at all
+
+Each build writes <out>.json beside the image: the key, the commit, whether
+the image was reused (`"reused": true`) and the sizes.  Builds run under
+`nice`, with a lock per tree (two builds of one tree wait for each other).
+
+Options (a variant for a test, e.g. TLS on a Pico without Wi-Fi):
+--define NAME=VALUE adds `#define NAME (VALUE)` to the board's
+mpconfigboard.h, --cmake NAME=VALUE `set(NAME VALUE)` to its
+mpconfigboard.cmake; each option set gets its own tree and image name.
+"""
+import argparse
+import fcntl
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import time
+
+import repo_root  # noqa: F401  (this checkout's host_sim)
+from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_package, firmware_files
+from host_sim import boards as boardfiles
+
+MICROPY_VERSION = "v1.28.0"
+ARCHIVE_GLOB = "micropython-*-src.tar.*"
+EXIT_MISSING = 3      # a tool or the sources are not there (one line)
+EXIT_FAILED = 1       # the build ran and failed
+KEEP_IMAGES = 16      # finished images kept in the cache (newest first)
+
+# The MicroPython board each clock board is built on: MCU and WIFI decide.
+PORT_BOARDS = {("rp2040", False): ("rp2", "RPI_PICO"),
+               ("rp2040", True): ("rp2", "RPI_PICO_W"),
+               ("esp32", False): ("esp32", "ESP32_GENERIC"),
+               ("esp32", True): ("esp32", "ESP32_GENERIC")}
+UF2_MAGIC = (0x0A324655, 0x9E5D5157, 0x0AB16F30)
+UF2_FAMILY_RP2040 = 0xE48BFF56
+XIP_BASE = 0x10000000
+FLASH_BYTES = 2 * 1024 * 1024            # Pico and Pico W: a 2 MB W25Q16
+LFS_BLOCK = 4096                          # the rp2 port's littlefs (modules/_boot.py,
+LFS_PROG, LFS_READ, LFS_LOOKAHEAD = 256, 32, 32   # extmod/vfs_lfs.c defaults)
+
+
+class FirmwareError(Exception):
+    """One line for the user; the exit status rides along."""
+
+    def __init__(self, msg, status=EXIT_FAILED):
+        Exception.__init__(self, msg)
+        self.status = status
+
+
+def say(msg):
+    print("firmware: " + msg, file=sys.stderr, flush=True)
+
+
+def cache_dir():
+    d = os.environ.get("SCRABBLE_FIRMWARE_CACHE")
+    if d:
+        return os.path.abspath(d)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "scrabble-clock", "firmware")
+
+
+def default_src():
+    """$MICROPY_SRC, else ../shared/micropython beside the repository."""
+    return os.environ.get("MICROPY_SRC") or os.path.join(ROOT, "..", "shared", "micropython")
+
+
+def _sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+class _Lock:
+    """An exclusive flock on `path` while in the with-block."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.f = open(self.path, "a")
+        fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.f, fcntl.LOCK_UN)
+        self.f.close()
+
+
+def _run(argv, log, cwd=None, env=None, what="build"):
+    """Run a build step under nice, its output appended to `log`;
+    FirmwareError with the log's last lines if it fails."""
+    with open(log, "ab") as f:
+        f.write(("\n$ %s\n" % " ".join(argv)).encode())
+        f.flush()
+        rc = subprocess.call(["nice", "-n", "10"] + argv, stdout=f, stderr=subprocess.STDOUT,
+                             cwd=cwd, env=env)
+    if rc:
+        with open(log, "rb") as f:
+            tail = f.read()[-1500:].decode(errors="replace")
+        raise FirmwareError("%s failed (exit %d); the end of %s:\n%s" % (what, rc, log, tail))
+
+
+def jobs():
+    return str(max(1, min(4, os.cpu_count() or 1)))
+
+
+# -- the sources ----------------------------------------------------------------
+
+def find_sources(src=None):
+    """(kind, path, sha) of the MicroPython sources: kind 'archive' (a
+    tarball; sha of the file) or 'tree' (a folder holding micropython/ and
+    picotool/; sha of every file's name, size and mtime)."""
+    src = os.path.abspath(src or default_src())
+    if os.path.isdir(src) and os.path.isdir(os.path.join(src, "micropython", "ports", "rp2")):
+        h = hashlib.sha256()
+        for top in ("micropython", "picotool"):
+            for dirpath, dirs, files in os.walk(os.path.join(src, top)):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("build"))
+                for n in sorted(files):
+                    p = os.path.join(dirpath, n)
+                    st = os.stat(p)
+                    h.update(("%s %d %d\n" % (os.path.relpath(p, src), st.st_size,
+                                              st.st_mtime_ns)).encode())
+        return "tree", src, h.hexdigest()
+    if os.path.isdir(src):
+        found = sorted(glob.glob(os.path.join(src, ARCHIVE_GLOB)))
+        if not found:
+            raise FirmwareError("no MicroPython sources in %s (expected %s or a folder with "
+                                "micropython/ and picotool/); give MICROPY_SRC=..."
+                                % (src, ARCHIVE_GLOB), EXIT_MISSING)
+        src = found[-1]
+    if not os.path.isfile(src):
+        raise FirmwareError("no MicroPython sources at %s; give MICROPY_SRC=<tarball or folder>"
+                            % src, EXIT_MISSING)
+    return "archive", src, _file_sha(src)
+
+
+def prepare_sources(kind, path, sha, log=None):
+    """The folder holding micropython/ (mpy-cross built) and picotool
+    installed in tools/picotool; unpacked and built once per sources."""
+    root = os.path.join(cache_dir(), "src-" + sha[:12])
+    ready = os.path.join(root, ".ready")
+    if os.path.isfile(ready):
+        return root
+    for tool in ("cmake", "make", "arm-none-eabi-gcc", "cc"):
+        if shutil.which(tool) is None:
+            raise FirmwareError("%s not found: install the toolchain with `make deps` (Debian: "
+                                "gcc-arm-none-eabi libnewlib-arm-none-eabi "
+                                "libstdc++-arm-none-eabi-newlib cmake build-essential)" % tool,
+                                EXIT_MISSING)
+    with _Lock(root + ".lock"):
+        if os.path.isfile(ready):
+            return root
+        log = log or os.path.join(cache_dir(), "src-%s.log" % sha[:12])
+        if kind == "archive":
+            if os.path.isdir(root):
+                shutil.rmtree(root)
+            tmp = root + ".partial"
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            say("unpacking %s" % os.path.basename(path))
+            with tarfile.open(path) as t:
+                t.extractall(tmp, filter="data")
+            os.rename(tmp, root)
+            mp, pt = os.path.join(root, "micropython"), os.path.join(root, "picotool")
+        else:
+            os.makedirs(root, exist_ok=True)
+            mp, pt = os.path.join(path, "micropython"), os.path.join(path, "picotool")
+            for name, target in (("micropython", mp), ("picotool", pt)):
+                link = os.path.join(root, name)
+                if not os.path.islink(link):
+                    os.symlink(target, link)
+        say("building mpy-cross and picotool (once per MicroPython sources)")
+        _run(["make", "-C", os.path.join(mp, "mpy-cross"), "-j" + jobs()], log, what="mpy-cross")
+        ptb = os.path.join(root, "picotool-build")
+        _run(["cmake", "-S", pt, "-B", ptb,
+              "-DPICO_SDK_PATH=" + os.path.join(mp, "lib", "pico-sdk"),
+              "-DPICOTOOL_NO_LIBUSB=1", "-DPICOTOOL_FLAT_INSTALL=1",
+              "-DCMAKE_INSTALL_PREFIX=" + os.path.join(root, "tools")], log, what="picotool")
+        _run(["make", "-C", ptb, "-j" + jobs(), "install"], log, what="picotool")
+        with open(ready, "w") as f:
+            f.write("%s %s\n" % (kind, path))
+    return root
+
+
+# -- what goes in -----------------------------------------------------------------
+
+def port_board(board, override=None):
+    """(port, MicroPython board) for a clock board (PORT_BOARDS); `override`
+    names another MicroPython board of the same port (a test image)."""
+    mod = _load(board)
+    key = (getattr(mod, "MCU", None), bool(getattr(mod, "WIFI", False)))
+    if key not in PORT_BOARDS:
+        raise FirmwareError("board %s has MCU = %r: no firmware image for it (boards: %s)"
+                            % (board, key[0], ", ".join(sorted(
+                                b for b in boardfiles.names()
+                                if getattr(_load(b), "MCU", None) in ("rp2040", "esp32")))), 2)
+    port, name = PORT_BOARDS[key]
+    return port, (override or name)
+
+
+def _load(board):
+    try:
+        return boardfiles.load(board)
+    except boardfiles.BoardError as e:
+        raise FirmwareError(str(e), 2)
+
+
+def buildinfo_source(commit):
+    """The generated module the image (and `make deploy`) carries."""
+    return ("# Generated by the build (tools/fwimage.py, tools/deploy.py): the app's commit.\n"
+            "COMMIT = %r\n" % commit)
+
+
+def app_files(board, commit):
+    """{file name: bytes} frozen into the image: the package's modules,
+    board.py and buildinfo.py."""
+    try:
+        mods = firmware_files(FIRMWARE, board_package(_load(board)))
+    except ManifestError as e:
+        raise FirmwareError(str(e), 2)
+    out = {}
+    for m in mods:
+        with open(os.path.join(FIRMWARE, m), "rb") as f:
+            out[m] = f.read()
+    if "board.py" in out or "buildinfo.py" in out:
+        raise FirmwareError("firmware/ must not hold board.py or buildinfo.py (generated)", 2)
+    out["board.py"] = boardfiles.source(board).encode()
+    out["buildinfo.py"] = buildinfo_source(commit).encode()
+    return out
+
+
+def _options_id(defines, cmake):
+    if not defines and not cmake:
+        return "std"
+    return _sha(json.dumps([sorted(defines), sorted(cmake)]).encode())[:8]
+
+
+def _recipe_sha():
+    with open(os.path.abspath(__file__), "rb") as f:
+        return _sha(f.read())
+
+
+def image_key(src_sha, port, mpboard, defines, cmake, files):
+    h = hashlib.sha256()
+    h.update(json.dumps({"src": src_sha, "recipe": _recipe_sha(), "port": port,
+                         "board": mpboard, "defines": sorted(defines),
+                         "cmake": sorted(cmake)}, sort_keys=True).encode())
+    for name in sorted(files):
+        h.update(b"\0%s\0%d\0" % (name.encode(), len(files[name])))
+        h.update(files[name])
+    return h.hexdigest()
+
+
+def _write_if_changed(path, data):
+    """Write only a changed file (mpy-cross in makemanifest goes by mtime)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return False
+    except OSError:
+        pass
+    with open(path, "wb") as f:
+        f.write(data)
+    return True
+
+
+def _stage(tree, src_root, port, mpboard, defines, cmake, files):
+    """The tree's board definition, frozen files and manifest; returns the
+    manifest path."""
+    official = os.path.join(src_root, "micropython", "ports", port, "boards", mpboard)
+    if not os.path.isdir(official):
+        raise FirmwareError("MicroPython has no board %s in ports/%s" % (mpboard, port), 2)
+    bdir = os.path.join(tree, "board", mpboard)
+    os.makedirs(bdir, exist_ok=True)
+    for n in sorted(os.listdir(official)):
+        p = os.path.join(official, n)
+        if os.path.isfile(p):
+            with open(p, "rb") as f:
+                data = f.read()
+            if n == "mpconfigboard.h" and defines:
+                data += b"\n// tools/fwimage.py --define\n" + b"".join(
+                    b"#define %s (%s)\n" % (k.encode(), v.encode()) for k, v in defines)
+            if n == "mpconfigboard.cmake" and cmake:
+                data += b"\n# tools/fwimage.py --cmake\n" + b"".join(
+                    b"set(%s %s)\n" % (k.encode(), v.encode()) for k, v in cmake)
+            _write_if_changed(os.path.join(bdir, n), data)
+    app = os.path.join(tree, "app")
+    os.makedirs(app, exist_ok=True)
+    for n in os.listdir(app):
+        if n not in files:
+            os.remove(os.path.join(app, n))
+    for n, data in files.items():
+        _write_if_changed(os.path.join(app, n), data)
+    own = os.path.join(official, "manifest.py")
+    base = own if os.path.isfile(own) else "$(PORT_DIR)/boards/manifest.py"
+    text = ("# Generated by tools/fwimage.py: the port board's own frozen modules and the clock.\n"
+            "include(%r)\n" % base
+            + "".join("module(%r, base_path=%r)\n" % (n, app) for n in sorted(files)))
+    man = os.path.join(tree, "manifest.py")
+    _write_if_changed(man, text.encode())
+    return man
+
+
+def _make_runs(tree):
+    try:
+        with open(os.path.join(tree, "make-runs")) as f:
+            return int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def _check_esp_idf():
+    if os.environ.get("IDF_PATH") and shutil.which("idf.py"):
+        return
+    raise FirmwareError("BOARD=esp32 needs ESP-IDF (v5.2-v5.5 with its xtensa-esp32 toolchain): "
+                        "not found (no IDF_PATH / idf.py); install it, run its export.sh, "
+                        "then make firmware BOARD=esp32 again", EXIT_MISSING)
+
+
+def _build_tree(tree, src_root, port, mpboard, manifest):
+    """Configure once, then make: the frozen content is regenerated from
+    the staged files, only what changed is rebuilt.  Returns firmware.uf2's
+    (or the esp32 port's image's) path."""
+    log = os.path.join(tree, "build.log")
+    bdir = os.path.join(tree, "board", mpboard)
+    build = os.path.join(tree, "build")
+    env = dict(os.environ)
+    mp = os.path.join(src_root, "micropython")
+    if port == "rp2":
+        if not os.path.isfile(os.path.join(build, "Makefile")):
+            _run(["cmake", "-S", os.path.join(mp, "ports", "rp2"), "-B", build,
+                  "-DPICO_BUILD_DOCS=0", "-DMICROPY_BOARD=" + mpboard,
+                  "-DMICROPY_BOARD_DIR=" + bdir, "-DMICROPY_FROZEN_MANIFEST=" + manifest,
+                  "-Dpicotool_DIR=" + os.path.join(src_root, "tools", "picotool")],
+                 log, env=env, what="cmake (rp2 %s)" % mpboard)
+        _run(["make", "-C", build, "-j" + jobs()], log, env=env, what="make (rp2 %s)" % mpboard)
+        out = os.path.join(build, "firmware.uf2")
+    else:
+        _check_esp_idf()
+        # (not tried here: this machine has no ESP-IDF; the port's own make
+        # wrapper around idf.py, with the same manifest)
+        _run(["make", "-C", os.path.join(mp, "ports", "esp32"), "BOARD=" + mpboard,
+              "BOARD_DIR=" + bdir, "BUILD=" + build, "FROZEN_MANIFEST=" + manifest], log,
+             env=env, what="make (esp32 %s)" % mpboard)
+        out = os.path.join(build, "firmware.bin")
+    with open(os.path.join(tree, "make-runs"), "w") as f:
+        f.write("%d\n" % (_make_runs(tree) + 1))
+    if not os.path.isfile(out):
+        raise FirmwareError("the build wrote no %s (see %s)" % (out, log))
+    return out
+
+
+def _prune_images(img_dir, keep=KEEP_IMAGES):
+    files = sorted(glob.glob(os.path.join(img_dir, "*.img")), key=os.path.getmtime, reverse=True)
+    for p in files[keep:]:
+        for q in (p, p[:-4] + ".json"):
+            try:
+                os.remove(q)
+            except OSError:
+                pass
+
+
+def default_name(board, port_board_override=None, defines=(), cmake=()):
+    name = board
+    if port_board_override:
+        name += "-" + port_board_override.lower()
+    if defines or cmake:
+        name += "-" + _options_id(defines, cmake)
+    return name
+
+
+def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=None,
+          commit=None):
+    """Build (or reuse) the image for `board`; returns its info dict
+    (also written as <out>.json): path, key, commit, reused, sizes."""
+    defines = [tuple(d) for d in defines]
+    cmake = [tuple(c) for c in cmake]
+    port, mpboard = port_board(board, port_board_override)
+    if port == "esp32":
+        _check_esp_idf()
+    commit = app_commit() if commit is None else commit
+    files = app_files(board, commit)
+    kind, spath, ssha = find_sources(src)
+    key = image_key(ssha, port, mpboard, defines, cmake, files)
+    ext = ".uf2" if port == "rp2" else ".bin"
+    out = os.path.abspath(out or os.path.join(
+        ROOT, "build", "firmware", default_name(board, port_board_override, defines, cmake) + ext))
+    img_dir = os.path.join(cache_dir(), "img")
+    cached = os.path.join(img_dir, key + ".img")
+    tree = os.path.join(cache_dir(), "tree-%s-%s-%s" % (ssha[:12], mpboard,
+                                                         _options_id(defines, cmake)))
+    reused = os.path.isfile(cached)
+    if not reused:
+        src_root = prepare_sources(kind, spath, ssha)
+        with _Lock(os.path.join(tree + ".lock")):
+            reused = os.path.isfile(cached)   # (built meanwhile by another run)
+            if not reused:
+                os.makedirs(tree, exist_ok=True)
+                man = _stage(tree, src_root, port, mpboard, defines, cmake, files)
+                say("building %s (MicroPython %s, %s, app %s) in %s"
+                    % (board, MICROPY_VERSION, mpboard, commit, tree))
+                made = _build_tree(tree, src_root, port, mpboard, man)
+                os.makedirs(img_dir, exist_ok=True)
+                shutil.copyfile(made, cached + ".part")
+                os.replace(cached + ".part", cached)
+    os.utime(cached)      # (newest first when the cache is pruned)
+    _prune_images(img_dir)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    shutil.copyfile(cached, out + ".part")
+    os.replace(out + ".part", out)
+    info = {"board": board, "port": port, "micropython_board": mpboard,
+            "micropython": MICROPY_VERSION, "commit": commit, "key": key,
+            "defines": defines, "cmake": cmake, "reused": reused,
+            "tree": tree, "make_runs": _make_runs(tree), "path": out,
+            "bytes": os.path.getsize(out), "frozen": sorted(files)}
+    if port == "rp2":
+        info["flash_bytes"] = sum(len(p) for _a, p in uf2_blocks(out))
+    with open(out + ".json", "w") as f:
+        json.dump(info, f, indent=1, sort_keys=True)
+        f.write("\n")
+    say("%s %s (%d bytes%s)" % ("reused" if reused else "built", os.path.relpath(out, os.getcwd()),
+                                info["bytes"], ", from the cache" if reused else ""))
+    return info
+
+
+# -- UF2 and the filesystem region ----------------------------------------------------
+
+def uf2_blocks(path):
+    """[(flash address, payload)] of a UF2 file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out = []
+    for off in range(0, len(data) - 511, 512):
+        m0, m1, _flags, addr, size = struct.unpack_from("<5I", data, off)
+        if (m0, m1) == UF2_MAGIC[:2]:
+            out.append((addr, data[off + 32:off + 32 + size]))
+    return out
+
+
+def write_uf2(path, blocks, family=UF2_FAMILY_RP2040, mode=0o644):
+    """A UF2 file of [(address, 256-byte payload)], numbered 0..n-1 of n."""
+    n = len(blocks)
+    fd = os.open(path + ".part", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    os.fchmod(fd, mode)
+    with os.fdopen(fd, "wb") as f:
+        for i, (addr, payload) in enumerate(blocks):
+            head = struct.pack("<8I", UF2_MAGIC[0], UF2_MAGIC[1], 0x00002000, addr,
+                               len(payload), i, n, family)
+            f.write(head + payload + b"\0" * (476 - len(payload)) + struct.pack("<I", UF2_MAGIC[2]))
+    os.replace(path + ".part", path)
+
+
+def storage_bytes(src_root, mpboard, port="rp2"):
+    """The port board's littlefs region (MICROPY_HW_FLASH_STORAGE_BYTES)."""
+    h = os.path.join(src_root, "micropython", "ports", port, "boards", mpboard, "mpconfigboard.h")
+    with open(h) as f:
+        m = re.search(r"#define\s+MICROPY_HW_FLASH_STORAGE_BYTES\s+\(?\s*(\d+)\s*\*\s*1024\s*\)?",
+                      f.read())
+    if not m:
+        raise FirmwareError("cannot read MICROPY_HW_FLASH_STORAGE_BYTES from %s" % h)
+    return int(m.group(1)) * 1024
+
+
+def littlefs_region(files, region_bytes, dirs=()):
+    """The filesystem region's bytes: a littlefs the rp2 port mounts
+    (vfs.VfsLfs2(rp2.Flash(), progsize=256)) holding `files` {name: bytes}."""
+    from littlefs import LittleFS
+    fs = LittleFS(block_size=LFS_BLOCK, block_count=region_bytes // LFS_BLOCK,
+                  prog_size=LFS_PROG, read_size=LFS_READ, lookahead_size=LFS_LOOKAHEAD,
+                  disk_version=0x00020000)
+    for d in dirs:
+        fs.mkdir(d)
+    for name, data in sorted(files.items()):
+        with fs.open(name, "wb") as f:
+            f.write(data)
+    return bytes(fs.context.buffer)
+
+
+def with_filesystem(image, out, region, region_bytes, mode=0o600):
+    """The firmware image plus the filesystem region: every block the
+    littlefs uses and its two superblocks (a used clock's old blocks are
+    then unreferenced: free space), appended as UF2 blocks."""
+    base = FLASH_BYTES - region_bytes
+    blocks = [b for b in uf2_blocks(image) if b[0] < XIP_BASE + base]
+    for blk in range(region_bytes // LFS_BLOCK):
+        chunk = region[blk * LFS_BLOCK:(blk + 1) * LFS_BLOCK]
+        if blk < 2 or chunk.count(0xFF) != len(chunk):
+            for p in range(0, LFS_BLOCK, 256):
+                blocks.append((XIP_BASE + base + blk * LFS_BLOCK + p, chunk[p:p + 256]))
+    write_uf2(out, blocks, mode=mode)
+
+
+def tables(board, table_list, broker, ssid="", wifi_password="", event="open", hall_dir=None,
+           port_board_override=None, out_dir=None, src=None, say_=say):
+    """build/firmware/tables-<board>/table-NN.uf2 per table: the image plus
+    that table's net.json in the filesystem (files 0600, folder 0700)."""
+    from host_sim import hall as hallmod
+    if not getattr(_load(board), "WIFI", False):
+        raise FirmwareError("board %s has no Wi-Fi: the hall's per-table images are for a "
+                            "board with WIFI = True (pico_w)" % board, 2)
+    try:
+        hall = hallmod.Hall(hall_dir or hallmod.DEFAULT_DIR, event,
+                            tables=max(100, max(table_list)))
+        hall.clock_config(table_list[0], broker)
+    except (hallmod.HallError, OSError) as e:
+        raise FirmwareError("the hall in %s: %s" % (hall_dir or hallmod.DEFAULT_DIR, e), 2)
+    info = build(board, port_board_override, src=src)
+    kind, spath, ssha = find_sources(src)
+    src_root = prepare_sources(kind, spath, ssha)
+    region_bytes = storage_bytes(src_root, info["micropython_board"])
+    out_dir = os.path.abspath(out_dir or os.path.join(
+        ROOT, "build", "firmware", "tables-" + default_name(board, port_board_override)))
+    os.makedirs(out_dir, mode=0o700, exist_ok=True)
+    os.chmod(out_dir, 0o700)
+    written = []
+    for t in table_list:
+        cfg = json.dumps(hall.clock_config(t, broker, ssid, wifi_password)) + "\n"
+        region = littlefs_region({"net.json": cfg.encode()}, region_bytes)
+        path = os.path.join(out_dir, "table-%02d.uf2" % t)
+        with_filesystem(info["path"], path, region, region_bytes)
+        written.append(path)
+    say_("wrote %d images (%s) to %s: copy table-NN.uf2 onto the clock for table NN (BOOTSEL)"
+         % (len(written), info["commit"], os.path.relpath(out_dir, os.getcwd())))
+    return written
+
+
+# -- command line ------------------------------------------------------------------
+
+def _pairs(items, what):
+    out = []
+    for s in items or ():
+        k, eq, v = s.partition("=")
+        if not eq or not re.match(r"^[A-Z_][A-Z0-9_]*$", k) or not re.match(r"^[\w.+-]+$", v):
+            raise FirmwareError("%s: expected NAME=VALUE (upper-case name), got %r" % (what, s), 2)
+        out.append((k, v))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="fwimage.py", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="build/firmware/BOARD.uf2: MicroPython with the app frozen")
+    t = sub.add_parser("tables", help="one image per table with its net.json (the hall)")
+    for p in (b, t):
+        p.add_argument("--board", default="pico", help="a boards/*.py name (default pico)")
+        p.add_argument("--port-board", default=None,
+                       help="build on this MicroPython board instead (e.g. RPI_PICO for pico_w: "
+                            "the emulated Pico runs no CYW43)")
+        p.add_argument("--src", default=None, help="MicroPython sources (default $MICROPY_SRC, "
+                       "else ../shared/micropython)")
+    b.add_argument("--out", default=None, help="the image (default build/firmware/BOARD.uf2)")
+    b.add_argument("--define", action="append", help="NAME=VALUE into mpconfigboard.h")
+    b.add_argument("--cmake", action="append", help="NAME=VALUE into mpconfigboard.cmake")
+    t.add_argument("--tables", required=True, help="1-40 or 3,5,9")
+    t.add_argument("--broker", required=True, help="the hall computer's IP address")
+    t.add_argument("--ssid", default="")
+    t.add_argument("--wifi-password", default="")
+    t.add_argument("--event", default="open")
+    t.add_argument("--hall-dir", default=None, help="the hall's folder (default build/hall)")
+    t.add_argument("--out-dir", default=None)
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "build":
+            build(args.board, args.port_board, _pairs(args.define, "--define"),
+                  _pairs(args.cmake, "--cmake"), out=args.out, src=args.src)
+        else:
+            import deploy
+            try:
+                tl = deploy.parse_tables(args.tables)
+            except deploy.DeployError as e:
+                raise FirmwareError(str(e), 2)
+            tables(args.board, tl, args.broker, args.ssid, args.wifi_password, args.event,
+                   args.hall_dir, args.port_board, args.out_dir, args.src)
+    except FirmwareError as e:
+        print("firmware: %s" % e, file=sys.stderr)
+        return e.status
+    except KeyboardInterrupt:
+        print("firmware: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
