@@ -47,7 +47,7 @@
 # The session (session.py) folds the journal into the game log and the state
 # file where nobody waits (in ready or over, a slice a main-loop step; not
 # at a pause), and re-arms it when it is more than half full (arm_start()
-# and arm_step(), a 4 KB block a step, the watchdog fed between); folding
+# and arm_step(), a short slice a step, the watchdog fed between); folding
 # and a power-up read the records back one at a time (rewind(), read_next():
 # a whole game's records would not fit in the heap).  Where the filesystem
 # offers no raw block device (CPython, the unix port) there is no journal
@@ -64,6 +64,13 @@ UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
 # rewrites it while no clock runs: 41 sector erases (1.85 s at the W25Q16's
 # typical 45 ms, 16.4 s at its datasheet maximum, 400 ms: hence the slices).
 UNITS = 160
+# Arming in slices (arm_step(), one a main-loop step): ARM_UNITS units
+# written, then the search for them SCAN_BLOCKS blocks at a time.  On the
+# emulated Pico a 1 KB unit's write is ~8 ms (and a sector erase every 4th:
+# 45 ms typical on the W25Q16) and a block's search ~6 ms; the whole search
+# in one step was 1.2 s, a whole block's write 31 ms (bench/press_bench.py).
+ARM_UNITS = 1
+SCAN_BLOCKS = 2
 PAGE = 256             # NOR program page
 KIND_CHECK = 1         # a checkpoint
 KIND_EVENT = 2         # a core event (its log line), with the checkpoint after it
@@ -130,6 +137,9 @@ class Journal:
         self.feed = None                        # the watchdog's feed, if any
         self._f = None                          # the file arm_step() writes
         self._i = 0
+        self._sb = -1                           # the next block to search (-1: none)
+        self._key = b""
+        self._found = 0
         self.nonce = b""
         self.su = 0                             # a slot found by _at()
         self.sp = 0
@@ -137,12 +147,14 @@ class Journal:
         self.rp = 0                             # unit, offset,
         self.rk = 0                             # and its record's index
 
-    # -- arming (no clock runs) ---------------------------------------------------
-    # The file is written one flash block (4 units) per arm_step(): littlefs
-    # erases at most about one sector per step (400 ms at the W25Q16's
-    # datasheet maximum), and `feed` (the watchdog's, set by the session) is
-    # called after each, so the 41 erases never starve the 8 s watchdog.  A
-    # power cut half-way leaves the old file (littlefs commits at close).
+    # -- arming -------------------------------------------------------------------
+    # The file is written ARM_UNITS units per arm_step(): littlefs erases at
+    # most one sector per step (400 ms at the W25Q16's datasheet maximum),
+    # and `feed` (the watchdog's, set by the session) is called after each,
+    # so the 41 erases never starve the 8 s watchdog; then the units are
+    # searched for, SCAN_BLOCKS blocks a step.  A power cut half-way leaves
+    # the old file (littlefs commits at close).  Each step is short: the
+    # session goes on arming while a game that began meanwhile runs.
     def arm(self):
         """Write a fresh journal file at once (erases happen here; the
         watchdog is fed between blocks) and find its units on the raw flash.
@@ -159,22 +171,25 @@ class Journal:
         self._abort()
         self.nonce = _nonce()
         self._i = 0
+        self._unit()
         try:
             self._f = self.fs.open(self.path, "wb")
         except OSError as e:
             self._fail(e)
 
     def arming(self):
-        return self._f is not None
+        return self._f is not None or self._sb >= 0
 
     def arm_step(self):
         """One slice of the arming: the units up to the next block boundary.
         0: more to do; 1: armed (ok); -1: failed (.error, no journal)."""
         f = self._f
         if f is None:
+            if self._sb >= 0:
+                return self._scan_some(SCAN_BLOCKS)
             return 1 if self.ok else -1
-        per = self.bs // UNIT if self.bs > UNIT else 1
-        buf = self._unit()
+        per = ARM_UNITS
+        buf = self.sbuf         # (the unit's bytes, from arm_start())
         try:
             k = 0
             while k < per and self._i < self.units:
@@ -191,9 +206,15 @@ class Journal:
             self._fail(e)
             return -1
         self._fed()
-        if self._f is not None:
+        if self._f is None:
+            self._scan_begin(self.nonce)    # the search: the next steps
+        return 0
+
+    def _scan_some(self, n):
+        """n blocks of the search: 0 more to do; 1 found (ok); -1 not."""
+        if not self._scan_blocks(n):
             return 0
-        return 1 if self._scan(self.nonce) else -1
+        return 1 if self._scan_end() else -1
 
     def _unit(self):
         """A unit's bytes (its index at 8-9 is set for each): the buffer,
@@ -210,6 +231,7 @@ class Journal:
     def _abort(self):
         f = self._f
         self._f = None
+        self._sb = -1
         fsys.close(f)
 
     def _fail(self, e):
@@ -255,19 +277,29 @@ class Journal:
         return True
 
     def _scan(self, nonce):
-        """Find the units (MAGIC + nonce + index) on the raw flash."""
-        key = MAGIC + nonce
-        units = self.units
-        for i in range(units):
+        """Find the units (MAGIC + nonce + index) on the raw flash, at once."""
+        self._scan_begin(nonce)
+        self._scan_blocks(self.nb)
+        return self._scan_end()
+
+    def _scan_begin(self, nonce):
+        self._key = MAGIC + nonce
+        for i in range(self.units):
             self.blk[i] = _NONE
+        self._found = 0
+        self._sb = 0
+
+    def _scan_blocks(self, k):
+        """Up to k more blocks searched; True when every block was (or the
+        flash refused: .error)."""
         # Each block in pieces of the 1 KB buffer, overlapping by HEAD: a
         # marker (littlefs puts a file's units anywhere in a block, after
         # its skip-list pointers) lies whole in one piece.
         n = len(self.sbuf)
         step = n - HEAD
-        found = 0
         try:
-            for b in range(self.nb):
+            while k > 0 and self._sb < self.nb:
+                b = self._sb
                 if b & 63 == 63:
                     self._fed()
                 off = 0
@@ -275,20 +307,30 @@ class Journal:
                     if off + n > self.bs:
                         off = self.bs - n   # the last piece ends with the block
                     self.bdev.readblocks(b, self.sbuf, off)
-                    found += self._markers(key, b, off)
+                    self._found += self._markers(self._key, b, off)
                     if off + n >= self.bs:
                         break
                     off += step
+                self._sb = b + 1
+                k -= 1
         except OSError as e:
             self.error = "journal: error %s" % (e.args[0] if e.args else e)
+            self._found = -1
+            return True
+        return self._sb >= self.nb
+
+    def _scan_end(self):
+        self._sb = -1
+        if self._found < 0:
             return False
+        units = self.units
         self.slots = 0
         for i in range(units):
             if self.blk[i] != _NONE:
                 self.slots += (self.end[i] - self.start[i]) // self.size
         self._seek(0)
         self.count = 0
-        self.ok = found > 0
+        self.ok = self._found > 0
         if not self.ok:
             self.error = "journal: not found on the flash"
         return self.ok

@@ -49,8 +49,15 @@
 #      one log append (self.folded: how many are in the files), and at once
 #      in forget() and at power-up.  A pause does not fold: a game's log
 #      file is written at its end.  Then, when more than half used, the
-#      journal is RE-ARMED (its file rewritten: 41 erases) one 4 KB block a
-#      step; a record staged meanwhile finishes the arming first.
+#      journal is RE-ARMED (its file rewritten: 41 erases, then its units
+#      searched for on the raw flash) in short slices, one a step
+#      (journal.ARM_UNITS, SCAN_BLOCKS).  A game that begins meanwhile
+#      never waits for it: the arming goes on a slice a step while its
+#      clock runs, and the records staged until it is armed go to the
+#      files after the draw (_spill: log lines, one state file save), as
+#      without a journal.  (Finishing the arming at the first record was a
+#      2.6 s step on the emulated Pico: a press 2 s into a game that began
+#      right after power-up waited 570 ms; tests/test_journal.py.)
 #   A power cut anywhere loses nothing programmed: at power-up the journal's
 #   records newer than the state file (by seq) are read back one at a time
 #   and logged (restore()); the log is first cut back to the state file's
@@ -218,9 +225,11 @@ class Session:
         re-arming it."""
         if running and self.diff(now, self.last_save) >= CHECKPOINT_MS:
             self.save(now)
+            work = False        # (a step that wrote does no more)
         elif self.nst:
             self.flush(now)
-        if work and not running and self.j is not None:
+            work = False
+        if work and self.j is not None and (not running or self.j.arming()):
             self._work(now)
         else:
             self.calm = False
@@ -499,11 +508,10 @@ class Session:
 
     def _program(self, r):
         j = self.j
-        if j is not None and j.arming():
-            self._arm_finish()  # a game began before the arming was done
-            j = self.j
-        if j is None:
-            return False
+        if j is None or j.arming():
+            return False        # (a game began before the arming was done:
+                                # the files take it, _spill; the arming goes
+                                # on a slice a step, _work)
         j.rec = r
         if not j.append():
             return False
@@ -525,7 +533,9 @@ class Session:
         log lines), then one state file save; it is re-armed where nobody
         waits.  (Erases while a clock may run: only past a whole game's
         worth of running time without an end, or on a failing flash.)"""
-        if self.j is not None and self.j.count > self.folded:
+        j = self.j
+        arming = j is not None and j.arming()
+        if j is not None and not arming and j.count > self.folded:
             self._fold_all()
             self.folded = self.j.count
             self.fcur = False
@@ -537,7 +547,7 @@ class Session:
         self.nst = 0
         self.last_save = now
         self._keep(now)
-        self.arm_due = True
+        self.arm_due = not arming
 
     def pending(self):
         """Journal records not yet in the files (staged ones included)?"""
@@ -609,13 +619,15 @@ class Session:
         the step after the one that got there: the step that ends a game
         (or resets it) draws and allocates nothing more."""
         st = self.clock.state
+        j = self.j
         if st != cc.READY and st != cc.OVER:
             self.calm = False
+            if j.arming():
+                self._arm_step()    # a game began while it was armed
             return
         if not self.calm:
             self.calm = True
             return
-        j = self.j
         if j.arming():
             self._arm_step()
         elif j.ok and j.count > self.folded:
@@ -640,10 +652,6 @@ class Session:
         self.folded = 0
         for k in range(MARKS):  # every record from now on is after each mark
             self._mk[k] = 0
-
-    def _arm_finish(self):
-        while self.j is not None and self.j.arming():
-            self._arm_step()
 
     def _arm(self):
         """Re-arm the journal at once (sliced inside, the watchdog fed)."""

@@ -706,8 +706,8 @@ def _journal_play(scenario, settings, budget):
     f.close()
     rig = Rig(BOARD, "", t0=PERIOD - 30000, fs=fs)
     ses = rig.app.session
-    for _ in range(100):         # a fresh flash: the journal is set up in
-        if ses.j.ok:             # ready, a block a step (issue 20)
+    for _ in range(400):         # a fresh flash: the journal is set up in
+        if ses.j.ok:             # ready, a slice a step (issue 20)
             break
         rig.run(20)
     assert ses.j is not None and ses.j.ok

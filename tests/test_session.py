@@ -611,7 +611,7 @@ def test_fifty_undos_in_one_arming_never_fold_while_a_clock_runs():
     back no undone move."""
     fs = norflash.NorFS()
     d = Device(fs)
-    for _ in range(200):                  # ready: the journal armed in slices
+    for _ in range(400):                  # ready: the journal armed in slices
         if d.s.j.ok and not d.s.arm_due:
             break
         d.run(20)

@@ -163,7 +163,7 @@ def test_no_flash_work_starves_the_watchdog(monkeypatch, units):
     fs = NorFS()
     wdt = Watchdog()
     r = TimedRig(fs, wdt, t0=(1 << 30) - 20000)
-    # the journal is set up in ready, one block a step: ~20 s at the maxima
+    # the journal is set up in ready, a unit a step (an erase every 4th: ~20 s at the maxima)
     assert r.app.session.j is not None and not r.app.session.j.ok
     t = _game(r, 25000)
     r.at(t, tap(PAUSE))
@@ -255,16 +255,17 @@ def test_a_stop_is_drawn_before_its_flash_work(monkeypatch):
     seen_rig = [TimedRig(fs, Watchdog(), t0=1000)]
     r = seen_rig[0]
     fs.nor.busy = None                       # (no flash time: the order is the point)
-    r.at(3000, tap(LEFT))                    # right runs
-    r.at(5000, tap(PAUSE))                   # stop
-    r.at(7000, tap(PAUSE))                   # go on (at its press)
-    r.at(9000, tap(PAUSE))                   # stop, then the end
-    r.at(9500, long_press())
-    r.at(9500 + 2400, confirm())
-    r.play_until(2900)
+    t = 9000                                 # (the journal armed in ready by then)
+    r.at(t, tap(LEFT))                       # right runs
+    r.at(t + 2000, tap(PAUSE))               # stop
+    r.at(t + 4000, tap(PAUSE))               # go on (at its press)
+    r.at(t + 6000, tap(PAUSE))               # stop, then the end
+    r.at(t + 6500, long_press())
+    r.at(t + 6500 + 2400, confirm())
+    r.play_until(t - 100)
     assert r.app.session.j.ok
     files = (fs.nor.programs, fs.nor.erases)
-    r.play_until(9500 + 2400 + 1300)
+    r.play_until(t + 6500 + 2400 + 1300)
     assert r.clock.state == cc.OVER
     events = [e[:4] for e in seen if e[0]]
     pauses = [e for e in events if e[0] == cc.EV_PAUSE]
