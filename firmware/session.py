@@ -237,9 +237,13 @@ class Session:
 
     def wake(self, now, ms, running):
         """The main loop's sleep `ms`, cut to when tick() next has work: at
-        once for staged records or a slice of flash work in ready or over,
-        else a running clock's next checkpoint."""
-        if self.nst or (not running and self._work_due()):
+        once for staged records, a slice of flash work in ready or over, or
+        a slice of an arming that a game began during (it goes on a slice a
+        step while the clock runs, _work), else a running clock's next
+        checkpoint."""
+        j = self.j
+        if self.nst or (not running and self._work_due()) \
+                or (j is not None and j.arming()):
             return 0
         if running:
             d = CHECKPOINT_MS - self.diff(now, self.last_save)
