@@ -379,7 +379,7 @@ def make_runs(tree):
 def _check_esp_idf():
     if os.environ.get("IDF_PATH") and shutil.which("idf.py"):
         return
-    raise FirmwareError("BOARD=esp32 needs ESP-IDF (v5.2-v5.5 with its xtensa-esp32 toolchain): "
+    raise FirmwareError("BOARD=esp32 needs ESP-IDF (v5.3-v5.5.1, as MicroPython v1.28.0 asks, with its xtensa-esp32 toolchain): "
                         "not found (no IDF_PATH / idf.py); install it, run its export.sh, "
                         "then make firmware BOARD=esp32 again", EXIT_MISSING)
 
