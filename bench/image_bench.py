@@ -191,7 +191,11 @@ def images():
                                     out=os.path.join(out, "pico_w-rpi_pico.uf2"))}
 
 
-def measure():
+def measure(log=None, workers=6):
+    """The figures of every run (the module's docstring), the runs side by
+    side (each an emulator process of its own: on two cores they take about
+    as long as the longest run alone would on a busy machine)."""
+    from concurrent.futures import ThreadPoolExecutor
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)
@@ -202,6 +206,7 @@ def measure():
         raise RuntimeError("firmware image: %s" % e)
     res = {"images": imgs}
     region = target.LFS_BLOCKS * target.LFS_BLOCK
+    official = target.image(target.PICO_UF2)
     with tempfile.TemporaryDirectory(prefix="image-bench-") as d:
         def fs(name, files):
             p = os.path.join(d, name + ".img")
@@ -217,26 +222,35 @@ def measure():
                 f.write(target.bundle_image(sub, board=board, extra=extra))
             return p
 
-        official = target.image(target.PICO_UF2)
         empty = fs("empty", {})
         net = fs("net", {"net.json": NET_JSON})
-        runs = [("pico_frozen", imgs["pico"]["path"], empty, 0),
-                ("pico_mpy", official, bundle("pico", None), 0),
-                ("pico_w_frozen", imgs["pico_w"]["path"], net, PICO_W_HEAP),
-                ("pico_w_mpy", imgs["pico_w"]["path"],
-                 bundle("pico_w", {"net.json": NET_JSON}), PICO_W_HEAP)]
-        for name, uf2, img, heap in runs:
-            res[name] = game_run(uf2, img, os.path.join(d, name + ".flash"), heap)
-        res["boot_frozen"] = boot_run(imgs["pico"]["path"], empty, os.path.join(d, "bf.flash"))
-        res["boot_mpy"] = boot_run(official, runs[1][2],
-                                   os.path.join(d, "bm.flash"))
+        pico_bundle = bundle("pico", None)
+        w_bundle = bundle("pico_w", {"net.json": NET_JSON})
+        runs = [("pico_frozen", game_run, imgs["pico"]["path"], empty, 0),
+                ("pico_mpy", game_run, official, pico_bundle, 0),
+                ("pico_w_frozen", game_run, imgs["pico_w"]["path"], net, PICO_W_HEAP),
+                ("pico_w_mpy", game_run, imgs["pico_w"]["path"], w_bundle, PICO_W_HEAP),
+                ("boot_frozen", boot_run, imgs["pico"]["path"], empty, None),
+                ("boot_mpy", boot_run, official, pico_bundle, None)]
+
+        def one(run):
+            name, fn, uf2, img, heap = run
+            flash = os.path.join(d, name + ".flash")
+            got = fn(uf2, img, flash) if heap is None else fn(uf2, img, flash, heap)
+            if log:
+                log("%s: %r" % (name, got))
+            return name, got
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for name, got in pool.map(one, runs):
+                res[name] = got
     res["official_uf2_bytes"] = os.path.getsize(official)
     return res
 
 
 if __name__ == "__main__":
     import pprint
-    pprint.pprint(measure())
+    pprint.pprint(measure(log=lambda s: print(s, flush=True)))
 
 
 # -- the published figures (bench/run.py) --------------------------------------------
