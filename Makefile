@@ -129,11 +129,11 @@ deploy: $(STAMP)
 	  $(if $(TABLE),--net-json build/net-$(TABLE).json)
 
 # Clock after clock for the hall, each with the next table (docs/hall.md):
-#   make deploy-tables BOARD=pico_w TABLES=1-20 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [PORT=/dev/ttyACM0]
+#   make deploy-tables BOARD=pico_w TABLES=1-20 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [PORT=/dev/ttyACM0] [DRY_RUN=1]
 TABLES ?=
 .PHONY: deploy-tables
 deploy-tables: $(STAMP)
-	@$(DEPLOY) tables --board $(BOARD) --tables "$(TABLES)" $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) \
+	@$(DEPLOY) tables --board $(BOARD) --tables "$(TABLES)" $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run) \
 	  --hall-dir $(HALL_DIR) --event $(EVENT) --broker "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)"
 
 bundle: $(STAMP)

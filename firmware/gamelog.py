@@ -27,7 +27,9 @@
 # other.  The replay reads it as a comment.
 #
 # Log times are what the app passes: ms since the game started (the first
-# event may be 0), never decreasing, continuing across power cuts.  After a
+# event may be 0), never decreasing, continuing across power cuts, as an int
+# or as its decimal text (logtime.text(): past 2**30 ms the boards' small
+# ints do not hold a log time; the session passes the text).  After a
 # power cut the clock resumes as of its last checkpoint, so the app continues
 # from the checkpoint's log_ms (the outage and the running time lost after
 # the checkpoint are not in the log) and calls restored(), which appends a
@@ -51,6 +53,7 @@ import profiles
 import clockcore as cc
 import fsys
 import appversion
+import logtime
 
 # The replay format's event words, one table for both sides of it: the log
 # writes them, host_sim/replay.py reads them (its EVENTS and SIDED).
@@ -62,9 +65,10 @@ NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
          cc.EV_CAP: "overtime limit"}  # time-triggered: `# <ms> <note>` lines
 FULL_NOTE = "# log full: later events not recorded\n"
-# Log times stay below this (10**9 ms, about 11.6 days: more than any game
-# reaches); the replay tool rejects later times as no game's (host_sim).
-MAX_MS = 1000000000
+# Log times reach at most this (logtime.LIMIT, about 8 years: more than any
+# game with its pauses); the replay tool rejects later times as no game's
+# (host_sim).
+MAX_MS = logtime.LIMIT
 _COPY = 512  # bytes per chunk when restored() rewrites a file
 
 
@@ -120,7 +124,7 @@ class GameLog:
         self.writes = 0
         self.bytes_written = 0
         self._f = None
-        self._held = None      # lines held for one write (hold()/release())
+        self._held = None      # lines written since hold(), flushed by release()
         self._old = []         # [number, size] of the other games, oldest first
         self._old_bytes = 0
 
@@ -190,16 +194,21 @@ class GameLog:
         return False
 
     def hold(self):
-        """The lines from now on are kept until release() writes them in
-        one append (the session folds its journal so: one flash commit
-        for many lines)."""
-        self._held = []
+        """The lines from now on are written without a flush until
+        release() flushes them: one append (one flash commit for many
+        lines: the session folds its journal so), and no text of them all
+        on the heap (issue 30: no buffer over 1 KB in a game)."""
+        self._held = 0
 
     def release(self):
         h = self._held
         self._held = None
-        if h:
-            return self._write("".join(h))
+        f = self._f
+        if h and f is not None:
+            try:
+                f.flush()
+            except OSError as e:
+                return self._fail(e)
         return True
 
     def _write(self, text):
@@ -207,9 +216,6 @@ class GameLog:
         f = self._f
         if f is None:
             return False
-        if self._held is not None:
-            self._held.append(text)
-            return True
         data = text.encode()
         n = len(data)
         # The folder stays within max_bytes: older games go first (begin()
@@ -224,7 +230,10 @@ class GameLog:
             n = len(data)
         try:
             f.write(data)
-            f.flush()
+            if self._held is None:
+                f.flush()
+            else:
+                self._held += 1
         except OSError as e:
             return self._fail(e)
         self.pos += n
@@ -233,13 +242,15 @@ class GameLog:
         return not self.full
 
     # -- a game -----------------------------------------------------------------
-    def begin(self, rules, table=0):
+    def begin(self, rules, table=0, number=0):
         """Start a new game file with the replay header for `rules`, this
-        clock's id and `table` (0 = none).
+        clock's id and `table` (0 = none).  `number`: the game's own
+        number (the one reserve() gave it; its file, if a power cut left
+        one begun, is written afresh), else the next one (_next()).
         Returns its number (0 if the filesystem refused)."""
         self._close()
         games = self._scan()
-        n = self._next(games)
+        n = number if number > 0 else self._next(games)
         self._set_old(games, n)
         biggest = 4096
         for g in self._old:
@@ -306,18 +317,18 @@ class GameLog:
             return False
         w = WORDS.get(kind)
         if kind == cc.EV_ADJUST:
-            line = "%d %s %s %s%d" % (log_ms, w, cc.SIDE_NAMES[side],
+            line = "%s %s %s %s%d" % (log_ms, w, cc.SIDE_NAMES[side],
                                       "+" if delta >= 0 else "", delta)
         elif kind in SIDED:
-            line = "%d %s %s" % (log_ms, w, cc.SIDE_NAMES[side])
+            line = "%s %s %s" % (log_ms, w, cc.SIDE_NAMES[side])
         elif w is not None:
-            line = "%d %s" % (log_ms, w)
+            line = "%s %s" % (log_ms, w)
         else:
             note = NOTES.get(kind, "event %d" % kind)
             if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT or kind == cc.EV_CAP:
                 note += " " + cc.SIDE_NAMES[side]
             # the times at that instant too (the results menu reads them)
-            return self._write("# %d %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
+            return self._write("# %s %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
                                                           fmt_time(rem_right)))
         return self._write("%s  # L %s R %s\n" % (line, fmt_time(rem_left),
                                                   fmt_time(rem_right)))
@@ -397,8 +408,8 @@ class GameLog:
         """`<log_ms> pause  # power restored` (the clock comes back paused),
         or a comment if no clock ran."""
         if running:
-            return self._write("%d pause  # power restored\n" % log_ms)
-        return self._write("# %d power restored (the clock was paused)\n" % log_ms)
+            return self._write("%s pause  # power restored\n" % log_ms)
+        return self._write("# %s power restored (the clock was paused)\n" % log_ms)
 
     def _line_end(self, path, pos):
         """True if a line ends at byte pos (a position this log wrote)."""

@@ -25,17 +25,24 @@
 #
 # A record (record_size(n) bytes, little-endian 32-bit ints as persist's; the
 # checksum is a small Fletcher-16, whose loop fits MicroPython's stack frame):
-#   0  kind (KIND_*), 1 n (snapshot ints), 2-3 0
+#   0  kind (KIND_*), 1 n (snapshot ints)
+#   2  log_hi: the log time's part in units of 10**9 ms (logtime.py)
+#   3  live: 0xFF; anything else: void (a gesture undid the record: kill()
+#      programs it to 0 after the KIND_UNDO record; not in the checksum)
 #   4  base: the state store's seq when the record was made (records with a
 #      base below the stored seq were folded into the files already)
-#   8  log_ms   12 code  13 side (+1)  14-15 0   16 arg
+#   8  log_ms (the log time's part below 10**9 ms)   12 code  13 side (+1)
+#   14-15 the game's number (its log file's, gamelog; 0: not known)   16 arg
 #   20 rem left 24 rem right   28 the clock's snapshot (n ints)
-#   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n, then a^255, b^255
+#   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n but byte 3, then
+#      a^255, b^255
 # Only this file knows these offsets: the session makes and reads records
 # with the functions at its end (new_record, set_event, set_kind,
-# set_time, set_clock; kind, code, side, arg, base, log_ms, rem, snapshot).
-# A record slot that is all 0xFF is the journal's end; a record whose
-# checksum does not match was torn by a power cut (and ends the journal too).
+# set_time, set_clock; kind, code, side, arg, base, log_hi, log_ms, game,
+# void, rem, snapshot).  A record slot that is all 0xFF is the journal's
+# end; a record whose checksum does not match was torn by a power cut (and
+# ends the journal too).  (MAGIC names this layout: a journal of another
+# layout is not found, and re-armed.)
 #
 # The session (session.py) folds the journal into the game log and the state
 # file where nobody waits (in ready or over, a slice a main-loop step; not
@@ -48,7 +55,7 @@
 import fsys
 from persist import put_i32 as _put, get_i32 as _get
 
-MAGIC = b"SCjn"
+MAGIC = b"SCj2"         # (b"SCjn": the layout without log_hi, live, game)
 HEAD = 10              # MAGIC, nonce (4), unit index (2)
 UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
 # 160 KB: ~1380 records (littlefs on 4 KB blocks), ~86 min of running time
@@ -68,10 +75,13 @@ _NONE = 0xFFFF
 # the record's fields (the layout above)
 _KIND = 0
 _N = 1
+_HI = 2
+_LIVE = 3
 _BASE = 4
 _MS = 8
 _CODE = 12
 _SIDE = 13
+_GAME = 14
 _ARG = 16
 _REM = 20              # left; right at _REM + 4
 _SNAP = 28
@@ -104,6 +114,10 @@ class Journal:
         self.n = n
         self.rec = new_record(n)                # the record append() writes
         self.page = bytearray(PAGE)
+        # One unit's bytes, allocated once (issue 30: no buffer over 1 KB
+        # after boot): the arming writes each unit from it, and the search
+        # for the units reads the flash into it, a block in pieces.
+        self.sbuf = bytearray(UNIT)
         self.blk = [_NONE] * units              # each unit's raw block ...
         self.start = [0] * units                # ... its first record slot ...
         self.end = [0] * units                  # ... and where it ends
@@ -115,9 +129,10 @@ class Journal:
         self.error = None
         self.feed = None                        # the watchdog's feed, if any
         self._f = None                          # the file arm_step() writes
-        self._buf = None
         self._i = 0
         self.nonce = b""
+        self.su = 0                             # a slot found by _at()
+        self.sp = 0
         self.ru = 0                             # the read cursor (folding):
         self.rp = 0                             # unit, offset,
         self.rk = 0                             # and its record's index
@@ -143,10 +158,6 @@ class Journal:
         self.ok = False
         self._abort()
         self.nonce = _nonce()
-        buf = bytearray(b"\xff" * UNIT)
-        buf[0:4] = MAGIC
-        buf[4:8] = self.nonce
-        self._buf = buf
         self._i = 0
         try:
             self._f = self.fs.open(self.path, "wb")
@@ -163,7 +174,7 @@ class Journal:
         if f is None:
             return 1 if self.ok else -1
         per = self.bs // UNIT if self.bs > UNIT else 1
-        buf = self._buf
+        buf = self._unit()
         try:
             k = 0
             while k < per and self._i < self.units:
@@ -182,8 +193,19 @@ class Journal:
         self._fed()
         if self._f is not None:
             return 0
-        self._buf = None
         return 1 if self._scan(self.nonce) else -1
+
+    def _unit(self):
+        """A unit's bytes (its index at 8-9 is set for each): the buffer,
+        0xFF after the marker."""
+        b = self.sbuf
+        k = HEAD
+        while k < UNIT:
+            b[k] = 255
+            k += 1
+        b[0:4] = MAGIC
+        b[4:8] = self.nonce
+        return b
 
     def _abort(self):
         f = self._f
@@ -238,24 +260,25 @@ class Journal:
         units = self.units
         for i in range(units):
             self.blk[i] = _NONE
-        buf = bytearray(self.bs)
+        # Each block in pieces of the 1 KB buffer, overlapping by HEAD: a
+        # marker (littlefs puts a file's units anywhere in a block, after
+        # its skip-list pointers) lies whole in one piece.
+        n = len(self.sbuf)
+        step = n - HEAD
         found = 0
         try:
             for b in range(self.nb):
                 if b & 63 == 63:
                     self._fed()
-                self.bdev.readblocks(b, buf, 0)
-                data = buf if hasattr(buf, "find") else bytes(buf)
-                at = data.find(key)
-                while at >= 0:
-                    i = data[at + 8] | (data[at + 9] << 8)
-                    end = at + UNIT if at + UNIT < self.bs else self.bs
-                    if i < units and self.blk[i] == _NONE and at + HEAD + self.size <= end:
-                        self.blk[i] = b
-                        self.start[i] = at + HEAD
-                        self.end[i] = end
-                        found += 1
-                    at = data.find(key, at + HEAD)
+                off = 0
+                while True:
+                    if off + n > self.bs:
+                        off = self.bs - n   # the last piece ends with the block
+                    self.bdev.readblocks(b, self.sbuf, off)
+                    found += self._markers(key, b, off)
+                    if off + n >= self.bs:
+                        break
+                    off += step
         except OSError as e:
             self.error = "journal: error %s" % (e.args[0] if e.args else e)
             return False
@@ -270,28 +293,47 @@ class Journal:
             self.error = "journal: not found on the flash"
         return self.ok
 
-    def _slots(self):
-        """(unit, offset) of every record slot, in order (not on the hot path)."""
-        for u in range(self.units):
-            if self.blk[u] == _NONE:
-                continue
-            p = self.start[u]
-            while p + self.size <= self.end[u]:
-                yield u, p
-                p += self.size
+    def _markers(self, key, b, off):
+        """The units whose marker lies whole in self.sbuf (block b's bytes
+        from off on): their places noted; how many were new."""
+        data = self.sbuf
+        n = len(data)
+        found = 0
+        at = data.find(key)
+        while at >= 0 and at + HEAD <= n:
+            i = data[at + 8] | (data[at + 9] << 8)
+            p = off + at
+            end = p + UNIT if p + UNIT < self.bs else self.bs
+            if i < self.units and self.blk[i] == _NONE and p + HEAD + self.size <= end:
+                self.blk[i] = b
+                self.start[i] = p + HEAD
+                self.end[i] = end
+                found += 1
+            at = data.find(key, at + HEAD)
+        return found
 
-    def _slot(self, k):
-        """(unit, offset) of record slot k; (units, 0) past the last."""
-        j = 0
-        for u, p in self._slots():
-            if j == k:
-                return u, p
-            j += 1
-        return self.units, 0
+    def _at(self, k):
+        """Record slot k's unit and offset into self.su, self.sp (units, 0
+        past the last).  No allocation: kill() runs in a game."""
+        n = self.size
+        u = 0
+        while u < self.units:
+            if self.blk[u] != _NONE:
+                c = (self.end[u] - self.start[u]) // n
+                if k < c:
+                    self.su = u
+                    self.sp = self.start[u] + k * n
+                    return
+                k -= c
+            u += 1
+        self.su = self.units
+        self.sp = 0
 
     def _seek(self, k):
         """Put the write position at slot k."""
-        self.u, self.p = self._slot(k)
+        self._at(k)
+        self.u = self.su
+        self.p = self.sp
 
     def _erased(self, u, p):
         buf = bytearray(self.size)
@@ -359,10 +401,34 @@ class Journal:
             k += 1
         return k
 
+    def kill(self, k):
+        """Record k becomes void (a gesture undid it): its live byte is
+        programmed to 0 (one page program, no erase, no allocation; the
+        checksum leaves that byte out).  False if the flash refused."""
+        self._at(k)
+        if self.su >= self.units:
+            return False
+        a = self.sp + _LIVE
+        ps = a & -PAGE
+        return self._clear(self.blk[self.su], ps, a - ps)
+
+    def _clear(self, blk, ps, i):
+        pg = self.page
+        try:
+            self.bdev.readblocks(blk, pg, ps)
+            if pg[i] != 0:
+                pg[i] = 0
+                self.bdev.writeblocks(blk, pg, ps)
+        except OSError:
+            return False
+        return True
+
     # -- reading back (power-up, folding) -------------------------------------------
     def rewind(self, k=0):
         """Put the read cursor at record slot k (read_next() reads on)."""
-        self.ru, self.rp = self._slot(k)
+        self._at(k)
+        self.ru = self.su
+        self.rp = self.sp
         self.rk = k
 
     def read_next(self, buf):
@@ -397,10 +463,14 @@ class Journal:
 
 
 def _sum(r, n):
-    """Fletcher-16 of r[0:n] as (b << 8) | a; a, b < 255."""
-    a = 0
-    b = 0
-    i = 0
+    """Fletcher-16 of r[0:n] but the live byte, as (b << 8) | a; a, b < 255."""
+    return _run(r, _LIVE + 1, n, _run(r, 0, _LIVE, 0))
+
+
+def _run(r, i, n, v):
+    """Fletcher-16 (v = (b << 8) | a so far) on over r[i:n]."""
+    a = v & 255
+    b = v >> 8
     while i < n:
         a = (a + r[i]) % 255
         b = (b + a) % 255
@@ -433,6 +503,7 @@ def new_record(n):
     """A blank record for a snapshot of n ints."""
     r = bytearray(record_size(n))
     r[_N] = n
+    r[_LIVE] = 255
     return r
 
 
@@ -449,10 +520,20 @@ def set_kind(r, kind):
     r[_KIND] = kind
 
 
-def set_time(r, base, ms):
-    """When: the state store's seq (`base`) and the log time."""
+def set_time(r, base, hi, ms):
+    """When: the state store's seq (`base`) and the log time, hi * 10**9
+    + ms (logtime.py; hi below 256)."""
     _put(r, _BASE, base)
+    r[_HI] = hi if hi < 256 else 255
     _put(r, _MS, ms)
+
+
+def set_game(r, n):
+    """The game's number (its log file's; 0: none, or past 65535)."""
+    if n > 65535:
+        n = 0
+    r[_GAME] = n & 255
+    r[_GAME + 1] = n >> 8
 
 
 def set_clock(r, clock):
@@ -493,7 +574,21 @@ def base(r):
 
 
 def log_ms(r):
+    """The log time's part below 10**9 ms (log_hi(r): the rest)."""
     return _get(r, _MS)
+
+
+def log_hi(r):
+    return r[_HI]
+
+
+def game(r):
+    return r[_GAME] | (r[_GAME + 1] << 8)
+
+
+def void(r):
+    """Did a gesture undo the record (kill())?"""
+    return r[_LIVE] != 255
 
 
 def rem(r, s):

@@ -7,19 +7,24 @@
 # record and resumes the game paused (Clock.restore(ints, t=now)).
 #
 # One record, little-endian, fixed size for a given number n of ints
-# (n = clockcore.SNAPSHOT_LEN = 18 -> 100 bytes):
+# (n = clockcore.SNAPSHOT_LEN = 19 -> 108 bytes):
 #
 #   offset  size
 #    0      4    magic b"SClk"
-#    4      1    format version (1)
+#    4      1    format version (2)
 #    5      1    n, the number of snapshot ints
-#    6      2    record length in bytes: 28 + 4n
+#    6      2    record length in bytes: 32 + 4n
 #    8      4    seq: +1 per save (unsigned; also picks the slot: seq & 1)
 #   12      4n   the snapshot ints, signed 32-bit
-#   12+4n   4    log_ms  (the game log's time of the snapshot, signed)
+#   12+4n   4    log_ms  (the game log's time of the snapshot: its part
+#                below 10**9 ms, logtime.py)
 #   16+4n   4    log_pos (bytes in the game log file at the snapshot)
 #   20+4n   4    game    (the game log's number, gNNNN)
-#   24+4n   4    CRC-32 (IEEE 802.3, the value zlib.crc32 gives) of bytes 0..23+4n
+#   24+4n   4    log_hi  (the log time's part in units of 10**9 ms)
+#   28+4n   4    CRC-32 (IEEE 802.3, the value zlib.crc32 gives) of bytes 0..27+4n
+#
+# Version 1 (the same without log_hi, 28 + 4n bytes) is still read (log_hi 0):
+# a clock updated with a game on keeps it.
 #
 # Files (path = "clock.state"): two slots path+".a" (even seq) and path+".b"
 # (odd seq), and path+".tmp".  save() writes the record to the temp file,
@@ -40,9 +45,9 @@
 import fsys
 
 MAGIC = b"SClk"
-VERSION = 1
+VERSION = 2
 HEADER = 12
-TRAILER = 16          # log_ms, log_pos, game, CRC
+TRAILER = 20          # log_ms, log_pos, game, log_hi, CRC (version 1: no log_hi)
 
 NO_GAME = "no saved game"
 CORRUPT_FALLBACK = "state file corrupt: using the last good record"
@@ -50,8 +55,8 @@ CORRUPT_NONE = "state file corrupt: no saved game"
 OTHER_FORMAT = "saved game from another firmware version: not restored"
 
 
-def record_size(n):
-    return HEADER + 4 * n + TRAILER
+def record_size(n, version=VERSION):
+    return HEADER + 4 * n + (TRAILER if version == VERSION else TRAILER - 4)
 
 
 # (The filesystem adapter and the atomic writer are fsys.py's.)
@@ -157,14 +162,14 @@ class StateStore:
     """Checkpoints of the running game.
 
         store = StateStore()                    # or StateStore(fs=fake)
-        store.save(clock.snapshot(), log_ms, log.pos, log.number)
+        store.save(clock.snapshot(), log_ms, log.pos, log.number, log_hi)
         rec = store.load()                      # (ints, log_ms) or None
         store.clear()                           # game over / reset
 
     save() returns True, or False (with .message) if the filesystem refused
     (full, failing): the clock keeps running on its in-memory state.
-    load() returns the newest valid record as (ints, log_ms), sets .log_pos,
-    .game and .seq from it, and .message to a one-line reason when it had to
+    load() returns the newest valid record as (ints, log_ms), sets .log_hi,
+    .log_pos, .game and .seq from it, and .message to a one-line reason when it had to
     fall back or found nothing (None when all was well).  `count`, if given,
     is the snapshot length this firmware expects; records of another length
     are not restored.
@@ -178,6 +183,7 @@ class StateStore:
         self.seq = -1          # newest seq on flash; -1 = not looked yet
         self.message = None
         self.log_ms = 0
+        self.log_hi = 0
         self.log_pos = 0
         self.game = 0
         self.writes = 0        # records written (completed saves)
@@ -187,7 +193,7 @@ class StateStore:
         self._scratch = bytearray(4)
 
     # -- saving ---------------------------------------------------------------
-    def save(self, ints, log_ms=0, log_pos=0, game=0):
+    def save(self, ints, log_ms=0, log_pos=0, game=0, log_hi=0):
         n = len(ints)
         if n != self._n:
             if n > 255:
@@ -213,7 +219,8 @@ class StateStore:
         put_i32(buf, i, log_ms)
         put_i32(buf, i + 4, log_pos)
         put_i32(buf, i + 8, game)
-        crc_into(buf, i + 12, buf, i + 12)
+        put_i32(buf, i + 12, log_hi)
+        crc_into(buf, i + 16, buf, i + 16)
         try:
             fsys.write_atomic(self.fs, self.slots[seq & 1], buf, self.tmp)
         except OSError as e:
@@ -226,27 +233,34 @@ class StateStore:
 
     # -- loading --------------------------------------------------------------
     def _read(self, name):
-        """(seq, ints, log_ms, log_pos, game) of a valid record in file
-        `name`; 0 if the file is missing; -1 if it is corrupt or foreign;
-        -2 if it is a valid record of another snapshot length."""
+        """(seq, ints, log_ms, log_pos, game, log_hi) of a valid record in
+        file `name`; 0 if the file is missing; -1 if it is corrupt or
+        foreign; -2 if it is a valid record of another snapshot length."""
         try:
             f = self.fs.open(name, "rb")
         except OSError:
             return 0
         try:
             try:
-                data = f.read(record_size(255) + 1)
+                # (the header, then the length it names: no read buffer
+                # over 1 KB, issue 30)
+                data = f.read(HEADER)
+                if data is not None and len(data) == HEADER:
+                    size = data[6] | (data[7] << 8)
+                    if HEADER < size <= record_size(255):
+                        data += f.read(size - HEADER + 1)
             finally:
                 f.close()
         except Exception:  # an unreadable file is a corrupt one
             return -1
         try:
-            if data is None or len(data) < HEADER + TRAILER:
+            if data is None or len(data) < HEADER + TRAILER - 4:
                 return -1
-            if data[0:4] != MAGIC or data[4] != VERSION:
+            v = data[4]
+            if data[0:4] != MAGIC or (v != VERSION and v != 1):
                 return -1
             n = data[5]
-            size = record_size(n)
+            size = record_size(n, v)
             if len(data) != size or (data[6] | (data[7] << 8)) != size:
                 return -1
             end = size - 4
@@ -260,7 +274,7 @@ class StateStore:
             ints = [get_i32(data, HEADER + 4 * k) for k in range(n)]
             i = HEADER + 4 * n
             return (_get_u(data, 8), ints, get_i32(data, i), get_i32(data, i + 4),
-                    get_i32(data, i + 8))
+                    get_i32(data, i + 8), get_i32(data, i + 12) if v == VERSION else 0)
         except Exception:
             return -1
 
@@ -311,6 +325,7 @@ class StateStore:
         self.log_ms = best[2]
         self.log_pos = best[3]
         self.game = best[4]
+        self.log_hi = best[5]
         return best[1], best[2]
 
     # -- forgetting -----------------------------------------------------------

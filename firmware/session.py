@@ -60,13 +60,29 @@
 #   self.j.count - (count at the mark); none of them is in the files while
 #   the game is on (folding waits for ready/over).
 #
-# The log time base.  Log times are ms since the game began, never
-# decreasing, continuing across power cuts: log_ms(t) = offset + diff(t,
-# anchor).  The first event of a game anchors it at 0; a restore anchors it
-# at the checkpoint's log_ms (the outage and the running time after the
-# checkpoint are in neither the clock nor the log).  Ticks wrap (2**30 ms on
-# the boards), so the anchor is moved on every _REANCHOR_MS, well inside
-# half a wrap; log times stop at LOG_MS_MAX, below the log format's bound.
+# The log time base (logtime.py, self.lt).  Log times are ms since the game
+# began, never decreasing, continuing across power cuts: the log time at an
+# anchor tick plus diff(t, anchor).  The first event of a game anchors it at
+# 0; a restore anchors it at the checkpoint's log time (the outage and the
+# running time after the checkpoint are in neither the clock nor the log).
+# Ticks wrap (2**30 ms on the boards), so tick() moves the anchor on every
+# logtime.REANCHOR ms, well inside half a wrap.  A log time is two small
+# ints (hi: units of 10**9 ms, lo) in the records and the state file, and
+# one decimal number in the log: exact after a pause of any length, with no
+# long int on the boards (tests/test_session.py, pauses of 7, 13, 25 days).
+#
+# The game's number.  With the journal, a game's file is begun at its first
+# fold; its number is reserved when the game is set up (log.number) and
+# every journal record carries it, so a fold cut by a power cut is redone
+# into the same file (begun afresh: GameLog.begin(number=)), never into a
+# second one under the next number (tests/test_journal.py, a cut at every
+# flash operation of the fold).
+#
+# An undo (retract) while a clock runs never folds: the KIND_UNDO record is
+# programmed, then each record it undoes is made void on the flash
+# (Journal.kill: one byte programmed to 0, no erase); the fold and the
+# power-up skip void records, and a power-up finishes the kills of an UNDO
+# record a cut left half done.  No table in RAM: any number of undos.
 #
 # A checkpoint carries the log's length, and a restore cuts the log back to
 # it (gamelog.GameLog.restored), so the log and the restored clock agree:
@@ -79,6 +95,7 @@ import clockcore as cc
 import fsys
 import persist
 import gamelog
+import logtime
 import journal as jmod
 from gestures import ACTION_NAMES
 from buttons import array_i
@@ -86,8 +103,6 @@ from buttons import array_i
 _set_event = jmod.set_event
 
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
-LOG_MS_MAX = gamelog.MAX_MS - 1  # log times stay below the log format's bound
-_REANCHOR_MS = 1 << 27  # re-anchor the log time base well inside half a tick wrap
 STAGE = 4               # records staged in a step before they are programmed
 FOLD_SLICE = 16         # journal records folded into the log per step (one append)
 
@@ -97,10 +112,9 @@ LOST = 1        # a corrupt or foreign state file: a clean `ready` (say so)
 RULES = 2       # a `ready` clock with the referee's rules, no game log yet
 RESTORED = 3    # a game resumed as of its last checkpoint (paused if it ran)
 
-_PAIR = "%d %s ignored: pressed together with %s"
-_GESTURE = "%d gesture %s: the presses of its keys are undone"
+_PAIR = "%s %s ignored: pressed together with %s"
+_GESTURE = "%s gesture %s: the presses of its keys are undone"
 MARKS = 4               # mark slots: one per key, and one for a mode change
-VOIDS = 8               # void ranges of journal records (KIND_UNDO) kept in RAM
 
 
 class Session:
@@ -117,8 +131,7 @@ class Session:
         self.log = gamelog.GameLog(fs, root + "games", clock=clock_id)
         self.on = False         # a game is on: its log time base is set
         self.begun = False      # its game file is open
-        self.offset = 0         # log ms at `anchor`
-        self.anchor = now
+        self.lt = logtime.LogTime(diff, now)    # the log's time base
         self.last_save = now
         # The running-clock journal (journal.py), where the filesystem has a
         # raw block device (the boards); else every write goes to the files.
@@ -149,10 +162,6 @@ class Session:
         self._mon = bytearray(MARKS)
         for k in range(MARKS):
             self._mp[k] = -1
-        # Journal records a gesture made void (KIND_UNDO): [first, undo)
-        # pairs, so that a fold (and a power-up) passes over them.
-        self._void = array_i(2 * VOIDS)
-        self.nvoid = 0
 
     def _fed(self):
         if self.feed is not None:
@@ -160,13 +169,26 @@ class Session:
 
     # -- the log time base --------------------------------------------------------
     def log_ms(self, t):
-        """ms since the game began: never negative, never past LOG_MS_MAX
-        (a stale anchor is moved on by tick() long before half a wrap)."""
-        d = self.diff(t, self.anchor)
-        if d < 0:
-            d = 0
-        m = self.offset + d
-        return m if m < LOG_MS_MAX else LOG_MS_MAX
+        """ms since the game began, as one int (never negative; a long int
+        past 2**30 ms on the boards: for the state report and the error
+        log; the log and the files take the two parts, logtime.py)."""
+        lt = self.lt
+        lt.at(t)
+        return logtime.value(lt.h, lt.l)
+
+    def _stamp(self, t):
+        """The log time of tick t as the log writes it."""
+        lt = self.lt
+        lt.at(t)
+        return logtime.text(lt.h, lt.l)
+
+    def _keep(self, t):
+        """The state file's checkpoint: the clock now, the log time of tick
+        t, the log's length and number."""
+        lt = self.lt
+        lg = self.log
+        lt.at(t)
+        self.store.save(self.clock.snapshot(), lt.l, lg.pos, lg.number, lt.h)
 
     # -- checkpoints ----------------------------------------------------------------
     def save(self, now):
@@ -185,8 +207,7 @@ class Session:
         if self.pending():
             self.fold(now)      # saves too
             return
-        lg = self.log
-        self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
+        self._keep(now)
 
     def tick(self, now, running, work=True):
         """One main-loop iteration, after the display was drawn; `running`:
@@ -203,9 +224,7 @@ class Session:
             self._work(now)
         else:
             self.calm = False
-        if self.diff(now, self.anchor) >= _REANCHOR_MS:
-            self.offset = self.log_ms(now)
-            self.anchor = now
+        self.lt.move(now)
 
     # -- the core's events ------------------------------------------------------------
     def event(self, code, side, t, arg):
@@ -224,14 +243,13 @@ class Session:
 
     def _start(self, t):
         self.on = True
-        self.offset = 0
-        self.anchor = t
+        self.lt.start(t)
 
     def _direct(self, code, side, t, arg):
         c = self.clock
         self._begin()
         self._cut_here(0x3FFFFFFF)
-        self.log.event(self.log_ms(t), code, side, arg, c.rem[0], c.rem[1])
+        self.log.event(self._stamp(t), code, side, arg, c.rem[0], c.rem[1])
         if code != cc.EV_WINDOW:
             self.save(t)
 
@@ -244,7 +262,7 @@ class Session:
             return
         self._begin()
         self._cut_here(0x3FFFFFFF)
-        self.log.comment(_PAIR % (self.log_ms(t), cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
+        self.log.comment(_PAIR % (self._stamp(t), cc.SIDE_NAMES[1 - x], cc.SIDE_NAMES[x]))
 
     def gesture(self, code, t):
         """A gesture was recognised (its keys' presses were undone): a
@@ -256,7 +274,7 @@ class Session:
             return
         self._begin()
         self._cut_here(0x3FFFFFFF)  # a later gesture of the group cuts it too
-        self.log.comment(_GESTURE % (self.log_ms(t), ACTION_NAMES[code]))
+        self.log.comment(_GESTURE % (self._stamp(t), ACTION_NAMES[code]))
 
     # -- gestures: mark and retract ---------------------------------------------------
     def mark(self, k):
@@ -331,19 +349,18 @@ class Session:
         the draw: no file work, no erase) makes the programmed ones void; it
         carries the restored clock, so a power-up restores that.  False when
         the journal cannot take it (no journal, full, or too many voids in
-        one game): then retract() folds and checkpoints into the files."""
+        the journal is being armed): then retract() folds and checkpoints
+        into the files.
+        Any number of undos: the records are made void on the flash once
+        the UNDO record is programmed (_program), no table in RAM."""
         j = self.j
-        if j is None or not self._usable() or self.nvoid >= VOIDS or j.arming():
+        if j is None or not self._usable() or j.arming():
             return False
         mk = self._mk[k]
         n = mk - j.count        # staged records made before the mark
         if self.nst > n:
             self.nst = n if n > 0 else 0
         if j.count > mk:
-            v = self._void
-            v[2 * self.nvoid] = mk
-            v[2 * self.nvoid + 1] = j.count + self.nst
-            self.nvoid += 1
             jmod.set_kind(self._stage(0, -1, mk, self.clock.t), jmod.KIND_UNDO)
         else:
             jmod.set_kind(self._stage(0, -1, 0, self.clock.t), jmod.KIND_CHECK)
@@ -371,16 +388,6 @@ class Session:
         for m in range(MARKS):
             if self._mp[m] > cut:
                 self._mp[m] = -1
-
-    def voided(self, i):
-        """Is journal record i void (a gesture undid it)?"""
-        v = self._void
-        k = 0
-        while k < self.nvoid:
-            if v[2 * k] <= i < v[2 * k + 1]:
-                return True
-            k += 1
-        return False
 
     def _drop(self, k, now):
         # retract(): the journal's records before mark k become log lines,
@@ -412,15 +419,18 @@ class Session:
         # retract(): the restored clock into the state file, at its own time
         # (the snapshot is settled to the group's first edge: a running
         # clock's power line must be dated there, not at `now`)
-        c = self.clock
-        lg = self.log
         self.last_save = now
-        self.store.save(c.snapshot(), self.log_ms(c.t), lg.pos, lg.number)
+        self._keep(self.clock.t)
         self._fed()
 
-    def _begin(self):
+    def _begin(self, number=0):
+        """The game's file, begun at its first line: under `number` (a
+        journal record's), else the one reserved for the game (log.number;
+        0 without the journal: the next)."""
         if not self.begun:
-            self.log.begin(self.clock.rules, self.table() if self.table is not None else 0)
+            lg = self.log
+            lg.begin(self.clock.rules, self.table() if self.table is not None else 0,
+                     number or lg.number)
             self.begun = True
 
     # -- the journal: records while a clock runs (no erase, no allocation) ------------
@@ -449,7 +459,10 @@ class Session:
 
     def _fill(self, r, t):
         s = self.store.seq
-        jmod.set_time(r, s if s > 0 else 0, self.log_ms(t))
+        lt = self.lt
+        lt.at(t)
+        jmod.set_time(r, s if s > 0 else 0, lt.h, lt.l)
+        jmod.set_game(r, self.log.number)
         jmod.set_clock(r, self.clock)
 
     def flush(self, now):
@@ -471,7 +484,19 @@ class Session:
         if j is None:
             return False
         j.rec = r
-        return j.append()
+        if not j.append():
+            return False
+        if jmod.kind(r) == jmod.KIND_UNDO:
+            self._kill(jmod.arg(r), j.count - 1)
+        return True
+
+    def _kill(self, a, b):
+        """Journal records a .. b-1 are void (an UNDO record, programmed,
+        undid them): page programs, no erase, no allocation."""
+        j = self.j
+        while a < b:
+            j.kill(a)
+            a += 1
 
     def _spill(self, k, now):
         """The journal took no more (full, or the flash refused): what it
@@ -489,9 +514,8 @@ class Session:
             self._fed()
             k += 1
         self.nst = 0
-        lg = self.log
         self.last_save = now
-        self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
+        self._keep(now)
         self.arm_due = True
 
     def pending(self):
@@ -544,7 +568,7 @@ class Session:
                 if j.rk >= stop or not j.read_next(b):
                     end = True
                     break
-                if not self.voided(j.rk - 1):
+                if not jmod.void(b):
                     self._line(b, j.rk - 1)
                 n -= 1
         finally:
@@ -556,9 +580,8 @@ class Session:
         """Every record is in the log: one state file save records it."""
         self.folded = self.j.count
         self.fcur = False
-        lg = self.log
         self.last_save = now
-        self.store.save(self.clock.snapshot(), self.log_ms(now), lg.pos, lg.number)
+        self._keep(now)
 
     def _work(self, now):
         """One slice of flash work, in ready or over (no clock runs), from
@@ -594,7 +617,6 @@ class Session:
 
     def _rearmed(self):
         self.folded = 0
-        self.nvoid = 0          # the void records are gone with the rest
         for k in range(MARKS):  # every record from now on is after each mark
             self._mk[k] = 0
 
@@ -616,10 +638,10 @@ class Session:
         kind = jmod.kind(rec)
         if kind == jmod.KIND_CHECK or kind == jmod.KIND_UNDO:
             return
-        self._begin()
+        self._begin(jmod.game(rec))
         if index >= 0:
             self._cut_here(index)
-        ms = jmod.log_ms(rec)
+        ms = logtime.text(jmod.log_hi(rec), jmod.log_ms(rec))
         side = jmod.side(rec)
         if kind == jmod.KIND_NOTE:
             self.log.comment(_GESTURE % (ms, ACTION_NAMES[jmod.code(rec)]))
@@ -635,7 +657,7 @@ class Session:
         the journal: a `ready` record in the state file marks its records as
         old.)"""
         if self.pending():
-            self.fold(self.anchor, False)
+            self.fold(self.lt.anchor, False)
         j = self.j
         if j is not None and (j.count or j.arming()):
             # The journal keeps this game's records until it is re-armed
@@ -697,7 +719,9 @@ class Session:
 
     def _unfolded(self):
         """The index of the journal's first record newer than the state
-        file's record (-1: none); the last record is left in self.rb."""
+        file's record (-1: none); the last record is left in self.rb.  The
+        records an UNDO record undid are made void (again: a power cut may
+        have cut its kills short)."""
         j = self.j
         if j is None or not j.find():
             return -1
@@ -705,15 +729,11 @@ class Session:
         b = self.rb
         first = -1
         j.rewind(0)
-        self.nvoid = 0
         while j.read_next(b):
             if first < 0 and jmod.base(b) >= seq:
                 first = j.rk - 1
-            if jmod.kind(b) == jmod.KIND_UNDO and self.nvoid < VOIDS:
-                v = self._void
-                v[2 * self.nvoid] = jmod.arg(b)
-                v[2 * self.nvoid + 1] = j.rk - 1
-                self.nvoid += 1
+            if jmod.kind(b) == jmod.KIND_UNDO:
+                self._kill(jmod.arg(b), j.rk - 1)
         if first < 0:
             return -1
         j.rewind(j.rk - 1)
@@ -743,13 +763,12 @@ class Session:
             return LOST
         if c.state == cc.READY and (st.game <= 0 or st.log_pos <= 0):
             return RULES    # the referee's rules for the next game (no log yet)
-        self.offset = log_ms
-        self.anchor = now
+        self.lt.start(now, st.log_hi, log_ms)
         # The log is cut back to where this checkpoint was taken, then
         # "<ms> pause  # power restored" (a clock that ran comes back paused;
         # a lateness clock runs on, it is not a game yet).
-        self.on = self.begun = self.log.restored(log_ms, ints[1] == cc.RUNNING,
-                                                 st.game, st.log_pos)
+        self.on = self.begun = self.log.restored(logtime.text(st.log_hi, log_ms),
+                                                 ints[1] == cc.RUNNING, st.game, st.log_pos)
         self.save(now)
         return RESTORED
 
@@ -761,12 +780,10 @@ class Session:
         st = self.store
         last = self.rb
         ints = jmod.snapshot(last)
-        log_ms = jmod.log_ms(last)
         c = self.clock
         if not self._clock_from(ints, now, rules):
             return LOST
-        self.offset = log_ms
-        self.anchor = now
+        self.lt.start(now, jmod.log_hi(last), jmod.log_ms(last))
         self.on = True
         self.begun = got is not None and st.game > 0 and st.log_pos > 0 and \
             self.log.reopen(st.game, st.log_pos)
@@ -774,10 +791,9 @@ class Session:
         while not self._lines(FOLD_SLICE):
             pass
         if self.begun:
-            self.log.power_line(log_ms, ints[1] == cc.RUNNING)
+            self.log.power_line(self._stamp(now), ints[1] == cc.RUNNING)
         self.last_save = now
-        lg = self.log
-        st.save(c.snapshot(), log_ms, lg.pos, lg.number)
+        self._keep(now)
         if c.state == cc.READY and not self.begun:
             self.on = False     # every record since was undone by a gesture:
             return RULES        # a ready clock, no game (nothing to announce)

@@ -35,7 +35,7 @@ def cmd_sim(args):
 def cmd_logs(args):
     from host_sim import logs
     return logs.main(port=args.port, dest=args.dest, dry_run=args.dry_run,
-                     reset=not args.no_reset)
+                     reset=args.restart)
 
 
 def cmd_hall(args):
@@ -112,9 +112,11 @@ def _main(argv=None):
     g.add_argument("--port", default=None, help="serial port (default: the first board found)")
     g.add_argument("--dest", default="clock-games", help="folder for the logs (default clock-games)")
     g.add_argument("--dry-run", action="store_true", help="print the mpremote command only")
-    g.add_argument("--no-reset", action="store_true",
-                   help="leave the board at the REPL afterwards (default: reset it, "
-                        "which restarts the clock)")
+    g.add_argument("--restart", action="store_true",
+                   help="restart the clock afterwards (a game in progress comes back "
+                        "paused); default: leave it stopped at its prompt, as the copy "
+                        "left it, until it is switched off and on (issue 27)")
+    g.add_argument("--no-reset", action="store_true", help=argparse.SUPPRESS)  # (the default now)
     g.set_defaults(func=cmd_logs)
     from host_sim import sim
     s = sub.add_parser("sim", help="the clock in the terminal: the device app on emulated hardware",
@@ -132,11 +134,12 @@ def _main(argv=None):
     hall.add_arguments(h)
     h.set_defaults(func=cmd_hall)
     args, extra = p.parse_known_args(argv)
-    # `hall pairings --round 3 FILE`: argparse fills an optional positional
-    # before it sees the options, so the FILE after them comes back unparsed
-    if extra and args.cmd == "hall" and args.value is None and len(extra) == 1 \
-            and not extra[0].startswith("-"):
-        args.value = extra[0]
+    # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412
+    # 388`: argparse fills the positionals before it sees the options, so
+    # the values after them come back unparsed
+    if extra and args.cmd == "hall" and not args.value \
+            and not any(x.startswith("-") and not x.lstrip("-").isdigit() for x in extra):
+        args.value = extra
         extra = []
     if extra:
         p.error("unrecognized arguments: %s" % " ".join(extra))

@@ -21,3 +21,26 @@ def torn(path, fd):
     with open(path, "rb") as f:
         f.seek(size - 1)
         return f.read(1) != b"\n"
+
+
+def replace(path, data):
+    """`path` holds `data` (bytes) or what it held before, whatever the
+    power does: a temp file created 0600 (never readable by others, not
+    even for an instant), every byte fsynced, renamed over `path`, and the
+    folder fsynced (the new name is on disk too)."""
+    tmp = path + ".tmp"
+    try:
+        os.remove(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)

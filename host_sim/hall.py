@@ -86,17 +86,7 @@ def write_secret(path, data):
     opened with that mode, then renamed over `path`), never chmod-ed after."""
     if isinstance(data, str):
         data = data.encode()
-    tmp = path + ".tmp"
-    try:
-        os.remove(tmp)
-    except FileNotFoundError:
-        pass
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        durable.write_all(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    durable.replace(path, data)
 
 
 def mosquitto_hash(password, iterations=HASH_ITERATIONS, salt=None):
@@ -241,7 +231,10 @@ class Hall:
                # issue 21: a game's round from its first press; the round for the pages
                "topic read scrabble/%s/+/state/+" % e,
                "topic read scrabble/%s/+/heartbeat/+" % e,
-               "topic write scrabble/%s/round" % e]
+               "topic write scrabble/%s/round" % e,
+               "topic write scrabble/%s/round/+" % e,   # issue 27: a message per table
+               "topic read scrabble/%s/round/+" % e,
+               "topic read scrabble/%s/+/log/+/+" % e]   # issue 27: the logs filed
         for t in tables:
             out += ["", "user %d" % t]
             out += ["topic write scrabble/%s/+/%s/%d" % (e, k, t)
@@ -346,6 +339,10 @@ class Hall:
         while time.monotonic() < end:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                if not err and hasattr(stderr, "name"):   # its log file (hall run)
+                    stderr.flush()
+                    with open(stderr.name, errors="replace") as f:
+                        err = f.read()
                 raise HallError("mosquitto exited: %s" % err.strip().splitlines()[-1:])
             if _listening(self.port) and _listening(self.ws_port):
                 return self
@@ -522,24 +519,25 @@ def result_rows(records, starts=()):
     return tournament.rows_from(records, starts)
 
 
-def write_csv(rows, out):
-    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow(r)
+write_csv = tournament.write_csv
 
 
 # -- the command --------------------------------------------------------------------
 def add_arguments(p):
     p.add_argument("action", nargs="?", default="run",
-                   choices=("run", "results", "clock-config", "revoke", "round", "pairings"),
+                   choices=("run", "results", "clock-config", "revoke", "round", "pairings",
+                            "scores", "logs"),
                    help="run (default): start the hall; results: print the recorded "
                         "games; clock-config: print a clock's net.json; revoke: a new "
                         "password for clock account --table (a lost or stolen clock); "
                         "round N: from now on games are round N; pairings --round N FILE: "
-                        "the round's seating from a TSH .t file or a table,player1,player2 CSV")
-    p.add_argument("value", nargs="?", default=None,
-                   help="round: the round number; pairings: the pairings file")
+                        "the round's seating from a TSH .t file or a table,player1,player2 CSV; "
+                        "scores --round N --table T LEFT RIGHT: the scores of a table's score "
+                        "sheet (--round N alone: the round's results desk); logs --round N "
+                        "[--table T] [--out DIR]: copy the round's game logs out")
+    p.add_argument("value", nargs="*", default=[],
+                   help="round: the round number; pairings: the pairings file; scores: the "
+                        "left and the right player's score")
     p.add_argument("--round", type=int, default=None,
                    help="results: only this round; pairings: the round the file is for")
     p.add_argument("--dir", default=DEFAULT_DIR, help="the hall's folder (default build/hall)")
@@ -555,14 +553,25 @@ def add_arguments(p):
     p.add_argument("--speed", type=float, default=1.0, help="simulated clocks' time factor")
     p.add_argument("--seconds", type=float, default=0,
                    help="stop after this many seconds (default: Ctrl-C)")
-    p.add_argument("--csv", action="store_true", help="results: CSV (the only format)")
-    p.add_argument("--table", type=int, default=0, help="clock-config, revoke: the clock account")
+    p.add_argument("--csv", action="store_true", help="results: CSV (the default)")
+    p.add_argument("--excel", action="store_true",
+                   help="results: CSV for Excel (UTF-8 with a byte-order mark, ; between cells)")
+    p.add_argument("--tsh", action="store_true",
+                   help="results --round N: the round in TSH's score-entry form (a ROUND "
+                        "DIVISION, then `player score player score` a game a line)")
+    p.add_argument("--division", default=None,
+                   help="results --tsh: TSH's division (default: the .t file's name, a.t: a)")
+    p.add_argument("--bye-score", type=int, default=tournament.BYE_SCORE,
+                   help="results --tsh: the score of a bye's line (default 50)")
+    p.add_argument("--table", type=int, default=0,
+                   help="clock-config, revoke: the clock account; scores: the table")
     p.add_argument("--host", default=None, help="clock-config: the hall computer's IP address")
     p.add_argument("--ssid", default="", help="clock-config: Wi-Fi network")
     p.add_argument("--wifi-password", default="", help="clock-config: Wi-Fi password")
     p.add_argument("--out", default=None,
                    help="clock-config: write the net.json there (created 0600) instead "
-                        "of printing it")
+                        "of printing it; logs: the folder to copy them to (default "
+                        "round-N-logs)")
 
 
 def main(args):
@@ -575,11 +584,11 @@ def main(args):
                                 "recorder" % (hall.folder, REC.RESULTS))
             if args.round is not None and args.round < 1:
                 raise HallError("--round: rounds start at 1")
-            # (tournament.rows reads the recorder's lines: each bad one is one warning)
-            write_csv(tournament.rows(hall.folder, args.round,
-                                      lambda m: print("hall: " + m, file=sys.stderr)),
-                      sys.stdout)
-            return 0
+            return results(hall, args)
+        if args.action == "scores":
+            return scores(hall, args)
+        if args.action == "logs":
+            return logs_out(hall, args)
         if args.action in ("round", "pairings"):
             return _tournament(hall, args)
         if args.action == "clock-config":
@@ -608,8 +617,136 @@ def main(args):
         return 2
 
 
+def _say(m):
+    print("hall: " + m, file=sys.stderr)
+
+
+def results(hall, args):
+    """hall results [--round N] [--csv [--excel] | --tsh]: the CSV (every
+    game, then the byes) or the TSH entry block of round N; each seated
+    table without a result or scores, and each result outside the seating,
+    is one line on stderr (issue 27: never silently missing)."""
+    found = tournament.rows(hall.folder, args.round, _say)
+    rounds = [args.round] if args.round is not None else sorted({r["round"] for r in found
+                                                                 if r["round"]})
+    gaps = []
+    for n in rounds:
+        gaps += tournament.missing(hall.folder, n, found, lambda m: None)
+    if args.tsh:
+        if args.round is None:
+            raise HallError("--tsh needs --round N: TSH takes one round at a time")
+        division = args.division or _division(hall.folder, args.round)
+        lines, problems = tournament.tsh_lines(found, args.round, division, args.bye_score)
+        sys.stdout.write("\n".join(lines) + "\n")
+        for m in gaps + [p for p in problems if "no scores typed" not in p]:
+            _say(m)
+        return 1 if problems or gaps else 0
+    out = sys.stdout
+    if args.excel:
+        out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
+    tournament.write_csv(found, out, excel=args.excel)
+    out.flush()
+    for m in gaps:
+        _say(m)
+    if args.round is not None and not any(r["round"] == args.round and not r["bye"]
+                                          for r in found):
+        began = sum(len(v) for v in tournament.round_games(hall.folder, args.round,
+                                                          lambda m: None).values())
+        _say("round %d: no game has a result yet (%d game%s began in it)"
+             % (args.round, began, "" if began == 1 else "s"))
+    return 0
+
+
+def logs_out(hall, args):
+    """hall logs --round N [--table T] [--out DIR]: the round's game logs as
+    the recorder filed them (host_sim/hall_logs.py), copied to DIR/table-TT/,
+    one line each: the game's end as the replay reads it."""
+    from host_sim import hall_logs
+    from host_sim import logs as logsmod
+    if args.round is None or args.round < 1:
+        raise HallError("logs needs --round N: hall logs --round 2 [--table 5]")
+    found = hall_logs.filed(hall.folder, args.round, args.table or None)
+    if not found:
+        raise HallError("no game log of round %d%s filed in %s (the recorder files each "
+                        "game's log when its clock publishes it at the game's end)"
+                        % (args.round, ", table %d" % args.table if args.table else "",
+                           hall.folder))
+    out = args.out or "round-%d-logs" % args.round
+    for table, path in found:
+        dest = os.path.join(out, "table-%02d" % table)
+        os.makedirs(dest, exist_ok=True)
+        shutil.copyfile(path, os.path.join(dest, os.path.basename(path)))
+        print("table %2d  %s" % (table, logsmod.describe(os.path.join(dest,
+                                                                     os.path.basename(path)))))
+    print("%d game log%s of round %d copied to %s" % (len(found), "" if len(found) == 1
+                                                       else "s", args.round, out))
+    return 0
+
+
+def _division(folder, rnd):
+    src = tournament.load_seating(folder, rnd, lambda m: None).source
+    if src.lower().endswith(".t"):
+        return src[:-2]
+    raise HallError("--tsh needs --division NAME (round %d's seating is not from a TSH .t "
+                    "file)" % rnd)
+
+
+def scores(hall, args):
+    """hall scores --round N [--table T LEFT RIGHT]: type a table's two
+    scores from its score sheet (left and right as seated), or list the
+    round's desk: each table's scores, the clock's penalties and the
+    adjusted scores, and what is missing."""
+    if args.round is None:
+        raise HallError("scores needs --round N: hall scores --round 2 --table 5 412 388")
+    vals = args.value
+    if args.table or vals:
+        if not args.table or len(vals) != 2 or not all(_int(v) for v in vals):
+            raise HallError("scores --round N --table T LEFT RIGHT: the two scores as the "
+                            "score sheet has them, left player first (e.g. 412 388)")
+        try:
+            tournament.set_scores(hall.folder, args.round, args.table, int(vals[0]),
+                                  int(vals[1]))
+        except tournament.TournamentError as e:
+            raise HallError(str(e))
+    found = tournament.rows(hall.folder, args.round, lambda m: None)
+    for r in found:
+        if r["bye"]:
+            print("round %d  bye    %s" % (r["round"], r["left_player"]))
+        elif not args.table or r["table"] == args.table:
+            print(desk_line(r))
+    if args.table and not any(r["table"] == args.table and not r["bye"] for r in found):
+        print("round %d, table %d: scores %s stored; no result from its clock yet"
+              % (args.round, args.table, " ".join(vals)))
+    if not args.table:
+        for m in tournament.missing(hall.folder, args.round, found, lambda m: None):
+            _say(m)
+    return 0
+
+
+def _int(v):
+    return v.lstrip("-").isdigit() and len(v) <= 6
+
+
+def desk_line(r):
+    """One table at the results desk: names, clock times, scores, penalties,
+    adjusted scores."""
+    def side(k):
+        if r[k + "_score"] == "":
+            return "%s %s, %s" % (r[k + "_player"] or "?", r[k + "_clock"],
+                                  "-%d pts" % r[k + "_penalty"] if r[k + "_penalty"] else "no penalty")
+        return "%s %s: %d%s = %d" % (r[k + "_player"] or "?", r[k + "_clock"], r[k + "_score"],
+                                     " - %d" % r[k + "_penalty"] if r[k + "_penalty"] else "",
+                                     r[k + "_adjusted"])
+    tail = "" if r["left_score"] != "" else "  (no scores yet)"
+    if r["forfeit"]:
+        tail += "  FORFEIT %s (TSO § 5.2 c)" % r["forfeit"]
+    return "round %d  table %d  %s  |  %s%s" % (r["round"], r["table"], side("left"),
+                                               side("right"), tail)
+
+
 def _tournament(hall, args):
     """hall round N / hall pairings --round N FILE (host_sim/tournament.py)."""
+    args.value = args.value[0] if len(args.value) == 1 else None if not args.value else "x"
     if args.action == "round":
         if args.value is None or not args.value.isdigit():
             raise HallError("round needs the round's number: hall round 3")
@@ -624,9 +761,21 @@ def _tournament(hall, args):
     return tournament.cmd_pairings(hall.folder, args.round, args.value)
 
 
+BROKER_LOG = "mosquitto.log"
+
+
 def run(hall, args):
     hall.write()
-    hall.start(stderr=sys.stderr)
+    # issue 27: Mosquitto's own start-up warnings ("should not be run as
+    # root" ...) are no news for the director: they go to a file in the hall
+    # folder; the recorder's lines stay on the terminal
+    log = open(os.path.join(hall.folder, BROKER_LOG), "ab")
+    try:
+        hall.start_broker(stderr=log)
+    except HallError:
+        log.close()
+        raise
+    hall.start_recorder(stderr=sys.stderr)
     if hall.bind == "127.0.0.1":
         print("hall: broker on port %d, the director's page at %s (event %r, tables 1-%d; "
               "loopback only: --lan for the hall's Wi-Fi)"
@@ -637,22 +786,37 @@ def run(hall, args):
               "(event %r, tables 1-%d)" % (hall.port, hall.ws_port, hall.ws_port,
                                            hall.event, hall.tables), flush=True)
     print("hall: the projector view is projector.html there; round %d (hall round N, "
-          "hall pairings --round N FILE)" % tournament.current_round(hall.folder), flush=True)
+          "hall pairings --round N FILE); the broker's own log: %s"
+          % (tournament.current_round(hall.folder), os.path.join(hall.folder, BROKER_LOG)),
+          flush=True)
+    # issue 27: the results desk, on this computer only (host_sim/desk.py)
+    from host_sim import desk as deskmod
+    desk = None
+    try:
+        desk = deskmod.Desk(hall.folder, hall.ws_port + 1).start()
+        print("hall: the results desk (scores from the score sheets, exports for TSH) at "
+              "%s, on this computer only" % desk.url(), flush=True)
+    except OSError as e:
+        print("hall: no results desk: port %d: %s (hall scores / hall results --tsh "
+              "do the same)" % (hall.ws_port + 1, e.strerror or e), file=sys.stderr, flush=True)
     sim = None
     try:
         if args.clocks:
             from host_sim import hall_sim
-            sim = hall_sim.Fleet(hall, args.clocks, speed=args.speed)
-            sim.run(args.seconds or None)
-            print("hall: %d of %d simulated games finished" % (sim.finished(), args.clocks))
-            if not args.seconds:
-                hall.watch()
-        else:
-            hall.watch(args.seconds or None)
+            # issue 27: a rehearsal: each `hall round N` gives every clock a
+            # fresh game; their flash is kept in the hall folder
+            sim = hall_sim.Fleet(hall, args.clocks, speed=args.speed,
+                                 folder=os.path.join(hall.folder, "sim-clocks"),
+                                 rnd=tournament.current_round(hall.folder))
+            sim.rehearse(lambda m: print(m, flush=True))
+        hall.watch(args.seconds or None)
     except KeyboardInterrupt:
         pass
     finally:
         if sim is not None:
             sim.close()
+        if desk is not None:
+            desk.stop()
         hall.stop()
+        log.close()
     return 0

@@ -43,6 +43,7 @@ import os
 import re
 import secrets
 import sys
+import threading
 import time
 
 from host_sim import durable
@@ -54,7 +55,11 @@ MAX_CLOCK_ID = 40
 
 
 def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # time.gmtime() alone reads C's time(), the kernel's coarse clock, which
+    # lags time.time() by up to a few ms: a result stored right after its
+    # game's start line (tournament.utc_now_ms) was dated a second before it
+    # and lost its round (issue 27).  One clock for both.
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 def confirm_topic(event, account):
@@ -194,9 +199,11 @@ class Journal:
         self.folder = folder
         self.path = os.path.join(folder, RESULTS)
         self.last = {}
+        self.seen = {}     # topic -> when its last body was stored
         try:
             for r in read_records(folder):
                 self.last[r["topic"]] = r["result"]
+                self.seen[r["topic"]] = r["seen"]
         except FileNotFoundError:
             pass
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -217,15 +224,47 @@ class Journal:
         once the line is on disk."""
         if self.last.get(topic) == body:
             return False
+        seen = utc_now()
         line = json.dumps({"topic": topic, "account": account, "table": table,
-                           "game": game, "seen": utc_now(), "result": body},
+                           "game": game, "seen": seen, "result": body},
                           sort_keys=True, separators=(",", ":")) + "\n"
         durable.write_all(self.fd, line.encode())
         self.last[topic] = body
+        self.seen[topic] = seen
         return True
 
     def close(self):
         os.close(self.fd)
+
+
+def _file_log(folder, event, starts, topic, payload, clock=None):
+    """A clock's game log (retained, at game over): filed by round and table
+    (host_sim/hall_logs.py), with its timelines for the page; a log the
+    replay cannot read is filed all the same, with one line.  clock: the
+    clock id of the game's result (the id its states and the CSV have),
+    else the log's `# clock` line's."""
+    from host_sim import hall_logs
+    p = topic.split("/")
+    if len(p) != 6 or p[1] != event or p[3] != "log" or not payload:
+        return
+    table, game, account = _num(p[2]), _num(p[4], 1, INT_MAX), p[5]
+    if table is None or game is None or _num(account, 1, INT_MAX) is None:
+        return
+    clock = clock or hall_logs.clock_id(payload)
+    rnd = starts.round_of(clock, game)
+    try:
+        path = hall_logs.file_log(folder, rnd, table, game, payload, clock)
+        if path is None:
+            return                      # the same log again (retained): filed already
+        why = hall_logs.write_timelines(os.path.join(folder, "www"), table, account, game,
+                                        payload)
+    except OSError as e:
+        print("recorder: cannot file the log of table %d, game %d: %s"
+              % (table, game, e.strerror or e), file=sys.stderr, flush=True)
+        return
+    if why:
+        print("recorder: table %d, game %d: %s (filed as it came)" % (table, game, why),
+              file=sys.stderr, flush=True)
 
 
 def run(folder, port, event, host="127.0.0.1"):
@@ -237,7 +276,8 @@ def run(folder, port, event, host="127.0.0.1"):
     # issue 21: each game's round from its first press (games.jsonl), and the
     # round with its seating, retained for the pages
     starts = T.Starts(folder)
-    news = T.RoundNews(folder)
+    news = T.RoundNews(folder, event)
+    poke = threading.Event()    # a game began: its table's message now, not in 0.5 s
     # A client id nobody can guess (no one can take the recorder's session over).
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
@@ -245,28 +285,50 @@ def run(folder, port, event, host="127.0.0.1"):
     c.reconnect_delay_set(0.1, 2)
     sub = "scrabble/%s/+/result/+/+" % event
     states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
+    seats = T.TABLE_TOPIC.replace("%d", "+") % event
+    logs = "scrabble/%s/+/log/+/+" % event      # issue 27: every game's log filed
 
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
-            c.subscribe([(sub, 1)] + [(s, 0) for s in states])
-            news.seen = None     # publish the round again on each connection
+            # (the round's retained table messages: those of an earlier
+            # recorder process that are no longer the round's are removed)
+            c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
+            news.again()         # publish the round again on each connection
+            poke.set()
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
+        if "/log/" in m.topic:
+            res = journal.last.get(m.topic.replace("/log/", "/result/", 1))
+            _file_log(folder, event, starts, m.topic, m.payload,
+                      res.get("clock") if isinstance(res, dict) else None)
+            return
+        if m.topic.startswith(seats[:-1]):
+            if m.retain and news.found(m.topic, m.payload):
+                poke.set()
+            return
         if "/result/" not in m.topic:
             st = T.parse_state(event, m.topic, m.payload)
-            if st is not None:
-                starts.state(*st)
+            if st is not None and starts.state(*st) is not None:
+                poke.set()
             return
         got = parse_message(event, m.topic, m.payload)
         if isinstance(got, str):
             print("recorder: skipped %s: %s" % (_clip(m.topic), got), file=sys.stderr, flush=True)
             return
         table, game, account, body = got
-        starts.result(account, table, body)   # (its start line before its result)
-        journal.add(m.topic, table, game, account, body)
+        was_open = (body["clock"], body["game"]) in starts.open
+        if starts.result(account, table, body) is not None:   # (its start line first)
+            poke.set()
+        if not journal.add(m.topic, table, game, account, body) and was_open:
+            # issue 27: a game the hall saw begin again whose result is a copy
+            # of one already stored (a clock replaying a game, its logs wiped)
+            print("recorder: table %d, clock %s, game %d: its result is the same as the one "
+                  "stored at %s (same game number and times): not stored again"
+                  % (table, body["clock"], game, journal.seen.get(m.topic, "?")),
+                  file=sys.stderr, flush=True)
         c.publish(confirm_topic(event, account), m.payload, qos=0)
 
     c.on_connect = on_connect
@@ -279,12 +341,11 @@ def run(folder, port, event, host="127.0.0.1"):
             time.sleep(0.2)
     print("recorder: ready", flush=True)
     c.loop_start()
-    topic = T.ROUND_TOPIC % event
-    while True:                 # `hall round` / `hall pairings` change the files
-        time.sleep(0.5)
+    while True:   # `hall round` / `hall pairings` change the files; games begin
+        poke.wait(0.5)
+        poke.clear()
         if c.is_connected():
-            data = news.changed()
-            if data is not None:
+            for topic, data in news.changed():
                 c.publish(topic, data, qos=1, retain=True)
 
 

@@ -9,6 +9,15 @@ code talks to the real Mosquitto.  FlakySockets can take the "Wi-Fi" away.
 A Fleet plays one whole game per clock from a seeded script (turns of random
 length, some into overtime, then the end gesture: stop, hold the pause key, confirm with L+R), with every
 clock's virtual time following the wall clock times `speed`.
+
+A rehearsal (issue 27: `make hall ARGS="--clocks 24"`, Fleet.rehearse()):
+each time the director sets a new round (`hall round N`), every clock whose
+game is over starts a new one as a real clock does (the NEW GAME gesture:
+its game number goes up) and plays a fresh game seeded by its table and the
+round, so every round has its own results.  The clocks' flash lives in
+<hall folder>/sim-clocks/ and is kept: a hall started again continues each
+clock's game numbers (a clock booting on its final screen first starts a new
+game), so no game repeats an earlier one's number and times.
 """
 import errno
 import os
@@ -134,20 +143,49 @@ def edges(script):
     return out
 
 
+def round_seed(table, rnd):
+    """The seed of a table's game in a round: a different game each round."""
+    return table if rnd <= 1 else table + 1000 * rnd
+
+
 class SimClock:
     def __init__(self, hall, table, folder, base_s=60, seed=None, profile="sdev",
-                 script=None):
+                 script=None, fresh=True):
         self.table = table
+        self.base_s = base_s
         self.root = os.path.join(folder, "clock%03d" % table) + "/"
         os.makedirs(self.root, exist_ok=True)
-        write_settings(self.root, profile, base_s)
+        if not os.path.exists(os.path.join(self.root, "settings.json")):
+            write_settings(self.root, profile, base_s)
         self.link = Link()
         self.cfg = hall.clock_config(table)
         self.id = "sim%03d" % table
         self._power_up()
-        self.script = edges(script if script is not None else plan(
-            table if seed is None else seed, base_s))
+        self.script = []
         self.i = 0
+        if script is not None:
+            self.script = edges(script)
+        elif fresh or self.rig.clock.state == 0:
+            self.play(table if seed is None else seed)
+
+    def play(self, seed, after_ms=0):
+        """Script a fresh game from `after_ms` virtual ms since boot (now, if
+        later): first out of the state the clock is in (a final screen: NEW
+        GAME; a game brought back paused after a power cut: end it first)."""
+        t = max(after_ms, self.rig.ms()) + 500
+        pre = []
+        st = self.rig.clock.state
+        if st != 0:                          # not ready (clockcore.READY)
+            if st != 3:                      # (clockcore.OVER)
+                pre += [(o, b, lv) for o, b, lv in gestures.end_game(st == 1)]
+                t0 = (pre[-1][0] + 600) if pre else 0
+            else:
+                t0 = 0
+            pre += [(t0 + o, b, lv) for o, b, lv in gestures.new_game()]
+        pre = [(t + o, b, lv) for o, b, lv in pre]
+        # (past the boot screen: plan()'s own start, 2 s after power-up)
+        start = (pre[-1][0] + 1500) if pre else max(t, 2000)
+        self.script = self.script[:self.i] + pre + edges(plan(seed, self.base_s, start))
 
     def _power_up(self):
         self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS)
@@ -181,17 +219,29 @@ class SimClock:
 
 
 class Fleet:
-    """N simulated clocks on tables 1..N, in step with the wall clock."""
+    """N simulated clocks on tables 1..N, in step with the wall clock
+    (folder: where their flash lives; default a temporary folder, removed
+    at close())."""
 
-    def __init__(self, hall, n, speed=1.0, base_s=60, folder=None, scripts=None):
+    def __init__(self, hall, n, speed=1.0, base_s=60, folder=None, scripts=None,
+                 rnd=None):
         self.hall = hall
         self.speed = speed
         self.tmp = None
+        self.round = None
         if folder is None:
             self.tmp = tempfile.TemporaryDirectory(prefix="hall-clocks-")
             folder = self.tmp.name
+        self.folder = folder
+        os.makedirs(folder, exist_ok=True)
+        # a kept folder (the rehearsal's): a clock whose last game was of
+        # this round already waits on its final screen for the next round
+        fresh = rnd is None or self._played() != rnd
+        if rnd is not None:
+            self._played(rnd)
         scripts = scripts or {}
-        self.clocks = [SimClock(hall, t, folder, base_s, script=scripts.get(t))
+        self.clocks = [SimClock(hall, t, folder, base_s, script=scripts.get(t),
+                                seed=None if rnd is None else round_seed(t, rnd), fresh=fresh)
                        for t in range(1, n + 1)]
         self.t0 = time.monotonic()
         self.thread = None
@@ -224,6 +274,66 @@ class Fleet:
                 return True
             time.sleep(0.005)
         return False
+
+    def _played(self, rnd=None):
+        """The round the clocks in the folder last played (written with rnd)."""
+        path = os.path.join(self.folder, "round")
+        if rnd is not None:
+            with open(path, "w") as f:
+                f.write("%d\n" % rnd)
+            return rnd
+        try:
+            with open(path) as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            return None
+
+    def next_round(self, rnd):
+        """Every clock plays a fresh game of round `rnd` (seeded by its table
+        and the round), starting now."""
+        self.round = rnd
+        self._played(rnd)
+        now = self.ms()
+        for c in self.clocks:
+            c.play(round_seed(c.table, rnd), now)
+
+    def rehearse(self, say=print):
+        """The rehearsal (`hall --clocks N`), in a thread of its own: the
+        clocks play; when the director sets a new round (`hall round N`: the
+        hall folder's current round changes), every clock plays a fresh game
+        of it, and when every game of a round is over that is said in one
+        line.  close() stops it."""
+        from host_sim import tournament
+
+        def current():
+            return tournament.current_round(self.hall.folder, lambda m: None)
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.round = current()
+        said = [False]
+
+        def drive():
+            last = 0
+            while not self.stopping.is_set():
+                with self.lock:
+                    self.tick()
+                    if time.monotonic() - last > 0.5:
+                        last = time.monotonic()
+                        rnd = current()
+                        if rnd != self.round:
+                            self.next_round(rnd)
+                            said[0] = False
+                            say("hall: round %d: the %d simulated clocks start a new game"
+                                % (rnd, len(self.clocks)))
+                        elif not said[0] and self.finished() == len(self.clocks):
+                            said[0] = True
+                            say("hall: round %d: all %d simulated games are over (`hall "
+                                "results --round %d --csv`; `hall round %d` starts the "
+                                "next round)" % (rnd, len(self.clocks), rnd, rnd + 1))
+                time.sleep(0.005)
+
+        self.thread = threading.Thread(target=drive, daemon=True)
+        self.thread.start()
 
     def background(self, pause_s=0.01):
         """Keep ticking in a thread (while a browser is driven); returns the

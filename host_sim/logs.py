@@ -1,10 +1,10 @@
 """Copy the game logs off a clock and summarize them (SPEC §4 "Game log").
 
-    python -m host_sim logs [--port PORT] [--dest DIR] [--dry-run] [--no-reset]
+    python -m host_sim logs [--port PORT] [--dest DIR] [--dry-run] [--restart]
 
 runs one mpremote command:
 
-    mpremote connect PORT fs cp -r :games DIR/.incoming + reset
+    mpremote connect PORT fs cp -r :games DIR/.incoming [+ reset]
 
 into DIR/.incoming/games/ (DIR/.incoming is made first: mpremote 1.28's
 `cp -r :games X` into an X that does not exist fails with "cp: -r not
@@ -21,9 +21,12 @@ beside it as gNNNN-2.txt.
 
 A bad DIR (a file, not writable), a `.incoming` that is not our folder, or
 a folder in the way of a log is one line on stderr and exit status 2.  Connecting stops the clock's
-program; `reset` restarts it, and a game in progress comes back paused as
-after a power cut (the state is checkpointed every 4 s of running time,
-firmware/session.py CHECKPOINT_MS).
+program.  It is restarted only when asked (--restart, issue 27: a referee
+copying the logs in a dispute decides when the clock runs again): then a
+game in progress comes back paused as after a power cut (the state is
+checkpointed every 4 s of running time, firmware/session.py CHECKPOINT_MS);
+without it the clock stays stopped at its prompt (the last line says so)
+until it is switched off and on.
 
 A log whose last line has no newline was cut by a power failure while that
 line was written: `read_log()` keeps the line if its event is complete (the
@@ -220,7 +223,7 @@ def file_logs(dest, staging, names):
 
 # -- mpremote ----------------------------------------------------------------------
 
-def fetch_command(port, dest, reset=True):
+def fetch_command(port, dest, reset=False):
     argv = usb.connect_args(port) + ["fs", "cp", "-r", ":games", os.path.join(dest, STAGING)]
     if reset:
         argv += ["+", "reset"]
@@ -230,7 +233,7 @@ def fetch_command(port, dest, reset=True):
 where = usb.where
 
 
-def fetch(port=None, dest="clock-games", mpremote=None, dry_run=False, reset=True,
+def fetch(port=None, dest="clock-games", mpremote=None, dry_run=False, reset=False,
           out=print):
     """Copy games/*.txt off the clock into dest; returns the copied paths."""
     argv = fetch_command(port, dest, reset)
@@ -286,7 +289,7 @@ def _prepare(dest, staging):
                         EXIT_BAD_DEST)
 
 
-def main(port=None, dest="clock-games", dry_run=False, reset=True, mpremote=None,
+def main(port=None, dest="clock-games", dry_run=False, reset=False, mpremote=None,
          out=print, err=None):
     """The `logs` command; returns the exit status."""
     err = err or (lambda msg: print(msg, file=sys.stderr))
@@ -302,6 +305,7 @@ def main(port=None, dest="clock-games", dry_run=False, reset=True, mpremote=None
         return 0
     if not paths:
         out("no game logs on the clock")
+        _after(reset, out)
         return 0
     out("%d game log%s copied to %s" % (len(paths), "" if len(paths) == 1 else "s", dest))
     clocks = []
@@ -316,4 +320,11 @@ def main(port=None, dest="clock-games", dry_run=False, reset=True, mpremote=None
                                 os.path.join(dest, cid or NO_ID)))
         for t, p in mine:
             out("  " + describe(p))
+    _after(reset, out)
     return 0
+
+
+def _after(reset, out):
+    out("the clock restarted: a game in progress is paused (the pause key goes on)" if reset
+        else "the clock is stopped at its prompt: switch it off and on to go on (a game in "
+             "progress comes back paused), or copy with --restart next time")

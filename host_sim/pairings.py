@@ -37,26 +37,34 @@ from host_sim import replay
 
 
 class Pair:
-    __slots__ = ("table", "left", "right")
+    """A table's two players; left_no/right_no: their TSH player numbers
+    (None from a CSV)."""
+    __slots__ = ("table", "left", "right", "left_no", "right_no")
 
-    def __init__(self, table, left, right):
+    def __init__(self, table, left, right, left_no=None, right_no=None):
         self.table = table
         self.left = left
         self.right = right
+        self.left_no = left_no
+        self.right_no = right_no
 
     def __repr__(self):
         return "Pair(%d, %r, %r)" % (self.table, self.left, self.right)
 
 
 class Round:
-    """One round's seating: pairs {table: Pair}, byes (names), problems
-    (one-line messages, FILE:LINE: ...)."""
+    """One round's seating: pairs {table: Pair}, byes (names), bye_numbers
+    (their TSH numbers, None from a CSV), problems (one-line messages,
+    FILE:LINE: ...: a line not read) and warnings (read, but changed: a name
+    cut to MAX_NAME characters)."""
 
     def __init__(self, number):
         self.number = number
         self.pairs = {}
         self.byes = []
+        self.bye_numbers = []
         self.problems = []
+        self.warnings = []
 
     def tables(self):
         return [self.pairs[t] for t in sorted(self.pairs)]
@@ -67,6 +75,19 @@ _Player = collections.namedtuple("_Player", "number line name opp board p12")
 
 
 MAX_TABLE = 999
+# A player's name as the hall shows and stores it: at most this many
+# characters (the pages' cards hold ~30; TSH's own names are shorter).  A
+# longer one is cut with one warning line (issue 27: a 10 MB "name" went
+# into every retained round message).
+MAX_NAME = 64
+
+
+def _name(rnd, name, where):
+    if len(name) <= MAX_NAME:
+        return name
+    rnd.warnings.append("%s: the name %r... is longer than %d characters: cut to %d"
+                        % (where, name[:20], MAX_NAME, MAX_NAME))
+    return name[:MAX_NAME]
 
 
 def read(path, round_no):
@@ -126,6 +147,7 @@ def _player(text):
 def from_tsh(lines, round_no, name="pairings.t"):
     rnd = Round(round_no)
     players = []
+    paired = 0      # the rounds the file has opponents for
     for lineno, raw in enumerate(lines, 1):
         text = raw.strip()
         if not text or text.startswith("#"):
@@ -137,6 +159,8 @@ def from_tsh(lines, round_no, name="pairings.t"):
             players.append(None)
             continue
         pname, opps, fields = got
+        pname = _name(rnd, pname, "%s:%d" % (name, lineno))
+        paired = max(paired, len(opps))
         i = round_no - 1
         opp = opps[i] if i < len(opps) else None
         board = fields.get("board", [])
@@ -146,6 +170,12 @@ def from_tsh(lines, round_no, name="pairings.t"):
                                p12[i] if i < len(p12) else None))
     if not players:
         raise ValueError("%s: no player lines" % name)
+    if all(p is None or p.opp is None for p in players):
+        # issue 27: one line, not one per player
+        raise ValueError("%s: round %d is not paired in it yet (its players have opponents "
+                         "for rounds 1-%d): pair it in TSH and save, then load it again"
+                         % (name, round_no, paired) if paired else
+                         "%s: no opponents in it: no round is paired yet" % name)
     _pair_up(rnd, players, name)
     return rnd
 
@@ -163,6 +193,7 @@ def _pair_up(rnd, players, name):
             continue
         if p.opp == 0:
             rnd.byes.append(p.name)
+            rnd.bye_numbers.append(p.number)
             continue
         if p.opp > n or p.opp == p.number:
             rnd.problems.append("%s:%d: %s's round %d opponent is player %d, not another "
@@ -203,17 +234,21 @@ def _seats(rnd, p, q, name):
         p, q = q, p
     if p.p12 in (1, 2) and q.p12 in (1, 2):
         if p.p12 != q.p12:
-            return (p.name, q.name) if p.p12 == 1 else (q.name, p.name)
+            return (p, q) if p.p12 == 1 else (q, p)
         rnd.problems.append("%s:%d: %s and %s both have p12 %d in round %d; seated by "
                             "line order" % (name, q.line, p.name, q.name, p.p12, rnd.number))
     elif p.p12 in (1, 2):
-        return (p.name, q.name) if p.p12 == 1 else (q.name, p.name)
+        return (p, q) if p.p12 == 1 else (q, p)
     elif q.p12 in (1, 2):
-        return (q.name, p.name) if q.p12 == 1 else (p.name, q.name)
-    return p.name, q.name
+        return (q, p) if q.p12 == 1 else (p, q)
+    return p, q
 
 
 def _add(rnd, table, left, right, name, line):
+    """Seat left and right (players, or names from a CSV) at table."""
+    lno = rno = None
+    if isinstance(left, _Player):
+        left, right, lno, rno = left.name, right.name, left.number, right.number
     if table > MAX_TABLE:
         rnd.problems.append("%s:%d: table %d is beyond %d" % (name, line, table, MAX_TABLE))
     elif table in rnd.pairs:
@@ -221,7 +256,7 @@ def _add(rnd, table, left, right, name, line):
                             % (name, line, table, rnd.number, rnd.pairs[table].left,
                                rnd.pairs[table].right, left, right))
     else:
-        rnd.pairs[table] = Pair(table, left, right)
+        rnd.pairs[table] = Pair(table, left, right, lno, rno)
 
 
 # -- the plain CSV --------------------------------------------------------------------
@@ -248,6 +283,8 @@ def from_csv(lines, round_no, name="pairings.csv"):
                                 % (name, lineno, len(cells)))
             continue
         t, left, right = cells
+        left = _name(rnd, left, "%s:%d" % (name, lineno))
+        right = _name(rnd, right, "%s:%d" % (name, lineno))
         if not replay._digits(t) or len(t) > 3 or int(t) == 0:
             rnd.problems.append("%s:%d: the table must be a number 1-%d, got %r"
                                 % (name, lineno, MAX_TABLE, replay.short(t)))

@@ -26,9 +26,10 @@ EVENTS = tuple(gamelog.WORDS.values())
 SIDED = tuple(gamelog.WORDS[k] for k in gamelog.SIDED)  # `<ms> late left`
 PRESSES = (gamelog.WORDS[clockcore.EV_LEFT], gamelog.WORDS[clockcore.EV_RIGHT])
 
-# No game reaches gamelog.MAX_MS (10**9 ms, about 11.6 days) of log time: a
-# time or an adjustment beyond it is an error, not a run of the core for
-# years of virtual time.  The length is checked before int() (Python refuses
+# No game reaches gamelog.MAX_MS (logtime.LIMIT, 256 * 10**9 - 1 ms, about
+# 8 years, the last log time the clock writes: a game paused for weeks still
+# logs its exact times) of log time: a time or an adjustment beyond it is an
+# error, not a run of the core for ages of virtual time.  The length is checked before int() (Python refuses
 # to convert more than 4300 digits, and a long number is never a time).
 MAX_MS = gamelog.MAX_MS
 MAX_DIGITS = len(str(MAX_MS))
@@ -176,7 +177,7 @@ def parse(lines):
         t = ms_or_none(words[0])
         if t is None:
             raise ReplayError(lineno, "time %s ms is beyond what a game can reach (at most "
-                                      "%d ms, about 11.6 days)" % (short(words[0]), MAX_MS))
+                                      "%d ms, about 8 years)" % (short(words[0]), MAX_MS))
         if t < last_t:
             raise ReplayError(lineno, "time goes backwards (%d after %d)" % (t, last_t))
         last_t = t

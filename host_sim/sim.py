@@ -59,7 +59,9 @@ LANGS = langmod.LANGS  # the one language table (firmware/lang.py)
 LEFT, RIGHT, PAUSE = 0, 1, 2
 
 FACE_W = 58              # the clock face's outer width (fits in 80 columns)
-HELP = "a left  l right  space pause  e pause 2s  y L+R 1s  r referee  [ ] late  q quit"
+# `[` / `]`: the late arrival, the left / right player present (issue 27: the
+# bar said `[ ] late` without the sides)
+HELP = "a left l right  spc pause  e pause 2s  y L+R  r ref  [ ] late: L/R here  q quit"
 
 # Drawing characters: Unicode, and an ASCII set for terminals without UTF-8.
 UNI = {"tl": "\u256d", "tr": "\u256e", "bl": "\u2570", "br": "\u256f",
@@ -246,6 +248,19 @@ class Sim:
         """`[` / `]`: the present player starts the absent one's clock."""
         self.play(gestures.late(present))
 
+    def asking(self):
+        """The clock asks END? or NEW GAME? (firmware/question.py): it waits
+        question.ASK_MS for both player buttons; the clock is stopped."""
+        g = self.app.game
+        return g is not None and g.question.kind != 0
+
+    def rate(self, speed):
+        """Virtual ms per real ms now: `speed`, but 1 while a question shows
+        (issue 27: at --speed 10 its 6 s were 0.6 s of real time, gone
+        before it could be read; the clock is stopped meanwhile, so only
+        the question's own time and a lateness clock are slowed)."""
+        return Fraction(1) if speed > 1 and self.asking() else speed
+
     def resume_live(self):
         """After a replay: let virtual time run on from where it stopped."""
         self.stop_at = None
@@ -365,7 +380,8 @@ class Tui:
         scr.keypad(True)
         scr.timeout(POLL_MS)
         sim = self.sim
-        num, den = self.speed.numerator, self.speed.denominator * 1000000
+        rate = self.speed
+        num, den = rate.numerator, rate.denominator * 1000000
         m0 = time.monotonic_ns()
         v0 = sim.now()
         last_draw = -1.0
@@ -374,8 +390,14 @@ class Tui:
             ch = scr.getch()
             if ch == -1 and gone():
                 return  # the terminal went away (closed, hung up): leave
-            # Virtual time from the monotonic clock, afresh each time.
-            sim.advance(v0 + (time.monotonic_ns() - m0) * num // den)
+            # Virtual time from the monotonic clock, afresh each time (from
+            # where it was when the rate last changed: a question shows at 1x).
+            now_ns = time.monotonic_ns()
+            sim.advance(v0 + (now_ns - m0) * num // den)
+            if sim.rate(self.speed) != rate:
+                rate = sim.rate(self.speed)
+                num, den = rate.numerator, rate.denominator * 1000000
+                m0, v0 = now_ns, sim.now()
             if ch == curses.KEY_RESIZE:
                 scr.clear()
                 last_draw = -1.0
@@ -625,9 +647,12 @@ def add_arguments(p):
                    help="virtual time runs N times faster than real time (default 1)")
     p.add_argument("--replay", metavar="FILE",
                    help="play a game log / replay file back on the clock")
-    p.add_argument("--state-dir", metavar="DIR",
-                   help="where settings, game state and logs live "
-                        "(default: a fresh temporary directory, removed at exit)")
+    p.add_argument("--state-dir", metavar="DIR", default=None,
+                   help="where the clock's flash lives: settings, the game in progress "
+                        "and its game logs (games/), kept after the simulator ends, as "
+                        "a clock keeps them (default build/sim)")
+    p.add_argument("--fresh", action="store_true",
+                   help="a new clock: a temporary state folder, removed at exit")
 
 
 def _arg(fn):
@@ -640,6 +665,22 @@ def _arg(fn):
             raise argparse.ArgumentTypeError(str(e))
     conv.__name__ = fn.__name__
     return conv
+
+
+# issue 27: the simulator's flash is kept (it was a temporary folder removed at
+# exit, and the game logs with it): settings, a game left running (it comes
+# back paused, as after a power cut) and the logs stay, as on a clock.
+DEFAULT_STATE = os.path.join(host_sim.ROOT, "build", "sim")
+
+
+def state_folder(args):
+    """(temporary folder to remove at exit or None, the state folder)."""
+    if getattr(args, "fresh", False) and args.state_dir is None:
+        temp = tempfile.mkdtemp(prefix="scrabble-clock-sim-")
+        return temp, temp
+    state_dir = args.state_dir or DEFAULT_STATE
+    os.makedirs(state_dir, exist_ok=True)
+    return None, state_dir
 
 
 def run(args):
@@ -664,13 +705,7 @@ def run(args):
         print("the simulator needs a terminal (stdin and stdout)", file=sys.stderr)
         return 1
     board = load_board(args.board)
-    temp = None
-    if args.state_dir is None:
-        temp = tempfile.mkdtemp(prefix="scrabble-clock-sim-")
-        state_dir = temp
-    else:
-        state_dir = args.state_dir
-        os.makedirs(state_dir, exist_ok=True)
+    temp, state_dir = state_folder(args)
     root = os.path.join(os.path.abspath(state_dir), "")
     try:
         try:
@@ -697,4 +732,8 @@ def run(args):
     finally:
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
+    if temp is None:
+        print("the clock's settings, game and logs are kept in %s (games/: the logs; "
+              "--state-dir DIR for another clock, --fresh for a new one)"
+              % os.path.relpath(state_dir), flush=True)
     return 0

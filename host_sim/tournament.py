@@ -40,7 +40,7 @@ MAX_ROUND = 999
 
 
 def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 class TournamentError(Exception):
@@ -121,10 +121,12 @@ def pairings_path(folder, n):
 
 def store_pairings(folder, rnd, source):
     """Round rnd (a pairings.Round) as the round's seating, replacing an
-    earlier one atomically."""
+    earlier one atomically.  "numbers": each table's TSH player numbers
+    (left, right), "bye_numbers" the byes' (null from a CSV)."""
     data = {"round": rnd.number, "source": os.path.basename(source),
             "tables": {str(p.table): [p.left, p.right] for p in rnd.tables()},
-            "byes": list(rnd.byes)}
+            "numbers": {str(p.table): [p.left_no, p.right_no] for p in rnd.tables()},
+            "byes": list(rnd.byes), "bye_numbers": list(rnd.bye_numbers)}
     path = pairings_path(folder, rnd.number)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -135,25 +137,56 @@ def store_pairings(folder, rnd, source):
     return data
 
 
-def seating(folder, n, warn=_warn):
-    """{table: (left, right)} of round n; {} if none was loaded."""
+class Seating:
+    """A round's stored seating: tables {table: (left, right)}, numbers
+    {table: (left_no, right_no)} (TSH player numbers; None where unknown),
+    byes [(name, number or None)], source (the file's name)."""
+
+    def __init__(self, tables=None, numbers=None, byes=(), source=""):
+        self.tables = tables or {}
+        self.numbers = numbers or {}
+        self.byes = list(byes)
+        self.source = source
+
+
+def _tsh_no(v):
+    return v if type(v) is int and 0 < v < 100000 else None
+
+
+def load_seating(folder, n, warn=_warn):
+    """Round n's Seating (empty if none was loaded; a file that is not a
+    seating is one warning and empty)."""
     path = pairings_path(folder, n)
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        tables = data["tables"]
-        out = {}
-        for t, names in tables.items():
+        tables, numbers = {}, {}
+        nums = data.get("numbers") or {}
+        for t, names in data["tables"].items():
             if not t.isdigit() or not isinstance(names, list) or len(names) != 2 \
                     or not all(isinstance(x, str) for x in names):
                 raise ValueError("table %r" % t)
-            out[int(t)] = (names[0], names[1])
-        return out
+            tables[int(t)] = (names[0], names[1])
+            no = nums.get(t) if isinstance(nums, dict) else None
+            numbers[int(t)] = (_tsh_no(no[0]), _tsh_no(no[1])) \
+                if isinstance(no, list) and len(no) == 2 else (None, None)
+        byes = data.get("byes") or []
+        bnums = data.get("bye_numbers") or []
+        if not isinstance(byes, list) or not all(isinstance(b, str) for b in byes):
+            raise ValueError("byes")
+        byes = [(b, _tsh_no(bnums[i]) if isinstance(bnums, list) and i < len(bnums) else None)
+                for i, b in enumerate(byes)]
+        return Seating(tables, numbers, byes, str(data.get("source", "")))
     except FileNotFoundError:
-        return {}
+        return Seating()
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         warn("%s: skipped: not a seating (%s)" % (os.path.basename(path), e))
-        return {}
+        return Seating()
+
+
+def seating(folder, n, warn=_warn):
+    """{table: (left, right)} of round n; {} if none was loaded."""
+    return load_seating(folder, n, warn).tables
 
 
 # -- which game is in which round -------------------------------------------------------
@@ -194,7 +227,10 @@ class Starts:
         self.path = os.path.join(folder, GAMES)
         self.open = set()       # (clock, game) started and without a result since
         self.ended = {}         # (clock, game) -> t_ms of its last result
+        self.rounds = {}        # (clock, game) -> the round of its last start line
         starts = _lines(self.path, _check_start, warn)
+        for s in starts:
+            self.rounds[(s["clock"], s["game"])] = s["round"]
         done = {}
         for g in games(starts, _result_records(folder, warn)):
             if g["records"]:
@@ -241,7 +277,14 @@ class Starts:
                 "round": current_round(self.folder), "seen": utc_now_ms()}
         _append(self.path, line)
         self.open.add(k)
+        self.rounds[k] = line["round"]
         return line
+
+    def round_of(self, clock, game):
+        """The round of a clock's game (its last start line), else the
+        current round (a game the hall has not seen begin yet)."""
+        r = self.rounds.get((clock, game))
+        return r if r is not None else current_round(self.folder, lambda m: None)
 
 
 def utc_now_ms():
@@ -295,14 +338,61 @@ def games(starts, records):
     return out
 
 
+# -- the scores from the score sheets (the results desk) -----------------------------
+SCORES = "scores.jsonl"
+MAX_SCORE = 9999
+
+
+def _check_score(obj):
+    if not isinstance(obj, dict) or not _is_round(obj.get("round")) \
+            or type(obj.get("table")) is not int or not 1 <= obj["table"] <= 999 \
+            or not all(type(obj.get(k)) is int and -MAX_SCORE <= obj[k] <= MAX_SCORE
+                       for k in ("left", "right")):
+        return "not a score line"
+    return None
+
+
+def set_scores(folder, rnd, table, left, right):
+    """The two scores of a table's game as its score sheet says (left and
+    right as seated), on disk before this returns; a later line for the same
+    round and table replaces it (a typing error corrected)."""
+    if not _is_round(rnd):
+        raise TournamentError("--round: a number 1-%d" % MAX_ROUND)
+    if type(table) is not int or not 1 <= table <= 999:
+        raise TournamentError("--table: a number 1-999")
+    for v in (left, right):
+        if type(v) is not int or not -MAX_SCORE <= v <= MAX_SCORE:
+            raise TournamentError("a score is a whole number -%d..%d, got %r"
+                                  % (MAX_SCORE, MAX_SCORE, v))
+    os.makedirs(folder, exist_ok=True)
+    _append(os.path.join(folder, SCORES), {"round": rnd, "table": table, "left": left,
+                                           "right": right, "set": utc_now()})
+
+
+def scores(folder, rnd, warn=_warn):
+    """{table: (left, right)} of round rnd: the last line of each table."""
+    out = {}
+    for s in _lines(os.path.join(folder, SCORES), _check_score, warn):
+        if s["round"] == rnd:
+            out[s["table"]] = (s["left"], s["right"])
+    return out
+
+
 # -- the CSV ----------------------------------------------------------------------------
+# One row per game, then one per bye (issue 27).  left/right_clock: the final
+# times as the clock shows them (mm:ss, -mm:ss overtime); left/right_tsh: the
+# players' TSH numbers (from the .t file); left/right_score: the scores typed
+# at the results desk from the score sheet; left/right_adjusted: the score
+# minus the clock's penalty (TSO § 5.2 b, computed by the clock by the game's
+# profile); bye: "bye" on a bye's row (its player in left_player).
 # end_local: the end's time of day on the hall computer's clock (hh:mm:ss);
 # end_time: the same moment in UTC with its date (when the recorder stored
 # the result: the clocks have no wall clock).
-CSV_FIELDS = ("round", "table", "left_player", "right_player", "left_time", "right_time",
-              "left_overtime_ms", "right_overtime_ms", "left_penalty", "right_penalty",
-              "forfeit", "end_local", "end_time", "clock", "game", "account", "profile",
-              "end_ms")
+CSV_FIELDS = ("round", "table", "left_player", "right_player", "left_tsh", "right_tsh",
+              "left_clock", "right_clock", "left_score", "right_score", "left_penalty",
+              "right_penalty", "left_adjusted", "right_adjusted", "forfeit", "bye",
+              "left_time", "right_time", "left_overtime_ms", "right_overtime_ms",
+              "end_local", "end_time", "clock", "game", "account", "profile", "end_ms")
 
 
 def _signed(side):
@@ -316,25 +406,53 @@ def time_of_day(utc_iso):
     return time.strftime("%H:%M:%S", time.localtime(calendar.timegm(t)))
 
 
-def rows(folder, round_no=None, warn=_warn):
-    """The finished games of the hall folder as CSV rows; only round_no's if
-    given."""
+def rows(folder, round_no=None, warn=_warn, byes=True):
+    """The finished games of the hall folder as CSV rows (and each round's
+    byes); only round_no's if given."""
     starts = _lines(os.path.join(folder, GAMES), _check_start, warn)
-    seats = {}
+    seats, scored = {}, {}
 
     def seats_of(n):
         if n not in seats:
-            seats[n] = seating(folder, n, warn) if n else {}
+            seats[n] = load_seating(folder, n, warn) if n else Seating()
         return seats[n]
-    return rows_from(_result_records(folder, warn), starts, seats_of, round_no)
+
+    def scores_of(n):
+        if n not in scored:
+            scored[n] = scores(folder, n, warn) if n else {}
+        return scored[n]
+    out = rows_from(_result_records(folder, warn), starts, seats_of, round_no, scores_of)
+    if byes:
+        rounds = [round_no] if round_no is not None else sorted(
+            {r["round"] for r in out} | _seated_rounds(folder))
+        for n in rounds:
+            out += bye_rows(n, seats_of(n))
+        out.sort(key=lambda r: (r["round"], r["bye"] != "", r["table"] or 0))
+    return out
 
 
-def rows_from(records, starts=(), seats_of=lambda n: {}, round_no=None):
+def _seated_rounds(folder):
+    out = set()
+    for name in os.listdir(folder):
+        if name.startswith("pairings-") and name.endswith(".json") and name[9:-5].isdigit():
+            out.add(int(name[9:-5]))
+    return out
+
+
+def bye_rows(n, seat):
+    return [dict({k: "" for k in CSV_FIELDS}, round=n, left_player=name,
+                 left_tsh="" if no is None else no, bye="bye") for name, no in seat.byes]
+
+
+def rows_from(records, starts=(), seats_of=lambda n: Seating(), round_no=None,
+              scores_of=lambda n: {}):
     """The one place that turns recorded results into CSV rows: one row per
     game (games(): a referee's void is the same game, its last body; a
     clock counting from game 1 again is another), in the round of its start
     line (0: none, a result recorded before rounds existed), with the
-    round's names at its table; sorted by round, table, account, game."""
+    round's names and TSH numbers at its table and the scores typed for it;
+    sorted by round, table, account, game."""
+    import profiles as prof   # (firmware/: the clock's own mm:ss)
     out = []
     for g in games(list(starts), records):
         if not g["records"]:
@@ -344,16 +462,27 @@ def rows_from(records, starts=(), seats_of=lambda n: {}, round_no=None):
         rnd = g["start"]["round"] if g["start"] is not None else 0
         if round_no is not None and rnd != round_no:
             continue
-        left_name, right_name = seats_of(rnd).get(last["table"], ("", ""))
+        seat = seats_of(rnd)
+        left_name, right_name = seat.tables.get(last["table"], ("", ""))
+        left_no, right_no = seat.numbers.get(last["table"], (None, None))
+        sc = scores_of(rnd).get(last["table"])
         left, right = body["left"], body["right"]
         key = (rnd, last["table"], int(last["account"]), last["game"], first["seen"])
         out.append((key, {
             "round": rnd, "table": last["table"], "left_player": left_name,
-            "right_player": right_name, "left_time": _signed(left),
-            "right_time": _signed(right), "left_overtime_ms": left["overtime_ms"],
-            "right_overtime_ms": right["overtime_ms"], "left_penalty": left["penalty"],
-            "right_penalty": right["penalty"],
+            "right_player": right_name, "left_tsh": "" if left_no is None else left_no,
+            "right_tsh": "" if right_no is None else right_no,
+            "left_clock": prof.fmt_time(_signed(left)),
+            "right_clock": prof.fmt_time(_signed(right)),
+            "left_score": "" if sc is None else sc[0],
+            "right_score": "" if sc is None else sc[1],
+            "left_penalty": left["penalty"], "right_penalty": right["penalty"],
+            "left_adjusted": "" if sc is None else sc[0] - left["penalty"],
+            "right_adjusted": "" if sc is None else sc[1] - right["penalty"],
             "forfeit": "left" if left["forfeit"] else "right" if right["forfeit"] else "",
+            "bye": "", "left_time": _signed(left),
+            "right_time": _signed(right), "left_overtime_ms": left["overtime_ms"],
+            "right_overtime_ms": right["overtime_ms"],
             "end_local": time_of_day(first["seen"]), "end_time": first["seen"],
             "clock": body["clock"], "game": last["game"], "account": str(last["account"]),
             "profile": body.get("profile", ""), "end_ms": body["t_ms"]}))
@@ -361,11 +490,86 @@ def rows_from(records, starts=(), seats_of=lambda n: {}, round_no=None):
     return [r for _k, r in out]
 
 
-def write_csv(found, out):
-    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+def missing(folder, rnd, found, warn=_warn):
+    """One line per table of round rnd's seating without a result, with
+    more than one, or with a result but no scores typed; and per result at
+    a table outside the seating (issue 27: never silently missing)."""
+    seat = load_seating(folder, rnd, warn)
+    games_at = {}
+    for r in found:
+        if r["round"] == rnd and not r["bye"]:
+            games_at.setdefault(r["table"], []).append(r)
+    out = []
+    for t in sorted(seat.tables):
+        names = "%s \u2013 %s" % seat.tables[t]
+        got = games_at.get(t, [])
+        if not got:
+            out.append("round %d, table %d (%s): no result from its clock yet" % (rnd, t, names))
+        elif len(got) > 1:
+            out.append("round %d, table %d (%s): %d results (clocks %s): keep one with a "
+                       "referee's correction" % (rnd, t, names, len(got),
+                                                 ", ".join(r["clock"] for r in got)))
+        elif got[0]["left_score"] == "":
+            out.append("round %d, table %d (%s): no scores typed yet (hall scores --round %d "
+                       "--table %d LEFT RIGHT)" % (rnd, t, names, rnd, t))
+    for t in sorted(set(games_at) - set(seat.tables)):
+        if seat.tables:
+            out.append("round %d, table %d: a result (clock %s) at a table not in the round's "
+                       "seating" % (rnd, t, games_at[t][0]["clock"]))
+    return out
+
+
+def write_csv(found, out, excel=False):
+    """The rows as CSV; excel: UTF-8 with a byte-order mark and `;` between
+    cells (what Excel opens with its umlauts and ogoneks right, in the
+    locales whose decimal comma makes `;` its list separator)."""
+    if excel:
+        out.write("\ufeff")
+    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\r\n" if excel else "\n",
+                       delimiter=";" if excel else ",")
     w.writeheader()
     for r in found:
         w.writerow(r)
+
+
+BYE_SCORE = 50   # TSH's bye entry: "usually 50" (its documentation; TSO § 6.1.1 a)
+
+
+def tsh_lines(found, rnd, division, bye_score=BYE_SCORE):
+    """(lines, problems): round rnd in TSH's score-entry form, for pasting at
+    its `tsh>` prompt: `a ROUND DIVISION` (the entry mode), then one game a
+    line, `player1 score1 player2 score2` (the TSH numbers and the adjusted
+    scores, the player who went first, sitting left, first), one line per
+    bye (`player score`), and an empty line (back to the prompt).  A game
+    without scores, without TSH numbers, or lost by a forfeit (TSO § 5.2 c,
+    scored by § 6.1.1, which the director decides) is no line but a problem."""
+    lines = ["a %d %s" % (rnd, division)]
+    problems = []
+    for r in found:
+        if r["round"] != rnd:
+            continue
+        if r["bye"]:
+            if r["left_tsh"] == "":
+                problems.append("round %d: the bye of %s has no TSH number: enter it by hand"
+                                % (rnd, r["left_player"]))
+            else:
+                lines.append("%d %d" % (r["left_tsh"], bye_score))
+            continue
+        where = "round %d, table %d" % (rnd, r["table"])
+        if r["left_tsh"] == "" or r["right_tsh"] == "":
+            problems.append("%s: no TSH player numbers (not seated from a .t file): not "
+                            "exported" % where)
+        elif r["left_score"] == "":
+            problems.append("%s: no scores typed yet: not exported" % where)
+        elif r["forfeit"]:
+            problems.append("%s: %s lost by overtime (TSO § 5.2 c): score it by § 6.1.1 and "
+                            "enter it by hand" % (where, r[r["forfeit"] + "_player"]
+                                                  or r["forfeit"]))
+        else:
+            lines.append("%d %d %d %d" % (r["left_tsh"], r["left_adjusted"], r["right_tsh"],
+                                          r["right_adjusted"]))
+    lines.append("")
+    return lines, problems
 
 
 # -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------
@@ -400,21 +604,65 @@ def parse_state(event, topic, payload):
 
 
 ROUND_TOPIC = "scrabble/%s/round"
+TABLE_TOPIC = "scrabble/%s/round/%d"
+
+
+def round_games(folder, n, warn=_warn):
+    """{table: [[account, clock, game], ...]}: the games of round n (their
+    start lines in games.jsonl), at the table of their first press."""
+    out = {}
+    for s in _lines(os.path.join(folder, GAMES), _check_start, warn):
+        if s["round"] == n:
+            out.setdefault(s["table"], []).append([s["account"], s["clock"], s["game"]])
+    return out
+
+
+def messages(folder, event, warn=lambda m: None):
+    """{topic: payload} the pages read, retained (issue 27: one message per
+    table, so none grows with the hall: 500 tables are 500 small messages):
+
+      scrabble/<event>/round      {"round": 3, "tables": [1, 2, ...],
+                                   "byes": ["name", ...]}
+      scrabble/<event>/round/<t>  {"round": 3, "left": "name", "right": "name",
+                                   "games": [["12", "e661...", 4], ...]}
+
+    one per table of the seating or with a game of the round: the names
+    ("" unseated) and the round's games there (account, clock, game number:
+    a clock's state of any other game that has begun belongs to an earlier
+    round and the pages show nothing of it)."""
+    n = current_round(folder, warn)
+    seat = load_seating(folder, n, warn)
+    games = round_games(folder, n, warn)
+    out = {ROUND_TOPIC % event: _dumps({"round": n, "tables": sorted(seat.tables),
+                                         "byes": [b for b, _no in seat.byes]})}
+    for t in sorted(set(seat.tables) | set(games)):
+        left, right = seat.tables.get(t, ("", ""))
+        out[TABLE_TOPIC % (event, t)] = _dumps({"round": n, "left": left, "right": right,
+                                               "games": games.get(t, [])})
+    return out
+
+
+def _dumps(obj):
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class RoundNews:
-    """The current round and its seating as the retained message the pages
-    read (scrabble/<event>/round: {"round": 3, "tables": {"12": [left,
-    right]}}); changed() gives the new payload when rounds.jsonl or the
-    round's pairings file changed since the last call, else None."""
+    """The recorder's side of messages(): changed() gives the [(topic,
+    payload)] to publish (retained) when rounds.jsonl, games.jsonl or the
+    round's pairings file changed since the last call: the messages that
+    differ from what was published, and b"" for a table published before and
+    gone now (its retained message is removed)."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, event):
         self.folder = folder
+        self.event = event
         self.seen = None
+        self.published = {}
 
     def _stamp(self):
         out = []
-        for name in (ROUNDS, "pairings-%d.json" % current_round(self.folder, lambda m: None)):
+        for name in (ROUNDS, GAMES,
+                     "pairings-%d.json" % current_round(self.folder, lambda m: None)):
             try:
                 st = os.stat(os.path.join(self.folder, name))
                 out.append((name, st.st_mtime_ns, st.st_size))
@@ -422,19 +670,36 @@ class RoundNews:
                 out.append((name, None, None))
         return out
 
+    def again(self):
+        """Publish everything again (a new connection to the broker)."""
+        self.seen = None
+        self.published = {t: None for t in self.published}
+
+    def found(self, topic, data):
+        """A retained table message the broker holds (from an earlier
+        recorder process): True if it is not what this one published, so
+        changed() must replace or remove it."""
+        if self.published.get(topic) == data:
+            return False
+        self.published[topic] = data
+        self.seen = None
+        return True
+
     def changed(self):
         stamp = self._stamp()
         if stamp == self.seen:
-            return None
+            return []
         self.seen = stamp
-        return payload(self.folder)
+        now = messages(self.folder, self.event)
+        out = [(t, p) for t, p in now.items() if self.published.get(t) != p]
+        out += [(t, b"") for t in self.published if t not in now and self.published[t]]
+        self.published.update(out)
+        return out
 
 
-def payload(folder):
-    n = current_round(folder, lambda m: None)
-    tables = {str(t): list(v) for t, v in sorted(seating(folder, n, lambda m: None).items())}
-    return json.dumps({"round": n, "tables": tables}, ensure_ascii=False,
-                      separators=(",", ":")).encode()
+def payload(folder, event="open"):
+    """The round's summary message (tests)."""
+    return messages(folder, event)[ROUND_TOPIC % event]
 
 
 # -- the commands (host_sim/hall.py calls these) ----------------------------------------
@@ -462,7 +727,7 @@ def cmd_pairings(folder, n, path, out=sys.stdout, err=sys.stderr):
     except ValueError as e:
         print("hall: %s" % e, file=err)
         return 2
-    for p in rnd.problems:
+    for p in rnd.problems + rnd.warnings:
         print(p, file=err)
     if not rnd.pairs:
         print("hall: %s: no table of round %d could be read; nothing stored" % (path, n),

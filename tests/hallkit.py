@@ -77,3 +77,53 @@ def until(read, cond, seconds=15, every=0.2):
 def page_until(browser, js, cond, seconds=15):
     """until() on what the page's script `js` returns in the browser."""
     return until(lambda: browser.execute_script(js), cond, seconds)
+
+
+def png_pixels(data):
+    """(width, height, rows of RGB(A) tuples) of an 8-bit RGB/RGBA PNG, as
+    Chromium's screenshots are (zlib and the five PNG filters: no imaging
+    library needed)."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
+        prev = line
+    return w, h, rows
+
+
+def bright(png):
+    """How many pixels of a screenshot are bright text on the pages' dark
+    background (any channel above 160)."""
+    _w, _h, rows = png_pixels(png)
+    return sum(1 for row in rows for px in row if max(px) > 160)

@@ -19,6 +19,12 @@ Power cuts in the journal: with `budget` set, each byte that a raw program
 changes uses one unit; when none is left the program stops there (the bytes
 before stay programmed) and PowerCut is raised.  boot() mounts the same
 flash again, as a power-up does.
+
+Power cuts anywhere: with `hook` set, hook(block, offset, data) is called
+before every flash operation (littlefs's page programs and erases, data
+None for an erase; the journal's raw programs), so a test can take the
+flash as a cut there leaves it (tests/test_journal.py: a cut at every
+operation of the fold).
 """
 import errno
 
@@ -40,11 +46,14 @@ class Nor(UserContext):
         self.programs = 0       # littlefs page programs
         self.raw_programs = 0   # the journal's page programs
         self.budget = None
+        self.hook = None        # hook(block, offset, data): before each operation
         self.busy = None        # busy(ms): the flash's time passes
         self.erase_ms = ERASE_MAX_MS
         self.prog_ms = PROG_MAX_MS
 
     def prog(self, cfg, block, off, data):
+        if self.hook is not None:
+            self.hook(block, off, data)
         a = block * BLOCK + off
         b = self.buffer
         for i, x in enumerate(data):
@@ -55,6 +64,8 @@ class Nor(UserContext):
         return 0
 
     def erase(self, cfg, block):
+        if self.hook is not None:
+            self.hook(block, 0, None)
         self.erases += 1
         if self.busy is not None:
             self.busy(self.erase_ms)

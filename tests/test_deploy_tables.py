@@ -147,3 +147,29 @@ def test_tables_parse_and_the_report():
     assert rep.splitlines() == ["table  clock             files  result",
                                 "    1  e6614c31             28  verified",
                                 "not flashed: 2 3"]
+
+
+def test_dry_run_prints_the_steps_and_waits_for_no_board(tmp_path):
+    """Issue 27: `make deploy-tables ... DRY_RUN=1` ignored DRY_RUN and
+    waited for a board forever.  The make line passes it on, and the dry run
+    prints the first table's steps (the mpremote commands: the board's id,
+    the copy, the read-back; no reset) and the tables after it, touching no
+    board and waiting for nothing."""
+    make = subprocess.run(["make", "-n", "-o", ".venv/.installed", "deploy-tables",
+                           "BOARD=pico_w", "TABLES=1-3", "BROKER=10.0.0.5", "DRY_RUN=1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert make.returncode == 0 and "tools/deploy.py tables" in make.stdout, make.stderr
+    assert "--dry-run" in make.stdout
+    port = str(tmp_path / "ttyNONE")
+    proc = subprocess.run([sys.executable, DEPLOY, "tables", "--board", "pico_w", "--tables",
+                           "1-3,8", "--port", port, "--hall-dir", str(tmp_path / "hall"),
+                           "--broker", "10.0.0.5", "--dry-run"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0].startswith("dry run: no board is touched") and "table 1" in out[0]
+    assert any("mpremote connect %s exec" % port in ln and "unique_id" in ln for ln in out)
+    assert any(" cp " in ln for ln in out)
+    assert not any(ln.endswith(" reset") for ln in out)
+    assert out[-1] == "then the same for tables 2-3, 8, each with its own net.json"
+    assert not os.path.exists(port)

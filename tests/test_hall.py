@@ -7,10 +7,13 @@ Each test cites the issue's point ("issue 14, 6" = What to build, point 6).
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 
 import pytest
 
+from conftest import ROOT
 from hallkit import csv_rows, hall_cmd, needs_broker, running_hall
 from host_sim import hall as H
 from host_sim import hall_sim
@@ -319,10 +322,15 @@ def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_p
     stopped (no broker) has every game; a folder without results is one line."""
     port, ws = H.free_port(), H.free_port()
     proc = hall_cmd(str(tmp_path / "h"), "--tables", "3", "--clocks", "3",
-                    "--speed", str(SPEED), "--seconds", "20", "--ws-port", str(ws), port=port)
+                    "--speed", str(SPEED), "--seconds", "12", "--ws-port", str(ws), port=port)
     assert proc.returncode == 0, proc.stderr
     assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
-    assert "3 of 3 simulated games finished" in proc.stdout
+    assert "round 1: all 3 simulated games are over" in proc.stdout
+    assert "the results desk" in proc.stdout or "no results desk" in proc.stderr   # issue 27
+    # issue 27: Mosquitto's own start-up lines go to its log file, not the terminal
+    assert "mosquitto" not in proc.stderr.lower() and "warning" not in proc.stderr.lower(), \
+        proc.stderr
+    assert os.path.isfile(tmp_path / "h" / "mosquitto.log")
     assert os.stat(tmp_path / "h" / "clocks.json").st_mode & 0o077 == 0
     ok = hall_cmd(str(tmp_path / "h"), "results", "--csv", port=port)
     assert ok.stderr == ""
@@ -465,3 +473,31 @@ def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
         assert recs[0]["result"] == json.loads(result[0][4])
     finally:
         fleet.close()
+
+
+def test_the_brokers_own_lines_go_to_its_log_file_not_the_terminal(tmp_path):
+    """Issue 27: Mosquitto's raw start-up warnings ("should not be run as
+    root" ...) reached the director's terminal.  The running hall's broker
+    writes to <hall>/mosquitto.log (its stderr is that file); the start-up
+    line names it."""
+    folder = tmp_path / "h"
+    port, ws = H.free_port(), H.free_port()
+    p = subprocess.Popen([sys.executable, "-m", "host_sim", "hall", "--dir", str(folder),
+                          "--tables", "2", "--port", str(port), "--ws-port", str(ws),
+                          "--seconds", "6"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        pid_file = folder / "hall.pid"
+        end = time.monotonic() + 20
+        while not pid_file.exists() and time.monotonic() < end:
+            time.sleep(0.1)
+        pid = int(pid_file.read_text())
+        assert os.readlink("/proc/%d/fd/2" % pid) == str(folder / "mosquitto.log")
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, err
+    assert "the broker's own log: %s" % (folder / "mosquitto.log") in out
+    assert "mosquitto" not in err.lower(), err

@@ -116,15 +116,22 @@ def test_with_lan_one_line_says_so(tmp_path):
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     seen = (_listeners(port), _listeners(ws))
+    second = proc.stdout.readline()
+    desk = proc.stdout.readline()
+    desk_seen = _listeners(ws + 1)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
                            "the director's page on port %d" % (port, ws)), line
-    # one line says so; the only other start-up line is the round's and the
-    # projector view's (issue 21), which says nothing of the network
-    rest = out.splitlines()
+    # one line says so; the other start-up lines are the round's and the
+    # projector view's (issue 21), which says nothing of the network, and the
+    # results desk's (issue 27): on the loopback only, whatever --lan says
+    rest = [second] + out.splitlines()
     assert all(ln.startswith("hall: the projector view") for ln in rest), out
     assert seen == (["0.0.0.0"], ["0.0.0.0"]), (out, seen)
+    if desk.startswith("hall: the results desk"):       # (its port may be taken)
+        assert "http://127.0.0.1:%d/" % (ws + 1) in desk and desk_seen == ["127.0.0.1"], \
+            (desk, desk_seen)
 
 
 def test_a_retained_flood_is_bounded_by_the_memory_limit(tmp_path):

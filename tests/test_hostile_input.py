@@ -4,7 +4,7 @@ SPEC §5's contract for `python -m host_sim replay FILE --json`: exit 0 with
 exactly one JSON object on stdout, or exit 2 with exactly one
 `FILE:LINE: message` line on stderr; never a traceback, never a hang.
 
-* Times no game reaches (replay.MAX_MS = 10**9 ms, about 11.6 days) are a
+* Times no game reaches (replay.MAX_MS = logtime.LIMIT, about 8 years) are a
   `FILE:LINE:` error; `--at` beyond it is a one-line usage error.  (Before,
   `100000000000000000000 pause` or `--at 1e20` in digits ran the core in
   steps of ~2**30 ms and never finished.)

@@ -112,8 +112,10 @@ def test_logs_copies_the_games_and_lists_their_final_state(fake_board):
     assert sorted(os.listdir(got)) == ["g0001.txt", "g0002.txt", "g0003.txt"]
     for name in os.listdir(got):
         assert (got / name).read_bytes() == ff.files["games/" + name]
-    assert (tmp / "calls.txt").read_text() == "connect auto fs cp -r :games %s + reset\n" % (
+    # issue 27: the clock is restarted only when asked (--restart)
+    assert (tmp / "calls.txt").read_text() == "connect auto fs cp -r :games %s\n" % (
         os.path.join(str(dest), ".incoming"))
+    assert out[-1].startswith("the clock is stopped at its prompt") and "--restart" in out[-1]
     # the listed state is the live clock's at its end, flags after the last
     # press included (they are notes in the log)
     log = logs.read_log(str(got / "g0002.txt"))
@@ -231,7 +233,7 @@ def test_logs_on_a_clock_without_games(fake_board):
     assert proc.stderr.strip() == "logs: the clock on /dev/ttyACM0 has no games/ folder: no game logged yet"
     (clock / "games").mkdir()
     proc = run_logs(env, "--dest", str(tmp / "out"))
-    assert proc.returncode == 0 and proc.stdout.strip() == "no game logs on the clock"
+    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == "no game logs on the clock"
 
 
 def test_logs_dry_run_prints_the_mpremote_command(fake_board):
@@ -240,6 +242,21 @@ def test_logs_dry_run_prints_the_mpremote_command(fake_board):
     assert proc.returncode == 0
     assert proc.stdout == "mpremote connect COM3 fs cp -r :games 'my games/.incoming'\n"
     assert not (tmp / "calls.txt").exists()
+
+
+def test_logs_restarts_the_clock_only_when_asked(fake_board):
+    """Issue 27: `logs` used to restart the clock by default (a referee
+    copying logs in a dispute found the clock running again); now only
+    --restart does, and the last line says what state the clock is in."""
+    clock, env, tmp = fake_board
+    (clock / "games").mkdir()
+    plain = run_logs(env, "--dry-run", "--port", "COM3")
+    assert plain.stdout == "mpremote connect COM3 fs cp -r :games clock-games/.incoming\n"
+    asked = run_logs(env, "--dry-run", "--port", "COM3", "--restart")
+    assert asked.stdout == "mpremote connect COM3 fs cp -r :games clock-games/.incoming + reset\n"
+    proc = run_logs(env, "--dest", str(tmp / "out"), "--restart")
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1].startswith("the clock restarted")
+    assert (tmp / "calls.txt").read_text().rstrip().endswith("+ reset")
 
 
 def test_logs_without_mpremote(tmp_path):

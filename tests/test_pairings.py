@@ -124,7 +124,7 @@ BROKEN = [
      "Gamma, C 1300 4; ; board 1\nDelta, D 1200 3; ; board 1\n", 1, 3, "table 1 twice", 1),
     ("Alpha, A 1500 2; ; board x\nBeta, B 1400 1\n", 1, 1, "whole numbers", 0),
     ("Alpha, A 1500 2; ; p12 1\nBeta, B 1400 1; ; p12 1\n", 1, 2, "both have p12 1", 1),
-    ("Alpha, A 1500 2\nBeta, B 1400 1\n", 2, 1, "no opponent for round 2", 0),
+    ("Alpha, A 1500 2 0\nBeta, B 1400 1\n", 2, 2, "no opponent for round 2", 0),
     ("Alpha, A 1500 2; ; board 5000\nBeta, B 1400 1\n", 1, 1, "beyond 999", 0),
 ]
 
@@ -212,3 +212,37 @@ def test_an_empty_csv_is_one_line(tmp_path):
     with pytest.raises(ValueError) as e:
         pairings.read(write(tmp_path, "table,player1,player2\n", "r.csv"), 1)
     assert "no pairings" in str(e.value)
+
+
+def test_a_round_tsh_has_not_paired_is_one_line(tmp_path):
+    """Issue 27: `hall pairings --round 4` for a round the file has no
+    opponents for is one line (it was one line per player, 43), saying
+    which rounds it has."""
+    with pytest.raises(ValueError) as e:
+        pairings.read(OPEN, 4)
+    msg = str(e.value)
+    assert "\n" not in msg and "round 4 is not paired" in msg and "rounds 1-3" in msg, msg
+
+
+def test_a_name_longer_than_64_characters_is_cut_with_a_warning(tmp_path):
+    """Issue 27: a 10 MB name went into every retained round message; the
+    hall keeps pairings.MAX_NAME (64) characters of a name and says so."""
+    big = "Kowalski-" + "x" * 10 * 1024 * 1024
+    r = pairings.read(write(tmp_path, big + " 1500 2\nBeta, B 1400 1\n"), 1)
+    assert r.pairs[1].left == big[:64] and not r.problems
+    assert len(r.warnings) == 1 and "longer than 64" in r.warnings[0] and len(r.warnings[0]) < 200
+    f = tmp_path / "r.csv"
+    f.write_text("table,player1,player2\n1,%s,Bob\n" % ("\u017b" * 65))
+    r = pairings.read(str(f), 1)
+    assert r.pairs[1].left == "\u017b" * 64 and len(r.warnings) == 1
+
+
+def test_tsh_numbers_are_kept_with_the_seats():
+    """Issue 27: the export for TSH needs each player's number (the line
+    number among the player lines), left and right as seated, and the bye's."""
+    r = pairings.read(OPEN, 1)
+    names = [ln.split("  ")[0].strip() for ln in open(OPEN, encoding="utf-8")
+             if ln.strip() and not ln.startswith("#")]
+    for p in r.tables():
+        assert names[p.left_no - 1] == p.left and names[p.right_no - 1] == p.right
+    assert r.bye_numbers == [names.index(r.byes[0]) + 1] == [8]

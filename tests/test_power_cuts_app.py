@@ -260,7 +260,7 @@ class Live:
         self.step_of_op = []        # the main-loop step of each journal entry
         self.settings = settings
 
-    def _spy_save(self, save, store, ints, log_ms, log_pos, game):
+    def _spy_save(self, save, store, ints, log_ms, log_pos, game, log_hi=0):
         rec = Save()
         rec.ints = list(ints)
         rec.log_ms = log_ms
@@ -268,7 +268,7 @@ class Live:
         rec.done = False
         self.saves.append(rec)
         try:
-            ok = save(store, ints, log_ms, log_pos, game)
+            ok = save(store, ints, log_ms, log_pos, game, log_hi)
         except PowerCut:
             rec.seq = store.seq + 1     # in flight when the power failed
             raise
@@ -280,8 +280,8 @@ class Live:
         live = self
         save = persist.StateStore.save
 
-        def spy_save(store, ints, log_ms=0, log_pos=0, game=0):
-            return live._spy_save(save, store, ints, log_ms, log_pos, game)
+        def spy_save(store, ints, log_ms=0, log_pos=0, game=0, log_hi=0):
+            return live._spy_save(save, store, ints, log_ms, log_pos, game, log_hi)
 
         # the boot's own saves (the restore checkpoints at once) are seen too
         persist.StateStore.save = spy_save

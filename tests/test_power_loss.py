@@ -513,17 +513,33 @@ def store_on(files=None):
 @cpython_only
 def test_record_format_is_fixed_size_with_a_crc32():
     ff, st = store_on()
-    assert st.save(SNAP, 1234, 56, 7)
+    assert st.save(SNAP, 1234, 56, 7, 25)
     data = ff.files["clock.state.b"]
-    assert len(data) == RECORD == 104
-    assert data[:4] == b"SClk" and data[4] == 1 and data[5] == 19
-    assert int.from_bytes(data[6:8], "little") == 104
+    assert len(data) == RECORD == 108
+    assert data[:4] == b"SClk" and data[4] == 2 and data[5] == 19
+    assert int.from_bytes(data[6:8], "little") == 108
     assert int.from_bytes(data[8:12], "little") == 1
     assert [int.from_bytes(data[12 + 4 * k:16 + 4 * k], "little", signed=True)
             for k in range(19)] == SNAP
+    assert int.from_bytes(data[100:104], "little") == 25     # log_hi (logtime.py)
     import zlib
-    assert int.from_bytes(data[100:104], "little") == zlib.crc32(data[:100])
-    assert st.load() == (SNAP, 1234) and (st.log_pos, st.game, st.seq) == (56, 7, 1)
+    assert int.from_bytes(data[104:108], "little") == zlib.crc32(data[:104])
+    assert st.load() == (SNAP, 1234) and (st.log_pos, st.game, st.seq, st.log_hi) == (
+        56, 7, 1, 25)
+
+
+@cpython_only
+def test_a_version_1_record_is_still_restored():
+    """A clock updated with a game on (the state file of the firmware before
+    log_hi, 104 bytes) restores it: log_hi 0."""
+    import struct
+    import zlib
+    body = b"SClk" + bytes([1, 19]) + struct.pack("<HI", 104, 3) + \
+        struct.pack("<19i", *SNAP) + struct.pack("<iii", 4321, 65, 8)
+    ff, st = store_on({"clock.state.b": body + struct.pack("<I", zlib.crc32(body))})
+    assert st.load() == (SNAP, 4321) and (st.log_pos, st.game, st.seq, st.log_hi) == (
+        65, 8, 3, 0)
+    assert st.message is None
 
 
 @cpython_only

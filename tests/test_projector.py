@@ -55,13 +55,21 @@ def browser(tmp_path_factory):
     drv.quit()
 
 
+def seat(t, rnd=3, left=None, right=None, games=None):
+    """A table's round message (host_sim/tournament.py messages())."""
+    return ["scrabble/%s/round/%d" % (EV, t), json.dumps({
+        "round": rnd, "left": left or "Player %d-left, Annemarie" % t,
+        "right": right or "Player %d-right, Wojciech" % t,
+        "games": [[str(t), "e6614c31%04d" % t, 1]] if games is None else games})]
+
+
 def load(drv, n_tables, seating=True, rnd=3):
     drv.get(drv.page_url)
     msgs = []
     if seating:
-        tables = {str(t): ["Player %d-left, Annemarie" % t, "Player %d-right, Wojciech" % t]
-                  for t in range(1, n_tables + 1)}
-        msgs.append(["scrabble/%s/round" % EV, json.dumps({"round": rnd, "tables": tables})])
+        msgs.append(["scrabble/%s/round" % EV, json.dumps(
+            {"round": rnd, "tables": list(range(1, n_tables + 1)), "byes": []})])
+        msgs += [seat(t, rnd) for t in range(1, n_tables + 1)]
     for t in range(1, n_tables + 1):
         msgs.append(["scrabble/%s/%d/state/%d" % (EV, t, t), json.dumps(state(t))])
         msgs.append(["scrabble/%s/%d/status/%d" % (EV, t, t), "online"])
@@ -202,19 +210,66 @@ def test_alerts_stand_out(browser):
 
 def test_a_seated_table_without_a_clock_shows_and_bad_round_messages_are_refused(browser):
     load(browser, 0, seating=False)
-    tables = {"1": ["A", "B"], "2": ["C", "D"]}
-    feed(browser, [["scrabble/cup/round", json.dumps({"round": 2, "tables": tables})],
+    feed(browser, [["scrabble/cup/round", json.dumps({"round": 2, "tables": [1, 2]})],
+                   seat(1, 2, "A", "B"), seat(2, 2, "C", "D"),
                    ["scrabble/cup/1/state/1", json.dumps(state(1))]])
     cs = cards(browser)
     assert [(c["num"], c["state"]) for c in cs] == [("1", "running"), ("2", "no clock")]
     before = browser.execute_script("return P.warnings")
-    for bad in ('{"round": 0}', '{"round": 2, "tables": {"x": ["a", "b"]}}',
-                '{"round": 2, "tables": {"1": ["<b>a</b>"]}}', "[]", "not json",
-                json.dumps({"round": 2, "tables": {"1": ["a" * 81, "b"]}})):
-        feed(browser, [["scrabble/cup/round", bad]])
-    assert browser.execute_script("return P.warnings") == before + 6
+    for topic, bad in (("round", '{"round": 0}'), ("round", '{"round": 2, "tables": ["x"]}'),
+                       ("round", '{"round": 2, "tables": {"1": ["a", "b"]}}'),
+                       ("round", "[]"), ("round", "not json"),
+                       ("round", json.dumps({"round": 2, "tables": [1], "byes": ["a" * 65]})),
+                       ("round/1", json.dumps({"round": 2, "left": "a" * 65, "right": "b",
+                                               "games": []})),
+                       ("round/1", json.dumps({"round": 2, "left": "a", "right": "b",
+                                               "games": [["1", "<b>", 1]]})),
+                       ("round/x", json.dumps({"round": 2, "left": "a", "right": "b",
+                                               "games": []})),
+                       ("round/1", "x" * 5000)):
+        feed(browser, [["scrabble/cup/" + topic, bad]])
+    assert browser.execute_script("return P.warnings") == before + 10
     assert browser.find_element("id", "round").text == "2"
     # a name is text, never markup
-    feed(browser, [["scrabble/cup/round", json.dumps({"round": 2, "tables": {
-        "1": ["<img src=x onerror=alert(1)>", "B"]}})]])
+    feed(browser, [seat(1, 2, "<img src=x onerror=alert(1)>", "B")])
     assert cards(browser)[0]["kids"][2]["text"] == "<img src=x onerror=alert(1)>"
+
+
+def test_a_new_round_hides_the_last_rounds_games_and_counts_only_its_seating(browser, tmp_path):
+    """Issue 27: after a new round's messages, a clock whose game is of the
+    earlier round (not in its table's list of this round's games) shows no
+    time and no penalty, only "waiting" under the new names, until its
+    first press of the round; a clock at a table outside the seating is no
+    card and no table of "M of T"; the byes are cards and in the header."""
+    load(browser, 6, rnd=1)
+    feed(browser, [["scrabble/cup/%d/state/%d" % (t, t), json.dumps(
+        state(t, over=True, left=(0, 61000, 20)))] for t in (1, 2, 3, 30)])
+    assert browser.find_element("id", "progress").text == "3 of 6 finished"
+    assert cards(browser)[0]["kids"][3]["text"] == "\u221220 pts"
+    shot(browser, tmp_path, "round1.png")
+    # round 2: tables 1-5 seated (table 6's clock is unseated now), a bye
+    feed(browser, [["scrabble/cup/round", json.dumps(
+        {"round": 2, "tables": [1, 2, 3, 4, 5], "byes": ["Weiß, Jürgen"]})]]
+         + [seat(t, 2, "R2 left %d" % t, "R2 right %d" % t, games=[]) for t in range(1, 6)])
+    cs = cards(browser)
+    assert [c["num"] for c in cs] == ["1", "2", "3", "4", "5", "bye"]
+    for c in cs[:5]:
+        assert c["state"] == "waiting"
+        texts = {k["cls"]: k["text"] for k in c["kids"]}
+        assert texts["nl"].startswith("R2 left") and texts["t"] == ""
+        assert texts["pen pl"] == texts["pen pr"] == ""
+    assert [k["text"] for k in cs[5]["kids"] if k["cls"] == "nl"] == ["Weiß, Jürgen"]
+    assert browser.find_element("id", "progress").text == "0 of 5 finished"
+    assert browser.find_element("id", "byes").text == "bye: Weiß, Jürgen"
+    shot(browser, tmp_path, "round2-waiting.png")
+    # table 2's first press of round 2 (a new game): the recorder lists it
+    feed(browser, [seat(2, 2, "R2 left 2", "R2 right 2", games=[["2", "e6614c310002", 2]]),
+                   ["scrabble/cup/2/state/2", json.dumps(state(2, game=2))]])
+    by = {c["num"]: c for c in cards(browser)}
+    assert by["2"]["state"] == "running" and by["1"]["state"] == "waiting"
+    assert [k["text"] for k in by["2"]["kids"] if k["cls"] == "t"] == ["25:00", "27:00"]
+    # an unseated table's game of this round is a card, but not one of the 5
+    feed(browser, [seat(30, 2, "", "", games=[["30", "e6614c310030", 5]]),
+                   ["scrabble/cup/30/state/30", json.dumps(state(30, game=5, over=True))]])
+    assert [c["num"] for c in cards(browser)][-2:] == ["30", "bye"]
+    assert browser.find_element("id", "progress").text == "0 of 5 finished"

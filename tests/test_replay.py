@@ -1108,6 +1108,8 @@ def test_a_window_of_100_s_or_more_fits_the_display(tmp_path):
     ("65000", 65000), ("1:05", 65000), ("01:05", 65000), ("0:01:05", 65000),
     ("00:00", 0), ("90:00", 5400000), ("1:30:00", 5400000), ("20:50", 1250000),
     ("0:20:50", 1250000), ("12:00:00", 43200000),
+    # a game paused for weeks (issue 26: its log keeps the clock's times)
+    ("999:00:00", 3596400000), ("99999:00", 5999940000),
 ])
 def test_at_accepts_ms_mm_ss_and_h_mm_ss(tmp_path, at, ms):
     """Issue 21 (a referee settling a dispute passes `--at 20:50`): `--at`
@@ -1124,8 +1126,8 @@ def test_at_accepts_ms_mm_ss_and_h_mm_ss(tmp_path, at, ms):
     ("20:5", "two digits"), ("20:60", "00-59"), ("1:60:00", "00-59"),
     ("1:5:00", "h:mm:ss"), ("-1:00", "mm:ss"), ("1:00:00:00", "expected"),
     ("20.50", "expected"), ("", "expected"), ("1e6", "expected"), ("20:", "mm:ss"),
-    (":50", "mm:ss"), ("１:00", "mm:ss"), ("999:00:00", "beyond"),
-    ("9" * 5000, "beyond"), ("99999:00", "beyond"), ("999999:00", "mm:ss"),
+    (":50", "mm:ss"), ("１:00", "mm:ss"), ("1000:00:00", "h:mm:ss"),
+    ("9" * 5000, "beyond"), ("999999999999", "beyond"), ("999999:00", "mm:ss"),
 ])
 def test_at_refuses_what_is_no_time_in_one_line(tmp_path, at, why):
     """Bad input: one line on stderr, status 2, no traceback (SPEC §5)."""

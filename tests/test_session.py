@@ -17,6 +17,7 @@ replay check (host_sim.replay, the simulator's) is CPython's.
 """
 import clockcore as cc
 import gamelog
+import logtime
 import norflash
 import persist
 import profiles
@@ -128,7 +129,7 @@ def test_the_window_end_is_logged_but_not_checkpointed():
     assert d.s.store.writes == w + 1      # the periodic one only (5.1 s > 4 s)
 
 
-def test_log_time_runs_on_across_the_tick_wrap_and_is_capped():
+def test_log_time_runs_on_across_the_tick_wrap():
     flash = FakeFlash()
     d = Device(flash)
     d.press(cc.LEFT)
@@ -136,9 +137,8 @@ def test_log_time_runs_on_across_the_tick_wrap_and_is_capped():
     assert d.s.log_ms(d.t) == 30000
     assert d.s.log_ms(ADD(d.t, -5000)) == 25000
     # a tick before the anchor never gives a negative time
-    assert d.s.log_ms(ADD(d.s.anchor, -1)) == d.s.offset
-    d.s.offset = session.LOG_MS_MAX - 10
-    assert d.s.log_ms(ADD(d.s.anchor, 100)) == session.LOG_MS_MAX < gamelog.MAX_MS
+    lt = d.s.lt
+    assert d.s.log_ms(ADD(lt.anchor, -1)) == logtime.value(lt.hi, lt.lo)
 
 
 def test_the_anchor_moves_on_before_half_a_wrap():
@@ -155,7 +155,20 @@ def test_the_anchor_moves_on_before_half_a_wrap():
         total += 1 << 27
         d.s.tick(d.t, False)
     assert d.s.log_ms(d.t) == start + total
-    assert DIFF(d.t, d.s.anchor) < (1 << 27)
+    assert DIFF(d.t, d.s.lt.anchor) < logtime.REANCHOR <= (1 << 27)
+
+
+def test_a_log_time_is_one_decimal_number():
+    """logtime.py: two small ints (hi: 10**9 ms, lo), written as one number."""
+    assert logtime.text(0, 0) == "0" and logtime.text(0, 999999999) == "999999999"
+    assert logtime.text(2, 5) == "2000000005" and logtime.text(25, 123) == "25000000123"
+    assert logtime.LIMIT == gamelog.MAX_MS and logtime.UNIT < (1 << 30)
+    lt = logtime.LogTime(DIFF, T0)
+    lt.start(T0, 0, logtime.UNIT - 10)
+    assert lt.at(ADD(T0, 25)) == 15 and lt.h == 1            # the carry
+    lt.start(T0, logtime.HI_MAX, logtime.UNIT - 10)
+    lt.at(ADD(T0, 25))
+    assert (lt.h, lt.l) == (logtime.HI_MAX, logtime.UNIT - 1)  # the last one
 
 
 def test_restore_nothing_lost_and_restored():
@@ -471,3 +484,175 @@ def test_a_later_gesture_of_the_group_cuts_an_earlier_ones_comment(journal):
     d.run(100)
     text = _replays(fs, d.clock, d.s, d.t)
     assert "gesture referee" in text and "gesture pause_long" not in text, text
+
+
+# -- the log time base: pauses of days (issue 26) ----------------------------------
+
+DAY = 86400000
+
+
+def _long_pause(d, ms):
+    """A paused clock left alone for `ms` (main-loop iterations of ~18.6
+    hours: the ticks wrap every 2**30 ms, 12.4 days, under it)."""
+    while ms > 0:
+        step = ms if ms < (1 << 26) else 1 << 26
+        d.t = ADD(d.t, step)
+        d.clock.update(d.t)
+        d.s.tick(d.t, d.clock.running() >= 0)
+        ms -= step
+
+
+@parametrize("days, journal", [(n, j) for n in (7, 13, 25) for j in WAYS],
+             ids=["%d-days-%s" % (n, w) for n in (7, 13, 25) for w in WAY_IDS])
+def test_the_log_keeps_the_clocks_times_after_a_pause_of_days(days, journal):
+    """Issue 26: a game paused for days (7, 13 and 25: past 10**9 ms, past
+    2**30 ms, past 2**31 ms; the ticks wrap once or twice meanwhile) goes on
+    with its log at the clock's times, not stamped 999999999: every line
+    after the pause carries its exact time, and the log replays to the
+    clock, before a power cut and after it (the state file and the journal
+    keep the log time's two parts: logtime.py)."""
+    fs = _fs(journal)
+    d = Device(fs)
+    d.press(cc.LEFT)                      # 0 left: right runs
+    d.run(3000)
+    d.clock.pause(d.t)                    # 3000 pause
+    d.s.tick(d.t, False)
+    _long_pause(d, days * DAY)
+    back = 3000 + days * DAY
+    assert d.s.log_ms(d.t) == back
+    d.clock.pause(d.t)                    # right runs again
+    d.run(6000)                           # a checkpoint (4 s)
+    d.press(cc.RIGHT)                     # left runs
+    d.run(2000)
+    if journal:                           # (with the journal the lines are
+        d.clock.pause(d.t)                # written at the end of the game)
+        d.clock.end(d.t)
+        for _ in range(200):
+            d.run(100)
+    text = _log(fs)
+    assert "\n%d pause  # " % back in text, text
+    assert "\n%d right  # " % (back + 6000) in text, text
+    assert "99999999" not in text, text
+    replays(text, d.clock, d.s.log_ms(d.t))
+    if journal:
+        return
+    # a power cut: the clock comes back paused as of the checkpoint at
+    # back + 6000, and the log goes on from there
+    d2 = Device(_power_cut(fs), t0=777)
+    assert d2.restored == session.RESTORED
+    assert d2.s.log_ms(777) == back + 6000
+    text = _log(d2.s.log.fs)
+    assert text.endswith("\n%d pause  # power restored\n" % (back + 6000)), text
+    replays(text, d2.clock, back + 6000)
+
+
+@parametrize("journal", WAYS, ids=WAY_IDS)
+def test_a_power_cut_after_a_pause_of_days_restores_the_log_time(journal):
+    """The same across a power cut while the clock runs after 25 days'
+    pause: the checkpoint (the journal's record or the state file's)
+    carries the log time past 2**31 ms; the restored clock's log replays."""
+    fs = _fs(journal)
+    d = Device(fs)
+    d.press(cc.LEFT)
+    d.run(1000)
+    d.clock.pause(d.t)
+    d.s.tick(d.t, False)
+    _long_pause(d, 25 * DAY)
+    d.clock.pause(d.t)                    # right runs again
+    d.run(5000)                           # a checkpoint at 4 s
+    d.press(cc.RIGHT)                     # its record
+    d.run(500)
+    at = 1000 + 25 * DAY + 5000
+    d2 = Device(_power_cut(fs), t0=5)
+    assert d2.restored == session.RESTORED
+    assert d2.clock.state == cc.PAUSED
+    assert d2.s.log_ms(5) == at
+    text = _log(d2.s.log.fs)
+    assert "\n%d right  # " % at in text, text
+    assert text.endswith("%d pause  # power restored\n" % at), text
+    replays(text, d2.clock, at)
+
+
+# -- any number of undos, none of them folds (issue 26) ------------------------------
+
+def _undos(d, n):
+    """n gestures in a running game, each undoing one move of the mover's
+    (the press and 300 ms), every other one followed by a real move; a
+    step at a time, as the app's main loop.  Returns the real moves made
+    and the littlefs operations (programs + erases) seen in a step that
+    began or ended with a clock running."""
+    nor = d.s.log.fs.nor
+    moves = 0
+    busy = 0
+    for k in range(n):
+        assert d.clock.running() >= 0
+        g = Gesture(d)
+        ops = nor.programs + nor.erases
+        d.press(d.clock.running())        # a move (undone)
+        d.run(300)
+        g.undo()                          # its records void: no fold, no file
+        busy += nor.programs + nor.erases - ops
+        d.run(700)
+        if k % 2:
+            d.press(d.clock.running())    # a real move
+            moves += 1
+            d.run(1000)
+    return moves, busy
+
+
+def test_fifty_undos_in_one_arming_never_fold_while_a_clock_runs():
+    """Issue 26: a ninth undo in one journal arming folded the journal inside
+    the step with a clock running (littlefs writes and erases: 1 248 ms at
+    the flash's datasheet maxima).  Now 50 undos: no littlefs program or
+    erase in any step while a clock runs (the undone records are made void
+    on the flash by page programs of the journal's own, Journal.kill); at
+    the end the fold writes the real moves only and the log replays; a
+    power-up meanwhile (even with an UNDO record's kills cut short) brings
+    back no undone move."""
+    fs = norflash.NorFS()
+    d = Device(fs)
+    for _ in range(200):                  # ready: the journal armed in slices
+        if d.s.j.ok and not d.s.arm_due:
+            break
+        d.run(20)
+    assert d.s.j.ok and not d.s.j.arming()
+    d.press(cc.LEFT)                      # 0 left: right runs
+    d.run(2000)
+    e, p = fs.nor.erases, fs.nor.programs
+    moves, busy = _undos(d, 50)
+    assert busy == 0 and (fs.nor.erases, fs.nor.programs) == (e, p)
+    assert d.s.folded == 0 and d.clock.running() >= 0
+    presses = 1 + moves                   # the first press and the real moves
+    d2 = Device(_power_cut(fs), t0=555)   # a power-up: the journal's lines
+    assert d2.restored == session.RESTORED
+    text = _log(d2.s.log.fs)
+    assert _presses(text) == presses, text
+    replays(text, d2.clock, d2.s.log_ms(555))
+    d.run(1000)
+    d.clock.pause(d.t)
+    d.clock.end(d.t)
+    for _ in range(50):                   # over: folded where nobody waits
+        d.run(100)
+    assert d.s.folded == d.s.j.count or d.s.j.count == 0
+    text = _log(fs)
+    assert _presses(text) == presses, text
+    assert text.count(" pause  # ") == 1 and " end  # " in text
+    replays(text, d.clock, d.s.log_ms(d.t))
+    # the restored game goes on: one more undone move, and the power fails
+    # after its UNDO record, before its records were made void
+    d2.clock.pause(d2.t)                  # running again
+    d2.run(500)
+    d2.s._kill = lambda a, b: None
+    g = Gesture(d2)
+    d2.press(d2.clock.running())
+    d2.run(300)
+    g.undo()
+    d3 = Device(_power_cut(d2.s.log.fs), t0=99)
+    assert d3.restored == session.RESTORED
+    text = _log(d3.s.log.fs)
+    assert _presses(text) == presses, text
+    replays(text, d3.clock, d3.s.log_ms(99))
+
+
+def _presses(text):
+    return sum(1 for ln in text.split("\n") if ln.split(" ")[1:2] in (["left"], ["right"]))

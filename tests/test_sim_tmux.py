@@ -35,7 +35,7 @@ NO_TMUX = ("tmux is not installed (apt-get install tmux): "
 PY = sys.executable
 ENV = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
 ENV.pop("TMUX", None)  # not nested inside a developer's tmux session
-HELP = "a left  l right  space pause  e pause 2s  y L+R 1s  r referee  [ ] late  q quit"
+HELP = "a left l right  spc pause  e pause 2s  y L+R  r ref  [ ] late: L/R here  q quit"
 LCD_ROW = re.compile("\u2503(.*)\u2503")
 RUN_L, RUN_R, FLAG = "\u25c0", "\u25b6", "\u2691"
 LIT, OFF = "\u25cf", "\u25cb"
@@ -554,3 +554,46 @@ def test_terminal_watch_sees_a_pty_hang_up():
         if master is not None:
             os.close(master)
         os.close(slave)
+
+
+def test_a_question_is_shown_at_real_speed(tmp_path):
+    """Issue 27: at --speed 10 the END? question's 6 s (question.ASK_MS)
+    lasted 0.6 s of real time.  While a question shows (the clock is
+    stopped) the simulator runs at 1x: its 6 s are 6 real seconds;
+    before and after, the --speed."""
+    from fractions import Fraction
+    import question
+    from host_sim import sim
+    root = str(tmp_path) + os.sep
+    sim.write_settings(root, "sdev", 60000, 60000)
+    s = sim.Sim(sim.load_board("sim"), root, speed=10)
+    s.advance(2000)
+    s.key(sim.LEFT)
+    s.advance(4000)
+    s.key(sim.PAUSE)                      # stopped
+    s.advance(5000)
+    assert s.rate(Fraction(10)) == 10 and not s.asking()
+    s.long_press()                        # the pause key held 2 s: END?
+    s.advance(7500)
+    assert s.asking() and s.rate(Fraction(10)) == 1
+    assert word("ASK_END").split()[0] in " ".join(s.lcd_rows())
+    s.advance(7500 + question.ASK_MS + 100)   # unanswered: it goes
+    assert not s.asking() and s.rate(Fraction(10)) == 10
+
+
+def test_the_simulators_flash_is_kept_unless_asked(tmp_path, monkeypatch):
+    """Issue 27: the simulator's state folder, with the game logs, was a
+    temporary folder removed at exit.  By default it is build/sim and it
+    stays; --state-dir picks another; only --fresh is temporary."""
+    import argparse
+    from host_sim import sim
+    p = argparse.ArgumentParser()
+    sim.add_arguments(p)
+    temp, folder = sim.state_folder(p.parse_args([]))
+    assert temp is None and folder == sim.DEFAULT_STATE == os.path.join(ROOT, "build", "sim")
+    assert os.path.isdir(folder)
+    temp, folder = sim.state_folder(p.parse_args(["--state-dir", str(tmp_path / "mine")]))
+    assert temp is None and folder == str(tmp_path / "mine") and os.path.isdir(folder)
+    temp, folder = sim.state_folder(p.parse_args(["--fresh"]))
+    assert temp == folder and os.path.isdir(folder)
+    os.rmdir(folder)

@@ -175,7 +175,11 @@ def test_the_csv_of_a_round_has_names_times_penalties_and_the_end(hall, tmp_path
     assert "," in left          # "Last, First": quoted in the CSV
     import csv as csvmod
     got = list(csvmod.DictReader(io.StringIO("\n".join(lines))))
-    assert [(g["round"], g["table"]) for g in got] == [("2", "8"), ("2", "99")]
+    assert [(g["round"], g["table"]) for g in got] == [("2", "8"), ("2", "99"), ("2", "")]
+    # issue 27: the bye is a row (its player, TSH number), after the games
+    assert (got[2]["left_player"], got[2]["left_tsh"], got[2]["bye"]) == (
+        rnd.byes[0], str(rnd.bye_numbers[0]), "bye")
+    assert (got[0]["left_clock"], got[0]["right_clock"]) == ("01:00", "-05:01")
     g = got[0]
     assert (g["left_player"], g["right_player"]) == (left, right)
     assert (g["left_time"], g["right_time"]) == ("60000", "-301000")
@@ -209,3 +213,45 @@ def test_started_is_the_first_press():
     assert T.started(dict(state("c", 1, 1, running=None), paused=True))
     assert T.started(state("c", 1, 1, running=None, over=True))
     assert not T.started("not a dict")
+
+
+def test_a_result_is_never_dated_before_its_start_line(monkeypatch):
+    """Issue 27 (found by tests/test_results_desk.py, 1 run in 5): time.gmtime()
+    without an argument reads the kernel's coarse clock, a few ms behind
+    time.time(); a result stored right after its start line (a clock's
+    first message is its result) got the second before it and round 0.
+    Both stamps read one clock."""
+    from host_sim import hall_recorder as REC
+    monkeypatch.setattr(time, "time", lambda: 1764000000.9995)
+    assert T.utc_now_ms() == "2025-11-24T16:00:00.999Z"
+    assert REC.utc_now() == T.utc_now() == "2025-11-24T16:00:00Z"
+
+
+def test_round_messages_stay_small_at_500_tables(tmp_path):
+    """Issues 27 and 29: the round's seating went into one retained message
+    that grows with the hall (near the broker's message_size_limit at 500
+    tables, 64-character names).  Now one message per table: at 500 tables
+    with names of pairings.MAX_NAME characters and three games each, every
+    table's message is under 1 KB and the round's own (the table numbers and
+    the byes) under 4 KB."""
+    folder = str(tmp_path)
+    rnd = pairings.Round(1)
+    for t in range(1, 501):
+        rnd.pairs[t] = pairings.Pair(t, "\u017b" * pairings.MAX_NAME, "W" * pairings.MAX_NAME,
+                                     2 * t - 1, 2 * t)
+    rnd.byes, rnd.bye_numbers = ["B" * pairings.MAX_NAME], [1001]
+    T.store_pairings(folder, rnd, "big.t")
+    h = Hall(folder)
+    try:
+        for t in range(1, 501):
+            for g in (1, 2, 3):
+                h.state(str(t), state("c%03d-%s" % (t, "f" * 32), t, g))
+    finally:
+        h.journal.close()
+    msgs = T.messages(folder, "cup")
+    assert len(msgs) == 501
+    tables = {k: v for k, v in msgs.items() if k != T.ROUND_TOPIC % "cup"}
+    assert max(len(v) for v in tables.values()) < 1024
+    assert len(msgs[T.ROUND_TOPIC % "cup"]) < 4096
+    one = json.loads(msgs[T.TABLE_TOPIC % ("cup", 500)])
+    assert one["left"] == "\u017b" * 64 and len(one["games"]) == 3

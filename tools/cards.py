@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""Printable one-page cards (issue 21): a player card and a referee card per
-language, as PDF, made from docs/quickref.<lang>.md at build time (the cards'
-one source: nothing here copies their text).
+"""Printable cards (issues 21, 27): a player card and a referee card per
+language, as PDF, from their own short sources docs/cards/<lang>.md (the
+manuals, docs/quickref.<lang>.md, stay what they are).
 
     python tools/cards.py [--out build/cards] [--lang en ...]    (make cards)
 
-Each quick-reference card is split at its `<!-- card: referee ... -->`
-line: the part before it (the keys, the screens, a game from start to end)
-is the player card, the part after it (referee menu, setup, power cut) the
-referee card; both keep the card's title.  The Markdown becomes HTML (the
-Python-Markdown package, its tables extension), laid out for A4 in two
-columns with the screen pictures of docs/screens/, and headless Chromium
-prints it to PDF (--print-to-pdf, no header or footer).  The columns fill
-page by page, so a card too long for one page prints on two (nothing is
-cut off): the text size steps down from FONT_MAX until the card is one page
-(pdfinfo counts them), and a card that needs less than FONT_MIN is an error.
-tests/test_cards.py renders every page to PNG (pdftoppm) and checks.
+The player card is what a player reads at arm's length: the few things a
+player does, each with a picture of the three keys (the ones to press
+filled, how long to hold them beside), on one A5 page at 12 pt or more
+(it prints two to an A4 sheet, or folds into a table tent).  The referee card
+is numbered steps for each situation (the menu, a dispute, a late player,
+a game ended by mistake, TSO § 5.2 d, a power cut), with no shell command,
+on one A4 page in two columns at 11 pt or more.  The display's words
+(`{ASK_END}`, `{T_VOID_L}` ...) are filled in from firmware/lang.py, the
+clock's own text, so a card never names a word the clock does not show.
+
+The source: a first line `keys: L | ‖ | R` (the three keys' labels), then
+Markdown; `<!-- card: referee -->` splits it; `{keys O}` / `{keys P 2s}`
+/ `{keys LR 1s}` / `{keys PO 2s}` at the start of a line draws the keys (L
+left, P pause, R right, O the player's own button) with the line's text
+beside them.  Headless
+Chromium prints each to PDF; the text size steps down from the card's
+largest to its smallest until the card is one page (pdfinfo counts them);
+a card that needs less is an error.  tests/test_cards.py checks the PDFs as
+pages and as pictures.
 
 Writes build/cards/<lang>-player.pdf, <lang>-referee.pdf (and the .html
 beside them).
@@ -23,6 +31,7 @@ beside them).
 import argparse
 import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,45 +41,37 @@ import repo_root  # noqa: F401  (this checkout's host_sim)
 from host_sim import ROOT
 
 DOCS = os.path.join(ROOT, "docs")
+SOURCES = os.path.join(DOCS, "cards")
 MARKER = "<!-- card: referee"
 KINDS = ("player", "referee")
-# The body text's size: the largest of FONT_MAX, FONT_MAX - 0.2, ... down to
-# FONT_MIN at which the card prints on one page (a card's text may grow:
-# the cards are rewritten now and then).  Below FONT_MIN it is an error.
-FONT_MAX = 10.0
-FONT_MIN = 7.2
-FONT_STEP = 0.2
+# (page size, largest, smallest text size in pt) of each card
+PAGE_OF = {"player": ("A5", 14.5, 12.0), "referee": ("A4", 13.0, 11.0)}
+FONT_STEP = 0.5
+FONT_MIN = 11.0          # (the smallest of all the cards' smallest)
 
 CSS = """
-@page { size: A4; margin: 8mm 9mm; }
+@page { size: %(page)s; margin: 9mm 10mm; }
 html { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif;
-       font-size: %(font)spt; line-height: 1.13; color: #000; }
+       font-size: %(font)spt; line-height: 1.2; color: #000; }
 body { margin: 0; }
-h1 { font-size: 15pt; margin: 0 0 2mm 0; border-bottom: 0.6mm solid #000;
-     column-span: all; }
-h2 { font-size: 1.25em; margin: 1.8mm 0 0.6mm 0; break-after: avoid; }
-p, ul { margin: 0 0 1.2mm 0; }
-ul { padding-left: 4mm; }
-li { margin: 0 0 0.5mm 0; }
-code { font-family: "DejaVu Sans Mono", monospace; font-size: 0.95em;
-       background: #eee; padding: 0 0.4mm; }
-table { border-collapse: collapse; width: 100%%; margin: 0 0 1.5mm 0;
-        break-inside: auto; }
-td, th { border: 0.2mm solid #888; padding: 0.6mm 1mm; vertical-align: top;
-         text-align: left; }
-tr { break-inside: avoid; }
-th { background: #ddd; }
-img { width: 20mm; display: block; }
-/* the screens: across the page (their meanings need the width) */
-table:has(img) { column-span: all; }
-.cols { column-count: 2; column-gap: 5mm; column-fill: auto; }
+h1 { font-size: 1.45em; margin: 0 0 2.5mm 0; border-bottom: 0.7mm solid #000; column-span: all; }
+h2 { font-size: 1.1em; margin: 2.5mm 0 1mm 0; break-after: avoid; }
+p { margin: 0 0 1.5mm 0; }
+ol { margin: 0 0 1.5mm 0; padding-left: 6mm; }
+li { margin: 0 0 0.8mm 0; }
+code { font-family: "DejaVu Sans Mono", monospace; font-size: 1em; background: #e8e8e8;
+       padding: 0 0.5mm; }
+.step { display: flex; align-items: center; gap: 3mm; margin: 0 0 1.8mm 0; break-inside: avoid; }
+.step svg { flex: none; width: 30mm; height: auto; }
+.step div { flex: 1; }
+.cols { column-count: %(cols)s; column-gap: 6mm; column-fill: auto; }
+section { break-inside: avoid; }
 """
 
 PAGE = """<!DOCTYPE html>
 <html lang="%(lang)s"><head><meta charset="utf-8">
 <title>%(title)s</title>
 <meta name="font-pt" content="%(font)s">
-<base href="file://%(docs)s/">
 <style>%(css)s</style></head>
 <body><div class="cols">
 %(body)s
@@ -82,25 +83,82 @@ class CardError(Exception):
     pass
 
 
-def split(text):
-    """(title line, player part, referee part) of a quick-reference card."""
-    lines = text.split("\n")
-    title = next((ln for ln in lines if ln.startswith("# ")), None)
-    at = [i for i, ln in enumerate(lines) if ln.startswith(MARKER)]
-    if title is None or len(at) != 1:
-        raise CardError("expected one `# title` line and one `%s -->` line" % MARKER)
-    i = at[0]
-    player = "\n".join(lines[:i])
-    referee = title + "\n\n" + "\n".join(lines[i + 1:])
-    return title, player, referee
+def keys_svg(which, hold, labels):
+    """The three keys, left to right: the ones of `which` (L, P, R) filled
+    black, the others outlined; O (the player's own button, left or right:
+    players sit on both sides) draws both player buttons grey with a dashed
+    edge; `hold` ("2s") written under them."""
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 %d">'
+           % (60 if hold else 44)]
+    for i, (k, label) in enumerate(zip("LPR", labels)):
+        x = 4 + i * 40
+        on = k in which
+        own = "O" in which and k != "P"
+        w, rx = (28, 14) if k == "P" else (32, 6)
+        x += (32 - w) // 2
+        out.append('<rect x="%d" y="6" width="%d" height="32" rx="%d" fill="%s" stroke="#000" '
+                   'stroke-width="3"%s/>' % (x, w, rx, "#000" if on else "#bbb" if own else "#fff",
+                                             ' stroke-dasharray="5 3"' if own else ""))
+        out.append('<text x="%d" y="29" font-size="17" font-weight="bold" text-anchor="middle" '
+                   'font-family="DejaVu Sans" fill="%s">%s</text>'
+                   % (x + w // 2, "#fff" if on else "#000", html.escape(label)))
+    if hold:
+        out.append('<text x="60" y="58" font-size="17" text-anchor="middle" '
+                   'font-family="DejaVu Sans">%s</text>' % html.escape(hold.replace("s", " s")))
+    out.append("</svg>")
+    return "".join(out)
 
 
-def to_html(part, lang, font):
+def fill(text, lg):
+    """The display's words from firmware/lang.py: `{KEY}` -> the clock's text."""
+    import lang
+
+    def one(m):
+        try:
+            return lang.text(lg, m.group(1))
+        except KeyError:
+            raise CardError("{%s} is no word of the clock (firmware/lang.py)" % m.group(1))
+    return re.sub(r"\{([A-Z][A-Z0-9_]*)\}", one, text)
+
+
+def read_source(lg):
+    """(key labels, player part, referee part) of docs/cards/<lg>.md."""
+    path = os.path.join(SOURCES, "%s.md" % lg)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CardError("%s: %s" % (path, e.strerror or e))
+    first, _, rest = text.partition("\n")
+    if not first.startswith("keys:") or len(first[5:].split("|")) != 3:
+        raise CardError("%s:1: expected `keys: L | ‖ | R`" % os.path.relpath(path, ROOT))
+    labels = [x.strip() for x in first[5:].split("|")]
+    parts = rest.split(MARKER)
+    if len(parts) != 2:
+        raise CardError("%s: expected one `%s -->` line" % (os.path.relpath(path, ROOT), MARKER))
+    return labels, fill(parts[0], lg), fill(parts[1].split("-->", 1)[1], lg)
+
+
+def to_html(part, lang, font, kind="player", labels=("L", "‖", "R")):
     import markdown
-    body = markdown.markdown(part, extensions=["tables"], output_format="html")
-    title = part.split("\n", 1)[0].lstrip("# ")
-    return PAGE % {"lang": lang, "title": html.escape(title), "docs": DOCS,
-                   "css": CSS % {"font": font}, "body": body, "font": font}
+    page, _hi, _lo = PAGE_OF[kind]
+    lines = []
+    for ln in part.split("\n"):
+        m = re.match(r"^\{keys ([LPRO]+)(?: (\d+s))?\} (.*)$", ln)
+        if m:
+            body = markdown.markdown(m.group(3), output_format="html")
+            lines.append('<div class="step">%s<div>%s</div></div>' % (
+                keys_svg(m.group(1), m.group(2), labels), body))
+        else:
+            lines.append(ln)
+    body = markdown.markdown("\n".join(lines), output_format="html")
+    # each situation (## and what follows) stays together
+    body = "<section>" + body.replace("<h2>", "</section><section><h2>") + "</section>"
+    title = next((ln[2:] for ln in part.split("\n") if ln.startswith("# ")), "")
+    return PAGE % {"lang": lang, "title": html.escape(title),
+                   "css": CSS % {"font": font, "page": page,
+                                 "cols": 1 if kind == "player" else 2},
+                   "body": body, "font": font}
 
 
 def pages(pdf_path):
@@ -115,37 +173,36 @@ def pages(pdf_path):
     raise CardError("pdfinfo cannot read %s" % pdf_path)
 
 
-def _print_at(part, lang, base, font):
+def _print_at(part, lang, base, font, kind, labels):
     with open(base + ".html", "w", encoding="utf-8") as f:
-        f.write(to_html(part, lang, "%.1f" % font))
+        f.write(to_html(part, lang, "%.1f" % font, kind, labels))
     print_pdf(base + ".html", base + ".pdf")
     return pages(base + ".pdf") == 1
 
 
-def fit(part, lang, base):
-    """base.html and base.pdf at the largest size of FONT_MIN, FONT_MIN +
-    FONT_STEP, ... FONT_MAX that fits one page (a bisection: a longer
-    text never fits where a shorter did not); returns that size (pt).
-    FONT_MAX is tried first (a card that fits there takes one Chromium
-    print), then FONT_MIN (a card too long for it is refused at once)."""
-    sizes = [round(FONT_MIN + i * FONT_STEP, 1)
-             for i in range(int(round((FONT_MAX - FONT_MIN) / FONT_STEP)) + 1)]
-    if _print_at(part, lang, base, sizes[-1]):
+def fit(part, lang, base, kind="player", labels=("L", "‖", "R")):
+    """base.html and base.pdf at the largest size of the card's range (a
+    FONT_STEP apart) at which it is one page; returns that size (pt).  The
+    largest is tried first, then the smallest (a card too long for it is
+    refused at once), then a bisection between."""
+    _page, hi, lo_pt = PAGE_OF[kind]
+    sizes = [lo_pt + i * FONT_STEP for i in range(int(round((hi - lo_pt) / FONT_STEP)) + 1)]
+    if _print_at(part, lang, base, sizes[-1], kind, labels):
         return sizes[-1]
-    if not _print_at(part, lang, base, sizes[0]):
+    if not _print_at(part, lang, base, sizes[0], kind, labels):
         raise CardError("%s does not fit one page even at %.1f pt: shorten the card"
-                        % (os.path.basename(base), FONT_MIN))
-    lo, hi = 0, len(sizes) - 2        # sizes[lo] fits, sizes[hi + 1] does not
-    last = 0                          # the size the files are at
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
+                        % (os.path.basename(base), lo_pt))
+    lo, hi_i = 0, len(sizes) - 2
+    last = 0
+    while lo < hi_i:
+        mid = (lo + hi_i + 1) // 2
         last = mid
-        if _print_at(part, lang, base, sizes[mid]):
+        if _print_at(part, lang, base, sizes[mid], kind, labels):
             lo = mid
         else:
-            hi = mid - 1
+            hi_i = mid - 1
     if last != lo:
-        _print_at(part, lang, base, sizes[lo])   # the files at the chosen size
+        _print_at(part, lang, base, sizes[lo], kind, labels)
     return sizes[lo]
 
 
@@ -176,19 +233,10 @@ def build(out_dir, langs):
     os.makedirs(out_dir, exist_ok=True)
     made = []
     for lg in langs:
-        src = os.path.join(DOCS, "quickref.%s.md" % lg)
-        try:
-            with open(src, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise CardError("%s: %s" % (src, e.strerror or e))
-        try:
-            _title, player, referee = split(text)
-        except CardError as e:
-            raise CardError("%s: %s" % (os.path.relpath(src, ROOT), e))
+        labels, player, referee = read_source(lg)
         for kind, part in zip(KINDS, (player, referee)):
             base = os.path.join(os.path.abspath(out_dir), "%s-%s" % (lg, kind))
-            fit(part, lg, base)
+            fit(part, lg, base, kind, labels)
             made.append(base + ".pdf")
     return made
 

@@ -643,7 +643,7 @@ def _wait(port, present, poll_s, timeout_s):
 
 def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                   sources=False, mpy_cross=None, mpremote=None, poll_s=0.2,
-                  wait_s=None, say=print):
+                  wait_s=None, say=print, dry_run=False):
     """Flash clock after clock on `port`, one per table of `tables`: wait
     for a board on the port, refuse one already flashed in this run, copy
     the app with that table's net.json (make deploy TABLE=n), read every
@@ -652,6 +652,8 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
     asked for again.  Returns [(table, clock id, files, result)] for the
     final table of what went where (also when interrupted: KeyboardInterrupt
     or wait_s passing with no board)."""
+    if dry_run:
+        return _tables_dry_run(board, tables, port, sources, mpy_cross, say)
     mpremote = find_tool("mpremote", mpremote)
     done = []
     ids = {}
@@ -699,6 +701,42 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
     return done
 
 
+def _tables_dry_run(board, tables, port, sources, mpy_cross, say):
+    """DRY_RUN=1 (issue 27: it was ignored, and the tool waited for a board):
+    the steps for the first table, as the commands mpremote would get,
+    touching no board and writing no net.json; the others alike."""
+    t = tables[0]
+    say("dry run: no board is touched, nothing is waited for; for table %d:" % t)
+    say("  wait until %s appears (a clock plugged in)" % port)
+    say("  " + shlex.join(["mpremote"] + connect_args(port) + ["exec", ID_QUERY]))
+    say("  write build/net-%d.json (0600: the clock account %d's password, the Wi-Fi, "
+        "the broker)" % (t, t))
+    names = deploy(board, port=port, dry_run=True, sources=sources, mpy_cross=mpy_cross,
+                   out=lambda line: None if line.endswith(" reset") else say("  " + line),
+                   reset=False)     # (deploy-tables resets no board)
+    say("  ... and net.json (build/net-%d.json), then read every one of the %d files back: "
+        % (t, len(names) + 1) + shlex.join(["mpremote"] + connect_args(port)
+                                          + ["exec", "<SHA-256 of each file>"]))
+    say("  wait until %s is gone (the clock unplugged)" % port)
+    if len(tables) > 1:
+        more = tables[1:]
+        say("then the same for table%s %s, each with its own net.json"
+            % ("s" if len(more) > 1 else "", _ranges(more)))
+    return []
+
+
+def _ranges(ts):
+    """[2, 3, 4, 8] -> '2-4, 8'."""
+    out, i = [], 0
+    while i < len(ts):
+        j = i
+        while j + 1 < len(ts) and ts[j + 1] == ts[j] + 1:
+            j += 1
+        out.append(str(ts[i]) if i == j else "%d-%d" % (ts[i], ts[j]))
+        i = j + 1
+    return ", ".join(out)
+
+
 def tables_report(done, tables):
     """The table of what went where (and what did not)."""
     lines = ["table  clock             files  result"]
@@ -732,6 +770,8 @@ def main(argv=None):
     t.add_argument("--ssid", default="", help="the hall's Wi-Fi")
     t.add_argument("--wifi-password", default="")
     t.add_argument("--mpremote", default=None, help="mpremote to use (default: PATH, then .venv)")
+    t.add_argument("--dry-run", action="store_true",
+                   help="print the steps and mpremote commands only (no board, no waiting)")
     t.add_argument("--wait", type=float, default=None,
                    help="stop when no clock is plugged in for this many seconds")
     for p in (d, b, t):
@@ -785,7 +825,9 @@ def _tables(args):
     done = deploy_tables(args.board, tables, args.port, hall, args.broker, args.ssid,
                          args.wifi_password, sources=args.sources, mpy_cross=args.mpy_cross,
                          mpremote=args.mpremote, wait_s=args.wait,
-                         say=lambda s: print(s, flush=True))
+                         say=lambda s: print(s, flush=True), dry_run=args.dry_run)
+    if args.dry_run:
+        return 0
     print(tables_report(done, tables), flush=True)
     return 0 if len(done) == len(tables) else 1
 

@@ -14,7 +14,7 @@ var rows = {};     // "table/account" -> {table, account, state, at, status, log
 var shown = null;  // the row key in the log view
 var bad = {count: 0, last: ""};
 var MAX_LOGS = 20; // game logs kept per row
-var ROUND = null;  // {round, tables: {table: [left, right]}} (HallModel.parseRound)
+var ROUND = HallModel.newRound();  // the round, its seating and games (model.js)
 
 function now() { return performance.now(); }
 
@@ -58,15 +58,31 @@ function drop(key) {
 
 function renderRow(x, f, show, n) {
   var off = x.status === "offline", e = now() - x.at, s = x.state;
+  // both players of the round's seating (issue 21: hall pairings), left - right
+  var names = M.names(ROUND, x.table);
+  set(x.cells.players, names ? names[0] + " \u2013 " + names[1] : "");
+  x.cur = M.current(ROUND, x.table, x.account, s);
+  if (!x.cur) {
+    // issue 27: a game of an earlier round (the clock still shows its end):
+    // nothing of it here until this round's first press at this clock
+    set(x.cells.left, ""); set(x.cells.right, ""); set(x.cells.pen, "");
+    x.cells.left.className = "time left"; x.cells.right.className = "time right";
+    badges(x.cells.state, ["waiting for round " + ROUND.round]);
+    set(x.cells.clock, "clock " + s.clock + (x.account !== String(x.table) ?
+        " (account " + x.account + ")" : ""));
+    x.row.className = "waiting";
+    x.sortTime = Infinity;
+    x.words = ["waiting"];
+    n.waiting++;
+    x.row.hidden = !(match(x, f) && show === "all");
+    return;
+  }
   var t = M.times(s, off, e), w = M.words(s, off, e);
   set(x.cells.left, M.fmt(t[0]));
   set(x.cells.right, M.fmt(t[1]));
   x.cells.left.className = "time left" + (s.running === "left" && !s.over ? " run" : "") + (t[0] < 0 ? " over" : "");
   x.cells.right.className = "time right" + (s.running === "right" && !s.over ? " run" : "") + (t[1] < 0 ? " over" : "");
   badges(x.cells.state, w);
-  // both players of the round's seating (issue 21: hall pairings), left - right
-  var names = ROUND && ROUND.tables[x.table];
-  set(x.cells.players, names ? names[0] + " \u2013 " + names[1] : "");
   set(x.cells.pen, s.left.penalty || s.right.penalty ? s.left.penalty + " / " + s.right.penalty : "");
   set(x.cells.clock, "clock " + s.clock + ", game " + s.game +
       (x.account !== String(x.table) ? " (account " + x.account + ")" : ""));
@@ -100,7 +116,7 @@ function badges(cell, w) {
 function render() {
   var f = document.getElementById("filter").value.trim();
   var show = document.getElementById("show").value;
-  var list = [], n = {playing: 0, finished: 0, offline: 0};
+  var list = [], n = {playing: 0, finished: 0, offline: 0, waiting: 0};
   Object.keys(rows).forEach(function (k) {
     var x = rows[k];
     if (!x.state) { x.row.hidden = true; return; }
@@ -115,7 +131,10 @@ function render() {
   });
   sortRows(list);
   set(document.getElementById("counts"),
-      n.playing + " playing, " + n.finished + " finished, " + n.offline + " offline");
+      n.playing + " playing, " + n.finished + " finished, " + n.offline + " offline" +
+      (n.waiting ? ", " + n.waiting + " waiting for round " + ROUND.round : ""));
+  set(document.getElementById("progress"), ROUND.round === null ? "" : M.progress(ROUND, list).text);
+  set(document.getElementById("byes"), ROUND.byes.length ? "bye: " + ROUND.byes.join(", ") : "");
 }
 
 function set(el, text) { if (el.textContent !== text) el.textContent = text; }
@@ -139,7 +158,7 @@ function keep(w, x, show) {
   return !x.state.over && w[0] !== "offline";
 }
 
-var ORDER = {offline: 0, overtime: 1, flag: 1, running: 2, paused: 3, ready: 4, finished: 5, forfeit: 5};
+var ORDER = {offline: 0, overtime: 1, flag: 1, running: 2, paused: 3, ready: 4, finished: 5, forfeit: 5, waiting: 6};
 function sortRows(list) {
   var by = document.getElementById("sort").value;
   function byTable(a, b) { return (a.table - b.table) || (+a.account - +b.account); }
@@ -168,14 +187,30 @@ function showLog(key) {
   document.getElementById("logtitle").textContent = "Table " + x.table + (g ? ", game " + g : "");
   document.getElementById("logtext").textContent = g !== undefined ? x.logs[g] :
       "No log yet: the clock publishes its game log when the game ends.";
+  // issue 27: the log as a file, and its timeline (the recorder writes one
+  // per language next to the page, host_sim/hall_logs.py)
+  var file = document.getElementById("logfile"), tl = document.getElementById("timeline");
+  file.hidden = tl.hidden = g === undefined;
+  if (g !== undefined) {
+    if (file.href.indexOf("blob:") === 0) URL.revokeObjectURL(file.href);
+    file.href = URL.createObjectURL(new Blob([x.logs[g]], {type: "text/plain"}));
+    file.download = "table" + x.table + "-game" + g + ".txt";
+    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + pageLang() + ".txt";
+  }
+}
+
+// The reader's language among the clock's (en, de, pl), for the timelines.
+function pageLang() {
+  var l = (navigator.language || "en").slice(0, 2).toLowerCase();
+  return ["en", "de", "pl"].indexOf(l) >= 0 ? l : "en";
 }
 
 function onMessage(topic, payload) {
-  if (topic === "scrabble/" + EV + "/round") {   // the round and its seating (issue 21)
-    var r = M.parseRound(payload.toString());
+  var r = M.parseRoundTopic(EV, topic, payload.toString());
+  if (r !== null) {   // the round, a table's seating and games (issues 21, 27)
     if (r.error) { warn(topic, r.error); return; }
-    ROUND = r;
-    set(document.getElementById("round"), "round " + r.round);
+    M.addRound(ROUND, r);
+    if (ROUND.round !== null) set(document.getElementById("round"), "round " + ROUND.round);
     return;
   }
   var m = M.parse(EV, topic, payload.toString());
@@ -203,6 +238,9 @@ function onMessage(topic, payload) {
 
 function start() {
   document.getElementById("event").textContent = EV;
+  // the results desk (host_sim/desk.py): served by `hall` on the hall
+  // computer's loopback, on the page's port + 1
+  document.getElementById("desk").href = "http://127.0.0.1:" + ((+location.port || 80) + 1) + "/";
   var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
   var c = mqtt.connect(url, {username: HALL.user, password: HALL.password,
                              reconnectPeriod: 2000, clean: true});

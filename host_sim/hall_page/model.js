@@ -19,7 +19,8 @@ var HallModel = (function () {
   var INT_MAX = 2147483647;       // the clocks' ints are 31-bit
   var MAX_STATE = 4096;           // bytes of a state message (the clock's: ~400)
   var MAX_LOG = 20480;            // the broker's message_size_limit
-  var MAX_NAME = 80;              // a player's name in the round's seating
+  var MAX_NAME = 64;              // a player's name (host_sim/pairings.py MAX_NAME)
+  var MAX_SEAT = 4096;            // bytes of a table's round message
 
   function num(s, lo, hi) {
     // a canonical decimal number lo..hi (no sign, no leading zero), or null
@@ -110,30 +111,115 @@ var HallModel = (function () {
     return t;
   }
 
-  // The round and its seating, retained on scrabble/<event>/round by the
-  // recorder (issue 21: hall round / hall pairings):
-  //   {round, tables: {"12": ["left", "right"]}} -> {round, tables: {12: [..]}} or {error}
+  // The round and its seating, retained by the recorder (issue 27: one
+  // message per table, host_sim/tournament.py messages()):
+  //   scrabble/<event>/round      {round, tables: [1, 2, ...], byes: [names]}
+  //   scrabble/<event>/round/<t>  {round, left, right, games: [[account, clock, game]]}
+  function isName(v) { return typeof v === "string" && v.length <= MAX_NAME; }
+
   function parseRound(text) {
     if (typeof text !== "string" || text.length > 65536) return {error: "too long"};
     var r;
     try { r = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
-    if (r === null || typeof r !== "object" || Array.isArray(r)) return {error: "not an object"};
-    if (typeof r.round !== "number" || Math.floor(r.round) !== r.round || r.round < 1 || r.round > 999) {
-      return {error: "round is not 1-999"};
-    }
+    if (!isObj(r)) return {error: "not an object"};
+    if (!isInt(r.round, 1, 999)) return {error: "round is not 1-999"};
+    var t = r.tables === undefined ? [] : r.tables, b = r.byes === undefined ? [] : r.byes;
+    if (!Array.isArray(t) || t.length > 999) return {error: "tables is not a list of tables"};
     var tables = {};
-    var t = r.tables === undefined ? {} : r.tables;
-    if (t === null || typeof t !== "object" || Array.isArray(t)) return {error: "tables is not an object"};
-    var keys = Object.keys(t);
-    if (keys.length > 999) return {error: "too many tables"};
-    for (var i = 0; i < keys.length; i++) {
-      var k = keys[i], v = t[k];
-      if (!/^[1-9][0-9]{0,2}$/.test(k)) return {error: "table " + k.slice(0, 10) + " is not 1-999"};
-      if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== "string" || typeof v[1] !== "string" ||
-          v[0].length > MAX_NAME || v[1].length > MAX_NAME) return {error: "table " + k + ": not two names"};
-      tables[+k] = [v[0], v[1]];
+    for (var i = 0; i < t.length; i++) {
+      if (!isInt(t[i], 1, 999)) return {error: "a table is not 1-999"};
+      tables[t[i]] = true;
     }
-    return {round: r.round, tables: tables};
+    if (!Array.isArray(b) || b.length > 999 || !b.every(isName)) return {error: "byes are not names"};
+    return {round: r.round, tables: tables, byes: b.slice()};
+  }
+
+  function parseSeat(text) {
+    if (typeof text !== "string" || text.length > MAX_SEAT) return {error: "too long"};
+    var r;
+    try { r = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
+    if (!isObj(r)) return {error: "not an object"};
+    if (!isInt(r.round, 1, 999)) return {error: "round is not 1-999"};
+    if (!isName(r.left) || !isName(r.right)) return {error: "not two names"};
+    if (!Array.isArray(r.games) || r.games.length > 50) return {error: "games is not a list"};
+    for (var i = 0; i < r.games.length; i++) {
+      var g = r.games[i];
+      if (!Array.isArray(g) || g.length !== 3 || num(g[0], 1, INT_MAX) === null ||
+          typeof g[1] !== "string" || !/^[\w.-]{1,40}$/.test(g[1]) || !isInt(g[2], 1, INT_MAX)) {
+        return {error: "a game is not [account, clock, game]"};
+      }
+    }
+    return {round: r.round, left: r.left, right: r.right, games: r.games};
+  }
+
+  // A round message (kind "round") or a table's (kind "seat"), else null.
+  function parseRoundTopic(event, topic, text) {
+    var p = String(topic).split("/");
+    if (p[0] !== "scrabble" || p[1] !== event || p[2] !== "round") return null;
+    if (p.length === 3) {
+      var r = parseRound(String(text));
+      return r.error ? r : {kind: "round", value: r};
+    }
+    var t = p.length === 4 ? num(p[3], 1, 999) : null;
+    if (t === null) return {error: "not a round topic"};
+    if (text === "") return {kind: "seat", table: t, value: null};   // a table gone
+    var s = parseSeat(String(text));
+    return s.error ? s : {kind: "seat", table: t, value: s};
+  }
+
+  // What the pages know of the round: R = newRound(), then addRound(R, m) for
+  // every "round" / "seat" message.
+  function newRound() { return {round: null, tables: {}, byes: [], seats: {}}; }
+
+  function addRound(R, m) {
+    if (m.kind === "round") {
+      R.round = m.value.round; R.tables = m.value.tables; R.byes = m.value.byes;
+    } else if (m.value === null) delete R.seats[m.table];
+    else R.seats[m.table] = m.value;
+  }
+
+  function seat(R, t) {
+    var s = R && R.seats[t];
+    return s && s.round === R.round ? s : null;
+  }
+
+  // [left, right] of a table of the round's seating, or null.
+  function names(R, t) {
+    var s = seat(R, t);
+    return s && R.tables[t] ? [s.left, s.right] : null;
+  }
+
+  // Has the game of this state begun (host_sim/tournament.py started())?
+  function begun(s) {
+    return ((s.running === "left" || s.running === "right") && s.late === null) ||
+        s.paused === true || s.over === true;
+  }
+
+  // Is this clock's state of the current round?  A game that has begun is
+  // only when the recorder lists it at the table (its first press came
+  // after `hall round N`); before any round message, everything is.  A
+  // ready clock shows nothing of an earlier round: it is.
+  function current(R, table, account, s) {
+    if (!R || R.round === null || !begun(s)) return true;
+    var st = seat(R, table);
+    return !!st && st.games.some(function (g) {
+      return g[0] === account && g[1] === s.clock && g[2] === s.game;
+    });
+  }
+
+  // "37 of 40 finished": the seating's tables (issue 27: not unseated
+  // clocks); without a seating, the tables with a clock of the round.
+  // cards: [{table, state, cur}].
+  function progress(R, cards) {
+    var tables = {}, done = {}, seated = R && Object.keys(R.tables).length > 0;
+    if (seated) Object.keys(R.tables).forEach(function (t) { tables[t] = true; });
+    cards.forEach(function (c) {
+      if (!c.state || !c.cur) return;
+      if (!seated) tables[c.table] = true;
+      if (tables[c.table] && c.state.over) done[c.table] = true;
+    });
+    var n = Object.keys(tables).length, f = Object.keys(done).length;
+    return {finished: f, of: n, text: f + " of " + n + " finished"};
   }
 
   // -- what a row shows --------------------------------------------------------------
@@ -183,6 +269,8 @@ var HallModel = (function () {
   }
 
   return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
+          parseSeat: parseSeat, parseRoundTopic: parseRoundTopic, newRound: newRound,
+          addRound: addRound, names: names, current: current, begun: begun, progress: progress,
           fmt: fmt,
           signed: signed, times: times, words: words};
 })();

@@ -40,10 +40,15 @@ var Projector = (function () {
   }
 
   // What a card says, and its alerts (most urgent first).  x: {state, status,
-  // offAt, at}; now: ms (performance.now()); most: most of the round is over.
+  // offAt, at, cur, bye}; now: ms (performance.now()); most: most of the
+  // round is over.  A clock whose game is of an earlier round (x.cur false:
+  // the recorder has not seen its first press since `hall round N`) shows
+  // nothing of it: "waiting" (issue 27).
   function look(x, now, most) {
+    if (x.bye) return {words: "bye", cls: "bye", alerts: []};
     var s = x.state;
     if (!s) return {words: "no clock", cls: "noclock", alerts: []};
+    if (x.cur === false) return {words: "waiting", cls: "waiting", alerts: []};
     var off = x.status === "offline";
     var e = now - x.at;
     var t = HallModel.times(s, off, e);
@@ -62,27 +67,36 @@ var Projector = (function () {
     return {words: alerts.length ? alerts[0] : state, cls: state, alerts: alerts, times: t};
   }
 
-  // "37 of 40 finished": the round's tables (its seating, else the cards).
-  function progress(cards, seating) {
-    var tables = {}, done = {};
-    Object.keys(seating || {}).forEach(function (t) { tables[t] = true; });
-    cards.forEach(function (c) {
-      if (!c.state) return;
-      tables[c.table] = true;
-      if (c.state.over) done[c.table] = true;
+  // "37 of 40 finished" (HallModel.progress: the seating's tables).
+  function progress(cards, R) {
+    return HallModel.progress(R, cards);
+  }
+
+  // The cards to show, in order: each seated table (its clocks, this
+  // round's or waiting; "no clock" if none), each unseated table with a
+  // game of this round, then a card per bye.
+  function cardsOf(all, R) {
+    var byTable = {}, out = [];
+    all.forEach(function (x) {
+      if (!x.state || x.bye) return;
+      x.cur = HallModel.current(R, x.table, x.account, x.state);
+      (byTable[x.table] = byTable[x.table] || []).push(x);
     });
-    var n = Object.keys(tables).length, f = Object.keys(done).length;
-    return {finished: f, of: n, text: f + " of " + n + " finished"};
+    var seated = R ? R.tables : {};
+    Object.keys(byTable).forEach(function (t) {
+      byTable[t].forEach(function (x) { if (seated[t] || x.cur) out.push(x); });
+    });
+    return {cards: order(out), byTable: byTable};
   }
 
   return {layout: layout, parseRound: HallModel.parseRound, order: order, look: look, progress: progress,
-          MAX_PER_PAGE: MAX_PER_PAGE, OFFLINE_MS: OFFLINE_MS};
+          cardsOf: cardsOf, MAX_PER_PAGE: MAX_PER_PAGE, OFFLINE_MS: OFFLINE_MS};
 })();
 
 var P = {
   event: (typeof HALL !== "undefined" ? HALL.event : ""),
   cards: {},          // "table/account" -> {table, account, state, at, status, offAt, el}
-  round: null,        // {round, tables}
+  round: HallModel.newRound(),   // the round, its seating and games (model.js)
   page: 0,
   pageAt: 0,
   PAGE_MS: 10000,
@@ -124,7 +138,8 @@ function pen(p) { return p ? "\u2212" + p + " pts" : ""; }
 function draw(x, now, most) {
   if (!x.el) build(x);
   var L = Projector.look(x, now, most);
-  var names = P.round && P.round.tables[x.table];
+  var names = x.bye ? [x.name, ""] : HallModel.names(P.round, x.table);
+  txt(x.f.num, x.bye ? "bye" : String(x.table));
   txt(x.f.nl, names ? names[0] : "");
   txt(x.f.nr, names ? names[1] : "");
   txt(x.f.state, L.words);
@@ -132,7 +147,12 @@ function draw(x, now, most) {
       .replace("still", "late"); }).join("");
   if (x.el.className !== cls) x.el.className = cls;
   var s = x.state;
-  if (!s) { txt(x.f.tl.firstChild, ""); txt(x.f.tr.firstChild, ""); return L; }
+  if (!s || !L.times) {   // no clock, waiting for this round's first press, a bye
+    txt(x.f.tl.firstChild, ""); txt(x.f.tr.firstChild, "");
+    txt(x.f.pl, ""); txt(x.f.pr, "");
+    x.f.tl.className = "time tl"; x.f.tr.className = "time tr";
+    return L;
+  }
   var sides = [[x.f.tl, "left", 0, x.f.pl], [x.f.tr, "right", 1, x.f.pr]];
   for (var i = 0; i < 2; i++) {
     var f = sides[i][0], side = sides[i][1], t = L.times[sides[i][2]];
@@ -144,34 +164,38 @@ function draw(x, now, most) {
   return L;
 }
 
+var BYE_TABLE = 100000;   // bye cards stand after every table
+
 function render() {
   var now = pnow();
-  // a table of the seating without a clock yet gets a card too
-  if (P.round) {
-    Object.keys(P.round.tables).forEach(function (t) {
-      var has = Object.keys(P.cards).some(function (k) { return P.cards[k].table === +t && P.cards[k].state; });
-      if (!has) card(t + "/", +t, "");
-    });
-  }
-  var all = Projector.order(Object.keys(P.cards).map(function (k) { return P.cards[k]; })
-      .filter(function (x) {
-        if (x.state) return true;
-        // a placeholder only while its table has no clock and is in the seating
-        return x.account === "" && P.round && P.round.tables[x.table] &&
-            !Object.keys(P.cards).some(function (k) { return P.cards[k].table === x.table && P.cards[k].state; });
-      }));
-  var prog = Projector.progress(all, P.round ? P.round.tables : {});
+  var R = P.round;
+  var got = Projector.cardsOf(Object.keys(P.cards).map(function (k) { return P.cards[k]; }), R);
+  var all = got.cards.slice();
+  // a table of the seating without a clock gets a card too
+  Object.keys(R.tables).forEach(function (t) {
+    if (!got.byTable[t]) all.push(card(t + "/", +t, ""));
+  });
+  R.byes.forEach(function (name, i) {
+    var x = card("bye/" + i, BYE_TABLE + i, "");
+    x.bye = true;
+    x.name = name;
+    all.push(x);
+  });
+  all = Projector.order(all);
+  var prog = Projector.progress(got.cards, R);
   var most = prog.of > 0 && prog.finished * 2 > prog.of;
-  txt(document.getElementById("round"), P.round ? String(P.round.round) : "?");
+  txt(document.getElementById("round"), R.round !== null ? String(R.round) : "?");
   txt(document.getElementById("progress"), prog.text);
+  txt(document.getElementById("byes"), R.byes.length ? "bye: " + R.byes.join(", ") : "");
   var grid = document.getElementById("grid");
   var lay = Projector.layout(all.length, grid.clientWidth - 16, grid.clientHeight - 16);
   var pages = Math.max(1, Math.ceil(all.length / lay.per));
   if (now - P.pageAt >= P.PAGE_MS) { P.page = (P.page + 1) % pages; P.pageAt = now; }
   if (P.page >= pages) P.page = 0;
   var first = P.page * lay.per, shown = all.slice(first, first + lay.per);
+  var tnum = function (x) { return x.bye ? "bye" : x.table; };
   txt(document.getElementById("page"), pages > 1 ? "page " + (P.page + 1) + " of " + pages +
-      " (tables " + shown[0].table + "\u2013" + shown[shown.length - 1].table + ")" : "");
+      " (tables " + tnum(shown[0]) + "\u2013" + tnum(shown[shown.length - 1]) + ")" : "");
   var alerts = [];
   all.forEach(function (x) {
     var L = draw(x, now, most);
@@ -190,10 +214,10 @@ function render() {
 }
 
 function onProjectorMessage(topic, text) {
-  if (topic === "scrabble/" + P.event + "/round") {
-    var r = Projector.parseRound(String(text));
-    if (r.error) { P.warnings++; console.warn("projector: skipped round: " + r.error); return; }
-    P.round = r;
+  var r = HallModel.parseRoundTopic(P.event, topic, String(text));
+  if (r !== null) {           // the round, a table's seating and games (issue 27)
+    if (r.error) { P.warnings++; console.warn("projector: skipped " + topic + ": " + r.error); return; }
+    HallModel.addRound(P.round, r);
     return;
   }
   var m = HallModel.parse(P.event, topic, String(text));

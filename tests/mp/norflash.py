@@ -12,16 +12,21 @@
 # .boot() (a power-up on the same flash), .raw() (the block device, as
 # rp2.Flash() on the Pico), .read(path), .files(folder), and the firmware's
 # fsys.OsFS calls; power_cut(fs): a copy of the flash as it is now,
-# mounted, leaving `fs` alone.
+# mounted, leaving `fs` alone; copy_nor(nor): a copy of a flash, not
+# mounted.  Nor.hook: hook(block, offset, data) before every operation
+# (data None for an erase), to take the flash as a cut there leaves it.
 from mptest import MICROPYTHON, small_heap
 
 if not MICROPYTHON:
     from norfs import BLOCK, Nor, NorFS, PowerCut  # noqa: F401
 
+    def copy_nor(src):
+        nor = Nor(src.blocks)
+        nor.buffer[:] = src.buffer
+        return nor
+
     def power_cut(fs):
-        nor = Nor(fs.nor.blocks)
-        nor.buffer[:] = fs.nor.buffer
-        return NorFS(nor, fresh=False)
+        return NorFS(copy_nor(fs.nor), fresh=False)
 
 else:
     import os
@@ -63,6 +68,7 @@ else:
             self.programs = 0       # littlefs page programs
             self.raw_programs = 0   # the journal's page programs
             self.budget = None
+            self.hook = None        # hook(block, offset, data): before each operation
 
         def readblocks(self, blk, buf, off=0):
             a = blk * BLOCK + off
@@ -78,6 +84,8 @@ else:
                 off = 0
                 for k in range(len(buf) // BLOCK):
                     self.ioctl(6, blk + k)
+            if self.hook is not None:
+                self.hook(blk, off, buf)
             a = blk * BLOCK + off
             m = self.buffer
             for i in range(len(buf)):
@@ -90,6 +98,8 @@ else:
             if op == 5:
                 return BLOCK
             if op == 6:
+                if self.hook is not None:
+                    self.hook(arg, 0, None)
                 self.erases += 1
                 self.buffer[arg * BLOCK:(arg + 1) * BLOCK] = _FF
             return 0
@@ -153,7 +163,10 @@ else:
         def files(self, folder="/"):
             return os.listdir(self.root + "/" + folder.strip("/"))
 
+    def copy_nor(src):
+        nor = Nor(src.blocks)
+        nor.buffer[:] = src.buffer
+        return nor
+
     def power_cut(fs):
-        nor = Nor(fs.nor.blocks)
-        nor.buffer[:] = fs.nor.buffer
-        return NorFS(nor, fresh=False)
+        return NorFS(copy_nor(fs.nor), fresh=False)

@@ -3,7 +3,8 @@
 # both flash models: tests/norfs.py (CPython) and tests/mp/norflash.py
 # (MicroPython).  `nor` is the model: .buffer (the bytes), .blocks,
 # .raw_programs (counted here), .budget (None, or the changed bytes left
-# before a power cut: PowerCut), .busy/.prog_ms (the flash's time, if set).
+# before a power cut: PowerCut), .busy/.prog_ms (the flash's time, if set),
+# .hook (None, or hook(block, offset, data) before each operation).
 BLOCK = 4096
 
 
@@ -31,6 +32,8 @@ class Raw:
         a = blk * BLOCK + off
         if (a & 255) or len(buf) != 256:
             raise AssertionError("a NOR page program is one whole aligned page")
+        if nor.hook is not None:
+            nor.hook(blk, off, buf)
         b = nor.buffer
         for i in range(len(buf)):
             new = b[a + i] & buf[i]

@@ -1,0 +1,137 @@
+"""Every game's log at hand (issue 27, docs/hall.md "Game logs"): the
+recorder files each log a clock publishes (scrabble/<event>/<table>/log/<game>/<account>,
+retained, at game over) by round and table, and writes a readable timeline
+of it for the director's page.
+
+    <hall>/logs/round-2/table-05/<clock id>-g0003.txt     the log, byte for byte
+    <hall>/www/timeline-t5-a5-g3-<lang>.txt              its timeline, en/de/pl
+
+A log is written to a temp file, fsynced, renamed over its name and its
+folder fsynced: a power cut leaves the old file or the new one.  The same
+log again (the broker sends retained logs at every connection) changes
+nothing; a longer one of the same game (a referee resumed it) replaces it;
+another game under the same name (a clock counting from game 1 again) is
+filed beside it as -2, -3 (host_sim/logs.py's rule for the USB pull).
+`hall logs --round N [--table T]` copies them out.
+
+The timeline is the replay (host_sim/replay.py) of the log: at each event
+its game time, the event and the two LCD rows as the clock showed them
+right after it, drawn by the clock's own view in a language of the clock
+(the log does not say which one the clock used; the page asks for its
+reader's).
+"""
+import os
+import re
+
+from host_sim import durable
+from host_sim import logs as logsmod
+from host_sim import replay
+
+LOGS = "logs"
+LANGS = ("en", "de", "pl")
+
+
+def folder_of(hall, rnd, table):
+    return os.path.join(hall, LOGS, "round-%d" % rnd, "table-%02d" % table)
+
+
+_write = durable.replace
+
+
+def clock_id(data):
+    """The clock id of a log's `# clock <id>` header line, or None."""
+    for raw in data[:logsmod.HEAD_BYTES].split(b"\n")[:8]:
+        w = raw.split()
+        if len(w) >= 3 and w[:2] == [b"#", b"clock"] and re.match(rb"^[0-9a-zA-Z._-]{1,40}$", w[2]):
+            return w[2].decode()
+    return None
+
+
+def file_log(hall, rnd, table, game, data, clock=None):
+    """File one published log; returns its path if written now, None if the
+    same log was there already."""
+    clock = clock or clock_id(data) or "no-clock-id"
+    folder = folder_of(hall, rnd, table)
+    os.makedirs(folder, exist_ok=True)
+    name = "%s-g%04d.txt" % (clock, game)
+    staged = os.path.join(folder, "." + name + ".new")
+    with open(staged, "wb") as f:
+        f.write(data)
+    try:
+        target = logsmod._target(folder, name, staged)
+        if os.path.isfile(target):
+            with open(target, "rb") as f:
+                if f.read() == data:
+                    return None
+        _write(target, data)
+        return target
+    finally:
+        os.remove(staged)
+
+
+def timeline(text, lang="en", cols=16, rows=2):
+    """The log's replay as readable lines: `mm:ss  event  |row 0|row 1|`."""
+    import view as viewmod
+    lines = text.split("\n")
+    if lines and lines[-1] != "" and "#" not in lines[-1]:
+        lines.pop()                      # a torn last line (logs.read_log's rule)
+    game = replay.parse(lines)
+    clock = replay.new_clock(game.rules)
+    v = viewmod.View(cols, rows, lang)
+    v.show_rules(clock.rules)
+    out = ["%-7s %-12s %s" % ("time", "event", "the clock showed")]
+    for ev in game.events:
+        replay.apply(clock, ev)
+        clock.update(ev.t)
+        what = ev.kind + ("" if ev.side < 0 else " " + ("left", "right")[ev.side])
+        if ev.kind == "adjust":
+            what += " %+d s" % (ev.delta // 1000)
+        shown = " ".join("|%s|" % viewmod.to_text(b) for b in v.render(clock))
+        out.append("%-7s %-12s %s" % (_mmss(ev.t), what, shown))
+    rep = replay.report(clock, clock.t, cols, rows)
+    out.append("")
+    out.extend(replay.summary(rep).split("\n"))
+    return "\n".join(out) + "\n"
+
+
+def _mmss(ms):
+    s = ms // 1000
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60) if s >= 3600 \
+        else "%02d:%02d" % (s // 60, s % 60)
+
+
+def timeline_name(table, account, game, lang):
+    return "timeline-t%d-a%s-g%d-%s.txt" % (table, account, game, lang)
+
+
+def write_timelines(www, table, account, game, data):
+    """The page's timelines of a log (one per language), or the reason
+    none can be made (a log the replay cannot read)."""
+    try:
+        text = data.decode("utf-8")
+        made = {lg: timeline(text, lg) for lg in LANGS}
+    except (UnicodeDecodeError, replay.ReplayError) as e:
+        return "its log cannot be replayed: %s" % getattr(e, "message", e)
+    os.makedirs(www, exist_ok=True)
+    for lg, t in made.items():
+        _write(os.path.join(www, timeline_name(table, account, game, lg)), t.encode("utf-8"))
+    return None
+
+
+def filed(hall, rnd, table=None):
+    """[(table, path)] of round rnd's filed logs (one table's if given)."""
+    base = os.path.join(hall, LOGS, "round-%d" % rnd)
+    out = []
+    try:
+        tables = sorted(os.listdir(base))
+    except FileNotFoundError:
+        return out
+    for t in tables:
+        if not t.startswith("table-") or not t[6:].isdigit():
+            continue
+        if table is not None and int(t[6:]) != table:
+            continue
+        for n in sorted(os.listdir(os.path.join(base, t))):
+            if n.endswith(".txt") and not n.startswith("."):
+                out.append((int(t[6:]), os.path.join(base, t, n)))
+    return out
