@@ -33,6 +33,7 @@ import os
 import re
 import tempfile
 
+from bench.target_bench import _confirm, _long  # the end: long pause, both keys
 from host_sim import target
 
 LEFT, RIGHT, PAUSE = 14, 15, 13
@@ -85,20 +86,6 @@ def _paste(pico, code):
     pico.type_serial(b"\x05")
     pico.type_serial(code.replace("\n", "\r\n").encode())
     pico.type_serial(b"\x04")
-
-
-def _long(pico, at):
-    pico.press(PAUSE, at, bounce=(), hold_ms=2100)
-
-
-def _confirm(pico, at):
-    pico.run_to(at)
-    pico.pin(LEFT, 0)
-    pico.run_to(at + 20)
-    pico.pin(RIGHT, 0)
-    pico.run_to(at + 1150)
-    pico.pin(LEFT, 1)
-    pico.pin(RIGHT, 1)
 
 
 def _heap_lines(text, tag):

@@ -29,6 +29,7 @@ import sys
 import pytest
 
 import fwimage
+from bench.target_bench import _confirm, _long  # the end: long pause, both keys
 from conftest import ROOT, need
 from host_sim import target
 
@@ -189,21 +190,6 @@ def test_a_board_py_on_the_filesystem_overrides_the_frozen_one(images, pico_ok, 
     assert len(rows) == 4 and "READY" in "".join(rows) and "30:00" in "".join(rows), rows
 
 
-def _long(pico, at):
-    pico.press(PAUSE, at, bounce=(), hold_ms=2100)
-
-
-def _confirm(pico, at):
-    """Both player keys held together: yes (the END? question)."""
-    pico.run_to(at)
-    pico.pin(LEFT, 0)
-    pico.run_to(at + 20)
-    pico.pin(RIGHT, 0)
-    pico.run_to(at + 1150)
-    pico.pin(LEFT, 1)
-    pico.pin(RIGHT, 1)
-
-
 def test_an_upgrade_keeps_settings_results_and_game_logs(images, pico_ok, tmp_path):
     """Issue 30: "a firmware-only image never touches the filesystem, so an
     upgrade keeps the settings, the results and the game logs".  A clock
@@ -258,6 +244,20 @@ def test_an_upgrade_keeps_settings_results_and_game_logs(images, pico_ok, tmp_pa
         assert mem[off:off + len(payload)] == payload
 
 
+def ready_with_hall_mark(uf2, flash):
+    """Boot `uf2` on a blank flash to READY: whether the READY row shows
+    the hall mark (glyph 4-6: view.G_HALL + net.HALL_*, net.py running)."""
+    pico = target.Pico(flash, uf2=uf2).start()
+    try:
+        pico.run_to(2400)
+        rows = pico.lcd.text_rows()
+        codes = pico.lcd.row_codes(1)
+    finally:
+        pico.stop()
+    assert "READY" in rows[1], rows
+    return any(4 <= c <= 6 for c in codes)
+
+
 def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
     """Issue 30 `make firmware-tables`: one image per table with that table's
     net.json (its hall account) in the filesystem region; files 0600 in a
@@ -284,31 +284,14 @@ def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
         (12, "12", password, "192.168.1.10")
 
     flash = str(tmp_path / "flash.bin")
-    pico = target.Pico(flash, uf2=written[1]).start()
-    try:
-        pico.run_to(2400)
-        rows = pico.lcd.text_rows()
-        codes = pico.lcd.row_codes(1)
-    finally:
-        pico.stop()
-    assert "READY" in rows[1], rows
-    # the hall mark: glyph 4-6 (view.G_HALL + net.HALL_*) in the READY row
-    assert any(4 <= c <= 6 for c in codes), (rows, codes)
+    assert ready_with_hall_mark(written[1], flash) is True
     assert json.loads(fs_files(flash)["net.json"]) == cfg
 
 
 def test_a_pico_w_image_without_net_json_shows_no_hall_mark(images, pico_ok, tmp_path):
     """The counterpart of the per-table image: the same firmware with no
     net.json stays off the network (no mark)."""
-    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=images["pico_w"]["path"]).start()
-    try:
-        pico.run_to(2400)
-        rows = pico.lcd.text_rows()
-        codes = pico.lcd.row_codes(1)
-    finally:
-        pico.stop()
-    assert "READY" in rows[1], rows
-    assert not any(4 <= c <= 6 for c in codes), (rows, codes)
+    assert ready_with_hall_mark(images["pico_w"]["path"], str(tmp_path / "flash.bin")) is False
 
 
 # -- ESP32 ----------------------------------------------------------------------------
