@@ -27,7 +27,8 @@ Two more runs time main.py as on a clock (frozen, and .mpy for the
 baseline): power-up to READY on a blank filesystem, and, after a game was
 cut off by a power cut, power-up to GAME RESTORED.
 
-    python -m bench.image_bench
+    python -m bench.image_bench [pico_frozen pico_mpy pico_w_frozen pico_w_mpy
+                                 boot_frozen boot_mpy]      (default: every run)
 """
 import os
 import re
@@ -37,7 +38,7 @@ from bench.target_bench import _confirm, _long  # the end: long pause, both keys
 from host_sim import target
 
 LEFT, RIGHT, PAUSE = 14, 15, 13
-GAME_STOPS = 60
+GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "60"))   # (fewer: a quick look)
 PICO_W_HEAP = 210016        # RPI_PICO_W v1.28.0: __GcHeapEnd - __GcHeapStart
 GAP_MS = 600                # between presses (the game's 500 ms lock-out)
 NET_JSON = (b'{"host": "192.168.1.10", "port": 1883, "event": "open", "table": 7, '
@@ -178,7 +179,7 @@ def images():
                                     out=os.path.join(out, "pico_w-rpi_pico.uf2"))}
 
 
-def measure(log=None, workers=6):
+def measure(log=None, workers=6, only=None):
     """The figures of every run (the module's docstring), the runs side by
     side (each an emulator process of its own: on two cores they take about
     as long as the longest run alone would on a busy machine)."""
@@ -228,6 +229,7 @@ def measure(log=None, workers=6):
                 log("%s: %r" % (name, got))
             return name, got
 
+        runs = [r for r in runs if not only or r[0] in only]
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for name, got in pool.map(one, runs):
                 res[name] = got
@@ -237,7 +239,8 @@ def measure(log=None, workers=6):
 
 if __name__ == "__main__":
     import pprint
-    pprint.pprint(measure(log=lambda s: print(s, flush=True)))
+    import sys
+    pprint.pprint(measure(log=lambda s: print(s, flush=True), only=sys.argv[1:]))
 
 
 # -- the published figures (bench/run.py) --------------------------------------------
@@ -250,11 +253,12 @@ FIGURES = ("target_free_heap_after_boot_bytes", "image_pico_free_after_game_byte
            "image_pico_uf2_bytes", "image_pico_w_flash_bytes")
 
 
-def figures():
-    """[Figure] of measure(): the frozen images against the .mpy deployment."""
+def figures(r=None):
+    """[Figure] of measure() (or of its result `r`): the frozen images
+    against the .mpy deployment."""
     from bench.figures import BenchError, Figure
     try:
-        r = measure()
+        r = r or measure()
     except RuntimeError as e:
         raise BenchError(str(e))
     pf, pm, wf, wm = r["pico_frozen"], r["pico_mpy"], r["pico_w_frozen"], r["pico_w_mpy"]
