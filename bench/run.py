@@ -1070,6 +1070,18 @@ def _stop_figures(r, pico):
 
 # == running, printing, the document ==================================================
 
+TARGET_TLS_FIGURES = ("target_tls_handshake_ms", "target_tls_handshake_step_ms",
+                      "target_tls_heap_bytes")
+
+
+def _tls(name):
+    """A measurement from bench/tls_bench.py (what TLS costs the clock, issue 29)."""
+    def measure_tls():
+        from bench import tls_bench
+        return getattr(tls_bench, name)()
+    return measure_tls
+
+
 ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second",
        "lcd_bytes_per_minute", "press_to_charge_error_ms", "flash_bytes_per_hour",
        "flash_writes_per_hour", "mpy_total_bytes", "mpy_total_bytes_pico_w",
@@ -1079,8 +1091,10 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
        "net_worst_loop_us_broker_slow", "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
        "hall_messages_per_second", "hall_attacks_repelled", "hall_results_lost_broker_kills",
-       "press_to_page_p50_ms", "press_to_page_p99_ms"
-       ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + image_bench.FIGURES
+       "hall_results_lost_sighup", "hall_results_lost_full_disk",
+       "press_to_page_p50_ms", "press_to_page_p99_ms",
+       "tls_worst_loop_us_connecting"
+       ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + TARGET_TLS_FIGURES + image_bench.FIGURES
 
 
 def _hall(name):
@@ -1110,9 +1124,13 @@ MEASURES = (
     (("hall_messages_per_second",), _hall("hall_throughput")),
     (("hall_attacks_repelled",), _hall("hall_attacks")),
     (("hall_results_lost_broker_kills",), _hall("results_lost")),
+    (("hall_results_lost_sighup",), _hall("results_lost_sighup")),
+    (("hall_results_lost_full_disk",), _hall("results_lost_full_disk")),
     (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
     (TARGET_FIGURES, target_figures),
     (TARGET_PRESS_FIGURES, target_press_to_lcd),
+    (("tls_worst_loop_us_connecting",), _tls("tls_loop")),
+    (TARGET_TLS_FIGURES, _tls("target_tls_figures")),
     (image_bench.FIGURES, image_bench.figures),      # the firmware image (issue 30)
 )
 

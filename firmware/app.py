@@ -65,6 +65,7 @@ class App:
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
+        self.log.lang = self.settings.lang   # named in each game log's header
         self.errlog = errlog.ErrLog(self.store.fs, root + "errors.txt", now,
                                     self.diff, self.session.log_ms)
         # -- the screens, drawn into one set of rows
@@ -74,6 +75,7 @@ class App:
                                  self.diff, self.add)
         self.game.header()
         self.menu = None          # the menu showing (setup, referee, results)
+        self.menu_k = 0           # the lateness seconds the referee menu drew
         self.mode = MODE_SPLASH
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
@@ -119,7 +121,8 @@ class App:
                 self._to_game()
                 self.display.show_note(now)  # notices are timed from here
         else:
-            self.display.draw(self.menu.render(self.rows))
+            if mode != MODE_REFEREE or self._referee_due(now):
+                self.display.draw(self.menu.render(self.rows))
             self.leds.show(-1)
         self.buzzer.update(now)
         self._flash(now, mode)
@@ -130,6 +133,35 @@ class App:
     def _flash(self, now, mode):
         """After the LCD: this step's journal records, flash work (session.py)."""
         self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
+
+    def _referee_due(self, now):
+        """The referee menu is drawn when something it shows changed: a key
+        or the display (view.dirty), or the seconds of a lateness that runs
+        on meanwhile (SPEC v4 §4).  Over a lateness this is the main loop
+        for minutes: no render (its frames are heap-allocated) when nothing
+        changed."""
+        c = self.clock
+        v = self.view
+        if c.running() >= 0:
+            self._late_menu(now)
+            if self.mode != MODE_REFEREE:
+                return False
+            k = (c.rem[c.side] + 999) // 1000   # the 20x4 menu shows it
+            if k != self.menu_k:
+                self.menu_k = k
+                v.dirty = True
+        if v.dirty:
+            v.dirty = False
+            return True
+        return False
+
+    def _late_menu(self, now):
+        """The referee menu over a lateness (SPEC v4 §4): the lateness clock
+        runs on meanwhile; if its limit ends the game, the menu closes on
+        the final screen (its pending changes could no longer apply)."""
+        self.clock.update(now)
+        if self.clock.state != cc.LATE:
+            self._switch(menumod.EXIT, now)
 
     def _game_tick(self, now):
         """The game screen: its clock, notices, LEDs, and a redraw if needed."""
@@ -196,8 +228,9 @@ class App:
         if self.gestures.opened or a == gst.REGROUP:
             self.game.elsewhere()
             self.menu.mark()
-        if a in gst.GESTURES and self.menu.undo(t) == menumod.RULES:
-            self._switch(menumod.RULES, now)  # gestures undo their keys here too
+        if a in gst.GESTURES:
+            self.menu.undo(t)   # gestures undo their keys here too
+        self.view.dirty = True      # (the referee menu: redraw it)
         m = menumod.action(a)
         if m:
             if a <= gst.PAUSE_DOWN:
@@ -216,14 +249,11 @@ class App:
             self.leave_setup(now)
             if r == menumod.RESULTS:
                 self._open(MODE_RESULTS, menumod.ResultsMenu.of(self.log, self.settings.lang))
-        elif r == menumod.RESET or r == menumod.RULES:
-            # the referee reset the game or changed its base time: a new game
+        elif r == menumod.RESET:
+            # the referee reset the game: a new game
             self.game.forget()
-            if r == menumod.RULES:
-                self.session.save(now)  # the referee's base time survives a power cut
-            else:
-                self.game.header()
-                self._to_game()
+            self.game.header()
+            self._to_game()
         elif r == menumod.EXIT:
             self.game.header()
             self._to_game()
@@ -231,6 +261,7 @@ class App:
     def _open(self, mode, menu):
         self.menu = menu
         self.mode = mode
+        self.view.dirty = True
         menu.mark()     # keys still held: their gesture undoes only from here
 
     def _to_game(self):
@@ -244,6 +275,7 @@ class App:
         s.save()
         self.buzzer.enabled = s.sound
         self.view.set_language(s.lang)
+        self.log.lang = s.lang
         self.new_game(now)  # what the referee changed in ready goes too
         self._to_game()
         if self.net is not None:

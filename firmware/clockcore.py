@@ -12,12 +12,12 @@
 # The steady-state calls (update, the queries) allocate nothing: ints only,
 # preallocated lists, no tuples returned.
 #
-# Rules: SPEC §4 (version 2); see docs/rules.md for the clause behind each
+# Rules: SPEC §4 (version 4); see docs/rules.md for the clause behind each
 # branch.  Nothing is ever rolled back by itself: `end` charges a running side
 # up to the end (TSO § 5.1 b i); TSO § 5.2 d is the referee's explicit
 # void(); resume() undoes a mistaken end.
 from ticks import ticks_diff, ticks_add
-from profiles import ZERO_FLAG, NAMES, LATE_NONE, LATE_BASE
+from profiles import ZERO_FLAG, NAMES, LATE_NONE, LATE_BASE, MIN_BASE_MS, MAX_BASE_MS
 
 LEFT = 0
 RIGHT = 1
@@ -45,6 +45,7 @@ EV_LATE = 10       # an absent player's clock is started (before the game)
 EV_VOID = 11       # referee: TSO § 5.2 d for `side`
 EV_RESUME = 12     # referee: the end is undone
 EV_CAP = 13        # a side reached OVERTIME_CAP: its clock stops (time-triggered)
+EV_BASE = 14       # referee: side's base time, arg = the new base (ms)
 
 # A clock left running in overtime with no forfeit limit stops by itself at
 # this much overtime (6.2 days): every number stays a small int on the
@@ -54,16 +55,17 @@ OVERTIME_CAP = 1 << 29
 
 def is_action(code):
     """A key or a referee action (a replay event), not a time-triggered note."""
-    return code <= EV_ADJUST or EV_LATE <= code <= EV_RESUME
+    return code <= EV_ADJUST or EV_LATE <= code <= EV_RESUME or code == EV_BASE
 
 
 SNAPSHOT_VERSION = 2
 SNAPSHOT_LEN = 19
 # The snapshot's layout, for snapshot() and restore() alike: [0] the version,
-# [1] state, [2] side, [3:5] rem, [5:10] the Clock's _CLOCK_SLOTS, [10] the
-# forfeit bits, [11:13] the rules' base, [13:18] their _RULES_SLOTS, [18]
-# the profile's index in NAMES.
-_CLOCK_SLOTS = ("void_side", "void_rem", "win", "t", "late_rem0")
+# [1] state, [2] side, [3:5] rem, [5:9] the Clock's _CLOCK_SLOTS, [9]
+# unused (0; it was the time at a lateness clock's start: the lateness is
+# base - rem now), [10] the forfeit bits, [11:13] the rules' base, [13:18]
+# their _RULES_SLOTS, [18] the profile's index in NAMES.
+_CLOCK_SLOTS = ("void_side", "void_rem", "win", "t")
 _RULES_SLOTS = ("zero", "penalty", "forfeit", "window", "late")
 _NO_LIMIT = 0x3FFFFFFF
 
@@ -98,7 +100,6 @@ class Clock:
         self.void_side = -1     # the side the last turn-ending press started
         self.void_rem = 0       # ... and its time at that press (TSO § 5.2 d)
         self.win = 0            # challenge window left, ms
-        self.late_rem0 = 0      # rem[side] when its lateness clock started
         self.t = t              # the tick time everything is settled to
 
     # -- queries (no allocation) --------------------------------------------
@@ -141,10 +142,17 @@ class Clock:
         return self.side if self.state == LATE else -1
 
     def lateness(self):
-        """ms of lateness so far (in `late` only, else 0)."""
+        """ms of lateness so far (in `late` only, else 0).  A side's lateness
+        is one account for the game (SPEC v4 §4 Late arrival): the time
+        charged to it before the game, base - remaining, so a lateness clock
+        stopped and started again goes on from what was already charged,
+        and the referee's elapsed time for a late player (TSO § 2.4 c) is
+        part of it.  A credit before the game never makes it negative."""
         if self.state != LATE:
             return 0
-        return self.late_rem0 - self.rem[self.side]
+        s = self.side
+        d = self.rules.base[s] - self.rem[s]
+        return d if d > 0 else 0
 
     def can_resume(self):
         """An end may be undone: not after a forfeit or both flags (those
@@ -253,9 +261,39 @@ class Clock:
             return False
         self.state = LATE
         self.side = s
-        self.late_rem0 = self.rem[s]
         self.win = 0
         self._emit(EV_LATE, s, t, 0)
+        self._check_late(s, t)  # an account already past the limit
+        return True
+
+    def rebase(self, s, base, t):
+        """Referee: side s's base time becomes `base` ms, before the game
+        (ready or late).  Time already charged stays charged: remaining =
+        base - charged (SPEC v4 §4 Referee functions), so a lateness goes
+        on with its count.  Refused (False) outside MIN_BASE_MS..MAX_BASE_MS,
+        for a running lateness clock that it would take to 00:00 (its
+        instants are the core's own), and in a flag profile below 00:00 (a
+        side's time stops there); otherwise 00:00 and the forfeit act as
+        after an adjustment."""
+        self._advance(t)
+        st = self.state
+        old = self.rules.base[s]
+        r = self.rem[s] + base - old
+        if (st != READY and st != LATE) or (st == LATE and s == self.side
+                                            and r <= 0) \
+                or (r < 0 and self.rules.zero == ZERO_FLAG) \
+                or not MIN_BASE_MS <= base <= MAX_BASE_MS:
+            return False
+        if base != old:
+            b = self.rules.base
+            # a copy: the rules object may be shared (a replay's, the settings')
+            self.rules = self.rules.with_base(base if s == 0 else b[0],
+                                              base if s == 1 else b[1])
+            self.rem[s] = r
+        # at self.t: a running lateness is settled to the later of t and the
+        # time it already ran to (a key's time may be known a little late)
+        self._emit(EV_BASE, s, self.t, base)
+        self._check_limits(s, self.t)
         return True
 
     def adjust(self, s, delta, t):
@@ -331,6 +369,13 @@ class Clock:
             lim = self._limit()
             if lim and -self.rem[s] >= lim:
                 self._over(EV_FORFEIT, s, t, True)
+
+    def _check_late(self, s, t):
+        """A lateness clock started on an account already at the limit (the
+        referee's elapsed time, TSO § 2.4 c): lost at once (TSO § 5.3 b)."""
+        lim = self._late_limit()
+        if lim and self.lateness() >= lim:
+            self._over(EV_FORFEIT, s, t, True)
 
     def _advance(self, t):
         # Kept small: MicroPython puts a frame with many locals on the heap,
@@ -449,8 +494,9 @@ class Clock:
         b[2] = self.side
         b[3] = self.rem[0]
         b[4] = self.rem[1]
-        for i in range(5):
+        for i in range(4):
             b[5 + i] = getattr(self, _CLOCK_SLOTS[i])
+        for i in range(5):
             b[13 + i] = getattr(r, _RULES_SLOTS[i])
         b[10] = (1 if self.forfeited[0] else 0) | (2 if self.forfeited[1] else 0)
         b[11] = r.base[0]
@@ -493,6 +539,7 @@ class Clock:
         outgrow the stack and be heap-allocated on MicroPython)."""
         for i in range(5):
             setattr(r, _RULES_SLOTS[i], snap[13 + i])
+        for i in range(4):
             setattr(self, _CLOCK_SLOTS[i], snap[5 + i])
 
 

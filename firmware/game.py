@@ -1,13 +1,19 @@
-# The game screen: what the keys do in a game (SPEC v3 §4 Buttons and
+# The game screen: what the keys do in a game (SPEC v4 §4 Buttons and
 # Gestures on the device) and the game as view.py draws it.
 #
 # handle(action, t) takes each action of gestures.py at its own edge time.
 # A key acts at its leading edge; first it keeps a snapshot of the game (a
-# slot per key, preallocated), so that a gesture its group then makes can
-# undo exactly what the keys did, and do its own thing.  It returns one
+# slot per key, preallocated), so that a gesture then made of fresh presses
+# (gestures.py: its keys all down within 2 s) can undo exactly what was done
+# from its first key's edge on, and do its own thing.  Whether a gesture
+# counts is decided by the game as it was at that first edge: a held pause
+# key stops a running clock and no more; late arrival only from `ready`;
+# a confirmation not while a clock ran, unless a question shows (the two
+# player buttons are then presses, however long held).  It returns one
 # code, the only thing the app reads (None: nothing for the app to do):
 #   SETUP    the pause key held 2 s in ready, then every key up: the setup menu
-#   REFEREE  the referee gesture in ready, paused or over: the referee menu
+#   REFEREE  the referee gesture in ready, paused, late or over: the referee
+#            menu (in late the lateness clock runs on meanwhile)
 #   NEW      "NEW GAME?" confirmed on the final screen: a new game
 #   UNDONE   any other gesture: it undid its keys (the hall publishes again)
 # The questions END? and NEW GAME? are question.py's, over this screen.
@@ -24,8 +30,9 @@ import question as qmod
 import rows as rowsmod
 import session as sessmod
 
-LOCK_MS = 500          # a side just started ignores its own button this long
-                       # (SPEC v3 §4 Buttons: no Scrabble turn is that short)
+LOCK_MS = 500          # a side started by a turn-ending press ignores its own
+                       # button this long (SPEC v4 §4 Buttons: no Scrabble turn
+                       # is that short); not after the opponent's restart
 SLOT_MODE = 3          # the snapshot slot taken on entering the game screen
                        # with keys held (slots 0-2: each key's press)
 
@@ -60,9 +67,9 @@ class Game:
         self.ticks_ms = ticks_ms
         self.diff = diff
         self.add = add
-        # the game before each key's latest press, and which one is the group's
+        # the game before each key's latest press (slots 0-2), or on entering (3)
         self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_MODE + 1)]
-        self.gslot = -1           # -1: the group began outside the game screen
+        self.valid = 0            # the slots (bits) taken on this game screen
         self.lock_side = -1       # the side just started by a player button ...
         self.lock_until = now     # ... ignores its own button until then
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
@@ -123,14 +130,15 @@ class Game:
         """The game screen shows again: keys still held from a menu make a
         gesture that undoes only what they do from here."""
         self.view.dirty = True
+        self.valid = 0
         if self.gestures.any_held():
             self._keep(SLOT_MODE, now)
-            self.gslot = SLOT_MODE
+            self.valid = 1 << SLOT_MODE
 
     def elsewhere(self):
-        """A group of keys began outside the game screen: its gesture has
+        """Keys went down outside the game screen: a gesture of theirs has
         nothing here to undo."""
-        self.gslot = -1
+        self.valid = 0
 
     def tick(self, now, lowbat):
         """Every iteration on the game screen: the clock to now, the lock
@@ -172,7 +180,6 @@ class Game:
             return self._all_up(t)
         elif a == gst.REGROUP:
             # a release known late: the group began at a later press
-            self.gslot = self.gestures.key
             self.question.mark()
         else:
             return self._gesture(a, t)
@@ -183,8 +190,8 @@ class Game:
         it is (the snapshot a gesture of this group may go back to), then
         what the key does at once."""
         self._keep(k, t)
+        self.valid |= 1 << k
         if self.gestures.opened:
-            self.gslot = k
             self.question.mark()
         if k == 2:
             self.clock.pause(t)  # TSO § 4.1: the whole clock stops (or goes on)
@@ -202,14 +209,19 @@ class Game:
         self.session.mark(k)
 
     def _player(self, x, t):
-        # SPEC v3 §4 Buttons: after a player button starts a side, that
-        # side's own button is ignored for LOCK_MS (both players pressing
-        # together change the turn once); the ignored press is logged.
+        # SPEC v4 §4 Buttons: after a press that ends a turn starts the
+        # other side, that side's own button is ignored for LOCK_MS (both
+        # players pressing together change the turn once); the ignored press
+        # is logged.  The opponent restarting the mover's clock from a pause
+        # (TSO § 3.1.1) sets none: the mover's own press right after it ends
+        # the mover's turn.  (The game's start press sets it too: both
+        # players pressing to begin begin once.)
         if x == self.lock_side and self.diff(t, self.lock_until) < 0:
             self.session.ignored(t, 1 - x)
             return
         c = self.clock
-        if c.press(x, t) and c.state == cc.RUNNING:
+        restart = c.state == cc.PAUSED and c.side != x
+        if c.press(x, t) and c.state == cc.RUNNING and not restart:
             self.lock_side = c.side
             self.lock_until = self.add(t, LOCK_MS)
 
@@ -225,51 +237,77 @@ class Game:
                 return SETUP
         return None
 
-    def _group_state(self):
-        """The clock's state when the group's first key went down (-1: the
-        group began outside the game screen)."""
-        k = self.gslot
-        return self.snaps[k][1] if k >= 0 else -1
+    def _slot(self):
+        """The snapshot slot of the gesture's first key (gestures.key): the
+        game before that key's edge; the one taken on entering this screen
+        if the key went down before; -1 if neither (begun in a menu)."""
+        k = self.gestures.key
+        if (self.valid >> k) & 1:
+            return k
+        if (self.valid >> SLOT_MODE) & 1:
+            return SLOT_MODE
+        return -1
 
-    def _undo(self):
-        """A gesture undoes its keys: the clock as it was before the group's
-        first edge, and stopped from that edge (SPEC v3 §4); the game log
-        drops what the keys logged and records the gesture instead."""
+    def _counts(self, a, st):
+        """Is gesture a one at all, the clock in state st at its first key's
+        edge (SPEC v4 §4 Gestures)?"""
+        if a == gst.PAUSE_LONG:
+            # pressed while a clock ran, a held pause key only stops it
+            return st != cc.RUNNING and st != cc.LATE
+        if a == gst.LATE_L or a == gst.LATE_R:
+            return st == cc.READY   # late arrival is a gesture in ready only
+        if a == gst.CONFIRM:
+            # while a clock runs, both player buttons are presses, never a
+            # confirmation, unless a question is showing
+            return (st != cc.RUNNING and st != cc.LATE) \
+                or self.question.kind != qmod.NONE
+        return True
+
+    def _undo(self, k):
+        """A gesture undoes its keys: the clock as it was before its first
+        key's edge, and stopped from that edge (SPEC v4 §4); the game log
+        drops what was logged since and records the gesture instead."""
         c = self.clock
-        k = self.gslot
         t0 = self.gestures.t0
         c.restore(self.snaps[k])   # settled to t0: the time charged up to it
-        self.session.retract(k, self.ticks_ms())
+        now = self.ticks_ms()
+        self.session.retract(k, now)
         self.lock_side = -1
         self.view.dirty = True
-        if c.state == cc.RUNNING or c.state == cc.LATE:
+        if c.state == cc.RUNNING:
             c.pause(t0)
+        elif c.state == cc.LATE:
+            # A lateness clock runs on (SPEC v4 §4): charged since t0 and
+            # checkpointed now, so a power cut loses no more than ever.
+            c.update(now)
+            self.session.save(now)
 
     def _gesture(self, a, t):
-        st = self._group_state()
-        if st < 0:
+        k = self._slot()
+        if k < 0:
             return None  # begun in a menu: nothing on the game screen to undo
-        if a == gst.PAUSE_LONG and (st == cc.RUNNING or st == cc.LATE):
-            return None  # pressed while a clock ran: a held pause key only stops it
-        if (a == gst.LATE_L or a == gst.LATE_R) and st != cc.READY:
-            return None  # late arrival is a gesture in ready only
-        self._undo()
+        if not self._counts(a, self.snaps[k][1]):
+            return None  # no gesture: each key's press stands
+        self._undo(k)
+        if a == gst.LATE_L or a == gst.LATE_R:
+            # The present player (the pause key and their own button, held
+            # 2 s) starts the absent opponent's clock from the first of
+            # those keys' edges (PFS § 2.4, TSO § 2.4); the log begins
+            # with it, then the gesture's line.
+            self.clock.start_late(cc.RIGHT if a == gst.LATE_L else cc.LEFT,
+                                  self.gestures.t0)
+            self.session.gesture(a, t)
+            return UNDONE
         self.session.gesture(a, t)
         if a == gst.REFEREE or a == gst.CONFIRM:
             return self._answer(a, t)
         c = self.clock
-        if a == gst.PAUSE_LONG:
-            if c.state == cc.READY:
-                self.setup_due = True
-            elif c.state == cc.PAUSED:
-                self.question.ask(qmod.END, t)
-            elif c.state == cc.OVER:
-                self.question.ask(qmod.NEW, t)
-        else:
-            # The present player (the pause key and their own button, held
-            # 2 s) starts the absent opponent's clock from the first of
-            # those keys' edges (PFS § 2.4, TSO § 2.4).
-            c.start_late(cc.RIGHT if a == gst.LATE_L else cc.LEFT, self.gestures.t0)
+        if c.state == cc.READY:
+            self.setup_due = True
+        elif c.state == cc.PAUSED:
+            self.question.ask(qmod.END, t)
+        elif c.state == cc.OVER:
+            self.question.ask(qmod.NEW, t)
         return UNDONE
 
     def _answer(self, a, t):
@@ -279,8 +317,8 @@ class Game:
         c = self.clock
         if a == gst.REFEREE:
             self.setup_due = False
-            if c.state == cc.READY or c.state == cc.PAUSED or c.state == cc.OVER:
-                return REFEREE
+            if c.state != cc.RUNNING:
+                return REFEREE  # ready, paused, over; late: it runs on (SPEC v4)
         elif yes == qmod.END:
             c.end(t)
         elif yes == qmod.NEW:

@@ -13,12 +13,17 @@
 #   ...
 #   1800000 end  # L 00:00 R 06:52
 #
-# Events are lines `<ms> left|right|pause|end|resume`, `<ms> late|void <side>`
-# and `<ms> adjust <side> <+-ms>`, each followed
+# Events are lines `<ms> left|right|pause|end|resume`, `<ms> late|void <side>`,
+# `<ms> adjust <side> <+-ms>` and `<ms> base <side> <mm:ss>` (the referee's
+# base time before the game: it keeps the time charged), each followed
 # by a comment with both times after the event (as the display shows them:
 # remaining rounded up, overtime rounded down with a minus).  Time-triggered
 # core events (flag, forfeit, challenge window closed, game over) are comment
-# lines: the replay recomputes them.
+# lines: the replay recomputes them.  A game that ends by itself (a forfeit,
+# both flags) gets a `# <ms> over` line: `replay` without --at reports there.
+#
+# A clock showing another language than English says which (`# lang de`):
+# the replay draws the LCD in it.
 #
 # The `# clock` line names the clock that wrote the log: its
 # machine.unique_id() in hex, and the table number from the setup menu
@@ -59,7 +64,7 @@ import logtime
 # writes them, host_sim/replay.py reads them (its EVENTS and SIDED).
 WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
          cc.EV_END: "end", cc.EV_ADJUST: "adjust", cc.EV_LATE: "late",
-         cc.EV_VOID: "void", cc.EV_RESUME: "resume"}
+         cc.EV_VOID: "void", cc.EV_RESUME: "resume", cc.EV_BASE: "base"}
 SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
 NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
@@ -113,6 +118,7 @@ class GameLog:
                  clock=""):
         self.fs = fs if fs is not None else fsys.OsFS()
         self.clock = clock     # this clock's id (clock_id()), for the header
+        self.lang = "en"       # the display's language (the app sets it)
         self.folder = folder
         self.max_games = max_games if max_games > 1 else 1
         self.max_bytes = max_bytes
@@ -262,6 +268,8 @@ class GameLog:
             head += "# clock %s" % (self.clock or "unknown")
             head += " table %d\n" % table if table else "\n"
         head += appversion.LOG_LINE
+        if self.lang != "en":
+            head += "# lang %s\n" % self.lang   # the replay draws the LCD in it
         over = rules.overrides()
         if over:
             head += "set " + " ".join(over) + "\n"
@@ -319,6 +327,9 @@ class GameLog:
         if kind == cc.EV_ADJUST:
             line = "%s %s %s %s%d" % (log_ms, w, cc.SIDE_NAMES[side],
                                       "+" if delta >= 0 else "", delta)
+        elif kind == cc.EV_BASE:
+            line = "%s %s %s %s" % (log_ms, w, cc.SIDE_NAMES[side],
+                                    profiles.fmt_mmss(delta))
         elif kind in SIDED:
             line = "%s %s %s" % (log_ms, w, cc.SIDE_NAMES[side])
         elif w is not None:
@@ -328,10 +339,18 @@ class GameLog:
             if kind == cc.EV_FLAG or kind == cc.EV_FORFEIT or kind == cc.EV_CAP:
                 note += " " + cc.SIDE_NAMES[side]
             # the times at that instant too (the results menu reads them)
-            return self._write("# %s %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
-                                                          fmt_time(rem_right)))
+            if kind == cc.EV_FORFEIT:
+                # a game that ended by itself says so (SPEC v4 §5: replay
+                # reports it at its `# <ms> over` line)
+                self._note(log_ms, note, rem_left, rem_right)
+                note = NOTES[cc.EV_OVER]
+            return self._note(log_ms, note, rem_left, rem_right)
         return self._write("%s  # L %s R %s\n" % (line, fmt_time(rem_left),
                                                   fmt_time(rem_right)))
+
+    def _note(self, log_ms, note, rem_left, rem_right):
+        return self._write("# %s %s  L %s R %s\n" % (log_ms, note, fmt_time(rem_left),
+                                                      fmt_time(rem_right)))
 
     def comment(self, text):
         """A free comment line (e.g. a referee note)."""

@@ -1,35 +1,43 @@
 # Gestures: debounced presses and releases (buttons.py) -> the app's actions.
 #
-# The contract (SPEC v3 §4 "Gestures on the device", "Buttons"):
+# The contract (SPEC v4 §4 "Gestures on the device", "Buttons"):
 #   * Every press is an action at once, dated at its own edge: LEFT, RIGHT,
 #     PAUSE_DOWN.  Nothing waits to see whether a gesture follows.
 #   * A *group* is the time during which at least one key is down: it opens
 #     with a press while no key is down (`opened` is True on that action, and
 #     `t0` is its edge) and closes with ALL_UP (t = the last release edge).
-#     The app snapshots the game when a group opens, so that a gesture can
-#     undo exactly what its keys did at their edges.
-#   * Only held keys make gestures (t = when recognised, t0 = the group's
-#     first edge); each at most once a group:
+#     (The app's questions and menus count their keys by groups.)
+#   * Only held keys make gestures (t = when recognised), each at most once a
+#     group, and only of fresh presses: a gesture's keys all went down within
+#     fresh_ms (2 s) of each other, from the first of them to the last, both
+#     ends included (a key held longer than that when another went down is a
+#     resting finger: it makes no gesture with the later keys).  On a
+#     gesture, `key` is the first of its keys and `t0` that key's edge: what
+#     the app undoes is what the keys did from that edge on.
 #       REFEREE     the pause key and both player buttons all down together
-#                   for referee_ms (any order, any gaps; timed from the moment
-#                   the last of the three went down; a release restarts it).
+#                   for referee_ms (any order, the three presses within
+#                   fresh_ms; timed from the moment the last of the three
+#                   went down; a release restarts it).
 #       LATE_L/R    the pause key and exactly one player button (L or R: that
-#                   player is present) down together for long_ms.
+#                   player is present) down together for long_ms, the two
+#                   presses within fresh_ms.
 #       PAUSE_LONG  the pause key held long_ms with no player button down at
 #                   any moment of that hold (the app decides whether the clock
-#                   was stopped when the group opened: an end request or setup).
-#       CONFIRM     both player buttons down together for confirm_ms, the pause
-#                   key never down in the group; recognised when the first of
-#                   them is released (t = that release), so the keys of a slow
-#                   referee gesture, whose pause key comes later, never give it.
+#                   was stopped at its edge: an end request or setup).
+#       CONFIRM     both player buttons down together for confirm_ms, the two
+#                   presses within fresh_ms, the pause key up from the first
+#                   of them on; recognised when the first of them is released
+#                   (t = that release), so the keys of a slow referee gesture,
+#                   whose pause key comes later, never give it.  (Whether a
+#                   confirmation counts is the app's: not while a clock ran at
+#                   its first key's edge with no question showing.)
 #   * Timed gestures wait while a held key may be in the middle of a release
 #     (buttons.pending()), so a hold of 1999 ms never reads as 2000.
 #   * A player button's release is known debounce_ms after its edge, so it can
 #     come out after a later press of another key.  When such a release shows
 #     that every key still down went down after it, the group really closed
 #     there and a new one opened at the earliest of those presses: REGROUP
-#     (t0 = that press's edge, `key` = its button), so the app undoes no
-#     earlier key's action (a move just before a challenge hold stands).
+#     (t0 = that press's edge, `key` = its button).
 #     After a main-loop stall, releases can come out out of edge order: a
 #     key already released whose hold reached that press joins the new group
 #     (t0 = its press), and one whose hold spanned the gap means none.
@@ -58,24 +66,30 @@ _G_REF = 1
 _G_LATE = 2
 _G_CONFIRM = 4
 
+FRESH_MS = 2000   # a gesture's keys all go down within this (SPEC v4 §4)
+_SEQ = 0x3FFFFFFF
+
 
 class Gestures:
     """Call next(now) each main-loop iteration until it returns NONE; the
     action's time is in .t, the group's first edge in .t0."""
 
     def __init__(self, buttons, ticks_diff, long_ms=2000, referee_ms=3000,
-                 confirm_ms=1000):
+                 confirm_ms=1000, fresh_ms=FRESH_MS):
         self.b = buttons
         self._diff = ticks_diff
         self.long_ms = long_ms
         self.referee_ms = referee_ms
         self.confirm_ms = confirm_ms
+        self.fresh_ms = fresh_ms
         self.t = 0
         self.t0 = 0              # the current (or last) group's first edge
         self.opened = False      # the action just returned opened a group
         self.key = 0             # the button whose press opened the group
         self._kt = array_i(3)    # each key's latest press edge
         self._rt = array_i(3)    # each key's latest release edge
+        self._ks = array_i(3)    # each key's latest press, in press order
+        self._seq = 0            # (presses so far, mod 2**30)
         self._rel = 0            # keys released in this group (bits)
         self._down = bytearray(3)
         n = 0
@@ -125,6 +139,8 @@ class Gestures:
             return NONE
         d[i] = 1
         self._kt[i] = t
+        self._seq = (self._seq + 1) & _SEQ
+        self._ks[i] = self._seq
         if self._n == 0:
             self._open(i, t)
         self._n += 1
@@ -153,9 +169,9 @@ class Gestures:
         if not d[i]:
             return NONE
         a = NONE
-        if i != BTN_PAUSE and self._pair_t != -1 and not self._paused \
-                and not self._given & _G_CONFIRM \
-                and self._diff(t, self._pair_t) >= self.confirm_ms:
+        if i != BTN_PAUSE and self._pair_t != -1 and not self._given & _G_CONFIRM \
+                and self._diff(t, self._pair_t) >= self.confirm_ms \
+                and self._fresh(3) and not self._pause_since():
             self._given |= _G_CONFIRM
             a = CONFIRM
         elif i == BTN_PAUSE:
@@ -223,6 +239,32 @@ class Gestures:
                 j += 1
         return k
 
+    def _fresh(self, m):
+        """Did the keys of bit mask m (all down) go down within fresh_ms of
+        each other?  Then the first of them is .key, its edge .t0."""
+        f = self._pressed(m, -1)
+        z = self._pressed(m, 1)
+        if self._diff(self._kt[z], self._kt[f]) > self.fresh_ms:
+            return False
+        self.key = f
+        self.t0 = self._kt[f]
+        return True
+
+    def _pressed(self, m, s):
+        """Of the keys in mask m, the one pressed first (s = -1) or last (1)."""
+        k = -1
+        for j in range(3):
+            if (m >> j) & 1 and (k < 0 or self._diff(self._ks[j], self._ks[k]) * s > 0):
+                k = j
+        return k
+
+    def _pause_since(self):
+        """Was the pause key down at any moment since .t0 (the first key of
+        a confirmation)?  (Released at t0's very ms: before it.)"""
+        if self._down[BTN_PAUSE]:
+            return True
+        return self._paused and self._diff(self._rt[BTN_PAUSE], self.t0) > 0
+
     def _combos(self, t):
         """Which held sets are down together, and since when (t: now)."""
         d = self._down
@@ -249,12 +291,13 @@ class Gestures:
             return NONE
         g = self._given
         if self._all_t != -1 and not g & _G_REF \
-                and self._diff(now, self._all_t) >= self.referee_ms:
+                and self._diff(now, self._all_t) >= self.referee_ms and self._fresh(7):
             self._given = g | _G_REF
             self.t = now
             return REFEREE
         if self._one_t != -1 and not g & _G_LATE \
-                and self._diff(now, self._one_t) >= self.long_ms:
+                and self._diff(now, self._one_t) >= self.long_ms \
+                and self._fresh(5 if self._down[0] else 6):
             self._given = g | _G_LATE
             self.t = now
             return LATE_L if self._down[0] else LATE_R
@@ -266,5 +309,7 @@ class Gestures:
                 and self._diff(now, self._pt) >= self.long_ms:
             self._long = False
             self.t = now
+            self.key = BTN_PAUSE
+            self.t0 = self._pt
             return PAUSE_LONG
         return NONE

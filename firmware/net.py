@@ -67,7 +67,7 @@ HEARTBEAT_MS = 5000
 KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
 PING_MS = 10000         # a PINGREQ when nothing else went out for this long
 REPLY_MS = 10000        # CONNACK / PUBACK / PINGRESP must come within this
-CONNECT_MS = 5000       # TCP connect must complete within this
+CONNECT_MS = 15000      # TCP connect and the TLS handshake must complete within this
 READ_MS = 50            # how often the broker's replies are read
 BACKOFF_MIN = 1000
 BACKOFF_MAX = 30000
@@ -90,7 +90,13 @@ CONNECTING = 1  # TCP connect in progress
 HANDSHAKE = 2   # CONNECT sent, waiting for CONNACK
 UP = 3
 
-CONFIG_KEYS = ("host", "port", "event", "table", "password")
+CONFIG_KEYS = ("host", "port", "event", "table", "password", "ca")
+# TLS (issue 29): the clock speaks MQTT only over TLS, and only to a broker
+# whose certificate the hall's own CA signed (net.json's "ca", PEM, put there
+# by `hall clock-config`: the clock pins it) for this name (host_sim/hall_tls.py
+# makes that certificate).  The name, not the IP address: the CA signs
+# nothing but this hall's broker, and the broker's address may change.
+TLS_NAME = "scrabble-hall"
 ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 
 
@@ -142,6 +148,9 @@ def check_config(cfg):
     for ch in cid:
         if ch not in ID_CHARS:
             return "net.json: client_id must be a text of 4-64 letters, digits, - or _"
+    ca = cfg["ca"]
+    if not isinstance(ca, str) or "-----BEGIN CERTIFICATE-----" not in ca or len(ca) > 4096:
+        return "net.json: 'ca' must be the hall's CA certificate (PEM, from hall clock-config)"
     for k in ("event", "user"):
         v = cfg.get(k, "x")
         if not isinstance(v, str) or not v:
@@ -150,6 +159,36 @@ def check_config(cfg):
             if ch in v:
                 return "net.json: %s must not contain %r" % (k, ch)
     return None
+
+
+def ca_der(pem):
+    """The DER bytes of a PEM certificate (the boards' mbedtls reads DER only)."""
+    import binascii
+    lines = []
+    inside = False
+    for line in pem.split("\n"):
+        line = line.strip()
+        if line.startswith("-----BEGIN"):
+            inside = True
+        elif line.startswith("-----END"):
+            break
+        elif inside:
+            lines.append(line)
+    return binascii.a2b_base64("".join(lines))
+
+
+def tls_context(pem):
+    """A TLS client context that trusts only the hall's CA (`pem`) and
+    refuses any other broker.  Raises ValueError for a bad certificate,
+    ImportError on a firmware without ssl."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.verify_mode = ssl.CERT_REQUIRED   # (MicroPython's default is CERT_NONE)
+    try:
+        ctx.load_verify_locations(cadata=ca_der(pem))
+    except (OSError, ValueError) as e:    # (CPython: ssl.SSLError)
+        raise ValueError("not a certificate: %s" % e)
+    return ctx
 
 
 class Net:
@@ -170,7 +209,10 @@ class Net:
         self.diff = diff
         self.add = add
         self.link = link
-        self.wire = mqtt.Wire(sock_mod, self)
+        # TLS with the pinned CA (a net.json always has one: check_config);
+        # without "ca" (tests of the wire on fake sockets only) in clear
+        ca = cfg.get("ca")
+        self.wire = mqtt.Wire(sock_mod, self, tls_context(ca) if ca else None, TLS_NAME)
         self.host = cfg["host"]
         self.port = cfg["port"]
         self.home = cfg["table"]  # net.json's table: the menu's wins if set
@@ -425,7 +467,7 @@ class Net:
             self.deadline = self.add(now, CONNECT_MS)
 
     def _connecting(self, now):
-        r = self.wire.opened()
+        r = self.wire.opened(now)
         if r > 0:
             self._start(mqtt.connect_packet(self.client_id, self.user,
                                             self.password, self.topic("status"),
@@ -434,7 +476,7 @@ class Net:
             self.deadline = self.add(now, REPLY_MS)
         elif r < 0:
             self._fail(now, "broker not listening")
-        elif self.diff(now, self.deadline) >= 0:
+        elif self.st == CONNECTING and self.diff(now, self.deadline) >= 0:
             self._fail(now, "connect timed out")
 
     def _handshake(self, now):
@@ -625,6 +667,13 @@ def start(src, fs, root, ticks_ms, diff, add):
         print("net.json: not valid JSON; the clock stays off the network")
         return None
     why = check_config(cfg)
+    if not why:
+        try:
+            tls_context(cfg["ca"])
+        except ValueError as e:
+            why = "net.json: 'ca' is %s" % e
+        except ImportError:
+            why = "this firmware has no ssl module: the clock cannot reach the hall safely"
     if why:
         print(why + "; the clock stays off the network")
         return None

@@ -18,7 +18,7 @@ def cmd_replay(args):
         return 2
     cols, rows = args.lcd
     clock, at = replay.run(game, args.at, warn)
-    rep = replay.report(clock, at, cols, rows)
+    rep = replay.report(clock, at, cols, rows, game.lang)
     if args.json:
         _out(json.dumps(rep, ensure_ascii=False), lambda enc: json.dumps(rep))
     else:
@@ -122,7 +122,8 @@ def _main(argv=None):
     s = sub.add_parser("sim", help="the clock in the terminal: the device app on emulated hardware",
                        description="The clock in a terminal (curses): keys a/l = the players' "
                        "buttons, space = pause key, e = the pause key held 2 s, y = both "
-                       "player buttons held 1 s (yes), r = referee gesture, [ ] = late "
+                       "player buttons held 1 s (yes to a question; while a clock runs, "
+                       "two presses), r = referee gesture, [ ] = late "
                        "arrival, q = quit.")
     sim.add_arguments(s)
     s.set_defaults(func=cmd_sim)

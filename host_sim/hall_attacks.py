@@ -30,6 +30,7 @@ def _client(hall, user, password, client_id=None, subscribe=None):
     c.got = []
     if user is not None:
         c.username_pw_set(user, password)
+    H.TLS.paho_tls(c, hall.folder)
 
     def on_connect(cl, u, flags, rc, props=None):
         cl.rc = rc
@@ -205,6 +206,31 @@ class Attacks:
         self.record("stolen_clock_forges_a_result_for_another_table", not bad and not stolen,
                     (bad, stolen))
 
+    def attack_stolen_clock_records_another_clocks_game(self):
+        """Issue 19's held-out F2 (issue 29): the thief's account publishes,
+        on its own result topics, bodies that name the victim's clock id, a
+        game 99 the victim never played, at the thief's table and at the
+        victim's: the recorder refuses them (the victim's clock belongs to
+        the victim's account), so no row of the CSV says "clock <victim>"
+        under another account, and there is no game 99."""
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        a = self._thief(subscribe=[REC.confirm_topic(self.ev, ATTACKER)])
+        body = json.loads(_result_body(self.hall, ATTACKER, victim_id))
+        forged = dict(body, game=99, left=dict(body["left"], remaining_ms=123456))
+        for table in (ATTACKER, VICTIM):
+            _publish(a, "scrabble/%s/%d/result/99/%d" % (self.ev, table, ATTACKER),
+                     json.dumps(dict(forged, table=table)).encode())
+        time.sleep(1.0)
+        _close(a)
+        recs = REC.read_records(self.hall.folder, lambda m: None)
+        bad = [r for r in recs if r["result"]["clock"] == victim_id and r["account"] != str(VICTIM)]
+        rows = H.result_rows(recs)
+        stolen = [r for r in rows if r["clock"] == victim_id and r["account"] != str(VICTIM)
+                  or r["game"] == 99]
+        self.record("stolen_clock_records_another_clocks_game",
+                    not bad and not stolen and not a.got, (bad, stolen, a.got))
+
     def attack_oversized_and_flooding_retained(self):
         """A message bigger than message_size_limit on its own topic is not
         stored or delivered."""
@@ -233,18 +259,22 @@ class Attacks:
         self.record("stolen_clock_takes_over_the_victims_session", kept)
 
     def attack_page_server_path_traversal(self):
-        """The page's HTTP server (Mosquitto's http_dir, www/ inside the hall
-        folder) asked for the folder's secrets by every path trick: no
-        password or hash comes back."""
+        """The pages' HTTPS server (hall_tls.PageServer, www/ inside the hall
+        folder) and the broker's WebSocket port asked for the folder's secrets
+        by every path trick: no password, hash or private key comes back."""
         import http.client
-        paths = ["/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
+        ctx = H.TLS.client_context(self.hall.folder)
+        paths = ["/../ca.key", "/../broker.key", "/..%2fbroker.key", "/%2e%2e/ca.key",
+                 "/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
                  "/../service.json", "/www/../clocks.json", "/....//clocks.json",
                  "//" + self.hall.folder.lstrip("/") + "/clocks.json", "/../../../etc/passwd",
                  "/%2e%2e%2fservice.json", "/..\\clocks.json"]
         leaked = []
         control = []
-        for p in ["/config.js"] + paths:
-            conn = http.client.HTTPConnection("127.0.0.1", self.hall.ws_port, timeout=5)
+        for port, p in ([(self.hall.page_port, "/config.js")] +
+                        [(port, p) for port in (self.hall.page_port, self.hall.ws_port)
+                         for p in paths]):
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5, context=ctx)
             try:
                 conn.putrequest("GET", p, skip_host=True, skip_accept_encoding=True)
                 conn.putheader("Host", "127.0.0.1")
@@ -254,9 +284,9 @@ class Attacks:
                 body = b""
             finally:
                 conn.close()
-            if p == "/config.js":
+            if p == "/config.js" and port == self.hall.page_port:
                 control.append(H.VIEWER.encode() in body)   # the server answers
-            elif b"$7$" in body or b"root:" in body or any(
+            elif b"$7$" in body or b"PRIVATE KEY" in body or b"root:" in body or any(
                     pw.encode() in body for pw in list(self.pw.values()) +
                     [H.service_passwords(self.hall.folder)[H.RECORDER]]):
                 leaked.append(p)
@@ -299,6 +329,14 @@ def run_all(hall, n_clocks=6, speed=1):
             with lock:
                 if all(c.net.st == 3 and c.net.subscribed for c in fleet.clocks):
                     break
+            time.sleep(0.05)
+        # the clocks are on at their tables before anyone attacks: the recorder
+        # has seen each one's state (owners.jsonl: which account each clock is)
+        ids = {c.id: str(c.table) for c in fleet.clocks}
+        while time.monotonic() < end:
+            owners = REC.read_owners(hall.folder, lambda m: None)
+            if all(owners.get(i) == a for i, a in ids.items()):
+                break
             time.sleep(0.05)
         return Attacks(hall, fleet, lock).run()
     finally:

@@ -16,9 +16,9 @@ filed beside it as -2, -3 (host_sim/logs.py's rule for the USB pull).
 
 The timeline is the replay (host_sim/replay.py) of the log: at each event
 its game time, the event and the two LCD rows as the clock showed them
-right after it, drawn by the clock's own view in a language of the clock
-(the log does not say which one the clock used; the page asks for its
-reader's).
+right after it, drawn by the clock's own view in each of the clock's
+languages; the page links the one the log names (its header's `# lang xx`,
+English when there is none, as the clock writes it).
 """
 import os
 import re

@@ -13,13 +13,28 @@ THE FILE: <hall folder>/results.jsonl, one JSON object per line, UTF-8:
 A line is appended, flushed and fsynced BEFORE the clock is told (the file
 is created 0600 and its folder fsynced once).  The same result again (a
 clock re-sending it after a reconnect) adds nothing.  The same topic with
-another body (a referee's void re-publishes the game's result) adds a line:
-readers take the last line of each (table, account, game) and the first
-line's "seen" (host_sim/hall.py result_rows(), the one place that turns
-these lines into CSV rows).  A torn last line (the hall computer lost power
-mid-append, before the fsync: that result was never confirmed, so its clock
-still has it and sends it again) is skipped by readers with one warning,
-and the recorder starts a new line after it.
+another body (the clock re-published the game: a referee's void or resume
+at the clock, or someone with the account's password) adds a line, but the
+game's FIRST line is its result until the director takes another one with
+`hall accept` (a line of corrections.jsonl, written on the hall computer: a
+distinct act of the person who runs the hall, never a message on the air);
+read_records() gives the counted lines (the first, then each accepted one),
+and each re-published line not accepted is one warning.  A torn last line
+(the hall computer lost power mid-append, before the fsync: that result was
+never confirmed, so its clock still has it and sends it again) is skipped by
+readers with one warning, and the recorder starts a new line after it.  A
+write that fails (a full disk, a read-only folder) is cut back to the file's
+old end, the result is NOT confirmed (its clock keeps it and sends it
+again), the recorder says so on stderr and on the alarm topic, and retries
+every RETRY_S until the write succeeds.
+
+WHOSE CLOCK (owners.jsonl, issue 29): a clock id belongs to one clock
+account.  `make deploy-tables` writes a line {"clock", "account", "how":
+"deploy"} for each clock it flashes (the board's own id); otherwise the
+first account the recorder sees with a clock id owns it ("how": "first").
+A result or state whose body names a clock that belongs to another account
+is refused with one warning line: no account can record another clock's
+game.
 
 THE CONFIRMATION: after the fsync the recorder publishes the result's body,
 byte for byte as received, QoS 0, on scrabble/<event>/confirm/<account>.
@@ -34,22 +49,32 @@ lose (tests/test_hall_durable.py kills both at random moments).
 A message that is not a valid result for its topic is one warning line on
 stderr and is neither stored nor confirmed.
 
+THE ALARM: scrabble/<event>/alarm, retained, written by the recorder only:
+{"writing": null or "why the results cannot be stored", "waiting": n,
+"events": [last ALARM_EVENTS warnings]}; the director's page shows it.
+
     python -m host_sim.hall_recorder FOLDER PORT EVENT
 (Hall.start() runs it; the account's password is read from FOLDER, never
 from the command line.)
 """
+import hashlib
 import json
 import os
 import re
 import secrets
 import sys
-import threading
 import time
 
 from host_sim import durable
 
 RESULTS = "results.jsonl"
+OWNERS = "owners.jsonl"
+CORRECTIONS = "corrections.jsonl"
 ACCOUNT = "hall/recorder"
+ALARM_TOPIC = "scrabble/%s/alarm"
+ALARM_EVENTS = 20        # warnings kept on the alarm topic
+RETRY_S = 1.0            # a failed write is tried again this often
+REMIND_S = 60.0          # ... and said again on stderr this often
 INT_MAX = 2 ** 31 - 1     # the clocks' ints are 31-bit
 MAX_CLOCK_ID = 40
 
@@ -192,43 +217,80 @@ def _check_record(r):
     return check_result(r.get("result"), where[0], where[1])
 
 
+def body_id(body):
+    """A short fingerprint of a result body (corrections.jsonl names the
+    body the director accepted by it)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _append_line(fd, data):
+    """Append data (one or more whole lines) and fsync; if anything fails
+    (ENOSPC, EIO, EROFS) the file is cut back to its old end, so no half
+    line stays behind, and the error is raised."""
+    size = os.fstat(fd).st_size
+    try:
+        durable.write_all(fd, data)
+    except OSError:
+        try:
+            os.ftruncate(fd, size)
+        except OSError:
+            pass
+        raise
+
+
+def _open_append(path):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    if os.fstat(fd).st_size and durable.torn(path, fd):
+        try:                      # a torn last line: start a new one
+            _append_line(fd, b"\n")
+        except OSError:
+            os.close(fd)
+            raise
+    return fd
+
+
 class Journal:
-    """results.jsonl, appended durably; knows the last body per topic."""
+    """results.jsonl, appended durably; knows every body stored per topic."""
 
     def __init__(self, folder):
         self.folder = folder
         self.path = os.path.join(folder, RESULTS)
-        self.last = {}
-        self.seen = {}     # topic -> when its last body was stored
+        self.bodies = {}          # topic -> [body, ...] stored
+        self.last = {}            # topic -> its last body stored
+        self.seen = {}            # topic -> when its last body was stored
         try:
             for r in read_records(folder):
+                self.bodies.setdefault(r["topic"], []).append(r["result"])
                 self.last[r["topic"]] = r["result"]
                 self.seen[r["topic"]] = r["seen"]
         except FileNotFoundError:
             pass
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self.fd = fd
-        if os.fstat(fd).st_size:
-            if durable.torn(self.path, fd):   # a torn last line: start a new one
-                durable.write_all(fd, b"\n")
-        else:
-            os.fsync(fd)
+        new = not os.path.exists(self.path)
+        self.fd = _open_append(self.path)
+        if new:
+            os.fsync(self.fd)
             dfd = os.open(folder, os.O_RDONLY)
             try:
                 os.fsync(dfd)            # the new file's name is on disk too
             finally:
                 os.close(dfd)
 
+    def has(self, topic, body):
+        return body in self.bodies.get(topic, ())
+
     def add(self, topic, table, game, account, body):
         """True if stored now, False if it was already there.  Returns only
-        once the line is on disk."""
-        if self.last.get(topic) == body:
+        once the line is on disk; raises OSError (nothing stored, the file
+        as it was) if it cannot be written."""
+        if self.has(topic, body):
             return False
         seen = utc_now()
         line = json.dumps({"topic": topic, "account": account, "table": table,
                            "game": game, "seen": seen, "result": body},
                           sort_keys=True, separators=(",", ":")) + "\n"
-        durable.write_all(self.fd, line.encode())
+        _append_line(self.fd, line.encode())
+        self.bodies.setdefault(topic, []).append(body)
         self.last[topic] = body
         self.seen[topic] = seen
         return True
@@ -267,22 +329,351 @@ def _file_log(folder, event, starts, topic, payload, clock=None):
               file=sys.stderr, flush=True)
 
 
+# -- the director's corrections (issue 29) --------------------------------------------------
+def _check_correction(obj):
+    if not isinstance(obj, dict) or not isinstance(obj.get("topic"), str) \
+            or not isinstance(obj.get("result"), str) or not isinstance(obj.get("accepted"), str):
+        return "not a correction line"
+    return None
+
+
+def read_accepted(folder, warn=None):
+    """{topic: [body_id, ...]} in the order the director accepted them
+    (corrections.jsonl, `hall accept`)."""
+    from host_sim.tournament import _lines
+    out = {}
+    for obj in _lines(os.path.join(folder, CORRECTIONS), _check_correction,
+                      warn or (lambda m: print(m, file=sys.stderr))):
+        out.setdefault(obj["topic"], []).append(obj["result"])
+    return out
+
+
+def counted(records, accepted, warn=None):
+    """The record that counts among one game's records (file order): the
+    last one the director accepted, else the first.  Each later body not
+    accepted is one warning (a re-publish is never a correction by itself)."""
+    first = records[0]
+    ids = [body_id(r["result"]) for r in records]
+    order = accepted.get(first["topic"], [])
+    best, rank = first, -1
+    for r, i in zip(records, ids):
+        if i in order and order.index(i) >= rank:
+            best, rank = r, order.index(i)
+    if warn is not None:
+        said = {ids[0]}
+        for r, i in zip(records[1:], ids[1:]):
+            if i not in said and i not in order:
+                said.add(i)
+                warn("%s: table %d account %s game %d: another result stored at %s is NOT "
+                     "counted (a re-publish: a referee's void or resume at the clock, or a "
+                     "forgery); hall accept --table %d --account %s --game %d takes it"
+                     % (RESULTS, r["table"], r["account"], r["game"], r["seen"], r["table"],
+                        r["account"], r["game"]))
+    return best
+
+
+def accept(folder, table, account, game, first=False, out=sys.stdout):
+    """`hall accept`: the game's last stored body (or its first) counts from
+    now on: a line of corrections.jsonl, with who and when."""
+    import getpass
+    topic = None
+    recs = [r for r in read_records(folder, lambda m: None)
+            if (r["table"], r["account"], r["game"]) == (table, str(account), game)]
+    if not recs:
+        raise ValueError("no result of table %d account %s game %d in %s"
+                         % (table, account, game, RESULTS))
+    topic = recs[0]["topic"]
+    if len({body_id(r["result"]) for r in recs}) < 2:
+        raise ValueError("table %d account %s game %d has one result only: nothing to "
+                         "choose" % (table, account, game))
+    r = recs[0] if first else recs[-1]
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):
+        who = str(os.getuid())
+    fd = _open_append(os.path.join(folder, CORRECTIONS))
+    try:
+        _append_line(fd, (json.dumps({"topic": topic, "result": body_id(r["result"]),
+                                      "stored": r["seen"], "accepted": utc_now(), "by": who},
+                                     sort_keys=True) + "\n").encode())
+    finally:
+        os.close(fd)
+    side = lambda s: r["result"][s]   # noqa: E731
+    print("table %d account %s game %d: the result stored at %s counts from now on "
+          "(left %d ms, penalty %d; right %d ms, penalty %d)"
+          % (table, account, game, r["seen"], side("left")["remaining_ms"],
+             side("left")["penalty"], side("right")["remaining_ms"], side("right")["penalty"]),
+          file=out)
+    return 0
+
+
+# -- whose clock is it (issue 29) ------------------------------------------------------
+def _check_owner(obj):
+    if not isinstance(obj, dict) or not _clock_id(obj.get("clock")) \
+            or not isinstance(obj.get("account"), str) \
+            or _num(obj["account"], 1, INT_MAX) is None \
+            or obj.get("how") not in ("deploy", "first"):
+        return "not an owner line"
+    return None
+
+
+def _clock_id(c):
+    return isinstance(c, str) and 0 < len(c) <= MAX_CLOCK_ID and re.match(r"^[\w.-]+$", c)
+
+
+def read_owners(folder, warn=None):
+    """{clock id: account} from owners.jsonl: a deploy line wins over a
+    first-seen line, the last deploy line over earlier ones, the first
+    first-seen line over later ones."""
+    from host_sim.tournament import _lines
+    out = {}
+    for obj in _lines(os.path.join(folder, OWNERS), _check_owner,
+                      warn or (lambda m: print(m, file=sys.stderr))):
+        if obj["how"] == "deploy" or obj["clock"] not in out:
+            out[obj["clock"]] = obj["account"]
+    return out
+
+
+def add_owner(folder, clock, account, how="deploy"):
+    """A line of owners.jsonl (make deploy-tables: this board is account n's)."""
+    fd = _open_append(os.path.join(folder, OWNERS))
+    try:
+        _append_line(fd, (json.dumps({"clock": clock, "account": str(account), "how": how,
+                                      "seen": utc_now()}, sort_keys=True) + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def clock_of_state(event, topic, payload):
+    """(account, clock id) of a clock's state or heartbeat (any game, also
+    before the first: a clock switched on says who it is), or None."""
+    p = topic.split("/")
+    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat") \
+            or _num(p[2]) is None or _num(p[4], 1, INT_MAX) is None or len(payload) > 4096:
+        return None
+    try:
+        body = json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or body.get("table") != int(p[2]) \
+            or not _clock_id(body.get("clock")):
+        return None
+    return p[4], body["clock"]
+
+
+class Owners:
+    """The recorder's view of owners.jsonl, read again when the file changes
+    (a clock deployed while the hall runs)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.path = os.path.join(folder, OWNERS)
+        self.stamp = None
+        self.map = {}
+        self.added = 0          # lines written (first sight of a clock)
+        self.refresh()
+
+    def refresh(self):
+        try:
+            st = os.stat(self.path)
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if stamp != self.stamp:
+            self.stamp = stamp
+            self.map = read_owners(self.folder, lambda m: None)
+
+    def check(self, account, clock):
+        """None if `clock` may publish under `account` (it is that
+        account's, or nobody's yet: then it is now, on disk), else why not.
+        Raises OSError if the new owner line cannot be written."""
+        self.refresh()
+        owner = self.map.get(clock)
+        if owner is None:
+            add_owner(self.folder, clock, account, "first")
+            self.added += 1
+            self.refresh()
+            self.map[clock] = str(account)
+            return None
+        if owner != str(account):
+            return "clock %s belongs to account %s, not to account %s" % (clock, owner, account)
+        return None
+
+
+# -- what the director is shown -----------------------------------------------------------
+class Alarm:
+    """The recorder's trouble, on stderr and retained on the alarm topic."""
+
+    def __init__(self):
+        self.writing = None       # why writing fails, or None
+        self.since = None
+        self.said = 0.0
+        self.waiting = 0
+        self.events = []
+        self.dirty = True
+
+    def event(self, text):
+        print("recorder: " + text, file=sys.stderr, flush=True)
+        self.events = (self.events + ["%s %s" % (utc_now(), text)])[-ALARM_EVENTS:]
+        self.dirty = True
+
+    def failing(self, why, waiting):
+        now = time.monotonic()
+        if self.writing is None or now - self.said >= REMIND_S or waiting != self.waiting:
+            if self.writing is None or now - self.said >= REMIND_S:
+                print("recorder: ALARM: cannot store results (%s): %d result%s "
+                      "unconfirmed on the clocks; trying again every %g s"
+                      % (why, waiting, " waits" if waiting == 1 else "s wait", RETRY_S),
+                      file=sys.stderr, flush=True)
+                self.said = now
+            self.dirty = True
+        if self.writing is None:
+            self.since = utc_now()
+        self.writing, self.waiting = why, waiting
+
+    def ok(self, stored):
+        if self.writing is not None:
+            print("recorder: storing again since %s: %d waiting result%s stored and "
+                  "confirmed" % (utc_now(), stored, "" if stored == 1 else "s"),
+                  file=sys.stderr, flush=True)
+            self.writing = None
+            self.waiting = 0
+            self.dirty = True
+
+    def payload(self):
+        return json.dumps({"writing": None if self.writing is None else
+                           "%s (since %s)" % (self.writing, self.since),
+                           "waiting": self.waiting, "events": self.events},
+                          separators=(",", ":")).encode()
+
+
+class Recorder:
+    """What the recorder does with each message; one thread (run()'s), so a
+    failed write is simply kept in `waiting` and tried again."""
+
+    def __init__(self, folder, event, publish):
+        from host_sim import tournament as T
+        self.folder = folder
+        self.event = event
+        self.publish = publish             # publish(topic, payload, qos, retain)
+        self.journal = Journal(folder)
+        # issue 21: each game's round from its first press (games.jsonl)
+        self.starts = T.Starts(folder)
+        self.owners = Owners(folder)
+        self.alarm = Alarm()
+        self.waiting = {}                  # (topic, payload) -> parsed, unconfirmed
+        self.retry_at = 0.0
+        self.refused = set()   # (account, clock) of states, (topic, payload) of results: warned
+        self.poke = False      # a game began (a start line): its table's message now
+
+    def message(self, topic, payload):
+        from host_sim import tournament as T
+        if "/result/" not in topic:
+            who = clock_of_state(self.event, topic, payload)
+            if who is None:
+                return
+            account, clock = who
+            added = self.owners.added
+            try:                # (a clock switched on registers its id: owners.jsonl)
+                why = self.owners.check(account, clock)
+                st = T.parse_state(self.event, topic, payload) if why is None else None
+                line = self.starts.state(*st) if st is not None else None
+            except OSError as e:       # (it comes again with the next heartbeat)
+                self._failing(e)
+                return
+            if line is not None:
+                self.poke = True
+            if (line is not None or self.owners.added != added) and not self.waiting:
+                self.alarm.ok(0)       # (a line was written: the folder takes writes again)
+            if why is not None and (account, clock) not in self.refused:
+                self.refused.add((account, clock))
+                self.alarm.event("refused the states of %s: %s" % (_clip(topic), why))
+            return
+        got = parse_message(self.event, topic, payload)
+        if isinstance(got, str):
+            self.alarm.event("skipped %s: %s" % (_clip(topic), got))
+            return
+        key = (topic, bytes(payload))
+        if key not in self.waiting:
+            # (decided now: a failed try may have closed its game already)
+            body = got[3]
+            k = (body["clock"], body["game"])
+            again = k in self.starts.ended and k not in self.starts.open \
+                and not self.journal.has(topic, body)
+            self.waiting[key] = got + (again, k in self.starts.open)
+        self.store()
+
+    def store(self):
+        """Store and confirm every waiting result; on a failed write the
+        rest waits (unconfirmed) for the next try."""
+        stored = 0
+        for key in list(self.waiting):
+            topic, payload = key
+            table, game, account, body, again, was_open = self.waiting[key]
+            try:
+                why = self.owners.check(account, body["clock"])
+                if why is not None:
+                    del self.waiting[key]
+                    if key not in self.refused:     # (once: its clock re-sends it)
+                        self.refused.add(key)
+                        self.alarm.event("refused %s: %s" % (_clip(topic), why))
+                    continue
+                if self.starts.result(account, table, body) is not None:  # (start line first)
+                    self.poke = True
+                new = self.journal.add(topic, table, game, account, body)
+            except OSError as e:
+                self._failing(e)
+                return stored
+            del self.waiting[key]
+            stored += 1
+            if not new and was_open:
+                # issue 27: a game the hall saw begin again whose result is a copy
+                # of one already stored (a clock replaying a game, its logs wiped)
+                print("recorder: table %d, clock %s, game %d: its result is the same as the "
+                      "one stored at %s (same game number and times): not stored again"
+                      % (table, body["clock"], game, self.journal.seen.get(topic, "?")),
+                      file=sys.stderr, flush=True)
+            if new and again:
+                self.alarm.event(
+                    "table %d account %s game %d: a different result for a game already "
+                    "recorded (a referee's void or resume at the clock, or a forgery): "
+                    "stored, NOT counted; hall accept --table %d --account %s --game %d "
+                    "takes it" % (table, account, game, table, account, game))
+            self.publish(confirm_topic(self.event, account), payload, 0, False)
+        self.alarm.ok(stored)
+        return stored
+
+    def _failing(self, e):
+        self.alarm.failing("%s: %s" % (RESULTS, e.strerror or e), len(self.waiting))
+        self.retry_at = time.monotonic() + RETRY_S
+
+    def tick(self):
+        """The main loop's turn: retry waiting results; the alarm if it changed."""
+        if self.waiting and time.monotonic() >= self.retry_at:
+            self.store()
+        if self.alarm.dirty:
+            self.alarm.dirty = False
+            self.publish(ALARM_TOPIC % self.event, self.alarm.payload(), 1, True)
+
+
 def run(folder, port, event, host="127.0.0.1"):
+    """Connect, record, confirm, until killed.  One thread: the MQTT client
+    is driven here (loop()), so an unexpected error ends the process with
+    its traceback and the hall starts it again (never a dead reader thread
+    in a living process)."""
     import paho.mqtt.client as mqtt
     from host_sim import hall as H
     from host_sim import tournament as T
     password = H.service_passwords(folder)[ACCOUNT]
-    journal = Journal(folder)
-    # issue 21: each game's round from its first press (games.jsonl), and the
-    # round with its seating, retained for the pages
-    starts = T.Starts(folder)
-    news = T.RoundNews(folder, event)
-    poke = threading.Event()    # a game began: its table's message now, not in 0.5 s
     # A client id nobody can guess (no one can take the recorder's session over).
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
-    c.reconnect_delay_set(0.1, 2)
+    from host_sim import hall_tls
+    hall_tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
+    rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
+    # the round with its seating, retained for the pages (issue 21)
+    news = T.RoundNews(folder, event)
     sub = "scrabble/%s/+/result/+/+" % event
     states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
     seats = T.TABLE_TOPIC.replace("%d", "+") % event
@@ -294,42 +685,23 @@ def run(folder, port, event, host="127.0.0.1"):
             # recorder process that are no longer the round's are removed)
             c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
             news.again()         # publish the round again on each connection
-            poke.set()
+            rec.poke = True
+            rec.alarm.dirty = True
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)
 
     def on_message(c, u, m):
         if "/log/" in m.topic:
-            res = journal.last.get(m.topic.replace("/log/", "/result/", 1))
-            _file_log(folder, event, starts, m.topic, m.payload,
+            res = rec.journal.last.get(m.topic.replace("/log/", "/result/", 1))
+            _file_log(folder, event, rec.starts, m.topic, m.payload,
                       res.get("clock") if isinstance(res, dict) else None)
             return
         if m.topic.startswith(seats[:-1]):
             if m.retain and news.found(m.topic, m.payload):
-                poke.set()
+                rec.poke = True
             return
-        if "/result/" not in m.topic:
-            st = T.parse_state(event, m.topic, m.payload)
-            if st is not None and starts.state(*st) is not None:
-                poke.set()
-            return
-        got = parse_message(event, m.topic, m.payload)
-        if isinstance(got, str):
-            print("recorder: skipped %s: %s" % (_clip(m.topic), got), file=sys.stderr, flush=True)
-            return
-        table, game, account, body = got
-        was_open = (body["clock"], body["game"]) in starts.open
-        if starts.result(account, table, body) is not None:   # (its start line first)
-            poke.set()
-        if not journal.add(m.topic, table, game, account, body) and was_open:
-            # issue 27: a game the hall saw begin again whose result is a copy
-            # of one already stored (a clock replaying a game, its logs wiped)
-            print("recorder: table %d, clock %s, game %d: its result is the same as the one "
-                  "stored at %s (same game number and times): not stored again"
-                  % (table, body["clock"], game, journal.seen.get(m.topic, "?")),
-                  file=sys.stderr, flush=True)
-        c.publish(confirm_topic(event, account), m.payload, qos=0)
+        rec.message(m.topic, m.payload)
 
     c.on_connect = on_connect
     c.on_message = on_message
@@ -340,11 +712,21 @@ def run(folder, port, event, host="127.0.0.1"):
         except OSError:
             time.sleep(0.2)
     print("recorder: ready", flush=True)
-    c.loop_start()
-    while True:   # `hall round` / `hall pairings` change the files; games begin
-        poke.wait(0.5)
-        poke.clear()
-        if c.is_connected():
+    next_news = 0.0
+    while True:
+        rc = c.loop(timeout=0.1)
+        if rc != mqtt.MQTT_ERR_SUCCESS:
+            time.sleep(0.2)
+            try:
+                c.reconnect()
+            except OSError:
+                pass
+            continue
+        rec.tick()
+        # `hall round` / `hall pairings` change the files; a game began
+        if rec.poke or time.monotonic() >= next_news:
+            rec.poke = False
+            next_news = time.monotonic() + 0.5
             for topic, data in news.changed():
                 c.publish(topic, data, qos=1, retain=True)
 

@@ -74,6 +74,9 @@ class FlakySocket:
     def setblocking(self, flag):
         self.s.setblocking(flag)
 
+    def settimeout(self, t):
+        self.s.settimeout(t)
+
     def connect(self, addr):
         self._check()
         self.s.connect(addr)
@@ -93,11 +96,26 @@ class FlakySocket:
         self.s.close()
 
 
+class FlakyTLS(FlakySocket):
+    """TLS (CPython's ssl, as the board's mbedtls) over a FlakySocket: fails
+    the same way when the Wi-Fi is gone."""
+
+    def __init__(self, link, ctx, raw, name, handshake):
+        self.link = link
+        self._check()
+        self.s = ctx.wrap_socket(raw.s, server_hostname=name,
+                                 do_handshake_on_connect=handshake)
+
+
 class FlakySockets:
     """The `socket` module net.py sees."""
 
     def __init__(self, link):
         self.link = link
+
+    def wrap_tls(self, ctx, raw, name, handshake):
+        """net.py's TLS over this Wi-Fi (firmware/mqtt.py Wire._tls_socket)."""
+        return FlakyTLS(self.link, ctx, raw, name, handshake)
 
     def getaddrinfo(self, host, port):
         return socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)

@@ -99,7 +99,7 @@ def final_state(log):
     """The replay's state report at the log's latest time (a flag or
     forfeit noted after the last event included)."""
     clock, at = replay.run(log.game, log.last_ms)
-    return replay.report(clock, at)
+    return replay.report(clock, at, language=log.game.lang)
 
 
 def _side(rep, name):

@@ -20,6 +20,7 @@ import gamelog
 import profiles
 import report as reportmod
 import view as viewmod
+import lang as langmod
 
 # The event words are the game log's (firmware/gamelog.py WORDS, SIDED).
 EVENTS = tuple(gamelog.WORDS.values())
@@ -104,10 +105,35 @@ class Event:
 class Game:
     """A parsed replay file."""
 
-    def __init__(self, rules, events, overrides):
+    def __init__(self, rules, events, overrides, over_t=None, language="en"):
         self.rules = rules
         self.events = events
         self.overrides = overrides  # (key, text) pairs as written
+        self.over_t = over_t        # a `# <ms> over` line after the last event
+        self.lang = language        # the log's language (`# lang de`)
+
+    def end_t(self):
+        """The report's time without --at (SPEC v4 §5): the last event's, or
+        that of a later `# <ms> over` line (a game that ended by itself, by a
+        forfeit or both flags, is reported at its end)."""
+        last = self.events[-1].t if self.events else 0
+        if self.over_t is not None and self.over_t > last:
+            return self.over_t
+        return last
+
+
+def _note(comment, game_t, lang_now):
+    """A whole-line comment: (over_t, lang) it names, or (None, None).  Only
+    `# <ms> over` and the header's `# lang xx` mean anything; any other
+    comment is free text."""
+    words = comment.split()
+    if len(words) >= 2 and words[1] == "over" and _digits(words[0]):
+        t = ms_or_none(words[0])
+        if t is not None and t >= game_t:
+            return t, None
+    elif len(words) == 2 and words[0] == "lang" and words[1] in langmod.LANGS:
+        return None, words[1]
+    return None, None
 
 
 def _digits(text):
@@ -138,9 +164,18 @@ def parse(lines):
     events = []
     last_t = 0
     profile_line = 0
+    over_t = None
+    language = "en"
     for lineno, raw in enumerate(lines, 1):
-        text = raw.split("#", 1)[0].strip()
+        text, hash_, comment = raw.partition("#")
+        text = text.strip()
         if not text:
+            if hash_:
+                t, lg = _note(comment, last_t, language)
+                if t is not None:
+                    over_t = t
+                elif lg is not None and not events:
+                    language = lg
             continue
         words = text.split()
         if name is None:
@@ -181,6 +216,7 @@ def parse(lines):
         if t < last_t:
             raise ReplayError(lineno, "time goes backwards (%d after %d)" % (t, last_t))
         last_t = t
+        over_t = None   # an `over` line counts only after the last event
         if len(words) < 2:
             raise ReplayError(lineno, "missing event after the time")
         kind = words[1]
@@ -193,6 +229,16 @@ def parse(lines):
                 raise ReplayError(lineno, "unknown side %r (left or right)" % words[2])
             events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]),
                                 _int(words[3], lineno, "adjust"), lineno))
+        elif kind == "base":
+            if len(words) != 4:
+                raise ReplayError(lineno, "base needs `base <left|right> <mm:ss>`")
+            if words[2] not in clockcore.SIDE_NAMES:
+                raise ReplayError(lineno, "unknown side %r (left or right)" % words[2])
+            try:
+                ms = profiles.make_rules(name, [("base", words[3])]).base[0]
+            except ValueError as e:
+                raise ReplayError(lineno, str(e))
+            events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]), ms, lineno))
         elif kind in SIDED:
             if len(words) != 3:
                 raise ReplayError(lineno, "%s needs `%s <left|right>`" % (kind, kind))
@@ -205,7 +251,7 @@ def parse(lines):
             events.append(Event(t, kind, line=lineno))
     if name is None:
         raise ReplayError(max(profile_line, 1), "empty file: no `profile` line")
-    return Game(profiles.make_rules(name, overrides), events, overrides)
+    return Game(profiles.make_rules(name, overrides), events, overrides, over_t, language)
 
 
 def read_lines(path):
@@ -253,6 +299,7 @@ CALLS = {
     "void": lambda c, ev: c.void(ev.side, ev.t),
     "resume": lambda c, ev: c.resume(ev.t),
     "adjust": lambda c, ev: c.adjust(ev.side, ev.delta, ev.t),
+    "base": lambda c, ev: c.rebase(ev.side, ev.delta, ev.t),
 }
 
 
@@ -274,14 +321,17 @@ REFUSED = {
             "turn-ending press started, in a running, paused or ended game",
     "resume": "resume ignored: only an end can be undone, not a forfeit, "
               "both flags, or a game that is not over",
+    "base": "base ignored: the base time changes only before the game "
+            "(ready or late), and must leave the side time after what it "
+            "was charged",
 }
 
 
 def run(game, at=None, warn=None):
     """Apply every event at or before `at` and let time run to `at` (default:
-    the last event's time).  Returns (clock, at)."""
+    Game.end_t(), SPEC v4 §5).  Returns (clock, at)."""
     if at is None:
-        at = game.events[-1].t if game.events else 0
+        at = game.end_t()
     clock = new_clock(game.rules)
     for ev in game.events:
         if ev.t > at:
@@ -293,16 +343,17 @@ def run(game, at=None, warn=None):
     return clock, at
 
 
-def lcd_rows(clock, cols=16, rows=2):
-    v = viewmod.View(cols, rows)
+def lcd_rows(clock, cols=16, rows=2, language="en"):
+    v = viewmod.View(cols, rows, language)
     v.show_rules(clock.rules)
     return [viewmod.to_text(b) for b in v.render(clock)]
 
 
-def report(clock, at, cols=16, rows=2):
-    """The SPEC §5 state report: firmware/report.py's fields plus the LCD."""
+def report(clock, at, cols=16, rows=2, language="en"):
+    """The SPEC §5 state report: firmware/report.py's fields plus the LCD
+    (in the log's language, Game.lang)."""
     rep = reportmod.state(clock, at)
-    rep["lcd"] = lcd_rows(clock, cols, rows)
+    rep["lcd"] = lcd_rows(clock, cols, rows, language)
     return rep
 
 

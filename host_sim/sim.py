@@ -17,22 +17,28 @@ The rig runs the app's main loop every few virtual ms up to that instant.
 Keys.  A terminal reports key presses, not releases, so a key means "button
 down now, up after KEY_HOLD_MS of virtual time" (terminal auto-repeat, while a
 key is held, just extends the hold: one press, as on the device).  As on the
-device (SPEC v3 §4), each key acts at its own press edge: `a` / `l` end a
+device (SPEC v4 §4), each key acts at its own press edge: `a` / `l` end a
 turn and `space` stops or restarts the clock on the next loop step, while
 the key is still down.  Gestures are held keys; the other keys play the
 quick-reference cards' gestures (host_sim/fakehw/rig.py), and a gesture
 undoes what its own keys did at their edges: `e` the pause key held 2 s
 (setup menu in READY; the END? question when stopped; NEW GAME? on the final
 screen), `y` both player buttons held 1 s (yes; also "Apply new times?" in
-the referee menu), `r` the referee's three keys held 3 s, `[` / `]` the late
-arrival (the left / right player present: pause key, then their button, held
-2 s).
+the referee menu; with no question on a stopped clock its presses are
+undone; while a clock runs it is two presses, SPEC v4: left's, then
+right's 20 ms later), `r` the referee's three keys, pressed within 2 s,
+held 3 s, `[` / `]` the late arrival (the left / right player present:
+pause key, then their button, held 2 s, in READY).  A key the terminal
+holds longer than 2 s is a resting finger: it makes no gesture with later
+keys.
 
 Replay.  --replay FILE applies the file's events to the app's timing core at
 their own virtual times (ms since power-up, as in the game log), while the
-LCD shows the game live; when the last event is applied, virtual time stops
-there -- the screen then shows exactly what `python -m host_sim replay FILE`
-reports -- and any game key resumes live play from that state.
+LCD shows the game live, in the log's language (`# lang de`; --lang
+overrides it); virtual time stops at the last event, or at a later
+`# <ms> over` line (a game that ended by itself, SPEC v4 §5) -- the screen
+then shows exactly what `python -m host_sim replay FILE` reports -- and any
+game key resumes live play from that state.
 """
 import os
 import shutil
@@ -197,7 +203,7 @@ class Sim:
         now = self.rig.now
         app.new_game(now, game.rules)
         app.show_game(now)
-        self.stop_at = game.events[-1].t if game.events else 0
+        self.stop_at = game.end_t()  # as `replay` reports it (SPEC v4 §5)
 
     def replaying(self):
         return self.game is not None and self.next_ev < len(self.game.events)
@@ -711,7 +717,8 @@ def run(args):
         try:
             if game is not None:
                 r = game.rules
-                extra = write_settings(root, r.name, r.base[0], r.base[1], args.lang)
+                extra = write_settings(root, r.name, r.base[0], r.base[1],
+                                       args.lang or game.lang)  # the log's language
             else:
                 bl = args.base_left if args.base_left is not None else args.base
                 br = args.base_right if args.base_right is not None else args.base

@@ -313,8 +313,9 @@ def games(starts, records):
     last start of the same clock and game number seen at or before the
     record; None if none): [{"start": line or None, "records": [...]}], in
     the order of each game's first record, plus started games without a
-    result (records []).  Within a game a later record is a referee's void
-    published again: the last body counts, the first seen time is the end."""
+    result (records []).  Within a game a later record is the game's result
+    published again (rows_from() counts the first body unless the director
+    accepted another), the first seen time is the end."""
     by_key = {}
     for s in starts:
         by_key.setdefault((s["clock"], s["game"]), []).append(s)
@@ -421,7 +422,9 @@ def rows(folder, round_no=None, warn=_warn, byes=True):
         if n not in scored:
             scored[n] = scores(folder, n, warn) if n else {}
         return scored[n]
-    out = rows_from(_result_records(folder, warn), starts, seats_of, round_no, scores_of)
+    from host_sim.hall_recorder import read_accepted
+    out = rows_from(_result_records(folder, warn), starts, seats_of, round_no, scores_of,
+                    read_accepted(folder, warn), warn)
     if byes:
         rounds = [round_no] if round_no is not None else sorted(
             {r["round"] for r in out} | _seated_rounds(folder))
@@ -445,19 +448,23 @@ def bye_rows(n, seat):
 
 
 def rows_from(records, starts=(), seats_of=lambda n: Seating(), round_no=None,
-              scores_of=lambda n: {}):
+              scores_of=lambda n: {}, accepted=None, warn=None):
     """The one place that turns recorded results into CSV rows: one row per
-    game (games(): a referee's void is the same game, its last body; a
-    clock counting from game 1 again is another), in the round of its start
-    line (0: none, a result recorded before rounds existed), with the
+    game (games(): a body re-published for the same game is the same game;
+    a clock counting from game 1 again is another), in the round of its
+    start line (0: none, a result recorded before rounds existed), with the
     round's names and TSH numbers at its table and the scores typed for it;
-    sorted by round, table, account, game."""
+    sorted by round, table, account, game.  A game's result is its first
+    body, or the one the director took last with `hall accept` (accepted:
+    {topic: [body_id, ...]} in order, from corrections.jsonl); each other
+    body re-published is one warning (issue 29)."""
     import profiles as prof   # (firmware/: the clock's own mm:ss)
+    from host_sim.hall_recorder import counted
     out = []
     for g in games(list(starts), records):
         if not g["records"]:
             continue
-        first, last = g["records"][0], g["records"][-1]
+        first, last = g["records"][0], counted(g["records"], accepted or {}, warn)
         body = last["result"]
         rnd = g["start"]["round"] if g["start"] is not None else 0
         if round_no is not None and rnd != round_no:

@@ -5,14 +5,17 @@ import contextlib
 import csv
 import io
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
 
 from conftest import ROOT
 from host_sim import hall as H
+from host_sim import hall_tls as TLS
 
 needs_broker = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
@@ -25,11 +28,40 @@ needs_browser = pytest.mark.skipif(
            "(make deps hall-page)")
 
 
+_PKI = []
+
+
+def pki_dir():
+    """One hall CA and broker certificate for the whole test session
+    (hall_tls.ensure, made once: RSA keys take a while), copied into each
+    test hall's folder; the browsers trust its broker key (chromium())."""
+    if not _PKI:
+        d = tempfile.mkdtemp(prefix="hall-pki-")
+        TLS.ensure(d)
+        _PKI.append(d)
+    return _PKI[0]
+
+
+def seed_pki(folder):
+    """The session's CA and broker certificate in a hall folder (before its
+    write(), which then keeps them)."""
+    os.makedirs(folder, exist_ok=True)
+    for n in (TLS.CA_CERT, TLS.CA_KEY, TLS.BROKER_CERT, TLS.BROKER_KEY):
+        shutil.copy2(os.path.join(pki_dir(), n), os.path.join(folder, n))
+
+
+def chromium(profile_dir):
+    """Headless Chromium trusting the test halls' broker key (pki_dir())."""
+    return H.headless_chromium(profile_dir, pki_dir())
+
+
 def new_hall(tmp_path, tables=12, **kw):
-    """Hall "cup" in tmp_path/hall on two free loopback ports, its folder
-    written (accounts, configuration, page); not started."""
+    """Hall "cup" in tmp_path/hall on free loopback ports, its folder
+    written (accounts, configuration, page, the session's certificates);
+    not started."""
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=tables, port=H.free_port(),
                ws_port=H.free_port(), **kw)
+    seed_pki(h.folder)
     h.write()
     return h
 

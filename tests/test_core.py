@@ -300,6 +300,174 @@ def test_late_limit_none_and_set_late():
     assert profiles.make_rules("pfs", [("late", "none")]).overrides() == ["late=none"]
 
 
+# -- lateness: one account for the game (SPEC v4 §4 Late arrival) -----------------
+
+def _late_twice(c, s, first, gap, t_again):
+    """s is late `first` ms, the lateness clock is stopped (pause key, back
+    to ready) for `gap` ms, then started again at t_again."""
+    assert c.start_late(s, 0)
+    c.update(first)
+    assert c.pause(first) and c.state == cc.READY
+    c.update(first + gap)
+    assert c.start_late(s, t_again)
+
+
+def test_lateness_stopped_and_started_again_goes_on_tso_2_4_b_ii_5_3_b():
+    """A player 9:00 late, the clock stopped by mistake, started again:
+    15:24 of lateness is more than 15 minutes -- lost at +15:01 of the
+    whole account, not 15:01 after the restart (TSO § 2.4 b ii, § 5.3 b)."""
+    for s in (LEFT, RIGHT):
+        c = sdev()
+        _late_twice(c, s, 9 * MIN, 30000, 9 * MIN + 30000)
+        assert c.lateness() == 9 * MIN             # the count goes on ...
+        c.update(15 * MIN + 30000 - 1)             # 6:00 - 1 ms after the restart
+        assert c.state == cc.LATE and c.lateness() == 15 * MIN - 1
+        c.update(15 * MIN + 30000 + 999)           # +15:00 still shown
+        assert c.state == cc.LATE
+        c.update(15 * MIN + 31000)                 # +15:01 of the account: lost
+        assert c.state == cc.OVER and c.forfeited[s] and not c.forfeited[1 - s]
+        assert c.remaining(s) == 30 * MIN - 15 * MIN - 1000
+        c2 = sdev()
+        _late_twice(c2, s, 9 * MIN, 0, 9 * MIN)
+        c2.update(9 * MIN + 6 * MIN + 24000)       # "15:24 late": long lost
+        assert c2.state == cc.OVER and c2.forfeited[s]
+
+
+def test_lateness_restarted_at_the_limit_loses_at_once_tso_5_3_b():
+    """Stopped at +15:00.999 (still allowed), started again: the next ms
+    is +15:01 -- lost; an account already past the limit (the referee's
+    elapsed time, TSO § 2.4 c) loses when its clock starts."""
+    for s in (LEFT, RIGHT):
+        c = sdev()
+        _late_twice(c, s, 15 * MIN + 999, 5000, 15 * MIN + 5999)
+        assert c.state == cc.LATE
+        c.update(15 * MIN + 6000)
+        assert c.state == cc.OVER and c.forfeited[s]
+        c = sdev()
+        assert c.adjust(s, -(16 * MIN), 0)         # elapsed 16:00 set in ready
+        assert c.state == cc.READY
+        c.start_late(s, 1000)
+        assert c.state == cc.OVER and c.forfeited[s]
+
+
+def test_lateness_account_in_pfs_goes_on_to_the_walkover_pfs_6_3_4():
+    for s in (LEFT, RIGHT):
+        c = pfs(base="15:00")
+        _late_twice(c, s, 10 * MIN, 60000, 11 * MIN)
+        assert c.lateness() == 10 * MIN            # shown +10:00, not +00:00
+        c.update(16 * MIN - 1)
+        assert c.state == cc.LATE and c.lateness() == 15 * MIN - 1
+        c.update(16 * MIN)                         # whole time gone: walkover
+        assert c.state == cc.OVER and c.forfeited[s] and c.flag(s)
+
+
+def test_lateness_account_in_overtime_near_the_forfeit_tso_5_2_c():
+    """A late side past 00:00 (a short base): overtime and its forfeit apply
+    as to a running clock, and the restarted lateness keeps the overtime."""
+    c = plain(profiles.make_rules("sdev", [("base", "05:00")]))
+    _late_twice(c, RIGHT, 10 * MIN, 1000, 10 * MIN + 1000)
+    assert c.overtime(RIGHT) == 5 * MIN and c.lateness() == 10 * MIN
+    assert shown(c, RIGHT) == "-05:00"
+    c.update(10 * MIN + 1999)
+    assert c.state == cc.LATE
+    c.update(10 * MIN + 2000)                      # overtime 5:01: lost
+    assert c.state == cc.OVER and c.forfeited[RIGHT]
+
+
+def test_a_credit_before_the_game_is_no_negative_lateness():
+    c = sdev()
+    c.adjust(LEFT, 2 * MIN, 0)                     # a correction in ready
+    c.start_late(LEFT, 0)
+    c.update(MIN)
+    assert c.lateness() == 0
+    c.update(17 * MIN)
+    assert c.lateness() == 15 * MIN and c.state == cc.LATE
+    c.update(17 * MIN + 1000)
+    assert c.state == cc.OVER and c.forfeited[LEFT]
+
+
+# -- the referee's base time (SPEC v4 §4 Referee functions) ------------------------
+
+def test_base_change_with_nothing_charged_sets_the_time():
+    for s in (LEFT, RIGHT):
+        events = []
+        c = plain(profiles.make_rules("sdev"), lambda code, side, t, a: events.append((code, side, a)))
+        assert c.rebase(s, 25 * MIN, 500)
+        assert c.rem[s] == 25 * MIN and c.rem[1 - s] == 30 * MIN
+        assert c.rules.base[s] == 25 * MIN and c.state == cc.READY
+        assert events == [(cc.EV_BASE, s, 25 * MIN)] and cc.is_action(cc.EV_BASE)
+
+
+def test_base_change_keeps_charged_lateness_and_adjustments_tso_2_4_b_i():
+    """remaining = new base - charged: a lateness (or a confirmed
+    adjustment) stays charged; the lateness limit counts on."""
+    for s in (LEFT, RIGHT):
+        c = sdev()
+        c.start_late(s, 0)
+        c.update(7 * MIN)
+        assert c.rebase(s, 25 * MIN, 7 * MIN)       # during the lateness
+        assert c.state == cc.LATE and c.lateness() == 7 * MIN
+        assert c.rem[s] == 18 * MIN
+        assert c.adjust(1 - s, -MIN, 7 * MIN) is False   # a clock runs
+        c.pause(8 * MIN)                            # arrived: 8:00 charged
+        assert c.adjust(1 - s, -MIN, 8 * MIN)       # the other side: 1:00
+        assert c.rebase(s, 20 * MIN, 9 * MIN) and c.rebase(1 - s, 20 * MIN, 9 * MIN)
+        assert c.rem[s] == 12 * MIN and c.rem[1 - s] == 19 * MIN
+        c.start_late(s, 10 * MIN)                   # the account still 8:00
+        assert c.lateness() == 8 * MIN
+        c.update(10 * MIN + 7 * MIN + 999)
+        assert c.state == cc.LATE
+        c.update(10 * MIN + 7 * MIN + 1000)         # 15:01: lost
+        assert c.state == cc.OVER and c.forfeited[s]
+
+
+def test_base_change_only_before_the_game_and_leaving_time():
+    c = pfs()
+    c.start_late(LEFT, 0)
+    c.update(10 * MIN)
+    assert not c.rebase(LEFT, 10 * MIN, 10 * MIN)   # would stop it at 00:00
+    assert not c.rebase(LEFT, 0, 10 * MIN)
+    assert not c.rebase(LEFT, 100 * MIN, 10 * MIN)  # past 99:59
+    assert c.rebase(LEFT, 11 * MIN, 10 * MIN) and c.rem[LEFT] == MIN
+    c.update(11 * MIN)                              # its whole time: walkover
+    assert c.state == cc.OVER and c.forfeited[LEFT]
+    c = sdev()
+    c.press(LEFT, 0)
+    assert not c.rebase(RIGHT, 25 * MIN, 1000)      # running
+    c.pause(2000)
+    assert not c.rebase(RIGHT, 25 * MIN, 3000)      # paused: the game is on
+    c.end(4000)
+    assert not c.rebase(LEFT, 25 * MIN, 5000)       # over
+    assert c.rules.base == [30 * MIN, 30 * MIN]
+
+
+def test_base_change_in_ready_past_00_00_acts_as_an_adjustment_would():
+    """In ready nothing runs: a base below what was charged leaves the side
+    in overtime (or out, pfs), and the limits act as after an adjustment."""
+    c = sdev()
+    c.adjust(LEFT, -(30 * MIN), 0)                 # the referee's elapsed 30:00
+    assert c.rebase(LEFT, 25 * MIN, 0) and c.overtime(LEFT) == 5 * MIN
+    assert c.state == cc.READY
+    assert c.rebase(LEFT, 24 * MIN, 0)             # -06:00: past the forfeit
+    assert c.state == cc.OVER and c.forfeited[LEFT]
+    c = pfs(base="01:00")
+    c.adjust(RIGHT, -MIN, 0)                       # right out before the game
+    assert not c.rebase(RIGHT, 30000, 0)           # below 00:00: refused (flag)
+    assert c.rebase(LEFT, 30000, 0) and c.rem[LEFT] == 30000
+    c = pfs(base="01:00")
+    c.start_late(LEFT, 0)
+    c.update(30000)
+    assert c.rebase(RIGHT, 1000, 30000) and c.rem[RIGHT] == 1000   # not the late side
+    assert not c.rebase(LEFT, 30000, 30000)        # the late side: 00:00 refused
+
+
+def test_base_change_does_not_touch_shared_rules():
+    r = profiles.make_rules("sdev")
+    c = plain(r)
+    c.rebase(LEFT, 20 * MIN, 0)
+    assert r.base == [30 * MIN, 30 * MIN] and c.rules.base == [20 * MIN, 30 * MIN]
+
+
 # -- pause (TSO § 1.4.2 a iii, § 4.1; PFS § 3.4.2) --------------------------------
 
 def test_pause_stops_the_whole_clock_and_resumes_same_side_tso_4_1():

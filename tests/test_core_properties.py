@@ -24,7 +24,7 @@ RULESETS = [
 op = st.tuples(
     st.integers(0, 90000),                                   # gap before it, ms
     st.sampled_from(["left", "right", "pause", "left", "right", "end", "adjust",
-                     "late", "void", "resume"]),
+                     "late", "void", "resume", "late", "pause", "base"]),
     st.integers(-120000, 120000),                            # adjust amount
 )
 games = st.tuples(st.integers(0, len(RULESETS) - 1), st.lists(op, max_size=60))
@@ -54,6 +54,9 @@ def apply(c, kind, amount, t):
         return c.void(side, t)
     if kind == "resume":
         return c.resume(t)
+    if kind == "base":
+        # the referee's base time (SPEC v4: it keeps the time charged)
+        return c.rebase(side, 30000 + abs(amount) // 1000 * 1000, t)
     return c.adjust(side, amount, t)
 
 
@@ -81,7 +84,7 @@ def check_invariants(c):
                 assert c.forfeited[s]
         if c.forfeited[s] and not (r.forfeit >= 0 and c.overtime(s) == (r.forfeit + 1) * 1000):
             # lost by lateness (TSO § 5.3 b) or walkover (PFS § 6.3.4)
-            assert c.side == s and (r.late >= 0 and c.late_rem0 - c.rem[s] == (r.late + 1) * 1000
+            assert c.side == s and (r.late >= 0 and r.base[s] - c.rem[s] >= (r.late + 1) * 1000
                                     or r.zero == profiles.ZERO_FLAG and c.rem[s] == 0)
     assert 0 <= c.win <= r.window
 
@@ -107,6 +110,10 @@ def test_every_running_ms_is_charged_exactly_once(game):
     c = make(idx, hook=lambda code, s, t, a: hooks.append((code, s, t)))
     t = 0
     void_turn = None   # (side started by the last move, its time then)
+    # Each side's account before the game, kept here from the intervals and
+    # the referee's changes alone (SPEC v4 §4 Late arrival: one account per
+    # side; a base change keeps it).
+    pregame = [0, 0]
     for gap, kind, amount in ops:
         before = (c.state, c.side, list(c.rem))
         del hooks[:]
@@ -120,6 +127,8 @@ def test_every_running_ms_is_charged_exactly_once(game):
                 assert t < stop <= t2
             assert rem[side] - c.rem[side] == stop - t
             assert c.rem[1 - side] == rem[1 - side]
+            if state == cc.LATE:
+                pregame[side] += stop - t
         else:
             assert c.rem == rem
         check_invariants(c)
@@ -128,6 +137,22 @@ def test_every_running_ms_is_charged_exactly_once(game):
         st0, s, win0 = c.state, c.side, c.win
         move = kind in ("left", "right") and turn_ending(c, kind, s, st0)
         ok = apply(c, kind, amount, t)
+        if kind == "adjust" and ok and st0 == cc.READY:
+            a = cc.LEFT if amount % 2 else cc.RIGHT
+            pregame[a] -= c.rem[a] - before_rem[a]
+        if kind == "base":
+            bs = cc.LEFT if amount % 2 else cc.RIGHT
+            nb = 30000 + abs(amount) // 1000 * 1000
+            flag = c.rules.zero == profiles.ZERO_FLAG
+            assert ok == ((st0 == cc.READY or st0 == cc.LATE and (bs != s or nb - pregame[bs] > 0))
+                          and not (flag and nb - pregame[bs] < 0))
+            if ok:   # remaining = new base - charged, the other side untouched
+                assert c.rem[bs] == c.rules.base[bs] - pregame[bs]
+                assert c.rem[1 - bs] == before_rem[1 - bs]
+            else:
+                assert c.rem == before_rem
+        if c.state == cc.LATE:
+            assert c.lateness() == max(0, pregame[c.side])
         if kind == "adjust" and ok and void_turn and void_turn[0] == (cc.LEFT if amount % 2 else cc.RIGHT):
             # a referee change on the voidable side stays through a void
             vs = void_turn[0]
@@ -157,7 +182,7 @@ def test_every_running_ms_is_charged_exactly_once(game):
             b.restore(list(c.snapshot()))
             frozen = observable(b)
             b.update(t + 10 ** 6)
-            for k in ("left", "right", "pause", "end", "adjust", "late"):
+            for k in ("left", "right", "pause", "end", "adjust", "late", "base"):
                 apply(b, k, 1000, t + 10 ** 6)
             assert observable(b) == frozen
 

@@ -90,6 +90,10 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
     assert rows[0][1] != rows[1][1]                       # two boards, two clock ids
     assert rows[0][2] == rows[1][2] and int(rows[0][2]) > 20
     pw = {str(t): p for t, p in H.Hall(hall_dir, "cup").passwords().items()}
+    # issue 29: each board's own id is its table's clock account's (owners.jsonl):
+    # the recorder refuses that clock's results under any other account
+    from host_sim import hall_recorder as REC
+    assert REC.read_owners(hall_dir) == {rows[0][1]: "4", rows[1][1]: "5"}
     assert os.stat(os.path.join(ROOT, "build", "net-4.json")).st_mode & 0o077 == 0  # 0600
 
     def power_up(flash):                                   # on its own

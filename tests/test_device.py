@@ -333,6 +333,7 @@ def test_boot_notices_show_each_in_turn(tmp_path):
 LONG = (ds.scenario_void_after_a_forfeit, ds.scenario_chords,
         ds.scenario_chords_on_a_stopped_clock,
         ds.scenario_second_hold_on_the_final_screen, ds.scenario_late_sdev,
+        ds.scenario_late_sdev_restarted_and_the_limit_in_the_menu,
         ds.scenario_late_arrival_begins_the_game, ds.scenario_results_of_the_last_games,
         ds.scenario_bus_faults, ds.scenario_thirty_days,
         ds.scenario_pause_held_through_a_challenge, ds.scenario_slow_referee,
@@ -382,3 +383,42 @@ def test_main_loop_allocates_nothing_in_a_running_game():
     print("heap bytes: steady %d per loop, across a second boundary %d per loop"
           % (steady // 300, crossing // 2))
     eq(crossing, 0, "heap bytes across two second boundaries (LCD rewrites)")
+
+
+@micropython_only
+@parametrize("board", ["sim", "sim_2004"])
+def test_referee_menu_over_a_lateness_allocates_nothing(board):
+    """SPEC v4 (issue 26): the referee menu shows while a lateness clock
+    runs on: the main loop there (the clock advanced, the menu redrawn as
+    the seconds change: the 20x4 shows both times) allocates nothing
+    either."""
+    from rig import Rig, LEFT
+    import rig as gestures
+    root = new_root("alloc_late_" + board)
+    ds.write_settings(root, "sdev", 600)
+    rig = Rig(load_board(board), root)
+    rig.run(1600)
+    rig.perform(gestures.late(LEFT))      # right's lateness runs
+    rig.perform(gestures.referee())
+    app = rig.app
+    eq(app.mode, 3, "the referee menu")
+    rig.press(gestures.PAUSE)             # the next item, and back to the first
+    rig.press(gestures.PAUSE)
+    rig.press(gestures.PAUSE)
+    rig.run(4500)                         # past a checkpoint
+    app.session.last_save = rig.now
+
+    def one_ms():
+        rig.now = rig.add(rig.now, 1)
+        app.step()
+
+    def one_s():
+        rig.now = rig.add(rig.now, 1000)
+        app.step()
+
+    steady = heap_bytes(one_ms, 300)
+    crossing = heap_bytes(one_s, 2)
+    eq(rig.clock.state, cc.LATE, "the lateness still runs")
+    eq(app.mode, 3, "still in the menu")
+    eq(steady, 0, "heap bytes in 300 loop iterations over a lateness")
+    eq(crossing, 0, "heap bytes across two second boundaries over a lateness")

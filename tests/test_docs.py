@@ -383,19 +383,38 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
 
 
 def test_claim_confirmation_without_a_question_only_stops(bench):
-    """Cards: both player buttons held 1 s with no question showing: the two
-    presses are undone and the clock is stopped (SPEC v3 §4: a
-    confirmation with no question does nothing and undoes its presses)."""
+    """Cards: both player buttons held 1 s with no question showing, on a
+    stopped clock: the two presses are undone and the clock stays stopped
+    (SPEC v4 §4: a confirmation with no question does nothing and undoes
+    its presses; it exists when the clock was stopped at its first key's
+    edge)."""
     import rig as gestures
     b = bench()
     r = b.rig
     c = b.clock
-    start = right_runs(b, 4000)
-    first = r.ms()
-    r.perform(gestures.confirm())          # right's press would end its turn
+    right_runs(b, 4000)
+    r.press(screens.PAUSE)                 # right's clock stopped
+    r.run(1000)
+    rem = list(c.rem)
+    r.perform(gestures.confirm())          # left restarts right, right's move ...
     assert c.state == cc.PAUSED and c.side == cc.RIGHT and not r.app.game.question.kind
-    assert c.rem[cc.LEFT] == 30 * MIN, "left never ran"
-    assert c.rem[cc.RIGHT] == 30 * MIN - (first - start), "stopped from the first press"
+    assert c.rem == rem, "both presses undone, no time charged"
+
+
+def test_claim_both_player_buttons_while_a_clock_runs_are_presses(bench):
+    """Cards: "While a clock runs they are two presses, however long held:
+    each does what it does at its press" (SPEC v4 §4 Gestures): right's
+    clock runs, left leans on their button (ignored), right presses 20 ms
+    later (the move), both held 1.1 s: the move stands, left's clock runs."""
+    import rig as gestures
+    b = bench()
+    r = b.rig
+    c = b.clock
+    right_runs(b, 4000)
+    used = 30 * MIN - c.rem[cc.RIGHT]
+    r.perform(gestures.confirm())
+    assert c.state == cc.RUNNING and c.side == cc.LEFT, (c.state, c.side)
+    assert c.rem[cc.RIGHT] == 30 * MIN - used - 20, "right's turn ended at its press"
 
 
 def test_claim_referee_gesture_while_running_pauses_first(bench):

@@ -23,13 +23,16 @@ def test_every_logged_event_word_replays_as_that_event(tmp_path):
     events = []
     for code in gamelog.WORDS:
         for side in (cc.LEFT, cc.RIGHT):
-            events.append((code, side, -60000 if side else 30000))
+            if code == cc.EV_BASE:   # the new base time, ms (SPEC v4)
+                events.append((code, side, 25 * 60000 if side else 99 * 60000 + 59000))
+            else:
+                events.append((code, side, -60000 if side else 30000))
     lines = logged_lines(tmp_path, events)
     parsed = replay.parse(lines).events
     assert len(parsed) == len(events)
     for (code, side, delta), ev in zip(events, parsed):
         assert ev.kind == gamelog.WORDS[code]
-        if code == cc.EV_ADJUST:
+        if code == cc.EV_ADJUST or code == cc.EV_BASE:
             assert (ev.side, ev.delta) == (side, delta)
         elif code in gamelog.SIDED:
             assert ev.side == side

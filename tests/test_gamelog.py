@@ -48,6 +48,7 @@ def test_line_format():
     lg.event(1560999, cc.EV_FORFEIT, 0, 0, -3999, 1438500)
     lg.event(1561000, cc.EV_OVER, 0, 0, -301000, 1438500)
     lg.event(1562000, cc.EV_END, 0, 0, -301000, 1438500)
+    lg.event(1563000, cc.EV_BASE, 1, 1500000, -301000, 1438500)
     eq(ff.files["games/g0001.txt"].decode(), "\n".join([
         "profile sdev  # game 1",
         "set base=25:00",
@@ -60,9 +61,21 @@ def test_line_format():
         "64000 pause  # L 24:06 R 23:59",
         "# 1500000 flag left  L 00:00 R 23:59",
         "# 1560999 forfeit left  L -00:03 R 23:59",
+        "# 1560999 over  L -00:03 R 23:59",    # SPEC v4 §5: the game's end
         "# 1561000 over  L -05:01 R 23:59",
         "1562000 end  # L -05:01 R 23:59",
+        "1563000 base right 25:00  # L -05:01 R 23:59",
         ""]), "the log")
+
+
+def test_a_language_other_than_english_is_named_in_the_header():
+    """The replay draws the LCD in the log's own language (issue 26)."""
+    ff = FakeFlash(journal=False)
+    lg = gamelog.GameLog(fs=ff, clock="c0ffee")
+    lg.lang = "de"
+    lg.begin(profiles.make_rules("sdev", {"base": "25:00"}), 3)
+    eq(ff.files["games/g0001.txt"].decode(),
+       "profile sdev  # game 1\n# clock c0ffee table 3\n# lang de\nset base=25:00\n", "header")
 
 
 def test_display_times_in_the_comment_round_like_the_lcd():

@@ -1,6 +1,9 @@
 """Gestures (firmware/gestures.py): debounced presses and releases -> the
 app's actions, checked against the contract in that file's header, which is
-SPEC v3 §4 "Gestures on the device" and "Buttons":
+SPEC v4 §4 "Gestures on the device" and "Buttons" (quoted here as v3 had it;
+v4 adds: "The keys of one gesture must all have gone down within 2 s of each
+other ... A key that was already held longer than that when another key went
+down is a resting finger ... it makes no gesture with the later keys"):
 
   "A key acts at its own edge ... No press waits to find out whether it is
   part of a gesture."                                     (§4 Gestures, 1)
@@ -298,24 +301,32 @@ def test_a_key_held_at_start_is_in_no_group_and_makes_no_gesture():
 # -- the referee gesture (§4 Gestures 2, 4; §4 Referee functions) -------------------
 
 ORDERS = [(P, L, R), (P, R, L), (L, P, R), (L, R, P), (R, P, L), (R, L, P)]
-GAPS = [(0, 0), (1, 1999), (330, 330), (2000, 0), (0, 2000), (2000, 2000)]
+# the gaps between the three presses: first to last within 2 s (both ends
+# included, SPEC v4 §4: a gesture's keys go down within 2 s of each other) ...
+GAPS = [(0, 0), (1, 1999), (330, 330), (2000, 0), (0, 2000), (1000, 1000)]
+# ... and beyond it: the first key is a resting finger, no referee gesture
+SLOW = [(2000, 2000), (1000, 1001), (2001, 0), (0, 2001)]
 
 
-@parametrize("order,gaps", [(o, g) for o in ORDERS for g in GAPS])
+@parametrize("order,gaps", [(o, g) for o in ORDERS for g in GAPS + SLOW])
 def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gaps):
-    """§4 Gestures 2: all three keys down together 3 s, any order, any gaps
-    (0 to 2 s): REFEREE 3 s after the last key, once, the group's t0 at the
-    first key's edge; every key acted at its edge meanwhile.  The keys held
-    on the way are gestures of their own when held long enough: the pause
-    key alone 2 s (PAUSE_LONG), the pause key with one player button 2 s
-    (LATE); never a CONFIRM (§4 Gestures 4: not by the referee gesture's keys)."""
+    """§4 Gestures 2, 3: all three keys down together 3 s, any order, the
+    presses within 2 s of each other from the first to the last (exactly
+    2000 ms included): REFEREE 3 s after the last key, once, t0 at the first
+    key's edge; every key acted at its edge meanwhile.  Presses spread over
+    more than 2 s give no REFEREE at all (the first key is a resting
+    finger), however long they are held.  The keys held on the way are
+    gestures of their own when held long enough: the pause key alone 2 s
+    (PAUSE_LONG), the pause key with one player button 2 s, pressed within
+    2 s of each other (LATE); never a CONFIRM (§4 Gestures 4: not by the
+    referee gesture's keys)."""
     r = Rig()
     t = [100, 100 + gaps[0], 100 + gaps[0] + gaps[1]]
     play(r, [(order[k], t[k]) for k in range(3)], t[2] + 2999)
     want = [(NAME[order[k]], t[k]) for k in range(3)]
     if order[0] == P and gaps[0] >= 2000:
         want.append(("pause_long", t[0] + 2000))
-    if P in order[:2] and gaps[1] >= 2000:
+    if P in order[:2] and gaps[1] >= 2000 and gaps[0] <= 2000:
         x = order[0] if order[1] == P else order[1]
         want.append(("late_l" if x == L else "late_r", t[1] + 2000))
     # at the same tick, the loop ran (and recognised a hold) before the edge
@@ -324,30 +335,50 @@ def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gap
                                        for k, w in enumerate(want))]
     assert r.names() == want                  # no REFEREE yet at 2999
     r.loop(t[2] + 3000)
-    assert r.names()[-1] == ("referee", t[2] + 3000)
-    assert r.actions[-1][2] == t[2] + 3000
-    assert r.g.t0 == r.ms(t[0])
+    fresh = gaps[0] + gaps[1] <= 2000
+    if fresh:
+        assert r.names()[-1] == ("referee", t[2] + 3000)
+        assert r.actions[-1][2] == t[2] + 3000
+        assert r.g.t0 == r.ms(t[0]) and r.g.key == order[0]
+    else:
+        assert r.names() == want
     assert r.groups == [(NAME[order[0]], t[0], order[0])]
-    r.loop(t[2] + 5000, every_ms=7)  # held on: once a group
+    r.loop(t[2] + 5000, every_ms=7)  # held on: once a group (or never)
     for k in order:                  # released in the order pressed
         r.release(k)
         r.loop(r.us / 1000 + 40)
     r.loop(t[2] + 5500)
     got = r.names()
-    assert got[len(want):] == [("referee", t[2] + 3000), ("all_up", t[2] + 5000 + 80)]
+    assert got[len(want):] == [("referee", t[2] + 3000)] * fresh + \
+        [("all_up", t[2] + 5000 + 80)]
 
 
 def test_referee_broken_early_gives_nothing_and_restarts_from_the_last_key():
+    """A key of the referee gesture released before 3 s: nothing; pressed
+    again within 2 s of the first key, the 3 s count again from it."""
+    r = Rig()
+    play(r, [(P, 100), (L, 200), (R, 300)], 1000)
+    r.release(R, 1000)                # 700 ms of all three
+    r.loop(1500)
+    r.press(R, 1500)                  # the timer restarts from here
+    r.loop(4499)
+    assert gestures_of(r) == []
+    r.loop(4500)
+    assert gestures_of(r) == [("referee", 4500)]
+    assert r.g.t0 == r.ms(100) and r.g.key == P
+
+
+def test_referee_made_again_more_than_2s_after_its_first_key_is_nothing():
+    """SPEC v4 §4: a gesture needs a fresh press of every one of its keys:
+    the pause key and left held on while right is pressed again 3.3 s
+    after the pause key went down make no referee gesture, however long."""
     r = Rig()
     play(r, [(P, 100), (L, 200), (R, 300)], 3250)
     r.release(R, 3250)                # 2950 ms of all three
     r.loop(3400)
-    r.press(R, 3400)                  # the timer restarts from here
-    r.loop(6399)
-    assert gestures_of(r) == []
-    r.loop(6400)
-    assert gestures_of(r) == [("referee", 6400)]
-    assert r.g.t0 == r.ms(100)
+    r.press(R, 3400)
+    r.loop(12000)
+    assert gestures_of(r) == [] and r.names()[-1] == ("right", 3400)
 
 
 def test_referee_once_a_group_even_when_broken_and_made_again():
@@ -664,6 +695,68 @@ def test_a_group_over_a_long_idle_time_and_the_wrap():
     assert r.names() == [("right", 10), ("all_up", 40 * 60000)]
 
 
+# -- resting fingers (SPEC v4 §4 Gestures: a gesture's keys go down close together) --
+
+def test_a_resting_finger_makes_no_gesture_with_any_later_keys():
+    """SPEC v4 §4 Gestures: "A key that was already held longer than [2 s]
+    when another key went down is a resting finger: ... it makes no gesture
+    with the later keys (a gesture needs a fresh press of every one of its
+    keys)."  Random cases: one key rests 2001 ms to 10 minutes, then the
+    other two are pressed at random (0-1.5 s apart, held up to 6 s, some
+    released and pressed again): no gesture comes from the moment they go
+    down (each one would need the resting key, or is the pause key held
+    alone or the pair with the pause key up), and every press is an action
+    at its edge.  Once every key is up, the same three keys pressed fresh
+    within 2 s give the referee gesture, key at the first of them.  (The
+    rig's time is a float, single precision on the 32-bit image: minutes
+    into a scenario an edge may read 1 ms early there, so edge times are
+    compared to 1 ms and the fresh presses stay clear of the 2 s bound.)"""
+    rnd = Random(26)
+    for case in range(20):
+        r = Rig()
+        rest = rnd.choice((L, R, P))
+        others = [k for k in (L, R, P) if k != rest]
+        t = 100 + rnd.randint(2001, 600000)
+        r.press(rest, 100)
+        r.loop(t, every_ms=499)
+        r.loop(t)
+        start = len(r.actions)
+        want = []
+        for _ in range(rnd.randint(1, 4)):
+            rnd_order = others if rnd.random() < 0.5 else others[::-1]
+            held = []
+            for k in rnd_order:
+                t += rnd.randint(0, 1500)
+                r.loop(t, every_ms=3)
+                r.press(k, t)
+                want.append((NAME[k], t))
+                held.append(k)
+            t += rnd.randint(30, 6000)
+            r.loop(t, every_ms=3)
+            for k in held:
+                r.release(k, t)
+                t += rnd.randint(30, 200)
+                r.loop(t, every_ms=3)
+        got = [(G.ACTION_NAMES[a], tt) for a, tt, _ in r.actions[start:]]
+        eq([g for g in got if g[0] in GESTURE_NAMES], [], "case %d: rest %d" % (case, rest))
+        presses = [g for g in got if g[0] in NAME.values()]
+        eq([n for n, _ in presses], [n for n, _ in want], "case %d presses" % case)
+        assert all(abs(a[1] - b[1]) <= 1 for a, b in zip(presses, want)), (presses, want)
+        r.release(rest, t)
+        t += 100
+        r.loop(t, every_ms=3)
+        assert not r.g.any_held()
+        order = (rest, others[0], others[1])
+        t += 100
+        for k in order:
+            r.press(k, t)
+            t += rnd.randint(0, 900)
+            r.loop(t, every_ms=3)
+        r.loop(t + 3100, every_ms=3)
+        eq(gestures_of(r)[-1][0], "referee", "case %d: fresh" % case)
+        eq(r.g.key, rest, "case %d: key" % case)
+
+
 # -- mashing: a simulated hour ------------------------------------------------------
 
 def _burst(rnd, t, final):
@@ -751,28 +844,40 @@ def _timeline_groups(holds):
 
 
 def _confirm_of(group):
-    """(CONFIRM expected: True/False/None = too close to call, the pair's
-    start) for one timeline group, by the contract: both player buttons down
-    together >= 1 s, recognised at the first release of one of them, the
-    pause key never down in the group (a pause press soon after that release
-    may or may not come before the release is known: too close to call)."""
+    """(CONFIRM expected: True/False/None = too close to call) for one
+    timeline group, by the contract: both player buttons down together
+    >= 1 s, their presses within 2 s of each other (SPEC v4), recognised at
+    the first release of one of them, the pause key not down at any moment
+    from the first of the two presses on (a pause press soon after that
+    release may or may not come before the release is known: too close to
+    call)."""
     down = {L: False, R: False, P: False}
-    pause_at = [t for t, i, press in group[2] if i == P and press]
+    pressed = {L: 0, R: 0}
+    pauses = []                              # [press, release or None]
     pair = -1
     for t, i, press in group[2]:
         if press:
             down[i] = True
+            if i == P:
+                pauses.append([t, None])
+            else:
+                pressed[i] = t
             if i != P and down[L] and down[R]:
                 pair = t
             continue
+        if i == P:
+            pauses[-1][1] = t
         if i != P and down[L] and down[R]:
             d = t - pair
-            if abs(d - 1000) <= 50:
+            first = min(pressed.values())
+            span = abs(pressed[L] - pressed[R])
+            if abs(d - 1000) <= 50 or abs(span - 2000) <= 1:
                 return None                  # rounding, release order in a stall
-            if d > 1000:
-                if any(p <= t for p in pause_at):
-                    return False
-                if any(p <= t + 500 for p in pause_at):
+            # (not this pair: a later one in the group may still give it)
+            if d > 1000 and span <= 2000 and not any(
+                    p <= t and (r is None or r > first + 1) for p, r in pauses):
+                if any(first < p <= t + 500 for p, r in pauses) or \
+                        any(r is not None and abs(r - first) <= 1 for p, r in pauses):
                     return None
                 return True
         down[i] = False
@@ -1033,6 +1138,16 @@ def _gestures():                            # every gesture and a REGROUP
     _step(50)
     pins[2].drive(0)
     _step(2100)                             # PAUSE_LONG
+    pins[2].drive(None)
+    _step(50)
+    pins[0].drive(0)                        # a resting finger (SPEC v4) ...
+    _step(2100)
+    pins[1].drive(0)
+    pins[2].drive(0)
+    _step(3100)                             # ... no REFEREE, checked each step
+    pins[1].drive(None)
+    _step(2100)                             # ... nor LATE_L
+    pins[0].drive(None)
     pins[2].drive(None)
     _step(50)
     pins[0].drive(0)

@@ -14,12 +14,14 @@ import time
 import pytest
 
 from conftest import ROOT
-from hallkit import csv_rows, hall_cmd, needs_broker, running_hall
+from hallkit import csv_rows, hall_cmd, needs_broker, pki_dir, running_hall, until
 from host_sim import hall as H
 from host_sim import hall_sim
 from host_sim import replay
 
 import net
+
+CA = open(os.path.join(pki_dir(), H.TLS.CA_CERT)).read()   # a hall CA (PEM)
 
 pytestmark = needs_broker
 
@@ -158,6 +160,7 @@ def _publisher(hall, user, password):
     import paho.mqtt.client as mqtt
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     c.username_pw_set(user, password)
+    H.TLS.paho_tls(c, hall.folder)
     rc = []
     c.on_connect = lambda c, u, f, r, p=None: rc.append(r)
     c.connect("127.0.0.1", hall.port)
@@ -213,21 +216,29 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
         fleet.close()
 
 
+def _cfg(**kw):
+    """A net.json that check_config accepts, with `kw` changed (None: left out)."""
+    c = {"host": "10.0.0.2", "port": 8883, "event": "cup", "table": 3, "password": "x",
+         "ca": CA}
+    c.update(kw)
+    return {k: v for k, v in c.items() if v is not None}
+
+
 @pytest.mark.parametrize("cfg, word", [
-    ({"host": "10.0.0.2", "port": 1883, "event": "cup", "password": "x"}, "table"),
-    ({"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 0, "password": "x"}, "table"),
-    ({"host": "10.0.0.2", "port": 99999, "event": "cup", "table": 3, "password": "x"}, "port"),
-    ({"host": "10.0.0.2", "port": 1883, "event": "a/b", "table": 3, "password": "x"}, "event"),
+    (_cfg(table=None), "table"),
+    (_cfg(table=0), "table"),
+    (_cfg(port=99999), "port"),
+    (_cfg(event="a/b"), "event"),
     ([], "object"),
     # issue 19: a host name would need a DNS lookup, which blocks the clock's loop
-    ({"host": "hall.local", "port": 1883, "event": "cup", "table": 3, "password": "x"},
-     "IP address"),
-    ({"host": "192.168.1.256", "port": 1883, "event": "cup", "table": 3, "password": "x"},
-     "IP address"),
-    ({"host": "10.0.0", "port": 1883, "event": "cup", "table": 3, "password": "x"},
-     "IP address"),
-    ({"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 3, "password": "x",
-      "client_id": "a b"}, "client_id"),
+    (_cfg(host="hall.local"), "IP address"),
+    (_cfg(host="192.168.1.256"), "IP address"),
+    (_cfg(host="10.0.0"), "IP address"),
+    (_cfg(client_id="a b"), "client_id"),
+    # issue 29: the clock speaks only TLS, pinning the hall's CA
+    (_cfg(ca=None), "'ca'"),
+    (_cfg(ca="not a certificate"), "CA certificate"),
+    (_cfg(ca=CA * 4), "CA certificate"),
 ])
 def test_bad_net_json_is_one_clear_line(cfg, word):
     """Bad input gets one clear line (common rules): check_config names the key."""
@@ -299,8 +310,9 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
     root = str(tmp_path) + "/"
     assert Rig(hall_sim.load_board("sim"), root).app.net is None  # no WIFI
     assert Rig(_wifi_board(), root).app.net is None               # no net.json
-    (tmp_path / "net.json").write_text('{"host": "10.0.0.2", "port": 1883, "event": "cup", '
-                                       '"table": 12, "password": "pw"}')
+    (tmp_path / "net.json").write_text(json.dumps({"host": "10.0.0.2", "port": 1883,
+                                                   "event": "cup", "table": 12,
+                                                   "password": "pw", "ca": CA}))
     app = Rig(_wifi_board(), root).app
     assert app.net is not None and app.net.prefix == "scrabble/cup/12/"
     assert app.net.link is None  # no ssid: a wired (or unix-port) clock
@@ -320,11 +332,12 @@ def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_p
     broker's memory"): `python -m host_sim hall --clocks N` starts Mosquitto
     and the recorder and plays N whole games; `hall results` after the hall
     stopped (no broker) has every game; a folder without results is one line."""
-    port, ws = H.free_port(), H.free_port()
+    port, ws, page = H.free_port(), H.free_port(), H.free_port()
     proc = hall_cmd(str(tmp_path / "h"), "--tables", "3", "--clocks", "3",
-                    "--speed", str(SPEED), "--seconds", "12", "--ws-port", str(ws), port=port)
+                    "--speed", str(SPEED), "--seconds", "12", "--ws-port", str(ws),
+                    "--page-port", str(page), port=port)
     assert proc.returncode == 0, proc.stderr
-    assert "the director's page at http://127.0.0.1:%d/" % ws in proc.stdout
+    assert "the director's page at https://127.0.0.1:%d/" % page in proc.stdout
     assert "round 1: all 3 simulated games are over" in proc.stdout
     assert "the results desk" in proc.stdout or "no results desk" in proc.stderr   # issue 27
     # issue 27: Mosquitto's own start-up lines go to its log file, not the terminal
@@ -487,11 +500,10 @@ def test_the_brokers_own_lines_go_to_its_log_file_not_the_terminal(tmp_path):
                           "--seconds", "6"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        pid_file = folder / "hall.pid"
-        end = time.monotonic() + 20
-        while not pid_file.exists() and time.monotonic() < end:
-            time.sleep(0.1)
-        pid = int(pid_file.read_text())
+        # (hall.pid names each process with its identity, issue 29)
+        info = until(lambda: H.read_pidfile(str(folder)) or {}, lambda d: d.get("broker"),
+                     seconds=20, every=0.1)
+        pid = info["broker"]["pid"]
         assert os.readlink("/proc/%d/fd/2" % pid) == str(folder / "mosquitto.log")
         out, err = p.communicate(timeout=60)
     finally:

@@ -103,32 +103,37 @@ def test_without_lan_every_port_is_on_the_loopback(hall):
     socket_domain ipv4: checked here on the real listening sockets)."""
     assert _listeners(hall.port) == ["127.0.0.1"]
     assert _listeners(hall.ws_port) == ["127.0.0.1"]
+    assert _listeners(hall.page_port) == ["127.0.0.1"]   # the pages (HTTPS)
 
 
 def test_with_lan_one_line_says_so(tmp_path):
     import subprocess
     import sys
     from conftest import ROOT
-    port, ws = H.free_port(), H.free_port()
+    port, ws, page = H.free_port(), H.free_port(), H.free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "host_sim", "hall", "--lan", "--dir", str(tmp_path / "h"),
-         "--tables", "2", "--seconds", "4", "--port", str(port), "--ws-port", str(ws)],
+         "--tables", "2", "--seconds", "4", "--port", str(port), "--ws-port", str(ws),
+         "--page-port", str(page)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
-    seen = (_listeners(port), _listeners(ws))
+    seen = (_listeners(port), _listeners(ws), _listeners(page))
+    tls = proc.stdout.readline()
     second = proc.stdout.readline()
     desk = proc.stdout.readline()
     desk_seen = _listeners(ws + 1)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert line.startswith("hall: LISTENING ON EVERY INTERFACE (--lan): clocks on port %d, "
-                           "the director's page on port %d" % (port, ws)), line
-    # one line says so; the other start-up lines are the round's and the
+                           "the director's page on port %d (https://" % (port, page)), line
+    # one line says so; the other start-up lines are the TLS one (issue 29:
+    # where the CA is, the certificate's fingerprint), the round's and the
     # projector view's (issue 21), which says nothing of the network, and the
     # results desk's (issue 27): on the loopback only, whatever --lan says
+    assert tls.startswith("hall: TLS only, with the hall's own CA"), tls
     rest = [second] + out.splitlines()
     assert all(ln.startswith("hall: the projector view") for ln in rest), out
-    assert seen == (["0.0.0.0"], ["0.0.0.0"]), (out, seen)
+    assert seen == (["0.0.0.0"], ["0.0.0.0"], ["0.0.0.0"]), (out, seen)
     if desk.startswith("hall: the results desk"):       # (its port may be taken)
         assert "http://127.0.0.1:%d/" % (ws + 1) in desk and desk_seen == ["127.0.0.1"], \
             (desk, desk_seen)

@@ -16,6 +16,7 @@ import time
 import pytest
 
 from conftest import ROOT
+from hallkit import seed_pki, until
 from host_sim import hall as H
 from host_sim import hall_attacks as A
 from host_sim import hall_recorder as REC
@@ -34,14 +35,22 @@ def results_csv(folder):
     return proc, list(csv.DictReader(io.StringIO(proc.stdout)))
 
 
-@needs_broker
-def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
+def _hall_recorder_to_file(tmp_path):
+    """Hall "cup" (4 clock accounts) started, its recorder's stderr in
+    tmp_path/recorder.err: (hall, that file)."""
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
                ws_port=H.free_port())
+    seed_pki(h.folder)
     h.write()
     err = open(tmp_path / "recorder.err", "w")
     h.start_broker()
     h.start_recorder(stderr=err)
+    return h, err
+
+
+@needs_broker
+def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
+    h, err = _hall_recorder_to_file(tmp_path)
     try:
         bodies = A.hostile_bodies(GOOD)
         c = A._client(h, "3", h.passwords()[3],
@@ -68,6 +77,46 @@ def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
     assert proc.returncode == 0 and proc.stderr == ""
     assert [(r["table"], r["account"], r["game"], r["clock"]) for r in rows] == [
         ("3", "3", "1", "sim003")]
+
+
+@needs_broker
+def test_recorder_keeps_a_republish_uncounted_and_refuses_another_clocks_result(tmp_path):
+    """issue 29, through the real broker and recorder: clock account 3's
+    result, then the same game with other values (stored and confirmed, so
+    the clock forgets it, but not counted: one warning naming `hall
+    accept`); account 4 publishing a result that names clock sim003 (account
+    3's: its first result said so): refused, not confirmed, one warning.
+    Both warnings are on the retained alarm topic the page shows."""
+    h, err = _hall_recorder_to_file(tmp_path)
+    try:
+        pw = h.passwords()
+        c3 = A._client(h, "3", pw[3], subscribe=[REC.confirm_topic("cup", 3)])
+        c4 = A._client(h, "4", pw[4], subscribe=[REC.confirm_topic("cup", 4)])
+        first = json.dumps(GOOD).encode()
+        again = json.dumps(dict(GOOD, left=dict(GOOD["left"], penalty=-10))).encode()
+        other = json.dumps(dict(GOOD, table=4)).encode()
+        for n, b in ((1, first), (2, again)):
+            A._publish(c3, "scrabble/cup/3/result/1/3", b)
+            until(lambda: len(c3.got), lambda k: k >= n)
+        A._publish(c4, "scrabble/cup/4/result/1/4", other)
+        alarm = until(lambda: json.loads(h.collect(REC.ALARM_TOPIC % "cup").get(
+            REC.ALARM_TOPIC % "cup", b'{"events": []}'))["events"], lambda e: len(e) >= 2)
+        A._close(c3, c4)
+    finally:
+        h.stop()
+        err.close()
+    assert [p for _t, p in c3.got] == [first, again] and c4.got == []
+    lines = open(tmp_path / "recorder.err").read().splitlines()
+    assert lines == [
+        "recorder: table 3 account 3 game 1: a different result for a game already recorded "
+        "(a referee's void or resume at the clock, or a forgery): stored, NOT counted; hall "
+        "accept --table 3 --account 3 --game 1 takes it",
+        "recorder: refused 'scrabble/cup/4/result/1/4': clock sim003 belongs to account 3, "
+        "not to account 4"], lines
+    assert [e.split(" ", 1)[1] for e in alarm] == [x[len("recorder: "):] for x in lines]
+    proc, rows = results_csv(h.folder)
+    assert [(r["table"], r["account"], r["left_penalty"]) for r in rows] == [("3", "3", "0")]
+    assert proc.stderr.count("\n") == 1 and "NOT counted" in proc.stderr
 
 
 def _record(topic, body, seen="2026-11-24T18:00:00Z"):
@@ -106,9 +155,14 @@ def test_csv_skips_bad_lines_one_warning_each(tmp_path):
         ("3", "3", "sim003"), ("4", "4", "sim004")]
 
 
-def test_a_void_keeps_one_row_with_the_last_values_and_the_first_time(tmp_path):
-    """The same game re-published (a referee's void) is one row: the last
-    body, the first time the hall stored it."""
+def test_a_republished_result_counts_only_once_the_director_accepts_it(tmp_path):
+    """issue 29 ("a referee's correction is a distinct ... act, never a plain
+    re-publish"): the same game published again with other values (a
+    referee's void at the clock, or anyone with the account's password) is
+    one row with the FIRST values and one warning naming `hall accept`;
+    `hall accept` (a line of corrections.jsonl, on the hall computer) makes
+    the re-published values count, `--first` the first again; the end time
+    stays the first."""
     folder = tmp_path / "hall"
     folder.mkdir()
     first = _record("scrabble/cup/3/result/1/3", GOOD, "2026-11-24T18:00:00Z")
@@ -116,8 +170,27 @@ def test_a_void_keeps_one_row_with_the_last_values_and_the_first_time(tmp_path):
                     dict(GOOD, left=dict(GOOD["left"], penalty=10)), "2026-11-24T18:05:00Z")
     (folder / REC.RESULTS).write_text(json.dumps(first) + "\n" + json.dumps(later) + "\n")
     proc, rows = results_csv(str(folder))
-    assert len(rows) == 1 and rows[0]["left_penalty"] == "10"
+    assert len(rows) == 1 and rows[0]["left_penalty"] == "0", rows
+    warns = proc.stderr.splitlines()
+    assert len(warns) == 1 and "NOT counted" in warns[0] and \
+        "hall accept --table 3 --account 3 --game 1" in warns[0], warns
+    ok = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table", "3",
+                         "--game", "1", "--dir", str(folder)], cwd=ROOT, capture_output=True,
+                        text=True, timeout=60)
+    assert ok.returncode == 0 and "counts from now on" in ok.stdout, ok.stderr
+    proc, rows = results_csv(str(folder))
+    assert proc.stderr == "" and len(rows) == 1 and rows[0]["left_penalty"] == "10"
     assert rows[0]["end_time"] == "2026-11-24T18:00:00Z"
+    back = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table", "3",
+                           "--game", "1", "--first", "--dir", str(folder)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert back.returncode == 0, back.stderr
+    proc, rows = results_csv(str(folder))
+    assert rows[0]["left_penalty"] == "0"
+    nothing = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table",
+                              "4", "--game", "1", "--dir", str(folder)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1, nothing.stderr
 
 
 def test_journal_starts_a_new_line_after_a_torn_one_and_collapses_copies(tmp_path):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, until
+from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, seed_pki, until
 from host_sim import hall as H
 from host_sim import hall_sim
 from host_sim import pairings
@@ -114,6 +114,7 @@ def test_a_round_from_pairings_to_the_csv(hall):
 ])
 def test_director_commands_refuse_in_one_line(tmp_path, args, words):
     h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4)
+    seed_pki(h.folder)
     h.write()
     open(os.path.join(h.folder, "results.jsonl"), "w").close()
     proc = cmd(h, *args)
@@ -145,7 +146,7 @@ def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
     seat = pairings.read(OPEN, 1)
     fleet = hall_sim.Fleet(hall, 3, speed=40)
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    drv = H.headless_chromium(profile)
+    drv = H.headless_chromium(profile, hall.folder)
     try:
         assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
         drv.get(hall.url())
@@ -227,7 +228,7 @@ def test_a_round_change_shows_nothing_of_the_last_round_until_the_first_press(ha
     fleet = hall_sim.Fleet(hall, 4, speed=40, folder=str(tmp_path / "clocks"), rnd=1)
     fleet.rehearse(said.append)
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    drv = H.headless_chromium(profile)
+    drv = H.headless_chromium(profile, hall.folder)
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                         {"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": False})
     try:
@@ -314,6 +315,7 @@ def test_a_replayed_game_the_recorder_does_not_store_again_is_one_line(hall, tmp
     hall.start_recorder(stderr=log)
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="replay-test")
     c.username_pw_set("1", hall.passwords()[1])
+    H.TLS.paho_tls(c, hall.folder)
     c.connect("127.0.0.1", hall.port)
     c.loop_start()
     try:
@@ -378,7 +380,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
         import shutil
         import tempfile
         profile = tempfile.mkdtemp(prefix="hall-chromium-")
-        drv = H.headless_chromium(profile)
+        drv = H.headless_chromium(profile, hall.folder)
         try:
             drv.get(hall.url())
             until(lambda: drv.find_elements("css selector", "#t-1-1"), lambda r: r, seconds=15)
@@ -388,14 +390,23 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 lambda t: t.startswith("profile"), seconds=15)
             href = drv.find_element("id", "timeline").get_attribute("href")
             assert href == hall.url() + hall_logs.timeline_name(1, "1", 1, "en")
-            assert urllib.request.urlopen(href).read().decode().startswith("time ")
+            # the timeline in the log's own language (its `# lang xx` header)
+            assert drv.execute_script(
+                "return [HallModel.logLang('profile sdev\\n# lang de\\n0 left'),"
+                " HallModel.logLang('profile pfs\\n# lang pl\\n'),"
+                " HallModel.logLang('profile sdev\\n0 left # lang de'),"
+                " HallModel.logLang('# lang xx'), HallModel.logLang(null)];") == \
+                ["de", "pl", "en", "en", "en"]
+            assert urllib.request.urlopen(href, context=H.TLS.client_context(
+                hall.folder)).read().decode().startswith("time ")
             f = drv.find_element("id", "logfile")
             assert f.get_attribute("href").startswith("blob:")
             assert f.get_attribute("download") == "table1-game1.txt"
         finally:
             drv.quit()
             shutil.rmtree(profile, ignore_errors=True)
-    text = urllib.request.urlopen(url).read().decode("utf-8")
+    text = urllib.request.urlopen(url, context=H.TLS.client_context(hall.folder)).read() \
+        .decode("utf-8")
     lines = text.splitlines()
     assert lines[0].split()[:2] == ["time", "event"]
     assert lines[1].startswith("00:0") and lines[1].split()[1] in ("left", "right")

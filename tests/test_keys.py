@@ -131,12 +131,16 @@ def keys(rig, t0, spec):
 
 # -- 1. no swallowed move -------------------------------------------------------------
 # The real game: the start press, then moves.  A move is the mover's
-# turn-ending press (a tap of 30-150 ms, turns >= 600 ms apart), plain, or
-# after a pause and a resume, or in dead time (PFS § 3.2.1: the mover pauses,
-# then ends the turn with their own button).
-PLAIN, PAUSE_RESUME, DEAD_TIME = 0, 1, 2
+# turn-ending press (turns >= 600 ms apart), plain, or after a pause and a
+# resume, or in dead time (PFS § 3.2.1: the mover pauses, then ends the turn
+# with their own button), or after the opponent restarted the mover's clock
+# from the pause (TSO § 3.1.1; the mover's press 50-400 ms after it).
+# A press is a tap of 30-150 ms, or (SPEC v4) a finger left resting on it,
+# any length, until just before that player's next press.
+PLAIN, PAUSE_RESUME, DEAD_TIME, RESTART = 0, 1, 2, 3
 MARGIN = 40          # a key is released this long before its next press (> debounce)
-CONFIRM_SAFE = 900   # left and right are never down together this long (< 1 s)
+CONFIRM_SAFE = 900   # never this long together with a press made while the clock was stopped
+FRESH_MS = 2000      # SPEC v4 §4: a gesture's keys all go down within 2 s
 
 
 def _overlap(a, b):
@@ -145,16 +149,18 @@ def _overlap(a, b):
 
 @st.composite
 def stray_games(draw):
-    """(start presser, real key taps, stray touches, moves) in ms from the
-    game's start.  Taps and strays: (button, down, up)."""
+    """(start presser, real key presses, stray touches, moves) in ms from
+    the game's start.  Presses and strays: (button, down, up)."""
     x0 = draw(st.sampled_from((LEFT, RIGHT)))
     taps = [(x0, 0, draw(st.integers(30, 150)))]
+    stopped = [0]                   # presses made while the clock was stopped
+    can_rest = [0]                  # presses made while a clock ran (and the start)
     moves = []                      # (mover, kind, T, [(lo, hi) running windows])
     runner = 1 - x0
     t_prev = 0
     for _ in range(draw(st.integers(1, 6))):
         m = runner
-        kind = draw(st.sampled_from((PLAIN, PAUSE_RESUME, DEAD_TIME)))
+        kind = draw(st.sampled_from((PLAIN, PAUSE_RESUME, DEAD_TIME, RESTART)))
         d = draw(st.integers(600, 3000))
         t = t_prev + d
         if kind == PLAIN:
@@ -163,31 +169,57 @@ def stray_games(draw):
             p = draw(st.integers(t_prev + 200, t - 200))
             taps.append((PAUSE, p, p + draw(st.integers(30, 150))))
             windows = [(t_prev, p)]
+        elif kind == RESTART:
+            p1 = draw(st.integers(t_prev + 100, t - 250))
+            p2 = max(p1 + 200, t - draw(st.integers(50, 400)))
+            t = max(t, p2 + 50)
+            taps.append((PAUSE, p1, p1 + draw(st.integers(30, 150))))
+            stopped.append(len(taps))
+            taps.append((1 - m, p2, p2 + draw(st.integers(30, 150))))
+            windows = [(t_prev, p1), (p2, t)]
         else:
             p1 = draw(st.integers(t_prev + 200, t - 400))
             p2 = draw(st.integers(p1 + 200, t - 200))
             taps.append((PAUSE, p1, p1 + draw(st.integers(30, 150))))
             taps.append((PAUSE, p2, p2 + draw(st.integers(30, 150))))
             windows = [(t_prev, p1), (p2, t)]
+        (stopped if kind == DEAD_TIME else can_rest).append(len(taps))
         taps.append((m, t, t + draw(st.integers(30, 150))))
         moves.append((m, kind, t, windows))
         runner = 1 - m
         t_prev = t
     end = t_prev + 3000
+
+    def next_press(b, t, ivs):
+        later = [lo for lo, _ in ivs if lo > t]
+        return min(later) if later else end
+
+    # Resting fingers: a press made while a clock ran (or the start press)
+    # held on, any length, until just before that player's next press.  A
+    # confirmation (SPEC v4) needs its first key's edge in a stopped clock:
+    # the start press may rest only if the first move comes more than 2 s
+    # after it (else both down together 1 s would be one).
+    for i in can_rest:
+        b, lo, hi = taps[i]
+        if i == 0 and moves[0][2] <= FRESH_MS:
+            continue
+        if draw(st.booleans()):
+            nxt = next_press(b, lo, [(l2, h2) for b2, l2, h2 in taps if b2 == b])
+            if nxt - MARGIN > hi:
+                taps[i] = (b, lo, draw(st.integers(hi, nxt - MARGIN)))
     # The waiting player's stray touches: press edges while the mover's
     # clock runs (before the press that ends the turn) and within the
     # lock-out after it; any length, but released before that player's
-    # next real press, and never held together with the other player
-    # button for CONFIRM_SAFE (that would be the confirmation gesture).
+    # next real press, leaning on their button together with the other
+    # player's for any time (SPEC v4: presses while a clock runs), but for
+    # under CONFIRM_SAFE with a press made while the clock was stopped that
+    # went down up to 2 s before it (that would be a confirmation).
     strays = []
     busy = {LEFT: [], RIGHT: []}    # every interval each player button is down
     for b, lo, hi in taps:
         if b != PAUSE:
             busy[b].append((lo, hi))
-
-    def next_press(b, t):
-        later = [lo for lo, _ in busy[b] if lo > t]
-        return min(later) if later else end
+    halt = [taps[i] for i in stopped]
 
     def add(w, lo, hi):
         if hi - lo < 1:
@@ -196,13 +228,14 @@ def stray_games(draw):
             down = draw(st.integers(lo, hi - 1))
         else:               # just before the window's end: the mover's press
             down = hi - draw(st.integers(1, min(400, hi - lo)))
-        up = down + draw(st.integers(5, 5000))
-        up = min(up, next_press(w, down) - MARGIN)
+        up = down + draw(st.one_of(st.integers(5, 5000), st.integers(5, 60000)))
+        up = min(up, next_press(w, down, busy[w]) - MARGIN)
         if up - down < 5:
             return
         if not all(hi + MARGIN <= down or up + MARGIN <= lo for lo, hi in busy[w]):
             return                  # the button is down or just released then
-        if any(_overlap((down, up), iv) >= CONFIRM_SAFE for iv in busy[1 - w]):
+        if any(b == 1 - w and l2 <= down <= l2 + FRESH_MS and
+               _overlap((down, up), (l2, h2)) >= CONFIRM_SAFE for b, l2, h2 in halt):
             return
         busy[w].append((down, up))
         strays.append((w, down, up))
@@ -226,32 +259,41 @@ def stray_games(draw):
 @KEYS
 @given(stray_games())
 def test_no_stray_touch_swallows_a_move(g):
-    """SPEC v3 §4 Buttons: "A press by the player whose clock is not running
+    """SPEC v4 §4 Buttons: "A press by the player whose clock is not running
     is ignored (logged) and never delays, swallows or changes any other key's
-    press, whenever it comes"; after a player button starts a side, that
-    side's own button is ignored for 500 ms.  Random real moves (taps of
-    30-150 ms, turns >= 600 ms apart; plain, across a pause and resume, and
-    the dead-time flow of PFS § 3.2.1: the mover pauses, then ends the turn
-    with their own button) plus random stray touches by the waiting player
-    (5 ms .. 5 s long; press edges anywhere while the mover's clock runs
-    before the turn-ending press, and within the 500 ms lock-out after it):
-    after every real edge and at the end, the turn, both sides' times to the
-    ms and the challenge window equal the pure core fed the real edges alone.
+    press, whenever it comes"; after a press that ends a turn, the side it
+    started ignores its own button for 500 ms, but not after the opponent
+    restarts the mover's clock from a pause; SPEC v4 §4 Gestures: a resting
+    finger makes no gesture, and while a clock runs both player buttons are
+    presses, never a confirmation.  Random real moves (turns >= 600 ms
+    apart; plain, across a pause and resume, the dead-time flow of PFS §
+    3.2.1, and the mover's press 50-400 ms after the opponent's restart
+    from a pause, TSO § 3.1.1), each press a tap or a finger left resting
+    on it for any time, plus random stray touches by the waiting player (5
+    ms .. 60 s long, leaning on their button with any overlap with the
+    mover's; press edges anywhere while the mover's clock runs before the
+    turn-ending press, and within the 500 ms lock-out after it): after
+    every real edge and at the end, the turn, both sides' times to the ms
+    and the challenge window equal the pure core fed the real edges alone.
 
     Not generated, because by the rules they are actions, not stray touches:
     a touch by the waiting player while the clock is paused is, by SPEC §4's
     state table (paused(s), x != s), the opponent restarting the mover's
-    clock (TSO § 3.1.1, PFS § 4.5.3); and a stray held together with the
-    other player button for 1 s or more is the confirmation gesture (SPEC v3
-    §4: both player buttons held 1 s, whose presses are undone) - so the
-    mover's taps are < 1 s and a stray never overlaps the other player
-    button for 900 ms or more."""
+    clock (TSO § 3.1.1, PFS § 4.5.3); and both player buttons held together
+    1 s, pressed within 2 s of each other, the first of them while the
+    clock was stopped (the start press, a dead-time press, a restart) is
+    the confirmation gesture (SPEC v4 §4), whose presses are undone."""
     x0, taps, strays, moves, end, bounce = g
     event("strays: %d" % min(len(strays), 5))
     event("bouncing" if any(on or off for on, off in bounce) else "no bounce")
     event("dead time" if any(k == DEAD_TIME for _, k, _, _ in moves) else "no dead time")
     event("stray held across a real press" if any(
         lo < t < hi for _, lo, hi in strays for b, t, _ in taps) else "no stray across")
+    event("resting finger" if any(hi - lo > FRESH_MS for b, lo, hi in taps if b != PAUSE)
+          else "no resting finger")
+    event("leaning 1 s+" if any(_overlap((lo, hi), (l2, h2)) >= 1000 for w, lo, hi in strays
+                               for b, l2, h2 in taps if b == 1 - w) else "no leaning")
+    event("restart" if any(k == RESTART for _, k, _, _ in moves) else "no restart")
     rig = new_rig()
     try:
         b0 = rig.ms()
@@ -303,6 +345,9 @@ def test_no_stray_touch_swallows_a_move(g):
 ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
           (RIGHT, PAUSE, LEFT), (LEFT, RIGHT, PAUSE), (RIGHT, LEFT, PAUSE))
 GAPS = (0, 500, 1000, 2000)
+# the referee gesture's two gaps: its three keys go down within 2 s of each
+# other, first to last, exactly 2000 ms included (SPEC v4 §4; gestures.py)
+REF_GAPS = ((0, 0), (250, 250), (500, 500), (1000, 1000), (2000, 0), (0, 2000))
 STATES = ("ready", "paused", "running", "over")
 GESTURE_LINE = re.compile(r"^# (\d+) gesture (\w+): the presses of its keys are undone$")
 
@@ -340,11 +385,11 @@ def stopped_at_first_edge(rig):
     """The timeline without the gesture's keys, by the pure core: the clock
     as it is now (settled to now, the first key's edge), and a clock that
     runs paused at that edge (SPEC v3 §4: a gesture leaves the clock
-    stopped)."""
+    stopped; v4: a lateness clock runs on)."""
     ref = tick_clock(rig)
     ref.restore(list(rig.clock.snapshot()))
     assert ref.t == rig.now
-    if ref.state == cc.RUNNING or ref.state == cc.LATE:
+    if ref.state == cc.RUNNING:
         ref.pause(rig.now)
     return ref
 
@@ -362,10 +407,11 @@ def events_of(lines):
 
 
 def gestures_of(lines):
-    """The gesture names of the comment lines; any other comment fails."""
+    """The gesture names of the comment lines; any other comment fails (but
+    a new log's header)."""
     out = []
     for ln in lines:
-        if ln.startswith("#"):
+        if ln.startswith("#") and not ln.startswith("# clock "):
             m = GESTURE_LINE.match(ln)
             assert m, "a comment that is no gesture: %r" % ln
             out.append(m.group(2))
@@ -414,24 +460,27 @@ def gesture_undoes_its_keys(rig, spec, gesture):
 
 def _referee_cases():
     for order in ORDERS:
-        for gap in GAPS:
+        for gaps in REF_GAPS:
             for start in STATES:
-                yield pytest.param(order, gap, start,
-                                   id="%s-%d-%s" % (_order_id(order), gap, start))
+                yield pytest.param(order, gaps, start, id="%s-%d-%d-%s" % (
+                    _order_id(order), gaps[0], gaps[1], start))
 
 
-@pytest.mark.parametrize("order,gap,start", list(_referee_cases()))
-def test_referee_gesture_in_any_order_at_any_speed(order, gap, start):
-    """SPEC v3 §4 Gestures: the pause key and both player buttons all down
-    together 3 s, in any order and with any gaps, from ready, paused,
-    running and over: the referee menu opens, no turn changes, and the time
-    charged equals the timeline without its keys (a running clock paused at
-    the first key's edge); the log has only the gesture (and that pause)."""
+@pytest.mark.parametrize("order,gaps,start", list(_referee_cases()))
+def test_referee_gesture_in_any_order_at_any_speed(order, gaps, start):
+    """SPEC v4 §4 Gestures: the pause key and both player buttons all down
+    together 3 s, in any order, the three presses within 2 s of each other
+    (gaps of 0 to 2 s; exactly 2000 ms from the first to the last counts),
+    from ready, paused, running and over: the referee menu opens, no turn
+    changes, and the time charged equals the timeline without its keys (a
+    running clock paused at the first key's edge); the log has only the
+    gesture (and that pause)."""
     rig = to_state(start)
     try:
-        last = 2 * gap + 3100                   # all three held 3.1 s together
+        at = (0, gaps[0], gaps[0] + gaps[1])
+        last = at[2] + 3100                     # all three held 3.1 s together
         gesture_undoes_its_keys(
-            rig, [(i * gap, b, last - i * gap) for i, b in enumerate(order)], "referee")
+            rig, [(at[i], b, last - at[i]) for i, b in enumerate(order)], "referee")
         assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
     finally:
         drop(rig)
@@ -472,15 +521,16 @@ def test_end_request_then_confirmation_at_any_speed(first, gap, hold):
         drop(rig)
 
 
-@pytest.mark.parametrize("start", STATES)
+@pytest.mark.parametrize("start", ("ready", "paused", "over"))
 @pytest.mark.parametrize("gap", GAPS)
 @pytest.mark.parametrize("first", (LEFT, RIGHT), ids=("L_first", "R_first"))
 def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
-    """SPEC v3 §4 Gestures: "A confirmation held when no question is showing
+    """SPEC v4 §4 Gestures: "A confirmation held when no question is showing
     ... does nothing, and its presses are undone like any gesture's": both
     player buttons, the second up to 2 s after the first, held together
-    1.1 s, with nothing asked: no turn change, no time change (a running
-    clock is stopped at the first key's edge), only the gesture in the log."""
+    1.1 s, with nothing asked and the clock stopped at the first key's
+    edge: no turn change, no time change, only the gesture in the log.
+    (While a clock runs they are presses: section 5 below.)"""
     rig = to_state(start)
     try:
         gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
@@ -494,11 +544,13 @@ def test_confirmation_with_no_question_undoes_its_presses(first, gap, start):
 @pytest.mark.parametrize("present", (LEFT, RIGHT), ids=("L_present", "R_present"))
 @pytest.mark.parametrize("pause_first", (True, False), ids=("P_first", "X_first"))
 def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
-    """SPEC v3 §4 Gestures, Late arrival (PFS § 2.4, TSO § 2.4): in ready, the
+    """SPEC v4 §4 Gestures, Late arrival (PFS § 2.4, TSO § 2.4): in ready, the
     present player's button and the pause key, in either order and up to 2 s
     apart, held together 2 s, start the absent player's lateness clock from
     the first of the two keys' edges (what each key did at its edge, e.g.
-    starting the game, is undone)."""
+    starting the game, is undone).  The log begins with the `late` event
+    and has the gesture's own line (issue 26: SPEC v3 left none),
+    `# <ms> gesture late_l|late_r` at the ms it was recognised."""
     rig = to_state("ready")
     try:
         t0 = rig.ms()
@@ -517,7 +569,9 @@ def test_late_arrival_runs_from_the_first_key(pause_first, present, gap):
         assert c.state == cc.LATE and c.side == absent
         assert c.lateness() == rig.ms() - t0
         rig.game0 = t0
-        check_log(rig, "", 0, False, None, [(0, "late", cc.SIDE_NAMES[absent])])
+        name = "late_l" if present == LEFT else "late_r"
+        check_log(rig, "", 0, False, name, [(0, "late", cc.SIDE_NAMES[absent])])
+        assert "# %d gesture %s:" % (gap + 2000, name) in log_text(rig), log_text(rig)
     finally:
         drop(rig)
 
@@ -861,3 +915,324 @@ def test_the_new_game_question_shows_over_a_forfeit_on_16x2():
         assert rig.screen()[1].strip() == "LOST", rig.screen()
     finally:
         drop(rig)
+
+
+# -- 5. SPEC v4: resting fingers, leaning presses, the lock-out, the log -------------------
+# Each case of issue 26 and its mirror images: either side, the sdev and pfs
+# profiles, in the challenge window, in overtime near the forfeit (pfs: the
+# last seconds before the flag), and with the press at exactly 00:00.  What
+# the app must do is the pure core fed only the edges that by SPEC v4 act.
+PROFILES = ("sdev", "pfs")
+WHERE = ("plain", "window", "overtime", "zero")
+SIDES = pytest.mark.parametrize("mover", (LEFT, RIGHT), ids=("L_moves", "R_moves"))
+
+
+def _where_cases(where=WHERE):
+    return [pytest.param(p, w, id="%s-%s" % (p, w)) for p in PROFILES for w in where
+            if not (p == "pfs" and w == "window")]       # pfs has no challenge window
+
+
+def arrange(profile, mover, where, rest, crit=0):
+    """A fresh clock (base 60 s) where `mover`'s clock runs, started by the
+    opponent's press: the game's start press, or in "window" the opponent's
+    move 1 s ago (the challenge window open).  `rest`: the opponent's finger
+    stays on that press.  where: "plain" (the mover has 30 s left),
+    "window", "overtime" (sdev: 10 s before the forfeit at -05:01; pfs: 10 s
+    before the flag), "zero" (the mover's time reaches 00:00 exactly `crit`
+    ms from now)."""
+    rig = new_rig(profile, 60)
+    x = 1 - mover
+    rig.game0 = rig.ms()
+
+    def opponent():
+        if rest:
+            rig.down(x)
+            rig.run(rigmod.SETTLE_MS)
+        else:
+            rig.press(x)
+
+    if where == "window":
+        rig.press(x)                        # the start: the mover runs
+        rig.run(2000)
+        rig.press(mover)                    # the mover's move: x runs
+        rig.run(2000)
+        opponent()                          # x's move: the mover runs, the window opens
+        rig.run(1000)
+    else:
+        opponent()                          # the start press
+        target = {"plain": 30000, "zero": crit,
+                  "overtime": -290000 if profile == "sdev" else 10000}[where]
+        rig.run(rig.clock.rem[mover] - target)
+        assert rig.clock.rem[mover] == target
+    c = rig.clock
+    assert c.state == cc.RUNNING and c.side == mover, (c.state, c.side)
+    assert (c.win > 0) == (where == "window"), c.win
+    return rig
+
+
+def run_case(rig, spec, real, ups=(), after=500, gesture=None):
+    """Play spec = [(offset, button, hold)] from now, and `ups` = [(offset,
+    button)], releases of keys already down.  `real` = [(offset, button)]:
+    the edges that by SPEC v4 act (a press the state table ignores, by the
+    waiting player, may be among them; one the lock-out ignores may not).
+    1 ms after each real edge and at the end the turn, both times to the ms
+    and the challenge window equal the pure core fed only `real`; no menu
+    opened, no question asked, no gesture in the log (or just `gesture`),
+    and the log replays to the live clock."""
+    c = rig.clock
+    ref = tick_clock(rig)
+    ref.restore(list(c.snapshot()))
+    before = log_text(rig)
+    t0 = rig.ms()
+    t0_ticks = rig.now
+    items = []
+    for i, (off, b, hold) in enumerate(spec):
+        items.append((t0 + off, 30 + i, "down", b))
+        items.append((t0 + off + hold, 10 + i, "up", b))
+    for off, b in ups:
+        items.append((t0 + off, 9, "up", b))
+    end = max([off + hold for off, b, hold in spec] + [off for off, b in ups]) + after
+    real = sorted(real, key=lambda r: r[0])  # (presses of one ms: in spec order)
+    for off, b in real:
+        items.append((t0 + off + 1, 0, "check", "1 ms after %s at %d" % (NAMES[b], off)))
+    items.append((t0 + end, 0, "check", "the end"))
+    fed = [0]
+
+    def check(what):
+        while fed[0] < len(real) and t0 + real[fed[0]][0] < rig.ms():
+            off, b = real[fed[0]]
+            t = rig.add(t0_ticks, off)
+            if b == PAUSE:
+                ref.pause(t)
+            else:
+                ref.press(b, t)
+            fed[0] += 1
+        ref.update(rig.now)
+        assert seen(c) == seen(ref), "%s: app %r, the real presses alone %r\n%s" % (
+            what, seen(c), seen(ref), log_text(rig))
+        assert rig.app.mode == appmod.MODE_GAME, (what, rig.screen())
+        assert rig.app.game.question.kind == qmod.NONE, (what, rig.screen())
+
+    play(rig, items, check)
+    lines = new_lines(before, log_text(rig))
+    got = [ln for ln in lines if ln.startswith("#") and " gesture " in ln]
+    assert gestures_of(got) == ([gesture] if gesture else []), lines
+    replay_matches_live(rig, rig.root)
+    return lines
+
+
+def flagged_at(profile, where):
+    """In pfs a side's 00:00 is its flag: the whole clock stops at that very
+    ms, so a key going down at it finds the clock stopped (dead time), and
+    both player buttons held from it are a confirmation (test below); the
+    leaning cases put their first key at the last ms before it."""
+    return profile == "pfs" and where == "zero"
+
+
+@pytest.mark.parametrize("hold", (1100, 4000))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_resting_finger_makes_no_confirmation_with_a_later_move(mover, profile, where, hold):
+    """Issue 26 / SPEC v4 §4 Gestures ("A gesture's keys go down close
+    together"): the opponent's finger stays on the press that started the
+    mover's clock (the start press, resting 3.5 s to 6 minutes by then; in
+    "window" their move, 3.5 s), and 2.5 s later the mover ends the turn
+    with a firm press held `hold` ms.  The resting finger was held longer
+    than 2 s when the mover's key went down: no confirmation, the move
+    stands (SPEC v3 undid the move and everything back to the start
+    press, or to before the opponent's move)."""
+    a = 2500
+    rig = arrange(profile, mover, where, rest=True, crit=a)
+    try:
+        run_case(rig, [(a, mover, hold)], [(a, mover)], ups=[(a + hold + 400, 1 - mover)])
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("pause_first", (True, False), ids=("P_first", "mover_first"))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_resting_finger_makes_no_referee_gesture(mover, profile, where, pause_first):
+    """Issue 26 / SPEC v4 §4 Gestures: "a gesture needs a fresh press of
+    every one of its keys".  The opponent's finger rests on the press that
+    started the mover's clock; 2.5 s later the pause key and the mover's
+    button go down 100 ms apart and all three keys are held 3.5 s: no
+    referee gesture (SPEC v3 opened the menu and undid the move and the
+    time back to that press).  Each key did what the state table says at
+    its edge: the pause key stops the clock, the mover's button ends the
+    turn (in dead time after the pause)."""
+    a = 2500
+    rig = arrange(profile, mover, where, rest=True, crit=a)
+    try:
+        first, second = (PAUSE, mover) if pause_first else (mover, PAUSE)
+        run_case(rig, [(a, first, 3600), (a + 100, second, 3500)],
+                 [(a, first), (a + 100, second)], ups=[(a + 3700, 1 - mover)])
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_resting_finger_on_the_start_press_makes_no_late_arrival(mover, profile, where):
+    """Issue 26 / SPEC v4 §4 Gestures: with a finger kept on the start
+    press, the pause key held 2.5 s 40 s into the game (in "window" right
+    after a move by the mover, the window open) only stops the clock at its
+    edge: the late-arrival gesture needs fresh presses of both its keys and
+    exists only if the clock was in `ready` at the first of their edges
+    (SPEC v3 took it for late arrival: the game went back to `late`)."""
+    a = 10000 if where == "plain" else 2500
+    rig = arrange(profile, mover, "plain" if where == "window" else where, rest=True, crit=a)
+    try:
+        spec = [(a, PAUSE, 2500)]
+        real = [(a, PAUSE)]
+        if where == "window":
+            spec.append((1000, mover, 80))  # the mover's move: the window opens
+            real.append((1000, mover))
+        run_case(rig, spec, real, ups=[(a + 3000, 1 - mover)])
+    finally:
+        drop(rig)
+
+
+LEANS = (0, 150, 700, 1500, 1900)
+
+
+@pytest.mark.parametrize("lean", LEANS)
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_a_waiting_player_leaning_on_their_button_costs_no_move(mover, profile, where, lean):
+    """Issue 26 / SPEC v4 §4 Gestures ("While a clock runs, both player
+    buttons are presses, not a confirmation"): the waiting player leans on
+    their button, and `lean` ms later the mover presses and holds theirs
+    1.3 s, both held together over 1 s: the waiting player's press is
+    ignored, the mover's ends the turn, and nothing is undone (SPEC v3 read
+    a confirmation with no question and undid the move)."""
+    a = 1000
+    # (pfs, both at once: at the last ms before the flag, flagged_at())
+    rig = arrange(profile, mover, where, rest=False,
+                  crit=a + lean + (lean == 0 and flagged_at(profile, where)))
+    try:
+        w = 1 - mover
+        run_case(rig, [(a, w, lean + 1400), (a + lean, mover, 1300)],
+                 [(a, w), (a + lean, mover)])
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("d", (100, 175, 250))
+@pytest.mark.parametrize("mover_first", (True, False), ids=("mover_first", "waiting_first"))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_both_players_pressing_and_holding_change_the_turn_once(mover, profile, where,
+                                                                 mover_first, d):
+    """Issue 26 / SPEC v4 §4 Buttons, Gestures: both players press within
+    100-250 ms of each other and hold 1.3 s: the turn changes exactly once
+    (at the mover's press; the other press is the waiting player's, or
+    falls in the 500 ms lock-out), and no confirmation undoes it (SPEC v3
+    changed the turn zero times)."""
+    a = 1000
+    # (pfs, the mover first: at the last ms before the flag, flagged_at())
+    rig = arrange(profile, mover, where, rest=False,
+                  crit=a + (1 if flagged_at(profile, where) else 0) if mover_first else a + d)
+    try:
+        w = 1 - mover
+        first, second = (mover, w) if mover_first else (w, mover)
+        real = [(a, mover)] if mover_first else [(a, w), (a + d, mover)]
+        lines = run_case(rig, [(a, first, 1300 + d), (a + d, second, 1300)], real)
+        if mover_first and rig.clock.state == cc.RUNNING:
+            assert rig.clock.side == w
+            assert any("ignored: pressed together" in ln for ln in lines), lines
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("d", (100, 200, 300))
+@pytest.mark.parametrize("profile,where", _where_cases())
+@SIDES
+def test_the_movers_press_right_after_the_opponents_restart_ends_the_turn(mover, profile,
+                                                                          where, d):
+    """Issue 26 / SPEC v4 §4 Buttons: "An opponent's press that restarts the
+    mover's clock from a pause (TSO § 3.1.1) sets no lock-out": the mover
+    pauses, the opponent restarts the mover's clock, and the mover's own
+    press d = 100-300 ms later ends the mover's turn (SPEC v3's lock-out
+    swallowed it: the move lost, the mover's clock running on)."""
+    a = 2000
+    rig = arrange(profile, mover, where, rest=False, crit=a + d)
+    try:
+        w = 1 - mover
+        run_case(rig, [(1000, PAUSE, 80), (a, w, 80), (a + d, mover, 80)],
+                 [(1000, PAUSE), (a, w), (a + d, mover)])
+    finally:
+        drop(rig)
+
+
+@SIDES
+def test_at_the_flag_both_player_buttons_held_are_a_confirmation(mover):
+    """SPEC v4 §4 Gestures: the confirmation exists "when the clock was
+    already stopped at its first key's edge".  In pfs the flag stops the
+    whole clock at 00:00's very ms (PFS § 6.2.2, dead time), before any key
+    going down at that ms acts: the mover's press there and the opponent's
+    150 ms later, held 1.3 s, are a confirmation with no question, and
+    their presses are undone: the clock stays stopped at the flag, as the
+    core has it with no key pressed.  (Decision, docs/rules.md: a key at
+    the flag's ms comes after the flag.)"""
+    rig = arrange("pfs", mover, "zero", rest=False, crit=1000)
+    try:
+        run_case(rig, [(1000, mover, 1450), (1150, 1 - mover, 1300)], [], gesture="confirm")
+        assert rig.clock.state == cc.PAUSED and rig.clock.flag(mover)
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("gap", (2000, 2001))
+@pytest.mark.parametrize("first", (LEFT, RIGHT), ids=("L_first", "R_first"))
+def test_the_2_s_of_a_gesture_include_2000_ms_exactly(first, gap):
+    """SPEC v4 §4 Gestures: "The keys of one gesture must all have gone
+    down within 2 s of each other"; a key "already held longer than that"
+    is a resting finger.  Decision (docs/rules.md): held 2000 ms exactly is
+    not longer, so 2000 ms from the first key to the last is within.  In
+    paused (the clock stopped at the first key's edge), both player buttons
+    2000 ms apart and held together 1.1 s are a confirmation with no
+    question (their presses undone, the clock as it was); 2001 ms apart
+    they are two presses, each acting at its edge (the first a dead-time
+    move or the opponent's restart, the second a turn)."""
+    rig = to_state("paused")
+    try:
+        if gap == 2000:
+            gesture_undoes_its_keys(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
+                                    "confirm")
+            return
+        run_case(rig, [(0, first, gap + 1100), (gap, 1 - first, 1100)],
+                 [(0, first), (gap, 1 - first)])
+    finally:
+        drop(rig)
+
+
+def test_the_hall_record_shows_the_gestures_not_the_undone_presses():
+    """Issue 26 / SPEC v4 §4 Gestures: "The game log and the hall record the
+    gesture (every recognized gesture gets its line in the log, `# <ms>
+    gesture <name>`), not the undone presses."  A game on a hall clock (the
+    outbox of firmware/net.py, no broker needed): late arrival (right
+    present), left arrives and starts right's clock, right stops it, then
+    both player buttons held 1 s on the stopped clock (a confirmation with
+    no question: left's restart and right's move undone), then the end.
+    The log the hall is sent has a line for each gesture (late_r, confirm,
+    pause_long, confirm) and, of the keys' presses, only those that stand."""
+    from test_net_outbox import boot, FakeFlash, SETTINGS
+    rig = boot(FakeFlash({"settings.json": SETTINGS}, dirs={"games"}))
+    rig.run(2000)
+    rig.perform(rigmod.late(RIGHT))
+    rig.run(3000)
+    rig.press(LEFT)                             # left arrives: right runs
+    rig.run(3000)
+    rig.press(PAUSE)
+    rig.run(500)
+    rig.perform(rigmod.confirm())               # undone: nothing asked
+    rig.run(500)
+    rig.perform(rigmod.end_game(False))
+    assert rig.clock.state == cc.OVER
+    sent = [bytes(m[1]).decode("latin-1") for m in rig.app.net.q1]
+    log = sent[1][sent[1].index("profile "):]
+    lines = [ln for ln in log.split("\n") if ln.strip()]
+    assert [e[1:] for e in events_of(lines)] == [("late", "left"), ("left",), ("pause",),
+                                                 ("end",)], log
+    assert gestures_of(lines) == ["late_r", "confirm", "pause_long", "confirm"], log

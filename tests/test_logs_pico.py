@@ -55,5 +55,8 @@ def test_logs_pulls_the_games_into_a_dest_that_does_not_exist(fs_image, tmp_path
     assert os.listdir(dest / clocks[0]) == ["g0001.txt"]
     text = (dest / clocks[0] / "g0001.txt").read_text()
     assert text.startswith("profile ") and "\n0 left" in text, text
-    assert "game over" in lines[-1], lines   # the listing's final state
+    assert "game over" in lines[-2], lines   # the listing's final state
+    # issue 27: `logs` restarts the clock only when asked (--restart); the
+    # last line says it waits at its prompt
+    assert lines[-1].startswith("the clock is stopped at its prompt"), lines
     assert not os.path.exists(dest / ".incoming")

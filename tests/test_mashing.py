@@ -7,8 +7,12 @@ pause key tapped in storms or held together with a player button, all at
 random.  Nothing a player can do by accident may open the referee menu or
 reset the game, and every millisecond the clock ran is charged to the side
 that ran it, exactly once (SPEC §6 zero accumulated error), also where a
-gesture (both player buttons held 1 s: a confirmation with no question)
-undid its keys' presses (SPEC v3 §4 Gestures).
+gesture (both player buttons held 1 s on a stopped clock: a confirmation
+with no question) undid its keys' presses (SPEC v4 §4 Gestures), and with
+fingers left resting on a button for up to two minutes while the others
+press, lean on their button (any overlap) and pause (SPEC v4: a resting
+finger makes no gesture; while a clock runs both player buttons are
+presses).
 """
 import os
 import random
@@ -74,6 +78,8 @@ def mash(rig, rnd, until_ms):
         elif kind < 0.55:                        # a long hold of a player button
             rig.press(b, hold=rnd.randint(1000, 6000), bounce=bounce)
         elif kind < 0.65:                        # both player buttons together
+            ran = rig.clock.state == cc.RUNNING
+            undone = rig.undone
             rig.down(b, bounce)
             rig.run(rnd.randint(0, 30))
             rig.down(1 - b)
@@ -81,6 +87,8 @@ def mash(rig, rnd, until_ms):
             rig.up(b)
             rig.up(1 - b)
             rig.run(40)
+            # SPEC v4: while a clock runs they are presses, never a confirmation
+            assert not ran or rig.undone == undone, "leaning undid presses"
         elif kind < 0.80:                        # a pause storm
             for _ in range(rnd.randint(2, 12)):
                 rig.press(PAUSE, hold=rnd.randint(20, 1500), bounce=bounce)
@@ -93,6 +101,18 @@ def mash(rig, rnd, until_ms):
             rig.run(rnd.randint(0, 300))
             rig.up(PAUSE)
             rig.run(40)
+        elif kind < 0.97:                        # a finger left resting (SPEC v4)
+            rig.down(b, bounce)                  # ... any length, while the
+            rig.run(2001)                        # others press, lean and pause
+            undone = rig.undone
+            for _ in range(rnd.randint(1, 6)):
+                rig.run(rnd.randint(0, 20000))
+                k = rnd.choice((1 - b, 1 - b, PAUSE))
+                rig.press(k, hold=rnd.choice((rnd.randint(30, 400), rnd.randint(400, 5000))))
+            rig.run(rnd.randint(0, 3000))
+            rig.up(b)
+            rig.run(40)
+            assert rig.undone == undone, "a resting finger made a gesture"
         rig.run(rnd.randint(0, 40000))           # thinking
         app = rig.app
         assert app.mode != 3, "a player's mashing opened the referee menu"

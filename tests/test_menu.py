@@ -624,23 +624,97 @@ def test_late_arrival_stays_within_0_and_the_base_time():
     assert m.handle(A_DONE, 0) == "exit" and log.ev == []
 
 
-def test_base_time_change_only_in_ready_and_resets_the_clock():
-    """The base time before a game is a setting of the game to come: it
-    changes at once (RULES: the app starts a new game log), no question."""
+def test_base_time_change_acts_only_after_a_confirmation():
+    """SPEC v4 §4 Referee functions: a base-time change, like an
+    adjustment, acts only after a confirmation; each step only shows it."""
     c, log = clock("sdev")
     m = menu.RefereeMenu(c)
-    ref_goto(m, "Left +/- 1 min")
-    m.handle(A_LEFT, 0)                  # a pending adjustment before the change ...
     ref_goto(m, "Time per player")
     assert shown(m)[1] == "<    30:00     >"
-    # TSO § 1.1 b: 25 minutes; each step tells the app (a new game log)
-    assert [m.handle(A_LEFT, 10) for _ in range(5)] == [menu.RULES] * 5
-    assert c.rules.base == [25 * MIN, 25 * MIN]
-    assert c.rem == [25 * MIN, 25 * MIN]  # ... is gone: a fresh ready clock
-    assert m.pend == [0, 0] and log.adjusts() == []
+    # TSO § 1.1 b: 25 minutes
+    assert [m.handle(A_LEFT, 10) for _ in range(5)] == [None] * 5
+    assert shown(m)[1] == "<    25:00*    >"
+    assert c.rules.base == [30 * MIN, 30 * MIN] and c.rem == [30 * MIN, 30 * MIN]
+    assert log.ev == []
+    assert m.handle(A_DONE, 20) is None               # asks first
+    assert shown(m) == ["Apply new times?", "  L+R 1s = yes  "]
+    assert m.handle(A_CONFIRM, 1020) == "exit"
+    assert c.rules.base == [25 * MIN, 25 * MIN] and c.rem == [25 * MIN, 25 * MIN]
+    assert [(e[0], e[1], e[3]) for e in log.ev] == \
+        [(cc.EV_BASE, 0, 25 * MIN), (cc.EV_BASE, 1, 25 * MIN)]
     assert c.state == cc.READY
-    assert shown(m)[1] == "<    25:00     >"
-    assert m.handle(A_DONE, 20) == "exit"
+
+
+def test_base_time_change_given_up_changes_nothing():
+    c, log = clock("sdev")
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Time per player")
+    m.handle(A_LEFT, 10)
+    m.handle(A_DONE, 20)
+    assert m.handle(A_DONE, 2020) == "exit"           # "no": left without it
+    assert c.rules.base == [30 * MIN, 30 * MIN] and log.ev == []
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Time per player")
+    m.handle(A_LEFT, 10)
+    m.handle(A_DONE, 20)
+    m.handle(A_NEXT, 30)                              # the question dropped
+    assert c.rules.base == [30 * MIN, 30 * MIN] and log.ev == []
+
+
+def test_base_time_change_keeps_the_charged_time_tso_2_4_b_i():
+    """A lateness (7:00) and a confirmed adjustment (-1:00 right) stay
+    charged: remaining = new base - charged, on both sides."""
+    for s in (cc.LEFT, cc.RIGHT):
+        c, log = clock("sdev")
+        c.start_late(s, 0)
+        c.pause(7 * MIN)                              # arrived: 7:00 late
+        assert c.adjust(1 - s, -MIN, 7 * MIN)
+        log.ev.clear()
+        m = menu.RefereeMenu(c)
+        ref_goto(m, "Time per player")
+        for _ in range(5):
+            m.handle(A_LEFT, 8 * MIN)
+        assert m.rem(s) == 18 * MIN and m.rem(1 - s) == 24 * MIN
+        m.handle(A_DONE, 8 * MIN)
+        assert m.handle(A_CONFIRM, 8 * MIN + 1000) == "exit"
+        assert c.rem[s] == 18 * MIN and c.rem[1 - s] == 24 * MIN
+        assert c.rules.base == [25 * MIN, 25 * MIN] and c.state == cc.READY
+
+
+def test_base_time_step_down_stops_before_a_side_would_have_no_time():
+    c, log = clock("pfs", {"base": "05:00"})
+    c.start_late(cc.RIGHT, 0)
+    c.pause(3 * MIN + 30000)                          # 3:30 charged
+    m = menu.RefereeMenu(c)
+    ref_goto(m, "Time per player")
+    assert shown(m)[1] == "<    05:00     >"
+    m.handle(A_LEFT, 0)
+    assert shown(m)[1] == "     04:00*    >"  # 3:30 charged: 4:00 is the last step
+    m.handle(A_LEFT, 0)
+    assert m.pbase == [4 * MIN, 4 * MIN] and m.rem(cc.RIGHT) == 30000
+
+
+def test_late_referee_menu_base_reset_exit_and_the_lateness_runs_on():
+    """SPEC v4 §4: the referee menu opens during a lateness, which runs on;
+    time adjustments are for ready and paused only, so the menu offers the
+    base time, a reset and the way back to `late`."""
+    for s in (cc.LEFT, cc.RIGHT):
+        c, log = clock("sdev")
+        c.start_late(s, 0)
+        c.update(5 * MIN)
+        m = menu.RefereeMenu(c)
+        assert labels(m, 4, 5 * MIN) == ["Time per player", "Reset game", "Exit",
+                                         "Time per player"]
+        ref_goto(m, "Time per player", 5 * MIN)
+        assert m.handle(A_RIGHT, 5 * MIN) is None     # 31:00, pending
+        m.handle(A_DONE, 6 * MIN)
+        c.update(7 * MIN)                             # it runs meanwhile
+        assert m.handle(A_CONFIRM, 7 * MIN) == "exit"
+        assert c.state == cc.LATE and c.lateness() == 7 * MIN
+        assert c.rules.base[s] == 31 * MIN and c.rem[s] == 24 * MIN
+        c.update(31 * MIN)
+        assert c.state == cc.OVER and c.forfeited[s]  # 15:01 of the one account
+        assert c.lateness() == 0 and c.rem[s] == 31 * MIN - 15 * MIN - 1000
 
 
 def test_base_time_item_absent_when_paused():
@@ -748,8 +822,8 @@ def test_scrolling_and_any_keys_without_a_confirmation_never_change_the_game(sta
     """SPEC v3 §4: moving through the menu never changes the game; every
     sequence of up to 5 of A_LEFT / A_RIGHT / A_NEXT / A_DONE, and random
     ones of 40, with no A_CONFIRM: no reset, no void, no resume, no
-    adjustment, nothing logged (in ready the base time item, a setting of
-    the game to come, changes at once: RULES, a fresh clock)."""
+    adjustment, no base change, nothing logged (v4: the base time too
+    waits for a confirmation)."""
     acts = (A_LEFT, A_RIGHT, A_NEXT, A_DONE)
 
     def check(seq):
@@ -761,11 +835,10 @@ def test_scrolling_and_any_keys_without_a_confirmation_never_change_the_game(sta
             c, log = clock()
         st, rem = c.state, list(c.rem)
         out = _any_keys_but_confirm(c, seq)
-        base_changed = menu.RULES in out
         assert "reset" not in out
         assert c.state == st
-        if not base_changed:
-            assert c.rem == rem and log.ev == [], (seq, log.ev)
+        assert c.rem == rem and log.ev == [], (seq, log.ev)
+        assert c.rules.base == [30 * MIN, 30 * MIN]
 
     for n in range(1, 6):
         for k in range(4 ** n):
@@ -943,22 +1016,19 @@ def test_render_allocates_nothing():
     assert _alloc(lambda: om.render(r4)) == 0, "referee 5.2d question"
 
 
-def test_a_gesture_undoes_a_base_time_change_its_key_made():
+def test_a_gesture_undoes_a_base_time_step_its_key_made():
     """SPEC v3 §4 Gestures: a recognised gesture undoes what its own keys did
-    at their edges, in the referee menu too.  In ready the base-time item
-    changes at once (a setting of the game to come): a confirmation held with
-    no question, whose left press stepped the base down, puts it back (and
-    the clock is reset to it, RULES: the app starts the game anew)."""
+    at their edges, in the referee menu too.  A confirmation held with no
+    question, whose left press stepped the pending base down, puts it back;
+    the clock never changed (v4: a base change waits for its confirmation)."""
     c = cc.Clock(profiles.make_rules("sdev"), 0)
     m = menu.RefereeMenu(c)
     while m.item != menu.R_BASE:
         m.handle(menu.A_NEXT, 0)
     m.mark()                                   # the group's first key goes down
-    assert m.handle(menu.A_LEFT, 10) == menu.RULES
-    assert c.rules.base == [29 * 60000, 29 * 60000] and c.rem[0] == 29 * 60000
-    assert m.undo(1200) == menu.RULES          # the confirmation, recognised
-    assert c.rules.base == [30 * 60000, 30 * 60000]
+    assert m.handle(menu.A_LEFT, 10) is None
+    assert m.pbase == [29 * 60000, 29 * 60000] and c.rules.base == [30 * 60000, 30 * 60000]
+    assert m.undo(1200) is None                # the confirmation, recognised
+    assert m.pbase == [30 * 60000, 30 * 60000]
     assert c.rem == [30 * 60000, 30 * 60000] and c.state == cc.READY
-    m.mark()
-    m.handle(menu.A_NEXT, 2000)
-    assert m.undo(2100) is None                # no base change: nothing to redo
+    assert m.handle(menu.A_DONE, 2000) == "exit"   # nothing pending

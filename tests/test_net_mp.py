@@ -3,10 +3,12 @@ Mosquitto (issue 14, point 3): the main loop allocates nothing while nothing
 is published, and a whole game's state, result and log reach the broker."""
 import json
 import os
+import shutil
 
 import pytest
 
 from host_sim import hall as H
+from hallkit import seed_pki
 from test_micropython import run_micropython
 
 pytestmark = pytest.mark.skipif(
@@ -20,6 +22,7 @@ def mp_hall(tmp_path):
     """Hall "mp" (two tables) on free ports, written; (hall, the clocks' password)."""
     h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
                ws_port=H.free_port())
+    seed_pki(h.folder)
     return h, h.write()[1]
 
 
@@ -28,6 +31,7 @@ def rig(tmp_path, h, password, scenario):
     JSON line of figures."""
     root = str(tmp_path / "clock") + "/"
     os.mkdir(root)
+    shutil.copy(os.path.join(h.folder, "ca.crt"), root)   # TLS (issue 29)
     proc = run_micropython([NET_RIG, root, str(h.port), password, scenario], timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -3,12 +3,16 @@
 from the game's end until each PUBACK, written atomically, read again at
 boot.  On the fake flash of tests/test_power_loss.py, no broker needed (the
 real Mosquitto run is tests/test_hall.py::test_unacknowledged_result_survives_a_power_cut)."""
+import json
+import os
+
 from host_sim.sim import load_board
 from host_sim.hall_sim import attach
 import net
 import rig as gestures
 from rig import Rig, LEFT, RIGHT
 from test_power_loss import FakeFlash, PowerCut
+from hallkit import pki_dir
 
 CFG = {"host": "127.0.0.1", "port": 1, "event": "cup", "table": 5, "password": "pw"}
 SETTINGS = (b'{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 60000, '
@@ -137,7 +141,8 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     log = [bytes(m[1]) for m in n.q1 if m[3].startswith("L ")]
     assert len(log) == 1, queue(n)
     text = fs.read("games/g0001.txt")
-    assert b"forfeit" in text.splitlines()[-1], text   # the game's end ...
+    end = text.splitlines()[-2:]               # the game's end (SPEC v4 §5:
+    assert b"forfeit" in end[0] and end[1].startswith(b"# 361000 over"), text  # a forfeit, then `# <ms> over`) ...
     assert log[0].endswith(text)              # ... is in the published log
 
 
@@ -178,12 +183,14 @@ def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, m
     open(): a net.json on the fake flash is found, one in the working folder
     is not; a broken one there is one line and the clock plays."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "net.json").write_text('{"host": "10.0.0.9", "port": 1883, "event": "x", '
-                                       '"table": 9, "password": "pw"}')
+    ca = open(os.path.join(pki_dir(), "ca.crt")).read()
+    (tmp_path / "net.json").write_text(json.dumps({"host": "10.0.0.9", "port": 1883,
+                                                   "event": "x", "table": 9,
+                                                   "password": "pw", "ca": ca}))
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     assert Rig(_wifi_board(), "", fs=flash).app.net is None   # not on its flash
-    flash.files["net.json"] = (b'{"host": "10.0.0.2", "port": 1883, "event": "cup", '
-                               b'"table": 5, "password": "pw"}')
+    flash.files["net.json"] = json.dumps({"host": "10.0.0.2", "port": 1883, "event": "cup",
+                                          "table": 5, "password": "pw", "ca": ca}).encode()
     rig = Rig(_wifi_board(), "", fs=flash)
     n = rig.app.net
     assert n is not None and n.prefix == "scrabble/cup/5/" and n.link is None

@@ -41,7 +41,8 @@ pfs_flags 3835/3835 (SPEC v2 firmware), and on the SPEC v3 firmware
 (issue 18) ready_referee 1045/1045, late_arrival 991/991, end_void_resume
 2480/2480, gestures_undo_presses 1910/1910 cut points, 0 disagreements
 (the ~10 000 of sdev_overtime_forfeit were not all run: about 5 min of
-CPU).  The default
+CPU); on SPEC v4 (issue 26: the base change confirmed, the referee menu
+over a lateness) ready_referee 1224/1224, late_arrival 1975/1975, 0.  The default
 sample's counts are in SCENARIOS' comments (pytest -s prints them).
 Against the committed firmware of cbc1bff, ready_with_referee_changes
 fails at 53 of 80 cut points (a base change in `ready` is never saved; an
@@ -146,21 +147,22 @@ def sc_pfs_flags(rig):
 
 
 def sc_ready_referee(rig):
-    """ready: the referee changes the base time (T_BASE, +1 min: at once, a
-    setting of the game to come) and takes 1 s from left (the menu's first
-    item: pending), leaves the menu and confirms the new times (SPEC v3 §4:
-    a time adjustment acts as a whole after a confirmation); then the game
-    starts and goes on."""
+    """ready: the referee changes the base time (T_BASE, +1 min) and takes
+    1 s from left (the menu's first item), both pending, leaves the menu and
+    confirms the new times (SPEC v4 §4: a time adjustment and a base change
+    act after a confirmation: one adjust, one base line a side); then the
+    game starts and goes on."""
     rig.perform(gestures.referee())
     assert rig.app.mode == 3, rig.screen()
     menu_pick(rig, menu.R_BASE)
-    rig.press(RIGHT)                    # base 01:00 -> 02:00 (resets ready)
+    rig.press(RIGHT)                    # base 01:00 -> 02:00 (pending)
     menu_pick(rig, menu.R_L_SEC)
     rig.press(LEFT)                     # left -1 s (pending)
     rig.perform(gestures.long_press())  # leave the menu: "Apply new times?"
-    assert rig.app.mode == 3 and rig.clock.rem == [120000, 120000], rig.clock.rem
-    rig.perform(gestures.confirm())     # yes: one adjust, back to the game
+    assert rig.app.mode == 3 and rig.clock.rem == [60000, 60000], rig.clock.rem
+    rig.perform(gestures.confirm())     # yes: adjust, base, back to the game
     assert rig.app.mode == 1 and rig.clock.rem == [119000, 120000], rig.clock.rem
+    assert rig.clock.rules.base == [120000, 120000]
     wait(rig, 3000)
     rig.press(LEFT)                     # the first move: right runs
     wait(rig, 5000)
@@ -169,11 +171,21 @@ def sc_ready_referee(rig):
 
 
 def sc_late_arrival(rig):
-    """late(right) by left's gesture; right's lateness runs (checkpointed),
-    right arrives and the game begins."""
+    """late(right) by left's gesture; right's lateness runs (checkpointed);
+    the referee menu opens over it (SPEC v4: it runs on) and a base change
+    (+1 min, keeping the lateness charged) is confirmed there; right
+    arrives and the game begins."""
     rig.perform(gestures.late(LEFT))    # right is late: right's clock runs
     assert rig.clock.state == cc.LATE, rig.screen()
-    wait(rig, 9000)
+    wait(rig, 5000)
+    rig.perform(gestures.referee())
+    assert rig.app.mode == 3 and rig.clock.state == cc.LATE, rig.screen()
+    rig.press(RIGHT)                    # base 01:00 -> 02:00 (pending)
+    rig.perform(gestures.long_press())  # "Apply new times?"
+    rig.perform(gestures.confirm())     # yes: back to late, the base changed
+    assert rig.app.mode == 1 and rig.clock.state == cc.LATE, rig.screen()
+    assert rig.clock.rules.base == [120000, 120000]
+    wait(rig, 4000)
     rig.press(LEFT)                     # right arrives: right runs, no window
     wait(rig, 3000)
     rig.press(RIGHT)                    # left runs
@@ -256,6 +268,7 @@ class Live:
         self.cleared_after = -1     # saves made before the last completed clear
         self.clearing_after = -1    # ... before the last clear begun
         self.committed = None       # (state, base, rem) after the last whole step
+        self.events = []            # ... after each core event of the step since
         self.steps = 0
         self.step_of_op = []        # the main-loop step of each journal entry
         self.settings = settings
@@ -317,11 +330,19 @@ class Live:
 
         def spy_step():
             live.steps += 1
+            live.events = []
             step()
             c = app.clock
             live.committed = (c.state, tuple(c.rules.base), tuple(c.rem))
 
         app.step = spy_step
+        hook = clock.hook
+
+        def spy_hook(code, side, t, arg):
+            hook(code, side, t, arg)
+            live.events.append((clock.state, tuple(clock.rules.base), tuple(clock.rem)))
+
+        clock.hook = spy_hook
         self.committed = (clock.state, tuple(clock.rules.base), tuple(clock.rem))
         return rig
 
@@ -509,10 +530,14 @@ def check_boot(boot):
             return "booted %r, the record is state %d rem %r" % (
                 boot.after_boot, ints[1], [ints[3], ints[4]])
     if c.state == cc.READY:
-        # A ready clock keeps what a finished step had made (base, adjustments)
+        # A ready clock keeps what a finished step had made (base, adjustments),
+        # or a finished event of the step cut (SPEC §4 Power loss: a
+        # transition is kept once its record is on flash; a confirmed
+        # referee change is one event a side, SPEC v4 §4 Referee functions)
         tc = truth.rig.clock if truth.rig is not None else None
         if tc is not None:
-            ok = [truth.committed, (tc.state, tuple(tc.rules.base), tuple(tc.rem))]
+            ok = [truth.committed, (tc.state, tuple(tc.rules.base), tuple(tc.rem))] \
+                + truth.events
             ok = [w for w in ok if w[0] == cc.READY]
             got = (cc.READY, tuple(c.rules.base), tuple(c.rem))
             if ok and got not in ok:
@@ -625,9 +650,11 @@ SCENARIOS = {
     # (issue 12: "saved at the flag" is the state after the flag): 3860, 182, 0.
     "pfs_flag_dead_time_remaining_player_both_out": (sc_pfs_flags, "pfs"),
     # Referee changes in ready (base time, -1 s) survive a cut and are in
-    # the new game's log (issue 12 item 2): 1045, 162, 0.
+    # the new game's log (issue 12 item 2; SPEC v4: applied together after
+    # the confirmation, one event a side): 1224, 195, 0.
     "ready_with_referee_changes": (sc_ready_referee, "sdev"),
-    # late(right) (TSO § 2.4, PFS § 2.4), then the arrival: 991, 135, 0.
+    # late(right) (TSO § 2.4, PFS § 2.4), the referee menu over it with a
+    # confirmed base change (SPEC v4), then the arrival: 1975, 307, 0.
     "late_then_arrival": (sc_late_arrival, "sdev"),
     # An end, the referee's TSO § 5.2 d void, the referee's resume: 2480, 460, 0.
     "end_void_resume": (sc_end_void_resume, "sdev"),
@@ -655,8 +682,8 @@ def test_second_cut_during_the_restore(name):
     sdev_moves_and_pause: 170 after 16 first cuts, 0
     sdev_overtime_forfeit: 474 after 46 first cuts, 0
     pfs_flags: 303 after 28 first cuts, 0
-    ready_referee: 129 after 19 first cuts, 0
-    late_arrival: 116 after 17 first cuts, 0
+    ready_referee: 204 after 22 first cuts, 0
+    late_arrival: 359 after 33 first cuts, 0
     end_void_resume: 526 after 40 first cuts, 0
     gestures_undo_presses: 426 after 32 first cuts, 0"""
     scenario, profile = SCENARIOS[name]

@@ -1136,3 +1136,118 @@ def test_at_refuses_what_is_no_time_in_one_line(tmp_path, at, why):
     err = out_text(proc, "stderr")
     assert proc.returncode == 2 and proc.stdout == b""
     assert err.count("\n") == 1 and why in err and "Traceback" not in err, err
+
+
+# -- SPEC v4 §5: without --at, a game that ended by itself is reported at its end ----
+
+def test_default_time_is_a_later_over_line_spec_v4_5(tmp_path):
+    """Issue 26: a game lost on time was reported "running: left ...
+    -01:38" at its last press.  Without --at, MS is the time of a `# <ms>
+    over` line after the last event (the clock writes one when a game ends
+    by itself), so the referee reads the result the clock showed -- in the
+    log's own language (`# lang de`: VERL., TSO § 5.2 c)."""
+    path = os.path.join(EXAMPLES, "sdev_lost_on_time.replay")
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 0 and proc.stderr == b""
+    rep = one_json_object(out_text(proc))
+    check_contract(rep)
+    expect(rep, t_ms=661000, over=True, running=None, left_forfeit=True,
+           left_overtime_ms=301000, right_remaining_ms=240000, right_forfeit=False)
+    assert rep["lcd"] == [" -05:01\u2691  04:00 ", "VERL.           "]
+    text = out_text(run_cli(path))
+    assert "game over" in text and "FORFEIT" in text and "running" not in text
+
+
+OVER_CASES = {
+    # name: (file, t_ms, the side that lost or None, over)
+    "right_lost_in_overtime": (
+        "profile sdev\nset base=01:00\n0 right\n2000 left\n"
+        "# 363000 forfeit right  L 00:58 R -05:01\n# 363000 over  L 00:58 R -05:01\n",
+        363000, "right", True),
+    "pfs_both_flags": (
+        "profile pfs\nset base=00:30\n0 left\n10000 right\n"
+        "# 40000 flag right  L 00:20 R 00:00\n50000 right\n"
+        "# 70000 flag left  L 00:00 R 00:00\n# 70000 over  L 00:00 R 00:00\n",
+        70000, None, True),
+    "sdev_late_limit": (
+        "profile sdev\n0 late left\n# 901000 forfeit left  L 14:59 R 30:00\n"
+        "# 901000 over  L 14:59 R 30:00\n", 901000, "left", True),
+    "pfs_walkover": (
+        "profile pfs\nset base=01:00\n0 late right\n# 60000 flag right\n"
+        "# 60000 forfeit right\n# 60000 over\n", 60000, "right", True),
+    # at 00:00 in pfs: a flag, not the end -- the flag line moves nothing
+    "pfs_one_flag_is_no_end": (
+        "profile pfs\nset base=00:30\n0 left\n# 30000 flag right  L 00:30 R 00:00\n",
+        0, None, False),
+    # an `over` line before the last event (then the referee's void) counts not
+    "over_then_void": (
+        "profile sdev\nset base=01:00\n0 right\n1000 left\n"
+        "# 362000 forfeit right\n# 362000 over\n362500 void right\n", 362500, None, True),
+    # other comments, person's notes and an `over` line of no game's time
+    "other_comments_move_nothing": (
+        "profile sdev\n0 left\n# 99999 window closed\n# 88888 flag right\n"
+        "# 77777 over and out? no: words after are fine\n# later over\n"
+        "# 999999999999999 over\n", 77777, None, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVER_CASES))
+def test_default_time_over_line_cases(tmp_path, name):
+    """SPEC v4 §5: "Without --at, MS is the last event's time, or the time
+    of a later comment line `# <ms> over` ... No other comment moves MS."
+    Both sides, pfs and sdev, lateness, at 00:00, before a referee's void."""
+    content, t_ms, lost, over = OVER_CASES[name]
+    rep = state(tmp_path, content)
+    expect(rep, t_ms=t_ms, over=over)
+    for side in ("left", "right"):
+        assert rep[side]["forfeit"] == (side == lost), rep
+    if name == "other_comments_move_nothing":
+        expect(rep, running="right", right_remaining_ms=SDEV_BASE - 77777)
+    # --at still means --at
+    expect(state(tmp_path, content, "--at", "0"), t_ms=0)
+
+
+@pytest.mark.parametrize("language, word", [("de", "VERSP"), ("pl", "SPOZN"), ("en", "LATE"),
+                                            ("xx", "LATE")])
+def test_the_lcd_is_drawn_in_the_logs_language(tmp_path, language, word):
+    """Issue 26: the replay draws the LCD in the log's own language (the
+    clock names it in the header, `# lang de`; none, or one it does not
+    know, is English)."""
+    content = "profile sdev\n# lang %s\n0 late right\n" % language
+    rep = state(tmp_path, content, "--at", "60000")
+    assert word in rep["lcd"][1], rep["lcd"]
+
+
+# -- the referee's base time (SPEC v4 §4 Referee functions) --------------------------
+
+def test_base_event_keeps_the_charged_time_tso_2_4_b_i(tmp_path):
+    """`<ms> base <side> <mm:ss>`: remaining = new base - charged; the
+    lateness goes on with its count and its 15:00 limit."""
+    content = ("profile sdev\n0 late right\n420000 base right 25:00\n"
+               "420000 base left 25:00\n")
+    rep = state(tmp_path, content, "--at", "420000")
+    expect(rep, late="right", right_remaining_ms=25 * 60000 - 420000,
+           left_remaining_ms=25 * 60000)
+    rep = state(tmp_path, content, "--at", "901000")
+    expect(rep, over=True, right_forfeit=True, right_remaining_ms=25 * 60000 - 901000)
+
+
+@pytest.mark.parametrize("content, line", [
+    ("profile sdev\n0 left\n1000 base left 25:00\n", 3),      # the game is on
+    ("profile pfs\nset base=01:00\n0 late left\n30000 base left 00:30\n", 4),  # no time left
+])
+def test_base_event_refused_warns(tmp_path, content, line):
+    path = write(tmp_path, content)
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 0
+    err = out_text(proc, "stderr").splitlines()
+    assert len(err) == 1 and err[0].startswith("%s:%d: base ignored" % (path, line)), err
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("0 base", "base needs"), ("0 base left", "base needs"), ("0 base middle 25:00", "middle"),
+    ("0 base left 25", "25"), ("0 base left 100:00", "100:00"), ("0 base left 00:00", "00:00"),
+    ("0 base left 25:00 now", "base needs"), ("0 base left -25:00", "-25:00")])
+def test_malformed_base_event(tmp_path, text, needle):
+    path = write(tmp_path, "profile sdev\n" + text + "\n")
+    assert_error_line(run_cli(path, "--json"), path, 2, needle)

@@ -415,12 +415,14 @@ def test_sim_replay_stops_on_the_replay_report(tmp_path, example, board, cols, r
     from host_sim import replay, sim
     game = replay.load(os.path.join(ROOT, "examples", example))
     root = str(tmp_path) + os.sep
-    extra = sim.write_settings(root, game.rules.name, game.rules.base[0], game.rules.base[1])
+    extra = sim.write_settings(root, game.rules.name, game.rules.base[0], game.rules.base[1],
+                               game.lang)   # as `sim --replay` does: the log's language
     s = sim.Sim(sim.load_board(board), root, speed=1000, game=game, base=extra)
     s.advance(10 ** 9)
     clock, at = replay.run(game)
-    assert s.now() == at == game.events[-1].t
-    assert s.lcd_rows() == replay.report(clock, at, cols, rows)["lcd"]
+    # SPEC v4 §5: the last event, or a later `# <ms> over` line
+    assert s.now() == at == game.end_t() >= game.events[-1].t
+    assert s.lcd_rows() == replay.report(clock, at, cols, rows, game.lang)["lcd"]
 
 
 def test_sim_time_lands_exactly_on_each_target(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from host_sim import pairings
 from host_sim import tournament as T
+from host_sim import hall_recorder as REC
 from host_sim.hall_recorder import Journal
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -125,7 +126,9 @@ def test_a_game_belongs_to_the_round_of_its_first_press(hall):
 def test_a_resumed_game_and_its_final_state_again_are_no_new_game(hall):
     """The referee's `Resume game` after an end: the same game runs on (its
     game time goes on from the result's) and ends again: one game, one row;
-    the retained final state coming again after a restart is no game."""
+    the retained final state coming again after a restart is no game.  The
+    second result is a re-publish (issue 29): it counts once the director
+    takes it (`hall accept`), and until then it is one warning."""
     hall.state("4", state("c4", 4, 1))
     b = body("c4", 4, 1, t_ms=100000)
     hall.result("4", b)
@@ -135,18 +138,30 @@ def test_a_resumed_game_and_its_final_state_again_are_no_new_game(hall):
     hall.restart()
     assert hall.state("4", state("c4", 4, 1, running=None, over=True)) is None
     hall.result("4", body("c4", 4, 1, t_ms=150000, left=(7000, 0, 0)))     # re-sent
+    warned = []
+    rows = T.rows(hall.folder, warn=warned.append)
+    assert [(r["round"], r["left_time"]) for r in rows] == [(1, 60000)]
+    assert len(warned) == 1 and "hall accept --table 4 --account 4 --game 1" in warned[0]
+    REC.accept(hall.folder, 4, "4", 1, out=io.StringIO())
     rows = T.rows(hall.folder, warn=lambda m: None)
     assert [(r["round"], r["left_time"]) for r in rows] == [(1, 7000)]
 
 
-def test_a_void_published_again_is_one_row_with_the_last_body(hall):
+def test_a_void_published_again_is_one_row_that_counts_when_accepted(hall):
     """A referee's void after the end (TSO § 5.2 d) publishes the game's
-    result again: one row, the new times, the first end time."""
+    result again: one row; the new times count once the director accepts
+    them (issue 29: a re-publish alone never changes a result), the end
+    time stays the first."""
     hall.state("3", state("c3", 3, 1))
     hall.result("3", body("c3", 3, 1, forfeit="right", right=(0, 301000, 50)))
+    first = T.rows(hall.folder, warn=lambda m: None)
     hall.result("3", body("c3", 3, 1, right=(1000, 0, 0)))
     rows = T.rows(hall.folder, warn=lambda m: None)
+    assert len(rows) == 1 and rows[0]["forfeit"] == "right"
+    REC.accept(hall.folder, 3, "3", 1, out=io.StringIO())
+    rows = T.rows(hall.folder, warn=lambda m: None)
     assert len(rows) == 1 and rows[0]["forfeit"] == "" and rows[0]["right_time"] == 1000
+    assert rows[0]["end_time"] == first[0]["end_time"]
 
 
 def test_a_result_whose_start_was_not_seen_takes_the_round_at_its_arrival(hall):

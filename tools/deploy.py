@@ -691,6 +691,10 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                     _wait(port, False, poll_s, None)
                     continue
                 ids[uid] = table
+                # issue 29: this board's id is clock account <table>'s: the
+                # recorder refuses it under any other account
+                from host_sim.hall_recorder import add_owner
+                add_owner(hall.folder, uid, table)
                 done.append((table, uid, len(names), "verified"))
                 say("table %d: clock %s: %d files written and read back: unplug it"
                     % (table, uid, len(names)))

@@ -48,7 +48,8 @@ def confirm():
 
 def referee(order=(PAUSE, LEFT, RIGHT), gap=40, hold=REFEREE_MS):
     """The referee's gesture: the three keys `gap` ms apart in `order` (any
-    order, any gap), all held `hold` ms from the last one."""
+    order; the first to the last within 2 s, SPEC v4: gap <= 1000), all held
+    `hold` ms from the last one."""
     out = []
     for i in range(3):
         out.append((i * gap, order[i], 1))

@@ -195,14 +195,8 @@ function showLog(key) {
     if (file.href.indexOf("blob:") === 0) URL.revokeObjectURL(file.href);
     file.href = URL.createObjectURL(new Blob([x.logs[g]], {type: "text/plain"}));
     file.download = "table" + x.table + "-game" + g + ".txt";
-    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + pageLang() + ".txt";
+    tl.href = "timeline-t" + x.table + "-a" + x.account + "-g" + g + "-" + M.logLang(x.logs[g]) + ".txt";
   }
-}
-
-// The reader's language among the clock's (en, de, pl), for the timelines.
-function pageLang() {
-  var l = (navigator.language || "en").slice(0, 2).toLowerCase();
-  return ["en", "de", "pl"].indexOf(l) >= 0 ? l : "en";
 }
 
 function onMessage(topic, payload) {
@@ -211,6 +205,12 @@ function onMessage(topic, payload) {
     if (r.error) { warn(topic, r.error); return; }
     M.addRound(ROUND, r);
     if (ROUND.round !== null) set(document.getElementById("round"), "round " + ROUND.round);
+    return;
+  }
+  if (topic === "scrabble/" + EV + "/alarm") {   // the recorder's trouble (issue 29)
+    var a = M.parseAlarm(payload.toString());
+    if (a.error) { warn(topic, a.error); return; }
+    showAlarm(a);
     return;
   }
   var m = M.parse(EV, topic, payload.toString());
@@ -236,12 +236,26 @@ function onMessage(topic, payload) {
   }
 }
 
+// The recorder's alarm: results that cannot be stored (a full disk, a
+// read-only folder: they wait unconfirmed on the clocks) in red; its last
+// warnings (a result refused, a re-published result not counted) below.
+function showAlarm(a) {
+  var el = document.getElementById("alarm");
+  el.hidden = !a.writing && !a.events.length;
+  el.className = a.writing ? "alarm bad" : "alarm";
+  set(document.getElementById("alarmtext"), a.writing ?
+      "RESULTS ARE NOT BEING STORED: " + a.writing + "; " + a.waiting +
+      " waiting unconfirmed on their clocks (they are re-sent)" :
+      a.events.length + " recorder warning" + (a.events.length > 1 ? "s" : ""));
+  set(document.getElementById("alarmlog"), a.events.slice().reverse().join("\n"));
+}
+
 function start() {
   document.getElementById("event").textContent = EV;
   // the results desk (host_sim/desk.py): served by `hall` on the hall
-  // computer's loopback, on the page's port + 1
-  document.getElementById("desk").href = "http://127.0.0.1:" + ((+location.port || 80) + 1) + "/";
-  var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
+  // computer's loopback only (config.js's deskPort)
+  document.getElementById("desk").href = "http://127.0.0.1:" + HALL.deskPort + "/";
+  var url = HallModel.brokerUrl(location, HALL);
   var c = mqtt.connect(url, {username: HALL.user, password: HALL.password,
                              reconnectPeriod: 2000, clean: true});
   var conn = document.getElementById("conn");

@@ -222,6 +222,23 @@ var HallModel = (function () {
     return {finished: f, of: n, text: f + " of " + n + " finished"};
   }
 
+  // The recorder's alarm, retained on scrabble/<event>/alarm (issue 29):
+  //   {writing: null or "why results cannot be stored", waiting: n, events: ["..."]}
+  //   -> {writing, waiting, events} or {error}
+  function parseAlarm(text) {
+    if (typeof text !== "string" || text.length > 65536) return {error: "too long"};
+    var a;
+    try { a = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
+    if (a === null || typeof a !== "object" || Array.isArray(a)) return {error: "not an object"};
+    if (a.writing !== null && typeof a.writing !== "string") return {error: "writing is not text"};
+    if (!isInt(a.waiting, 0, INT_MAX)) return {error: "waiting is not a count"};
+    if (!Array.isArray(a.events) || a.events.length > 100 ||
+        a.events.some(function (e) { return typeof e !== "string"; })) {
+      return {error: "events is not a list of lines"};
+    }
+    return {writing: a.writing, waiting: a.waiting, events: a.events};
+  }
+
   // -- what a row shows --------------------------------------------------------------
   function fmt(ms) {
     // As the clock's display shows it (firmware/gamelog.py fmt_time): remaining
@@ -268,10 +285,25 @@ var HallModel = (function () {
     return w;
   }
 
-  return {parse: parse, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
+  // The broker for a page served from `loc` (location): MQTT over secure
+  // WebSockets on the hall's port (config.js's wsPort; issue 29: no listener
+  // in clear), on the host the page came from.  The one place pages build it.
+  function brokerUrl(loc, hall) {
+    return "wss://" + loc.hostname + ":" + hall.wsPort + "/";
+  }
+
+  // The language a game log names in its header (`# lang de`, firmware/
+  // gamelog.py; none means English, the clock's default): the page links
+  // that language's timeline, so it reads as the clock did.
+  function logLang(text) {
+    var m = /^# lang (en|de|pl)[ \t]*$/m.exec(String(text));
+    return m ? m[1] : "en";
+  }
+
+  return {parse: parse, logLang: logLang, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
           parseSeat: parseSeat, parseRoundTopic: parseRoundTopic, newRound: newRound,
           addRound: addRound, names: names, current: current, begun: begun, progress: progress,
-          fmt: fmt,
+          parseAlarm: parseAlarm, fmt: fmt, brokerUrl: brokerUrl,
           signed: signed, times: times, words: words};
 })();
 

@@ -242,7 +242,7 @@ function onProjectorMessage(topic, text) {
 function startProjector() {
   var conn = document.getElementById("conn");
   if (typeof mqtt !== "undefined" && location.protocol.indexOf("http") === 0) {
-    var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
+    var url = HallModel.brokerUrl(location, HALL);
     var c = mqtt.connect(url, {username: HALL.user, password: HALL.password,
                                reconnectPeriod: 2000, clean: true});
     c.on("connect", function () {

@@ -307,17 +307,19 @@ def scenario_pause_held_through_a_challenge(board, root):
 
 
 def scenario_slow_referee(board, root):
-    """A slow referee: the pause key, then 2.5 s later both player buttons.
-    The menu opens; the pause stopped the running side at its edge; no end,
-    no question, no turn change."""
+    """A slow referee: the pause key, then 2 s later (SPEC v4: a gesture's
+    keys go down within 2 s, 2000 ms included) both player buttons.  The
+    menu opens; the pause stopped the running side at its edge; no end, no
+    question, no turn change.  In ready the pause key, held alone 2 s by
+    then, does not open the setup menu first."""
     write_settings(root, "sdev", 600)
     rig = boot(board, root)
     rig.press(LEFT)                             # right runs
     rig.run(4000)
     before = rig.clock.rem[RIGHT]
     t0 = rig.ms()
-    rig.perform([(0, PAUSE, 1), (2500, LEFT, 1), (2520, RIGHT, 1),
-                 (5700, LEFT, 0), (5700, RIGHT, 0), (5700, PAUSE, 0)])
+    rig.perform([(0, PAUSE, 1), (2000, LEFT, 1), (2000, RIGHT, 1),
+                 (5200, LEFT, 0), (5200, RIGHT, 0), (5200, PAUSE, 0)])
     c = rig.clock
     expect(rig.app.mode == 3, "referee menu", rig)
     expect(c.state == cc.PAUSED and c.side == RIGHT, "paused, right's turn", rig)
@@ -329,8 +331,8 @@ def scenario_slow_referee(board, root):
     rig.ended_rem = [c.rem[0], c.rem[1]]        # for the log check
     rig.perform(gestures.new_game())
     expect(c.state == cc.READY, "ready", rig)
-    rig.perform([(0, PAUSE, 1), (2500, LEFT, 1), (2520, RIGHT, 1),
-                 (5700, LEFT, 0), (5700, RIGHT, 0), (5700, PAUSE, 0)])
+    rig.perform([(0, PAUSE, 1), (2000, LEFT, 1), (2000, RIGHT, 1),
+                 (5200, LEFT, 0), (5200, RIGHT, 0), (5200, PAUSE, 0)])
     expect(rig.app.mode == 3, "referee menu in ready, not the setup menu", rig)
     return rig
 
@@ -377,13 +379,15 @@ def chord_case(board, root, order, gap, start="running"):
 ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
           (RIGHT, PAUSE, LEFT), (LEFT, RIGHT, PAUSE), (RIGHT, LEFT, PAUSE))
 # 400: a player button inside the 500 ms lock-out of the side the other one
-# just started; 700: outside it (it moves again); 2000: the slowest referee
-GAPS = (0, 150, 400, 700, 2000)
+# just started; 700: outside it (it moves again); 1000: the slowest referee
+# (SPEC v4: the three keys within 2 s, first to last, 2000 ms included)
+GAPS = (0, 150, 400, 700, 1000)
 
 
 def scenario_chords(board, root):
-    """All six orders of the referee's keys, each 0 to 2 s apart, while a
-    clock runs (SPEC v3 §4 Gestures: any order, any gaps)."""
+    """All six orders of the referee's keys, the first to the last 0 to 2 s
+    apart, while a clock runs (SPEC v4 §4 Gestures: any order, within
+    2 s)."""
     rig = None
     for order in ORDERS:
         for gap in GAPS:
@@ -392,13 +396,13 @@ def scenario_chords(board, root):
 
 
 def scenario_chords_on_a_stopped_clock(board, root):
-    """The same, 0 and 2 s apart, in ready, paused and on the final screen
+    """The same, 0 and 2 s from the first to the last, in ready, paused and on the final screen
     (issue 18: from ready, paused, running and over).  (The last case is on
     the final screen, so the game log the replay check reads is its game.)"""
     rig = None
     for start in ("ready", "paused", "over"):
         for order in ORDERS:
-            for gap in (0, 2000):
+            for gap in (0, 1000):
                 rig = chord_case(board, fresh_dir(root[:-1]), order, gap, start)
     return rig
 
@@ -648,6 +652,108 @@ def scenario_late_sdev(board, root):
     return rig
 
 
+def _late_ref(rig, absent, t0):
+    """The pure core with the clock's rules on the rig's own ticks, fed only
+    the real moves: absent's lateness clock from t0."""
+    ref = cc.Clock(rig.app.settings.rules(), t0, rig.diff, rig.add)
+    ref.start_late(absent, t0)
+    return ref
+
+
+def _same(rig, ref, what):
+    ref.update(rig.now)
+    c = rig.clock
+    expect(c.t == rig.now, what + ": settled", rig)
+    expect((c.state, c.side, c.rem[0], c.rem[1], c.forfeited[0], c.forfeited[1])
+           == (ref.state, ref.side, ref.rem[0], ref.rem[1], ref.forfeited[0],
+               ref.forfeited[1]), what + ": the timeline of the real moves", rig)
+
+
+def scenario_referee_menu_during_a_lateness(board, root):
+    """SPEC v4 §4 Late arrival, Referee functions (issue 26), pfs with a
+    1-minute base: the referee gesture in late(left) opens the menu and the
+    lateness runs on; the base time raised to 2:00 acts only after the
+    confirmation and keeps the 0:15 charged; the menu left, late(left) goes
+    on; the pause key stops the lateness, the late-arrival gesture starts it
+    again and its count goes on; the walkover comes when left's whole time
+    is gone (PFS § 6.3.4) -- all as the pure core fed only those moves."""
+    write_settings(root, "pfs", 60)
+    rig = boot(board, root)
+    t0 = rig.now
+    rig.perform(gestures.late(RIGHT))           # left is late from t0
+    ref = _late_ref(rig, LEFT, t0)
+    rig.run(12000)
+    rig.perform(gestures.referee())
+    c = rig.clock
+    expect(rig.app.mode == 3 and c.state == cc.LATE, "the menu over the lateness", rig)
+    _same(rig, ref, "the gesture's keys undone, the lateness runs on")
+    rig.press(RIGHT)                            # base 02:00, pending
+    expect(c.rules.base[LEFT] == 60000, "pending", rig)
+    rig.perform(gestures.long_press())          # leave: "Apply new times?"
+    expect(rig.app.mode == 3 and c.rules.base[LEFT] == 60000, "asked first", rig)
+    rig.perform(gestures.confirm())             # yes
+    expect(rig.app.mode == 1 and c.state == cc.LATE, "back to late", rig)
+    expect(c.rules.base == [120000, 120000], "02:00 each", rig)
+    ref.rebase(LEFT, 120000, rig.now)
+    ref.rebase(RIGHT, 120000, rig.now)
+    _same(rig, ref, "the new base keeps the lateness charged")
+    expect("+00:" in rig.screen()[1], "the lateness still shown", rig)
+    rig.run(3000)
+    t = rig.now
+    rig.press(PAUSE)                            # the lateness clock stopped
+    ref.pause(t)
+    expect(c.state == cc.READY, "stopped", rig)
+    rig.run(4000)
+    t = rig.now
+    rig.perform(gestures.late(RIGHT))           # started again
+    ref.start_late(LEFT, t)
+    _same(rig, ref, "one account: it goes on")
+    expect(c.lateness() > 20000, "the count goes on, not from zero", rig)
+    rig.run(ref.rem[LEFT] - rig.diff(rig.now, ref.t) - 1)
+    expect(c.state == cc.LATE, "00:01 left", rig)
+    rig.run(1)
+    _same(rig, ref, "walkover at 00:00")
+    expect(c.state == cc.OVER and c.forfeited[LEFT], "walkover", rig)
+    return rig
+
+
+def scenario_late_sdev_restarted_and_the_limit_in_the_menu(board, root):
+    """TSO § 2.4 b ii, § 5.3 b (issue 26): right 9:00 late, the lateness
+    stopped by mistake and started again 24 s later, goes on from 9:00; the
+    referee opens the menu at +14:57 (the lateness runs on meanwhile); at
+    +15:01 of the one account right has lost, and the menu closes on the
+    final screen (LOST)."""
+    write_settings(root, "sdev", 1800)
+    rig = boot(board, root)
+    t0 = rig.now
+    rig.perform(gestures.late(LEFT))
+    ref = _late_ref(rig, RIGHT, t0)
+    c = rig.clock
+    rig.run(540000 - c.lateness())
+    t = rig.now
+    rig.press(PAUSE)
+    ref.pause(t)
+    rig.run(24000)
+    t = rig.now
+    rig.perform(gestures.late(LEFT))
+    ref.start_late(RIGHT, t)
+    _same(rig, ref, "restarted")
+    expect("+09:0" in rig.screen()[1], "shown from 9:00 on", rig)
+    rig.run(897000 - c.lateness())
+    rig.perform(gestures.referee())
+    expect(rig.app.mode == 3 and c.state == cc.LATE, "the menu over the lateness", rig)
+    _same(rig, ref, "runs on in the menu")
+    rig.run(900999 - c.lateness())
+    expect(rig.app.mode == 3 and c.state == cc.LATE, "+15:00 may still show", rig)
+    rig.run(1)
+    _same(rig, ref, "lost at +15:01 of the account")
+    expect(c.state == cc.OVER and c.forfeited[RIGHT], "right lost", rig)
+    expect(c.rem[RIGHT] == 1800000 - 901000, "charged 15:01", rig)
+    rig.run(20)
+    expect(rig.app.mode == 1 and "LOST" in rig.screen()[1], "the final screen", rig)
+    return rig
+
+
 def scenario_late_arrival_begins_the_game(board, root):
     """The late player arrives: a player button begins the game as from
     ready, with the shortened time and no challenge window."""
@@ -833,6 +939,8 @@ GESTURE_SCENARIOS = (
     scenario_late_sdev,
     scenario_late_arrival_begins_the_game,
     scenario_late_pfs,
+    scenario_referee_menu_during_a_lateness,
+    scenario_late_sdev_restarted_and_the_limit_in_the_menu,
     scenario_pfs_flag_then_pause,
     scenario_chords,
     scenario_chords_on_a_stopped_clock,

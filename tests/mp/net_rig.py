@@ -3,6 +3,7 @@
 #
 #   micropython net_rig.py ROOT PORT PASSWORD SCENARIO
 #
+# ROOT/ca.crt, if there, is the hall's CA: the clock speaks TLS (issue 29).
 # Prints one JSON line with the figures.  Scenarios:
 #   heap     connected; bytes allocated per main-loop iteration while nothing
 #            is published (ready, and running between heartbeats), and per
@@ -13,6 +14,9 @@
 #   blocking what one blocking connect (as umqtt.simple's) costs the loop
 #   waiting  a result acknowledged by the broker, never confirmed (no
 #            recorder): bytes per iteration meanwhile, and its re-send
+#   refused  the first try to connect: the note (a broker that is not the
+#            hall's is refused)
+#   tlsloop  N THREADED: the worst loop iteration while reconnecting over TLS
 import gc
 import json
 import sys
@@ -40,6 +44,12 @@ def make(root, port, password, table=1, step_ms=5):
     rig = Rig(board, root, step_ms=step_ms)
     cfg = {"host": "127.0.0.1", "port": port, "event": "mp", "table": table,
            "password": password}
+    try:   # the hall's CA (the host puts its ca.crt in ROOT): TLS, as on a clock
+        f = open(root + "ca.crt")
+        cfg["ca"] = f.read()
+        f.close()
+    except OSError:
+        pass
     a = rig.app   # (as App does on a board with Wi-Fi; host_sim.hall_sim.attach)
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "mp%03d" % table)
@@ -136,17 +146,34 @@ def waiting(root, port, password):
             "resent": n.published - before, "kept": len(n.q1), "note": n.note}
 
 
-def loop(root, port, password, n_iter):
+def refused(root, port, password):
+    """The first try to connect (issue 29: to a broker that is not the
+    hall's): the clock's note, whether it ever connected."""
+    rig = make(root, port, password)
+    n = rig.app.net
+    until(rig, lambda: n.note != "not connected yet", 15000)
+    return {"note": n.note, "connects": n.connects, "up": n.st == net.UP, "hall": n.hall}
+
+
+def loop(root, port, password, n_iter, threaded=None):
+    """The worst and mean iteration of a running game.  threaded 1 / 0
+    (issue 29): the clock connects over TLS again and again (a reconnect
+    forced every 200 iterations: a TLS handshake each time), the handshake
+    on its own thread (1) or in the loop's own steps (0)."""
     rig = make(root, port, password, step_ms=5)
     if port == 0:
         rig.app.net = None  # the baseline: the same loop without the network
     n = rig.app.net
+    if threaded is not None:
+        n.wire.threaded = bool(threaded)
     rig.run(1700)
     rig.press(LEFT)
     worst = 0
     total = 0
     step = rig.app.step
     for i in range(n_iter):
+        if threaded is not None and i % 200 == 199 and n.st == net.UP:
+            n._fail(rig.now, "bench: connect again", 1)
         rig.now = rig.add(rig.now, 5)
         t = time.ticks_us()
         step()
@@ -184,6 +211,10 @@ if __name__ == "__main__":
         r = heap(root, port, password)
     elif what == "waiting":
         r = waiting(root, port, password)
+    elif what == "tlsloop":
+        r = loop(root, port, password, int(sys.argv[5]), int(sys.argv[6]))
+    elif what == "refused":
+        r = refused(root, port, password)
     elif what == "blocking":
         r = {"worst_us": blocking_connect(port, password, 3)}
     else:

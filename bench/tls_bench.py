@@ -1,0 +1,169 @@
+"""What TLS costs the clock (issue 29): `make bench` figures.
+
+tls_worst_loop_us_connecting   the worst main-loop iteration (App.step() with
+                               net.poll(), a running game) of MicroPython's
+                               unix port while the clock connects to the real
+                               Mosquitto over TLS again and again (a reconnect
+                               every second), the handshake on its own thread
+                               as on a board (the RP2040's second core);
+                               baseline: the same with the handshake in the
+                               loop's own non-blocking steps
+target_tls_handshake_ms        the clock's CPU time for one TLS handshake with
+                               the hall's broker (its RSA-2048 certificate,
+                               ECDHE), on the emulated Pico (RP2040 at 125 MHz,
+                               an image with ssl built from the MicroPython
+                               sources by tools/fwimage.py); the broker's end
+                               runs in the same interpreter over an in-memory
+                               pipe and is not counted
+target_tls_handshake_step_ms   its longest single step: what one loop
+                               iteration would stall for if the handshake ran
+                               on the main loop's core
+target_tls_heap_bytes          the heap taken while handshaking, on a Pico W-
+                               sized heap (the RPI_PICO image with a ballast
+                               of the difference allocated first), both ends
+                               (an upper bound of the clock's own)
+"""
+import base64
+import os
+import subprocess
+import tempfile
+
+from bench import hall_bench
+from bench.figures import BenchError, Figure
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAIR = os.path.join(ROOT, "tests", "mp", "tls_pair.py")
+PICO_HEAP = 251688      # GC heap of the RPI_PICO image (link map)
+PICO_W_HEAP = 210016    # ... of RPI_PICO_W: the ballast is the difference
+LOOP_BUDGET_US = 5000   # one 5 ms loop period
+
+
+def _loop(d, h, pw, threaded, i):
+    return hall_bench._result(hall_bench._mp([hall_bench._root(d, "t%d%d" % (threaded, i)),
+                                              str(h.port), pw[1], "tlsloop", "3000",
+                                              str(threaded)]))
+
+
+def tls_loop(runs=3):
+    """The worst loop iteration while reconnecting over TLS, threaded and
+    in the loop, alternately, `runs` times each: the smallest worst of each
+    (a single preemption on this shared machine is not the handshake's)."""
+    with tempfile.TemporaryDirectory() as d:
+        h, pw = hall_bench._hall(os.path.join(d, "hall"))
+        h.start()
+        try:
+            th, inloop = [], []
+            for i in range(runs):
+                th.append(_loop(d, h, pw, 1, i))
+                inloop.append(_loop(d, h, pw, 0, i))
+        finally:
+            h.stop()
+    for r in th + inloop:
+        if r["connects"] < 10:
+            raise BenchError("the clock did not reconnect over TLS: %r" % r)
+    best = min(th, key=lambda r: r["worst_us"])
+    base = min(inloop, key=lambda r: r["worst_us"])
+    return [Figure(
+        "tls_worst_loop_us_connecting", best["worst_us"], "us", base["worst_us"],
+        "the worst of 3000 main-loop iterations (App.step() with net.poll(), a running "
+        "sdev game, MicroPython unix port) while the clock connects to the real Mosquitto "
+        "over TLS %d times (a reconnect forced every second), the handshake on its own "
+        "thread (mqtt.Wire, as on the RP2040's second core); the smallest such worst of "
+        "%d runs (all: %s us; mean iteration %d us)" % (
+            best["connects"], runs, [r["worst_us"] for r in th], best["mean_us"]),
+        "the same with the handshake in the loop's own non-blocking steps (worsts %s us, "
+        "mean %d us)" % ([r["worst_us"] for r in inloop], base["mean_us"]),
+        "< %d (one 5 ms loop period)" % LOOP_BUDGET_US, best["worst_us"] < LOOP_BUDGET_US)]
+
+
+def pair_script(folder, ballast):
+    """tests/mp/tls_pair.py with the hall CA, the broker's certificate and key
+    of `folder` (DER, base64) set, run with `ballast` bytes held."""
+    from host_sim import hall_tls
+    hall_tls.ensure(folder)
+    der = {}
+    for name, args in (("CA", ["x509", "-in", hall_tls.CA_CERT]),
+                       ("SERVER_CERT", ["x509", "-in", hall_tls.BROKER_CERT]),
+                       ("SERVER_KEY", ["pkey", "-in", hall_tls.BROKER_KEY])):
+        der[name] = subprocess.run([hall_tls.openssl()] + args + ["-outform", "der"],
+                                   cwd=folder, capture_output=True, check=True).stdout
+    head = "".join('%s = "%s"\n' % (k, base64.b64encode(v).decode()) for k, v in der.items())
+    with open(PAIR) as f:
+        src = f.read()
+    return head + src + "\nprint('TLS', handshake(%d))\n" % ballast
+
+
+def target_tls(timeout_s=1500):
+    """The handshake on the emulated Pico (an image with ssl: tools/fwimage.py
+    build --board pico_w --port-board RPI_PICO --define MICROPY_PY_SSL=1)."""
+    import ast
+    import time
+    from host_sim import target
+    uf2 = os.environ.get("SCRABBLE_TLS_UF2") or os.path.join(ROOT, "build", "firmware",
+                                                             "pico_w-ssl.uf2")
+    if not os.path.isfile(uf2):       # (tools/fwimage.py caches it: minutes once)
+        import sys
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fwimage.py"), "build",
+                            "--board", "pico_w", "--port-board", "RPI_PICO",
+                            "--define", "MICROPY_PY_SSL=1", "--out", uf2],
+                           cwd=ROOT, capture_output=True, text=True)
+        if p.returncode or not os.path.isfile(uf2):
+            raise BenchError("no image with ssl at %s: %s" % (uf2, (p.stdout + p.stderr)
+                                                               .strip()[-400:]))
+    with tempfile.TemporaryDirectory() as d:
+        code = pair_script(os.path.join(d, "pki"), PICO_HEAP - PICO_W_HEAP)
+        pico = target.Pico(os.path.join(d, "flash.bin"), uf2=uf2).start()
+        try:
+            pico.run_to(300)
+            pico.write_serial(b"\x03\x03")        # stop the app at its splash: the REPL
+            pico.run_to(600)
+            n0 = len(pico.serial)
+            pico.type_serial(b"\x05")
+            pico.type_serial(code.replace("\n", "\r\n").encode())
+            pico.type_serial(b"\x04")
+            t = pico.t_ms
+            end = time.monotonic() + timeout_s
+            out = ""
+            while "TLS {" not in out and time.monotonic() < end:
+                pico.run_to(pico.t_ms + 250)
+                out = pico.serial[n0:].decode(errors="replace")
+                if "Traceback" in out[-2000:] and ">>>" in out[-10:]:
+                    break
+            line = [x for x in out.splitlines() if x.startswith("TLS {")]
+            if not line:
+                raise BenchError("the handshake on the emulated Pico did not finish: %s"
+                                 % out[-600:])
+            r = ast.literal_eval(line[-1][4:])
+            r["emulated_ms"] = pico.t_ms - t
+        finally:
+            pico.stop()
+    if not r["done"]:
+        raise BenchError("the handshake on the emulated Pico failed: %r" % r)
+    return r
+
+
+def target_tls_figures():
+    r = target_tls()
+    what = ("the clock's TLS handshake with the hall's broker (RSA-2048 CA and broker "
+            "certificates, ECDHE-RSA, AES-GCM) on the emulated Pico (RP2040, 125 MHz, an "
+            "RPI_PICO image with ssl built from the MicroPython v1.28.0 sources by "
+            "tools/fwimage.py), the broker's end in the same interpreter over an in-memory "
+            "pipe, not counted; %d client steps" % r["steps"])
+    return [
+        Figure("target_tls_handshake_ms", r["client_us"] // 1000, "ms", 30,
+               what + ": the clock's CPU time in all",
+               "the press-to-LCD budget (p99 30 ms): what the main loop may take",
+               "on the second core (mqtt.Wire's thread), never on the loop's", True),
+        Figure("target_tls_handshake_step_ms", r["worst_step_us"] // 1000, "ms", 30,
+               what + ": its longest single step, which one loop iteration would stall "
+               "for if the handshake ran on the main loop's core",
+               "the press-to-LCD budget (p99 30 ms)",
+               "informative: why the handshake runs on the second core", True),
+        Figure("target_tls_heap_bytes", r["peak_heap"], "bytes", r["free_before"],
+               what + ": the heap in use while handshaking, both ends (an upper bound "
+               "of the clock's own), with a ballast of %d bytes held so that %d bytes "
+               "were free before (a Pico W's heap with the app's %s)" % (
+                   PICO_HEAP - PICO_W_HEAP, r["free_before"], "REPL, the app stopped"),
+               "the heap free before the handshake",
+               "fits a Pico W's heap (the handshake completed)", r["done"]),
+    ]

@@ -1,0 +1,121 @@
+"""The recorder never dies silently (issue 29): the hall folder on a real,
+small filesystem (a 6 MB tmpfs, mounted for the test: root, as in CI) is
+filled up while three simulated clocks (the device app + firmware/net.py)
+play against the real Mosquitto and the real recorder.  While the disk is
+full no result is confirmed (each stays on its clock and is re-sent), the
+recorder says so on stderr and the director's page shows it in red; the
+recorder killed meanwhile is started again by the hall's supervisor; once
+space returns every game is stored and confirmed by itself, exactly once,
+with each clock's own times."""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import tempfile
+
+import pytest
+
+from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
+from host_sim import hall as H
+from host_sim import hall_recorder as REC
+from host_sim import hall_sim
+from host_sim import smalldisk
+
+import net
+
+pytestmark = needs_browser
+
+SPEED = 10   # the games end ~10 s after the start: the disk is full by then
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    try:
+        with smalldisk.mounted("6m", str(tmp_path / "disk")) as mnt:
+            yield pathlib.Path(mnt)
+    except smalldisk.NoMount as e:
+        pytest.skip(str(e))
+
+
+def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk, tmp_path):
+    folder = str(small_disk / "hall")
+    h = H.Hall(folder, event="cup", tables=4, port=H.free_port(), ws_port=H.free_port())
+    seed_pki(folder)
+    h.write()
+    err_path = tmp_path / "recorder.err"
+    err = open(err_path, "w")
+    profile = tempfile.mkdtemp(prefix="hall-chromium-")
+    browser = H.headless_chromium(profile, folder)
+    fleet = None
+    try:
+        h.start_broker()
+        h.start_recorder(stderr=err)
+        h.start_pages()
+        fleet = hall_sim.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
+        browser.get(h.url())
+        assert fleet.run(seconds=30, until=lambda: all(
+            c.net.st == net.UP and c.rig.ms() > 3000 for c in fleet.clocks))
+        db = os.path.join(folder, "mosquitto.db")
+        assert until(lambda: os.path.exists(db), lambda ok: ok)   # its first save
+        filler = smalldisk.Filler(os.path.join(folder, "filler"))
+        # the broker's next save of its database (every second) finds the disk
+        # full and leaves its file empty: the space it freed is filled again
+        t_full = os.stat(filler.path).st_mtime_ns
+        assert until(lambda: os.stat(db).st_mtime_ns > t_full and os.stat(db).st_size == 0,
+                     lambda ok: ok, seconds=30)
+        assert until(lambda: os.statvfs(folder).f_bfree, lambda n: n == 0) == 0
+        assert fleet.finished() == 0, "a game ended before the disk was full"
+        # every game ends; no result can be stored: none is confirmed
+        assert fleet.run(seconds=60, until=lambda: fleet.finished() == 3)
+        t = fleet.clocks[0].rig.ms()
+        fleet.run(seconds=30, until=lambda: fleet.clocks[0].rig.ms() > t + 3 * net.RESEND_MS)
+        assert all(c.net.q1 and c.net.confirmed == 0 for c in fleet.clocks), \
+            [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
+        assert all(os.path.isfile(c.root + net.OUTBOX) for c in fleet.clocks)
+        assert not REC.read_records(folder, lambda m: None)
+        alarm = json.loads(h.collect(REC.ALARM_TOPIC % "cup")[REC.ALARM_TOPIC % "cup"])
+        assert "No space left on device" in alarm["writing"] and alarm["waiting"] >= 1, alarm
+        shown = page_until(browser, "return document.getElementById('alarmtext').textContent",
+                           lambda x: x.startswith("RESULTS ARE NOT BEING STORED"))
+        assert shown.startswith("RESULTS ARE NOT BEING STORED: results.jsonl: No space left "
+                                "on device"), shown
+        # the recorder dies meanwhile: the hall's supervisor starts it again
+        h.rec_proc.send_signal(signal.SIGKILL)
+        h.rec_proc.wait()
+        h.watch(seconds=1.5, say=lambda m: err.write(m + "\n"))
+        assert h.rec_proc.poll() is None
+        # ... and it too finds the disk full when the clocks send their results again
+        assert fleet.run(seconds=30, until=lambda: open(err_path).read().count(
+            "recorder: ALARM") >= 2), open(err_path).read()
+        # space returns: everything is stored and confirmed, by itself
+        filler.remove()
+        assert fleet.run(seconds=60, until=lambda: all(not c.net.q1 for c in fleet.clocks)), \
+            [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
+        assert all(c.net.confirmed == 1 for c in fleet.clocks)
+        shown = page_until(browser, "return document.getElementById('alarm').className",
+                           lambda x: x == "alarm")
+        assert shown == "alarm"
+    finally:
+        if fleet is not None:
+            fleet.close()
+        browser.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+        h.stop()
+        err.close()
+    text = open(err_path).read()
+    lines = text.splitlines()
+    assert sum("recorder: ALARM: cannot store results (results.jsonl: No space left on "
+               "device)" in x for x in lines) == 2, text
+    assert "hall: the recorder stopped (exit -9); starting it again" in lines, text
+    assert any(x.startswith("recorder: storing again since ") for x in lines), text
+    assert "Traceback" not in text, text
+    recs = REC.read_records(folder, lambda m: None)
+    assert sorted(r["topic"] for r in recs) == ["scrabble/cup/%d/result/1/%d" % (t, t)
+                                                for t in (1, 2, 3)]
+    rows = csv_rows(hall_cmd(folder, "results", "--csv"))
+    assert sorted((r["table"], r["clock"]) for r in rows) == [
+        ("1", "sim001"), ("2", "sim002"), ("3", "sim003")]
+    for r in rows:
+        c = fleet.clocks[int(r["table"]) - 1]
+        assert (int(r["left_time"]), int(r["right_time"])) == tuple(c.rig.clock.rem[:2]), r

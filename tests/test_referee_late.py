@@ -1,0 +1,147 @@
+"""The referee during a lateness, at app level (SPEC v4 §4 Late arrival,
+Referee functions; issue 26).
+
+The real device app on the rig (host_sim/fakehw/rig.py), keys through the
+pins at exact virtual ms, checked against the pure timing core fed only the
+real moves -- the late-arrival gesture's first edge, the pause key that
+stops a lateness, the confirmed base change -- and the game log replayed to
+the live clock.  The helpers are tests/test_keys.py's.
+
+- In `late(s)` the referee gesture (any key order, the first key to the last
+  up to 2 s, SPEC v4's bound) opens the
+  referee menu and the lateness clock runs on meanwhile; leaving the menu
+  returns to `late(s)`.  (SPEC v3 ended the lateness there, and a lateness
+  started again began its 15:00 from zero: TSO § 2.4 b ii, § 5.3 b.)
+- A lateness limit reached while the menu shows ends the game at its exact
+  instant and the menu closes on the final screen.
+- A lateness stopped and started again goes on from its account.
+"""
+import pytest
+
+import app as appmod
+import clockcore as cc
+import rig as rigmod
+from rig import LEFT, PAUSE, RIGHT
+from test_device import replay_matches_live
+from test_keys import ORDERS, drop, events_of, gestures_of, keys, log_text, \
+    new_lines, new_rig, seen, _order_id
+
+
+def pure(rig, t0):
+    """The pure core with the rig's rules, in `ready` at t0 (rig.ms() time)."""
+    return cc.Clock(rig.app.settings.rules(), t0, lambda a, b: a - b,
+                    lambda t, d: t + d)
+
+
+def start_late(rig, present):
+    """The present player's late-arrival gesture from now; returns the pure
+    core with the absent side's lateness running from its first edge."""
+    t0 = rig.ms()
+    ref = pure(rig, t0)
+    rig.perform(rigmod.late(present))
+    assert ref.start_late(1 - present, t0)
+    assert rig.clock.state == cc.LATE and rig.clock.side == 1 - present
+    return ref
+
+
+def same(rig, ref):
+    ref.update(rig.ms())
+    assert rig.clock.t == rig.now
+    assert seen(rig.clock) == seen(ref), (seen(rig.clock), seen(ref), rig.screen())
+
+
+def _cases():
+    for order in ORDERS:
+        for gap in (0, 500, 1000):          # (between keys: first to last 2 * gap)
+            yield pytest.param(order, gap, LEFT, id="%s-%d-L" % (_order_id(order), gap))
+    for gap in (0, 1000):
+        yield pytest.param(ORDERS[0], gap, RIGHT, id="%s-%d-R" % (_order_id(ORDERS[0]), gap))
+
+
+@pytest.mark.parametrize("order,gap,present", list(_cases()))
+def test_referee_gesture_in_late_opens_the_menu_and_the_lateness_runs_on(order, gap, present):
+    """SPEC v4 §4: in late(s) the referee gesture opens the referee menu,
+    the lateness clock runs on (the late player is still absent: what the
+    gesture's keys did at their edges -- the pause key ending the lateness,
+    a player button beginning the game -- is undone); leaving the menu
+    returns to late(s), the count going on.  The log has the lateness and
+    the gesture only, and replays to the live clock."""
+    rig = new_rig("sdev", 1800)
+    try:
+        ref = start_late(rig, present)
+        rig.run(30000)
+        before = log_text(rig)
+        last = 2 * gap + 3100
+        keys(rig, rig.ms(), [(i * gap, b, last - i * gap) for i, b in enumerate(order)])
+        rig.run(100)
+        assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
+        same(rig, ref)                              # LATE, still running
+        assert rig.clock.late() == 1 - present
+        lines = new_lines(before, log_text(rig))
+        assert events_of(lines) == [] and gestures_of(lines) == ["referee"], lines
+        rig.run(20000)                              # in the menu: it runs on
+        same(rig, ref)
+        rig.press(PAUSE, hold=2100)                 # leave the menu
+        assert rig.app.mode == appmod.MODE_GAME and rig.clock.state == cc.LATE
+        rig.run(1000)
+        same(rig, ref)
+        assert "+00:5" in rig.screen()[1] or "+01:0" in rig.screen()[1], rig.screen()
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("present", (LEFT, RIGHT), ids=("L_present", "R_present"))
+def test_walkover_while_the_referee_menu_shows_pfs_6_3_4(present):
+    """The late side's whole time runs out while the referee menu shows (a
+    pending base change there not yet confirmed): the game is over at that
+    exact ms by walkover (PFS § 6.3.4), the menu closes on the final screen,
+    and the pending change is dropped (a base changes only before the game)."""
+    rig = new_rig("pfs", 60)
+    try:
+        ref = start_late(rig, present)
+        rig.run(52000 - (rig.ms() - ref.t))
+        rig.perform(rigmod.referee())
+        assert rig.app.mode == appmod.MODE_REFEREE and rig.clock.state == cc.LATE
+        rig.press(RIGHT)                            # 02:00, pending
+        assert rig.app.menu.pbase == [120000, 120000]
+        rig.run(60000)
+        ref.update(rig.ms())
+        assert ref.state == cc.OVER and ref.forfeited[1 - present]
+        assert rig.app.mode == appmod.MODE_GAME, rig.screen()
+        assert seen(rig.clock) == seen(ref) and rig.clock.forfeited[1 - present]
+        assert rig.clock.rules.base == [60000, 60000]
+        text = replay_matches_live(rig, rig.root)
+        assert "# %d over" % rig.app.session.log_ms(rig.clock.t) in text or " over" in text
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("present", (LEFT, RIGHT), ids=("L_present", "R_present"))
+def test_lateness_stopped_and_started_again_goes_on_tso_2_4_b_ii(present):
+    """A lateness stopped (the pause key) and started again with the
+    late-arrival gesture goes on from its account: with a short pfs base the
+    walkover comes when the whole time is gone, and the screen's lateness
+    counts on from what was charged (PFS § 6.3.4; TSO § 2.4 b ii)."""
+    rig = new_rig("pfs", 60)
+    try:
+        ref = start_late(rig, present)
+        rig.run(20000)
+        t = rig.ms()
+        rig.press(PAUSE)                            # arrived? stopped
+        assert ref.pause(t) and rig.clock.state == cc.READY
+        rig.run(5000)
+        ref2 = start_late(rig, present)             # started again
+        ref.start_late(1 - present, ref2.t)
+        rig.run(1000)
+        same(rig, ref)
+        assert ref.lateness() > 21000 and rig.clock.lateness() == ref.lateness()
+        assert "+00:2" in rig.screen()[1], rig.screen()
+        rig.run(ref.rem[1 - present] - 1)
+        assert rig.clock.state == cc.LATE
+        rig.run(1)
+        same(rig, ref)
+        assert ref.state == cc.OVER and rig.clock.forfeited[1 - present]
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
