@@ -50,6 +50,7 @@ import profiles  # noqa: E402
 import ticks  # noqa: E402
 import rig as gestures  # noqa: E402  (the cards' gestures, as data)
 from bench.figures import BenchError, Figure, fmt, tool  # noqa: E402,F401
+from bench import image_bench  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BOARD = "pico"
@@ -1031,7 +1032,7 @@ def mp_figures(timeout=300):
 # == on the emulated Pico (issue 11) ==================================================
 
 TARGET_FIGURES = ("target_heap_bytes_running_6s", "target_heap_bytes_per_checkpoint",
-                  "target_heap_bytes_per_log_line", "target_free_heap_after_boot_bytes",
+                  "target_heap_bytes_per_log_line",
                   "target_loop_iterations_per_s", "target_flash_erases_per_hour",
                   "target_flash_programs_per_hour", "target_cpu_busy_fraction",
                   "target_gc_per_game", "target_max_wdt_gap_ms", "target_idle_step_ms",
@@ -1100,11 +1101,6 @@ def target_figures():
                "as above",
                "the budget (issue 11: 0 bytes; GameLog.event allocated 272 bytes)", "0",
                r["heap_per_log_line"] == 0),
-        Figure("target_free_heap_after_boot_bytes", r["free_after_boot"], "bytes",
-               r["free_bare"],
-               "gc.collect(); gc.mem_free() after App(board, machine) was built and "
-               "its splash passed, %s" % pico,
-               "the same at the REPL just before, after Ctrl-C stopped main.py in its splash (the app's modules imported, no App built)"),
         Figure("target_loop_iterations_per_s", round(r["iterations_per_s"]), "1/s", 200,
                "App.step() calls per simulated second while a clock runs (6 s "
                "window), %s" % pico,
@@ -1258,7 +1254,7 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "hall_results_lost_sighup", "hall_results_lost_full_disk",
        "press_to_page_p50_ms", "press_to_page_p99_ms",
        "tls_worst_loop_us_connecting"
-       ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + TARGET_TLS_FIGURES
+       ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + TARGET_TLS_FIGURES + image_bench.FIGURES
 
 
 def _hall(name):
@@ -1295,6 +1291,7 @@ MEASURES = (
     (TARGET_PRESS_FIGURES, target_press_to_lcd),
     (("tls_worst_loop_us_connecting",), _tls("tls_loop")),
     (TARGET_TLS_FIGURES, _tls("target_tls_figures")),
+    (image_bench.FIGURES, image_bench.figures),      # the firmware image (issue 30)
 )
 
 

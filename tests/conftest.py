@@ -70,6 +70,10 @@ def longest_run_first(request, background, tmp_path_factory):
     second core while the first runs the single-threaded modules, and its
     test, last in that module, waits for it.  Nothing starts when that test
     is not selected or the emulated Pico is missing (the test then says so)."""
+    # the firmware images (tests/test_firmware_image.py: minutes of make on
+    # a cold cache, a copy on a warm one) are built from the start too
+    from test_firmware_image import start_images
+    start_images(request, background, tmp_path_factory)
     from host_sim import target
     if target.pico_missing():
         return

@@ -244,6 +244,13 @@ def prepare_sources(kind, path, sha, log=None):
 
 # -- what goes in -----------------------------------------------------------------
 
+# A board with Wi-Fi built on a MicroPython board without it (the emulated
+# Pico runs no CYW43 radio): the Pico W's network stack, lwIP with the
+# socket and network modules, goes in without the radio, so the app's
+# network modules load and run (a connection fails: no interface).
+NET_WITHOUT_RADIO = {"cmake": [("MICROPY_PY_LWIP", "1")], "define": [("MICROPY_PY_NETWORK", "1")]}
+
+
 def port_board(board, override=None):
     """(port, MicroPython board) for a clock board (PORT_BOARDS); `override`
     names another MicroPython board of the same port (a test image)."""
@@ -361,7 +368,7 @@ def _stage(tree, src_root, port, mpboard, defines, cmake, files):
     return man
 
 
-def _make_runs(tree):
+def make_runs(tree):
     try:
         with open(os.path.join(tree, "make-runs")) as f:
             return int(f.read().strip() or 0)
@@ -372,7 +379,7 @@ def _make_runs(tree):
 def _check_esp_idf():
     if os.environ.get("IDF_PATH") and shutil.which("idf.py"):
         return
-    raise FirmwareError("BOARD=esp32 needs ESP-IDF (v5.2-v5.5 with its xtensa-esp32 toolchain): "
+    raise FirmwareError("BOARD=esp32 needs ESP-IDF (v5.3-v5.5.1, as MicroPython v1.28.0 asks, with its xtensa-esp32 toolchain): "
                         "not found (no IDF_PATH / idf.py); install it, run its export.sh, "
                         "then make firmware BOARD=esp32 again", EXIT_MISSING)
 
@@ -404,7 +411,7 @@ def _build_tree(tree, src_root, port, mpboard, manifest):
              env=env, what="make (esp32 %s)" % mpboard)
         out = os.path.join(build, "firmware.bin")
     with open(os.path.join(tree, "make-runs"), "w") as f:
-        f.write("%d\n" % (_make_runs(tree) + 1))
+        f.write("%d\n" % (make_runs(tree) + 1))
     if not os.path.isfile(out):
         raise FirmwareError("the build wrote no %s (see %s)" % (out, log))
     return out
@@ -433,18 +440,24 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
           commit=None):
     """Build (or reuse) the image for `board`; returns its info dict
     (also written as <out>.json): path, key, commit, reused, sizes."""
-    defines = [tuple(d) for d in defines]
-    cmake = [tuple(c) for c in cmake]
+    defines = user_defines = [tuple(d) for d in defines]
+    cmake = user_cmake = [tuple(c) for c in cmake]
     port, mpboard = port_board(board, port_board_override)
     if port == "esp32":
         _check_esp_idf()
+    if port_board_override and getattr(_load(board), "WIFI", False) \
+            and port_board(board)[1] != mpboard and mpboard == "RPI_PICO":
+        cmake = NET_WITHOUT_RADIO["cmake"] + [c for c in cmake if c not in NET_WITHOUT_RADIO["cmake"]]
+        defines = NET_WITHOUT_RADIO["define"] + [d for d in defines
+                                                 if d not in NET_WITHOUT_RADIO["define"]]
     commit = app_commit() if commit is None else commit
     files = app_files(board, commit)
     kind, spath, ssha = find_sources(src)
     key = image_key(ssha, port, mpboard, defines, cmake, files)
     ext = ".uf2" if port == "rp2" else ".bin"
     out = os.path.abspath(out or os.path.join(
-        ROOT, "build", "firmware", default_name(board, port_board_override, defines, cmake) + ext))
+        ROOT, "build", "firmware", default_name(board, port_board_override, user_defines,
+                                                user_cmake) + ext))
     img_dir = os.path.join(cache_dir(), "img")
     cached = os.path.join(img_dir, key + ".img")
     tree = os.path.join(cache_dir(), "tree-%s-%s-%s" % (ssha[:12], mpboard,
@@ -471,7 +484,7 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
     info = {"board": board, "port": port, "micropython_board": mpboard,
             "micropython": MICROPY_VERSION, "commit": commit, "key": key,
             "defines": defines, "cmake": cmake, "reused": reused,
-            "tree": tree, "make_runs": _make_runs(tree), "path": out,
+            "tree": tree, "make_runs": make_runs(tree), "path": out,
             "bytes": os.path.getsize(out), "frozen": sorted(files)}
     if port == "rp2":
         info["flash_bytes"] = sum(len(p) for _a, p in uf2_blocks(out))
@@ -534,6 +547,26 @@ def littlefs_region(files, region_bytes, dirs=()):
         with fs.open(name, "wb") as f:
             f.write(data)
     return bytes(fs.context.buffer)
+
+
+def littlefs_files(region, region_bytes=None):
+    """{path: bytes} of every file in a filesystem region (the bytes of
+    littlefs_region(), or of a flash's last region_bytes)."""
+    from littlefs import LittleFS, UserContext
+    if region_bytes is not None:
+        region = region[len(region) - region_bytes:]
+    ctx = UserContext(len(region))
+    ctx.buffer[:] = region
+    fs = LittleFS(context=ctx, block_size=LFS_BLOCK, block_count=len(region) // LFS_BLOCK,
+                  prog_size=LFS_PROG, read_size=LFS_READ, lookahead_size=LFS_LOOKAHEAD,
+                  mount=True)
+    out = {}
+    for top, _dirs, files in fs.walk("/"):
+        for n in files:
+            p = (top.rstrip("/") + "/" + n).lstrip("/")
+            with fs.open(p, "rb") as f:
+                out[p] = f.read()
+    return out
 
 
 def with_filesystem(image, out, region, region_bytes, mode=0o600):

@@ -1,0 +1,325 @@
+"""The firmware image's figures (issue 30): heap, boot times and sizes of the
+app frozen into MicroPython (`make firmware`, tools/fwimage.py) against
+today's .mpy deployment (`make deploy`), on the emulated Pico (rp2040js,
+host_sim/target.py).
+
+Four runs of one game each, at the REPL (Ctrl-C stops main.py in its splash;
+the same measuring script is pasted in every run, its own bytecode on the
+heap in all of them):
+
+    pico frozen     build/firmware image for pico (RPI_PICO + clock-core)
+    pico .mpy       the official RPI_PICO v1.28.0 image + the pico bundle
+    pico_w frozen   pico_w on RPI_PICO with lwIP (no radio: rp2040js has no
+                    CYW43) + a net.json, so net.py runs; the heap cut to a
+                    Pico W's 210 016 B by a ballast allocated first
+    pico_w .mpy     the same image with the pico_w bundle on its filesystem
+                    (found before the frozen modules: sys.path '' first),
+                    the same net.json and ballast
+
+Each builds App(board, machine), measures (gc.collect(); gc.mem_free(); the
+largest free block from micropython.mem_info()'s "max free sz", in 16-byte
+blocks), then plays a game through the GPIOs: GAME_STOPS turns, each with a
+stop (the pause key, then again to resume), then the end (pause, long pause,
+both players: yes); collections (drops of gc.mem_alloc() between steps) and
+MemoryErrors are counted during the game, then the heap is measured again.
+
+Two more runs time main.py as on a clock (frozen, and .mpy for the
+baseline): power-up to READY on a blank filesystem, and, after a game was
+cut off by a power cut, power-up to GAME RESTORED.
+
+    python -m bench.image_bench [pico_frozen pico_mpy pico_w_frozen pico_w_mpy
+                                 boot_frozen boot_mpy]      (default: every run)
+"""
+import os
+import re
+import tempfile
+
+from bench.target_bench import _confirm, _long  # the end: long pause, both keys
+from host_sim import target
+
+LEFT, RIGHT, PAUSE = 14, 15, 13
+GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "60"))   # (fewer: a quick look)
+PICO_W_HEAP = 210016        # RPI_PICO_W v1.28.0: __GcHeapEnd - __GcHeapStart
+GAP_MS = 600                # between presses (the game's 500 ms lock-out)
+NET_JSON = (b'{"host": "192.168.1.10", "port": 1883, "event": "open", "table": 7, '
+            b'"user": "7", "password": "bench-password-0123456789", '
+            b'"client_id": "c7-0123456789abcdef", "ssid": "", "wifi_password": ""}\n')
+
+CODE = """\
+import gc, micropython, time
+gc.collect()
+_total = gc.mem_free() + gc.mem_alloc()
+_b = bytearray(max(0, _total - %(heap)d - 32)) if %(heap)d else None
+import board, machine
+from app import App
+import clockcore as cc
+def info(tag):
+    gc.collect()
+    micropython.mem_info()
+    print(tag, gc.mem_free(), gc.mem_alloc(), 1 if a.net is not None else 0)
+a = App(board, machine)
+c = a.clock
+info('BOOT')
+E = [0, 0, 0]   # MemoryErrors, collections, steps
+while c.state == cc.READY:
+    a.step()
+    time.sleep_ms(a._pause_ms())
+gc.collect()
+last = gc.mem_alloc()
+while c.state != cc.OVER:
+    try:
+        a.step()
+    except MemoryError:
+        E[0] += 1
+    m = gc.mem_alloc()
+    if m < last:
+        E[1] += 1
+    last = m
+    E[2] += 1
+    time.sleep_ms(a._pause_ms())
+print('GAME', E[0], E[1], E[2])
+info('OVER')
+print('END', 'OK')
+"""
+
+
+def _paste(pico, code):
+    pico.type_serial(b"\x05")
+    pico.type_serial(code.replace("\n", "\r\n").encode())
+    pico.type_serial(b"\x04")
+
+
+def _heap_lines(text, tag):
+    """(free, allocated, net running, largest free block in bytes) of the
+    info(tag) print and the mem_info() just before it."""
+    m = re.search(r"max free sz: (\d+)[^\n]*\n(?:[^\n]*\n)*?%s (\d+) (\d+) (\d+)" % tag, text)
+    if not m:
+        raise RuntimeError("no %s figures in:\n%s" % (tag, text[-1500:]))
+    return int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(1)) * 16
+
+
+def game_run(uf2, fs_image, flash, heap=0):
+    """One game at the REPL (the module's docstring); a dict of figures."""
+    pico = target.Pico(flash, fs_image=fs_image, uf2=uf2).start()
+    try:
+        pico.run_to(300)
+        pico.write_serial(b"\x03\x03")
+        pico.run_to(600)
+        n0 = len(pico.serial)
+        _paste(pico, CODE % {"heap": heap})
+        t = pico.t_ms + 4000
+        deadline = t + 30000
+        while b"BOOT " not in pico.serial[n0:] and pico.t_ms < deadline:
+            pico.run_to(pico.t_ms + 500)
+        t = pico.t_ms + 1000
+        side = LEFT
+        for _k in range(GAME_STOPS):
+            pico.press(side, t)
+            side = RIGHT if side == LEFT else LEFT
+            pico.press(PAUSE, t + GAP_MS)
+            pico.press(PAUSE, t + 2 * GAP_MS)
+            t += 3 * GAP_MS
+        pico.press(PAUSE, t)
+        _long(pico, t + GAP_MS)
+        _confirm(pico, t + GAP_MS + 2600)
+        t += 5000
+        deadline = t + 30000
+        pico.run_to(t)
+        while b"END OK" not in pico.serial[n0:] and pico.t_ms < deadline:
+            pico.run_to(pico.t_ms + 1000)
+        out = pico.serial[n0:].decode(errors="replace")
+    finally:
+        pico.stop()
+    m = re.search(r"^GAME (\d+) (\d+) (\d+)", out, re.M)
+    if not m or "END OK" not in out:
+        raise RuntimeError("the game run did not finish:\n" + out[-1500:])
+    boot = _heap_lines(out, "BOOT")
+    over = _heap_lines(out, "OVER")
+    return {"boot_free": boot[0], "boot_alloc": boot[1], "net": boot[2], "boot_block": boot[3],
+            "over_free": over[0], "over_alloc": over[1], "over_block": over[3],
+            "memory_errors": int(m.group(1)), "collections": int(m.group(2)),
+            "steps": int(m.group(3))}
+
+
+def _until(pico, words, step_ms=10, limit_ms=20000):
+    """Run until the LCD's second row shows `words`: the simulated ms."""
+    while pico.t_ms < limit_ms:
+        pico.run_to(pico.t_ms + step_ms)
+        if pico.lcd.text_rows()[1].strip() == words:
+            return pico.t_ms
+    raise RuntimeError("no %r on the LCD by %d ms: %r" % (words, limit_ms, pico.lcd.text_rows()))
+
+
+def boot_run(uf2, fs_image, flash):
+    """main.py as on a clock: power-up to READY; a game started and cut off
+    by a power cut; power-up to GAME RESTORED.  (ready_ms, restored_ms)"""
+    pico = target.Pico(flash, fs_image=fs_image, uf2=uf2).start()
+    try:
+        ready = _until(pico, "READY")
+        pico.press(LEFT, pico.t_ms + 100)
+        pico.press(RIGHT, pico.t_ms + 1200)
+        pico.run_to(pico.t_ms + 5000)
+    finally:
+        pico.stop()
+    pico = target.Pico(flash, uf2=uf2).start()
+    try:
+        restored = _until(pico, "GAME RESTORED")
+    finally:
+        pico.stop()
+    return ready, restored
+
+
+def images():
+    """{name: info} of the frozen images this bench boots (built or taken
+    from the cache: tools/fwimage.py)."""
+    import fwimage
+    out = os.path.join(target.ROOT, "build", "firmware")
+    return {"pico": fwimage.build("pico", out=os.path.join(out, "pico.uf2")),
+            "pico_w": fwimage.build("pico_w", "RPI_PICO",
+                                    out=os.path.join(out, "pico_w-rpi_pico.uf2"))}
+
+
+def measure(log=None, workers=6, only=None):
+    """The figures of every run (the module's docstring), the runs side by
+    side (each an emulator process of its own: on two cores they take about
+    as long as the longest run alone would on a busy machine)."""
+    from concurrent.futures import ThreadPoolExecutor
+    why = target.pico_missing()
+    if why:
+        raise RuntimeError(why)
+    import fwimage
+    try:
+        imgs = images()
+    except fwimage.FirmwareError as e:
+        raise RuntimeError("firmware image: %s" % e)
+    res = {"images": imgs}
+    region = target.LFS_BLOCKS * target.LFS_BLOCK
+    official = target.image(target.PICO_UF2)
+    with tempfile.TemporaryDirectory(prefix="image-bench-") as d:
+        def fs(name, files):
+            p = os.path.join(d, name + ".img")
+            with open(p, "wb") as f:
+                f.write(fwimage.littlefs_region(files, region))
+            return p
+
+        def bundle(board, extra):
+            sub = os.path.join(d, "b-" + board)
+            os.makedirs(sub)
+            p = os.path.join(d, board + "-bundle.img")
+            with open(p, "wb") as f:
+                f.write(target.bundle_image(sub, board=board, extra=extra))
+            return p
+
+        empty = fs("empty", {})
+        net = fs("net", {"net.json": NET_JSON})
+        pico_bundle = bundle("pico", None)
+        w_bundle = bundle("pico_w", {"net.json": NET_JSON})
+        runs = [("pico_frozen", game_run, imgs["pico"]["path"], empty, 0),
+                ("pico_mpy", game_run, official, pico_bundle, 0),
+                ("pico_w_frozen", game_run, imgs["pico_w"]["path"], net, PICO_W_HEAP),
+                ("pico_w_mpy", game_run, imgs["pico_w"]["path"], w_bundle, PICO_W_HEAP),
+                ("boot_frozen", boot_run, imgs["pico"]["path"], empty, None),
+                ("boot_mpy", boot_run, official, pico_bundle, None)]
+
+        def one(run):
+            name, fn, uf2, img, heap = run
+            flash = os.path.join(d, name + ".flash")
+            got = fn(uf2, img, flash) if heap is None else fn(uf2, img, flash, heap)
+            if log:
+                log("%s: %r" % (name, got))
+            return name, got
+
+        runs = [r for r in runs if not only or r[0] in only]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for name, got in pool.map(one, runs):
+                res[name] = got
+    res["official_uf2_bytes"] = os.path.getsize(official)
+    return res
+
+
+if __name__ == "__main__":
+    import pprint
+    import sys
+    pprint.pprint(measure(log=lambda s: print(s, flush=True), only=sys.argv[1:]))
+
+
+# -- the published figures (bench/run.py) --------------------------------------------
+
+FIGURES = ("target_free_heap_after_boot_bytes", "image_pico_free_after_game_bytes",
+           "image_pico_largest_block_after_game_bytes", "image_pico_w_free_after_boot_bytes",
+           "image_pico_w_free_after_game_bytes", "image_pico_w_largest_block_after_game_bytes",
+           "image_pico_w_memory_errors", "image_pico_w_collections_per_game",
+           "image_boot_to_ready_ms", "image_power_up_to_restored_ms",
+           "image_pico_uf2_bytes", "image_pico_w_flash_bytes")
+
+
+def figures(r=None):
+    """[Figure] of measure() (or of its result `r`): the frozen images
+    against the .mpy deployment."""
+    from bench.figures import BenchError, Figure
+    try:
+        r = r or measure()
+    except RuntimeError as e:
+        raise BenchError(str(e))
+    pf, pm, wf, wm = r["pico_frozen"], r["pico_mpy"], r["pico_w_frozen"], r["pico_w_mpy"]
+    game = ("a game of %d turns, each with a stop (pause, resume), to its end, played "
+            "through the GPIOs at the REPL (bench/image_bench.py)" % GAME_STOPS)
+    fro = "the app frozen into MicroPython v1.28.0 (make firmware, RPI_PICO), on rp2040js"
+    mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)"
+    wfro = ("pico_w frozen on an RPI_PICO image with lwIP and no radio (rp2040js has no "
+            "CYW43), net.json present (net.py running), the heap cut to a Pico W's "
+            "%d B by a ballast" % PICO_W_HEAP)
+    wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem"
+    notes_w = ["after boot: %d B free, largest block %d B (the .mpy bundle: %d B, %d B)"
+               % (wf["boot_free"], wf["boot_block"], wm["boot_free"], wm["boot_block"]),
+               "after the game: %d B allocated, live (the .mpy bundle: %d B)"
+               % (wf["over_alloc"], wm["over_alloc"]),
+               "MemoryErrors in the game: %d (the .mpy bundle: %d); collections: %d (%d)"
+               % (wf["memory_errors"], wm["memory_errors"], wf["collections"],
+                  wm["collections"])]
+    ready_f, restored_f = r["boot_frozen"]
+    ready_m, restored_m = r["boot_mpy"]
+    return [
+        Figure("target_free_heap_after_boot_bytes", pf["boot_free"], "bytes", pm["boot_free"],
+               "gc.collect(); gc.mem_free() once App(board, machine) is built, %s" % fro,
+               "the same with %s" % mpy,
+               notes=["largest free block %d B (the .mpy bundle: %d B); %d B allocated "
+                      "(%d B)" % (pf["boot_block"], pm["boot_block"], pf["boot_alloc"],
+                                  pm["boot_alloc"])]),
+        Figure("image_pico_free_after_game_bytes", pf["over_free"], "bytes", pm["over_free"],
+               "free heap after %s, %s" % (game, fro), "the same with %s" % mpy,
+               notes=["%d MemoryErrors, %d collections in the game (the .mpy bundle: %d, %d)"
+                      % (pf["memory_errors"], pf["collections"], pm["memory_errors"],
+                         pm["collections"])]),
+        Figure("image_pico_largest_block_after_game_bytes", pf["over_block"], "bytes",
+               pm["over_block"], "the largest free heap block after the game (mem_info's "
+               "max free sz), %s" % fro, "the same with %s" % mpy),
+        Figure("image_pico_w_free_after_boot_bytes", wf["boot_free"], "bytes", wm["boot_free"],
+               "gc.mem_free() once App is built, %s" % wfro, wmpy),
+        Figure("image_pico_w_free_after_game_bytes", wf["over_free"], "bytes", wm["over_free"],
+               "free heap after %s, %s" % (game, wfro), wmpy, ">= 120 KB",
+               wf["over_free"] >= 120 * 1024, notes_w),
+        Figure("image_pico_w_largest_block_after_game_bytes", wf["over_block"], "bytes",
+               wm["over_block"], "the largest free heap block after the game, %s" % wfro,
+               wmpy, ">= 32 KB", wf["over_block"] >= 32 * 1024),
+        Figure("image_pico_w_memory_errors", wf["memory_errors"], "MemoryErrors",
+               wm["memory_errors"], "MemoryErrors raised by App.step() in the game, %s" % wfro,
+               wmpy, "0", wf["memory_errors"] == 0),
+        Figure("image_pico_w_collections_per_game", wf["collections"], "collections",
+               wm["collections"], "garbage collections in the game (drops of gc.mem_alloc() "
+               "between steps), %s" % wfro, wmpy, "0", wf["collections"] == 0),
+        Figure("image_boot_to_ready_ms", ready_f, "ms", ready_m,
+               "power-up to READY on the LCD (main.py, a blank filesystem; the splash "
+               "stays 1.5 s), %s" % fro, "the same with %s" % mpy),
+        Figure("image_power_up_to_restored_ms", restored_f, "ms", restored_m,
+               "power-up to GAME RESTORED on the LCD after a power cut in a running game, %s"
+               % fro, "the same with %s" % mpy),
+        Figure("image_pico_uf2_bytes", r["images"]["pico"]["bytes"], "bytes",
+               r["official_uf2_bytes"], "build/firmware/pico.uf2 (%d B of flash)"
+               % r["images"]["pico"]["flash_bytes"],
+               "the official RPI_PICO v1.28.0 .uf2 (without the app)"),
+        Figure("image_pico_w_flash_bytes", r["images"]["pico_w"]["flash_bytes"], "bytes",
+               r["images"]["pico"]["flash_bytes"],
+               "flash the pico_w image on RPI_PICO with lwIP takes (.uf2: %d B)"
+               % r["images"]["pico_w"]["bytes"], "the pico image's"),
+    ]

@@ -1,0 +1,324 @@
+"""One firmware file per clock (issue 30): `make firmware` builds MicroPython
+v1.28.0 with the app and the board frozen in (tools/fwimage.py), and the
+emulated Pico (host_sim/target.py, rp2040js) runs the very file an
+organizer copies onto a Pico in BOOTSEL mode:
+
+* a second build of unchanged sources is the first one's image (the cache's
+  key, no make run);
+* a blank Pico boots the image to READY, with no other step;
+* a board.py on the filesystem overrides the frozen one;
+* an upgrade (a new image copied over a used clock) keeps the settings, the
+  results and the game logs;
+* the hall's per-table image carries its table's net.json (0600), and the
+  clock reads it;
+* BOARD=esp32 without ESP-IDF is one line.
+
+The images are built once per session, in a thread of the session's
+`background` from its start (tests/conftest.py), and cached outside the
+repository by the hash of what goes in, so a later session (a fresh CI
+clone on the same machine) copies them without building.
+Under CI=true a missing toolchain, image or emulator fails the run.
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+
+import fwimage
+from bench.target_bench import _confirm, _long  # the end: long pause, both keys
+from conftest import ROOT, need
+from host_sim import target
+
+LEFT, RIGHT, PAUSE = 14, 15, 13      # boards/pico.py
+SDEV_1MIN = (b'{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 60000, '
+             b'"lang": "en", "sound": true}')
+REGION = target.LFS_BLOCKS * target.LFS_BLOCK    # RPI_PICO's littlefs region
+UPGRADE_COMMIT = "upgrade"           # the commit stamped into the "new" image
+
+
+def images_missing():
+    """One line if the images cannot be built here, else None."""
+    for tool in ("cmake", "arm-none-eabi-gcc", "make"):
+        if shutil.which(tool) is None:
+            return "firmware image: %s not installed (make deps)" % tool
+    try:
+        fwimage.find_sources()
+    except fwimage.FirmwareError as e:
+        return "firmware image: %s" % e
+    return None
+
+
+def build_images(out):
+    """The images the tests boot, into `out`: the pico image, the pico_w app
+    on an RPI_PICO (the emulated Pico has no CYW43), and the pico image with
+    another commit (the upgrade)."""
+    return {"pico": fwimage.build("pico", out=os.path.join(out, "pico.uf2")),
+            "pico_w": fwimage.build("pico_w", "RPI_PICO", out=os.path.join(out, "pico_w.uf2")),
+            "upgrade": fwimage.build("pico", out=os.path.join(out, "upgrade.uf2"),
+                                     commit=UPGRADE_COMMIT)}
+
+
+def start_images(request, background, tmp_path_factory):
+    """Start building the images in the session's background (when a test
+    of this module is selected); the job, or None."""
+    if not any(item.module.__name__ == __name__ and "images" in item.fixturenames
+               for item in request.session.items):
+        return None
+    if "firmware images" not in background.jobs:
+        if images_missing():
+            return None
+        background.start("firmware images", build_images,
+                         str(tmp_path_factory.mktemp("firmware")))
+    return background.jobs["firmware images"]
+
+
+@pytest.fixture(scope="module")
+def images(request, background, tmp_path_factory):
+    need(images_missing())
+    start_images(request, background, tmp_path_factory)
+    return background.result("firmware images")
+
+
+@pytest.fixture
+def pico_ok():
+    need(target.pico_missing())
+
+
+def fs_files(flash):
+    """{path: bytes} of the filesystem on an emulated Pico's flash file."""
+    with open(flash, "rb") as f:
+        return fwimage.littlefs_files(f.read(), REGION)
+
+
+def region_image(tmp_path, files):
+    p = tmp_path / "fs.img"
+    p.write_bytes(fwimage.littlefs_region(files, REGION))
+    return str(p)
+
+
+# -- the build ----------------------------------------------------------------------
+
+def test_a_second_build_of_unchanged_sources_reuses_the_first(images, tmp_path):
+    """Issue 30: "a second build with unchanged sources reuses the first
+    one's work": the same key, the cached image, no make run."""
+    first = images["pico"]
+    runs = fwimage.make_runs(first["tree"])
+    again = fwimage.build("pico", out=str(tmp_path / "again.uf2"))
+    assert again["reused"] is True
+    assert again["key"] == first["key"]
+    assert fwimage.make_runs(first["tree"]) == runs      # make never ran
+    with open(first["path"], "rb") as a, open(again["path"], "rb") as b:
+        assert a.read() == b.read()
+    with open(again["path"] + ".json") as f:
+        assert json.load(f)["reused"] is True
+
+
+def test_the_key_covers_every_input():
+    """Anything that changes the image changes the key: a frozen file, the
+    board file, the sources, the MicroPython board, an option."""
+    files = fwimage.app_files("pico", "abc1234")
+    key = fwimage.image_key("s" * 64, "rp2", "RPI_PICO", [], [], files)
+    assert key == fwimage.image_key("s" * 64, "rp2", "RPI_PICO", [], [], dict(files))
+    changed = dict(files, **{"clockcore.py": files["clockcore.py"] + b"\n"})
+    others = [fwimage.image_key("s" * 64, "rp2", "RPI_PICO", [], [], changed),
+              fwimage.image_key("s" * 64, "rp2", "RPI_PICO", [], [],
+                                fwimage.app_files("pico_2004", "abc1234")),
+              fwimage.image_key("s" * 64, "rp2", "RPI_PICO", [], [],
+                                fwimage.app_files("pico", "abc1235")),
+              fwimage.image_key("t" * 64, "rp2", "RPI_PICO", [], [], files),
+              fwimage.image_key("s" * 64, "rp2", "RPI_PICO_W", [], [], files),
+              fwimage.image_key("s" * 64, "rp2", "RPI_PICO", [("MICROPY_PY_SSL", "1")], [],
+                                files)]
+    assert len({key, *others}) == 1 + len(others)
+
+
+def test_the_image_holds_the_app_the_board_and_its_commit(images):
+    """The frozen modules are the board's package (no network code on a
+    pico), board.py and buildinfo.py with the commit, which the image's
+    flash bytes carry."""
+    pico, w = images["pico"], images["pico_w"]
+    from host_sim import CORE, NET, firmware_files
+    assert sorted(pico["frozen"]) == sorted(firmware_files(package=CORE)
+                                            + ["board.py", "buildinfo.py"])
+    assert sorted(w["frozen"]) == sorted(firmware_files(package=NET)
+                                         + ["board.py", "buildinfo.py"])
+    flash = b"".join(p for _a, p in fwimage.uf2_blocks(images["upgrade"]["path"]))
+    assert UPGRADE_COMMIT.encode() in flash
+    # a firmware-only image writes nothing into the filesystem region
+    top = max(a + len(p) for a, p in fwimage.uf2_blocks(pico["path"]))
+    assert top <= fwimage.XIP_BASE + fwimage.FLASH_BYTES - REGION
+
+
+# -- on the emulated Pico -----------------------------------------------------------
+
+def test_a_blank_pico_boots_the_image_to_ready(images, pico_ok, tmp_path):
+    """Issue 30 "A fresh Pico, one file": the image copied onto a blank Pico
+    boots to READY, the splash naming the app's commit; the app is in the
+    image, so the filesystem holds none of its modules."""
+    flash = str(tmp_path / "flash.bin")
+    pico = target.Pico(flash, uf2=images["pico"]["path"]).start()
+    try:
+        pico.run_to(600)
+        splash = pico.lcd.text_rows()
+        pico.run_to(2400)
+        assert pico.lcd.text_rows() == ["  30:00   30:00 ", "     READY      "]
+    finally:
+        pico.stop()
+    assert splash[0].strip() == "Scrabble clock"
+    assert splash[1].split() == [images["pico"]["commit"], "sdev"], splash
+    left = [n for n in fs_files(flash) if n.endswith((".py", ".mpy"))]
+    assert left == [], left
+
+
+def test_a_board_py_on_the_filesystem_overrides_the_frozen_one(images, pico_ok, tmp_path):
+    """boards/README.md: an organizer who wired differently edits board.py
+    in Thonny.  The pico image with pico_2004's board.py on its filesystem
+    drives a 20x4 LCD."""
+    from host_sim import boards
+    img = region_image(tmp_path, {"board.py": boards.source("pico_2004").encode()})
+    pico = target.Pico(str(tmp_path / "flash.bin"), fs_image=img, cols=20, rows=4,
+                       uf2=images["pico"]["path"]).start()
+    try:
+        pico.run_to(2400)
+        rows = pico.lcd.text_rows()
+    finally:
+        pico.stop()
+    assert len(rows) == 4 and "READY" in "".join(rows) and "30:00" in "".join(rows), rows
+
+
+def test_an_upgrade_keeps_settings_results_and_game_logs(images, pico_ok, tmp_path):
+    """Issue 30: "a firmware-only image never touches the filesystem, so an
+    upgrade keeps the settings, the results and the game logs".  A clock
+    with its settings plays a game to its end; a new image (another commit)
+    is copied over it in BOOTSEL mode; the clock boots the new firmware,
+    restores the ended game as it was, and the settings and the game's log
+    are there, byte for byte."""
+    flash = str(tmp_path / "flash.bin")
+    img = region_image(tmp_path, {"settings.json": SDEV_1MIN})
+    pico = target.Pico(flash, fs_image=img, uf2=images["pico"]["path"]).start()
+    try:
+        pico.run_to(2400)
+        assert pico.lcd.text_rows() == ["  01:00   01:00 ", "     READY      "]
+        pico.press(LEFT, 2500)
+        pico.press(RIGHT, 5000)
+        pico.press(LEFT, 7000)
+        pico.press(PAUSE, 9000)
+        _long(pico, 9600)
+        _confirm(pico, 12200)
+        pico.run_to(16000)
+        ended = pico.lcd.text_rows()
+    finally:
+        pico.stop()
+    before = fs_files(flash)
+    log = before.get("games/g0001.txt", b"")
+    assert b"\n5000 right" in log or b" right  #" in log, log
+    assert b" end  #" in log, log
+    assert ("# firmware 1.0.0 %s\n" % images["pico"]["commit"]).encode() in log, log
+    # (the results menu reads the results back from the game logs)
+    kept = {n: d for n, d in before.items() if n == "settings.json" or n.startswith("games/")}
+    assert "settings.json" in kept and "games/g0001.txt" in kept, sorted(before)
+
+    pico = target.Pico(flash, uf2=images["upgrade"]["path"], reflash=True).start()
+    try:
+        pico.run_to(600)
+        splash = pico.lcd.text_rows()
+        pico.run_to(2400)
+        ready = pico.lcd.text_rows()
+    finally:
+        pico.stop()
+    assert splash[1].split() == [UPGRADE_COMMIT, "sdev"], splash   # the new firmware runs
+    # the ended game comes back as it was (its state survived too)
+    assert ready[0] == ended[0] and ready[1].strip() == "GAME RESTORED", (ended, ready)
+    after = fs_files(flash)
+    for name, data in sorted(kept.items()):
+        # (a restored game's log may gain its restore line: gamelog.restored)
+        assert after.get(name, b"")[:len(data)] == data, (name, data, after.get(name))
+    with open(flash, "rb") as f:
+        mem = f.read()
+    for addr, payload in fwimage.uf2_blocks(images["upgrade"]["path"]):
+        off = addr - fwimage.XIP_BASE
+        assert mem[off:off + len(payload)] == payload
+
+
+def ready_with_hall_mark(uf2, flash):
+    """Boot `uf2` on a blank flash to READY: whether the READY row shows
+    the hall mark (glyph 4-6: view.G_HALL + net.HALL_*, net.py running)."""
+    pico = target.Pico(flash, uf2=uf2).start()
+    try:
+        pico.run_to(2400)
+        rows = pico.lcd.text_rows()
+        codes = pico.lcd.row_codes(1)
+    finally:
+        pico.stop()
+    assert "READY" in rows[1], rows
+    return any(4 <= c <= 6 for c in codes)
+
+
+def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
+    """Issue 30 `make firmware-tables`: one image per table with that table's
+    net.json (its hall account) in the filesystem region; files 0600 in a
+    0700 folder.  On a blank Pico the table's image boots to READY and the
+    clock reads its net.json: the hall mark shows (net.py started)."""
+    from host_sim import hall as hallmod
+    out = tmp_path / "tables"
+    written = fwimage.tables("pico_w", [3, 12], "192.168.1.10", event="open",
+                             hall_dir=str(tmp_path / "hall"), port_board_override="RPI_PICO",
+                             out_dir=str(out), say_=lambda s: None)
+    assert [os.path.basename(p) for p in written] == ["table-03.uf2", "table-12.uf2"]
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o700
+    for p in written:
+        assert stat.S_IMODE(os.stat(p).st_mode) == 0o600
+    hall = hallmod.Hall(str(tmp_path / "hall"), "open", tables=100)
+    password = hall.passwords()[12]
+    region = bytearray(b"\xff" * REGION)
+    base = fwimage.XIP_BASE + fwimage.FLASH_BYTES - REGION
+    for addr, payload in fwimage.uf2_blocks(written[1]):
+        if addr >= base:
+            region[addr - base:addr - base + len(payload)] = payload
+    cfg = json.loads(fwimage.littlefs_files(bytes(region))["net.json"])
+    assert (cfg["table"], cfg["user"], cfg["password"], cfg["host"]) == \
+        (12, "12", password, "192.168.1.10")
+
+    flash = str(tmp_path / "flash.bin")
+    assert ready_with_hall_mark(written[1], flash) is True
+    assert json.loads(fs_files(flash)["net.json"]) == cfg
+
+
+def test_a_pico_w_image_without_net_json_shows_no_hall_mark(images, pico_ok, tmp_path):
+    """The counterpart of the per-table image: the same firmware with no
+    net.json stays off the network (no mark)."""
+    assert ready_with_hall_mark(images["pico_w"]["path"], str(tmp_path / "flash.bin")) is False
+
+
+# -- ESP32 ----------------------------------------------------------------------------
+
+def test_esp32_without_esp_idf_is_one_line(tmp_path):
+    """`make firmware BOARD=esp32` where ESP-IDF is absent: one line naming
+    it, a non-zero exit, nothing built."""
+    env = {k: v for k, v in os.environ.items() if k != "IDF_PATH"}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if not os.path.exists(os.path.join(p, "idf.py")))
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fwimage.py"), "build",
+                           "--board", "esp32", "--out", str(tmp_path / "esp32.bin")],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == fwimage.EXIT_MISSING
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "ESP-IDF" in lines[0], proc.stderr
+    assert not os.path.exists(tmp_path / "esp32.bin")
+
+
+def test_make_firmware_calls_the_tool():
+    """The Makefile's targets run tools/fwimage.py with the board."""
+    out = subprocess.run(["make", "-n", "-o", ".venv/.installed", "firmware", "BOARD=pico_2004",
+                          "MICROPY_SRC=/x/mp.tar.xz"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=60).stdout
+    assert "tools/fwimage.py build --board pico_2004" in out and "--src \"/x/mp.tar.xz\"" in out
+    out = subprocess.run(["make", "-n", "-o", ".venv/.installed", "firmware-tables",
+                          "BOARD=pico_w", "TABLES=1-40", "BROKER=10.0.0.2", "SSID=Hall"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60).stdout
+    assert "tools/fwimage.py tables --board pico_w --tables \"1-40\"" in out, out
+    assert "--broker \"10.0.0.2\"" in out and "--ssid \"Hall\"" in out
