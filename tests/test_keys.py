@@ -1217,7 +1217,7 @@ def test_the_hall_record_shows_the_gestures_not_the_undone_presses():
     no question: left's restart and right's move undone), then the end.
     The log the hall is sent has a line for each gesture (late_r, confirm,
     pause_long, confirm) and, of the keys' presses, only those that stand."""
-    from test_net_outbox import boot, FakeFlash, SETTINGS
+    from test_net_outbox import boot, FakeFlash, SETTINGS, packet
     rig = boot(FakeFlash({"settings.json": SETTINGS}, dirs={"games"}))
     rig.run(2000)
     rig.perform(rigmod.late(RIGHT))
@@ -1230,7 +1230,8 @@ def test_the_hall_record_shows_the_gestures_not_the_undone_presses():
     rig.run(500)
     rig.perform(rigmod.end_game(False))
     assert rig.clock.state == cc.OVER
-    sent = [bytes(m[1]).decode("latin-1") for m in rig.app.net.q1]
+    n = rig.app.net      # the messages as the link carries them (a log is streamed)
+    sent = [packet(n, m).decode("latin-1") for m in n.q1]
     log = sent[1][sent[1].index("profile "):]
     lines = [ln for ln in log.split("\n") if ln.strip()]
     assert [e[1:] for e in events_of(lines)] == [("late", "left"), ("left",), ("pause",),

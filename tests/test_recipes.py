@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ROOT, venv_tool
 
-COPY = ("firmware", "boards", "tools", "host_sim", "tests", "docs", "examples",
+COPY = ("firmware", "boards", "tools", "host_sim", "tests", "docs", "examples", "bench",
         "README.md", "pytest.ini")
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 
