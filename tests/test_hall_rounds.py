@@ -163,7 +163,11 @@ def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
             "return Array.prototype.map.call(document.querySelectorAll('#grid .card'),"
             " function (c) { return [c.querySelector('.num').textContent,"
             " c.querySelector('.nl').textContent, c.querySelector('.nr').textContent,"
-            " c.className]; });"), lambda c: len(c) == 21 and c[0][1], seconds=20)
+            " c.className]; });"),
+            # the names (the round's messages) may come before the clocks'
+            # retained states: wait for both
+            lambda c: len(c) == 21 and c[0][1]
+            and all("finished" in c[t][3] for t in range(3)), seconds=20)
         # the round's 20 seated tables: 3 with their clock, finished; 17 without
         # one; then the bye (issue 27)
         assert [c[0] for c in cards] == [str(t) for t in range(1, 21)] + ["bye"]
