@@ -69,7 +69,8 @@ class App:
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
-        self.log.lang = self.settings.lang   # named in each game log's header
+        self.log.set_lang(self.settings.lang)   # named in each game log's header
+        self._setup_was = None  # the settings' rules as the setup menu opened
         self.errlog = errlog.ErrLog(self.store.fs, root + "errors.txt", now,
                                     self.diff, self.session.log_ms)
         # -- the screens, drawn into one set of rows
@@ -279,6 +280,7 @@ class App:
     def _switch(self, r, now):
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
+            self._setup_was = self.settings.rules()     # (leave_setup())
             self._open(MODE_SETUP, menumod.SetupMenu(self.settings))
         elif r == gamemod.REFEREE:
             self._open(MODE_REFEREE, menumod.RefereeMenu(self.clock, self.settings.lang))
@@ -309,23 +311,54 @@ class App:
 
     # -- the public API (the host tools use only this and the attributes) -----
     def leave_setup(self, now):
-        """The setup menu is left: its settings saved and in force, a new game."""
+        """The setup menu is left: its settings saved and in force; a new game
+        only if it changed the rules (docs/rules.md "Setup in ready")."""
         s = self.settings
         s.save()
         self.buzzer.enabled = s.sound
         self.view.set_language(s.lang)
-        self.log.lang = s.lang
-        self.new_game(now)  # what the referee changed in ready goes too
+        self.log.set_lang(s.lang)
+        was, self._setup_was = self._setup_was, None
+        if not _same_rules(was, s.rules()):
+            self.new_game(now, None, True)
         self._to_game()
         if self.net is not None:
             self.net.retable(now)  # the menu's table, from this game on
 
-    def new_game(self, now, rules=None):
+    def new_game(self, now, rules=None, keep=False):
         """A new game in `ready` with `rules` (a profiles.Rules; None: the
-        settings'): the clock reset, the old game forgotten (game.py)."""
+        settings'): the clock reset, the old game forgotten (game.py).
+        `keep`: the time charged in `ready` is charged again (_carry)."""
+        ch = _charged(self.clock) if keep else None
         self.game.new(now, rules if rules is not None else self.settings.rules())
+        _carry(self.clock, ch, now)
 
     def show_game(self, now):
         """The game screen from the next step on, no notices (a replay)."""
         self.splash_until = now
         self.display.clear(now)
+
+
+# -- the setup menu left in ready (issue 26; docs/rules.md "Setup in ready") ------
+def _same_rules(a, b):
+    """The same game rules: the same profile and `set` items (what a game
+    log's header rebuilds them from); None: not known."""
+    return a is not None and a.name == b.name and a.overrides() == b.overrides()
+
+
+def _charged(c):
+    """The time each side was charged in `ready`, base - remaining (the
+    referee's adjustments, a lateness stopped: SPEC v4 §4 Referee
+    functions, TSO § 2.4 c); None in any other state."""
+    if c.state != cc.READY:
+        return None
+    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1])
+
+
+def _carry(c, ch, now):
+    """The charged time `ch` (_charged()) charged again in a new game, as
+    the referee's adjustments: the first lines of its log."""
+    if ch is not None:
+        for s in (0, 1):
+            if ch[s]:
+                c.adjust(s, -ch[s], now)
