@@ -53,7 +53,10 @@
 # only the last line; host_sim/logs.py reads such files (and restored() repairs
 # them on the clock).  Storage stays within max_games files and max_bytes
 # (oldest games deleted first); a single runaway game stops logging at
-# max_bytes with a `# log full` line.
+# max_bytes with a `# log full` line.  (Issue 28: the folder -- the files'
+# names and numbers, the bounds, the cut-back after a power cut, reading
+# back -- is gamefiles.py's GameFiles, the base of GameLog; this file has the
+# game being written.)
 import profiles
 import clockcore as cc
 import fsys

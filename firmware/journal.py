@@ -22,6 +22,8 @@
 # record falls in, ANDs the record into them and programs them back
 # (writeblocks(block, page, offset): a program, never an erase).  No file
 # operation, no erase, no allocation (preallocated buffers only).
+# (Issue 28: the file, its arming and the search for its units are
+# jflash.py's JournalFile, the base of Journal; this file has the records.)
 #
 # A record (record_size(n) bytes, little-endian 32-bit ints as persist's; the
 # checksum is a small Fletcher-16, whose loop fits MicroPython's stack frame):
@@ -36,7 +38,7 @@
 #   20 rem left 24 rem right   28 the clock's snapshot (n ints)
 #   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n but byte 3, then
 #      a^255, b^255
-# Only this file knows these offsets: the session makes and reads records
+# Only this file knows these offsets: the session and its spool make and read records
 # with the functions at its end (new_record, set_event, set_kind,
 # set_time, set_clock; kind, code, side, arg, base, log_hi, log_ms, game,
 # void, rem, snapshot).  A record slot that is all 0xFF is the journal's
@@ -44,7 +46,7 @@
 # ends the journal too).  (MAGIC names this layout: a journal of another
 # layout is not found, and re-armed.)
 #
-# The session (session.py) folds the journal into the game log and the state
+# The session's spool (spool.py) folds the journal into the game log and the state
 # file where nobody waits (in ready or over, a slice a main-loop step; not
 # at a pause), and re-arms it when it is more than half full (arm_start()
 # and arm_step(), a short slice a step, the watchdog fed between); folding
