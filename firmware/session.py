@@ -44,7 +44,7 @@
 #   1. An event, an ignored press or a checkpoint is STAGED: event(),
 #      ignored() and tick()'s checkpoint fill a record (the clock as it is at
 #      that instant, its log time, the state store's seq) into one of the
-#      spool's STAGE preallocated buffers (sp.slot()).  Nothing is written.
+#      spool's STAGE preallocated buffers (spool.py, slot()).  Nothing is written.
 #   2. tick() -- App.step() calls it last, after the LEDs and the LCD show
 #      the change -- PROGRAMS the staged records into the journal, in order
 #      (sp.flush(); journal.append: page programs, no erase, no allocation).
@@ -52,7 +52,7 @@
 #      before that loses the staged records, as a cut in the step would.
 #   3. The journal's records are FOLDED into the files (their log lines,
 #      then one state file save) only where nobody waits for the display:
-#      tick(work=True) in `ready` or `over`, FOLD_SLICE records a step in
+#      tick(work=True) in `ready` or `over`, spool.FOLD_SLICE records a step in
 #      one log append, and at once in forget() and at power-up.  A pause
 #      does not fold: a game's log file is written at its end.  Then, when
 #      more than half used, the journal is RE-ARMED (its file rewritten: 41
@@ -111,15 +111,11 @@ import spool as spmod
 import powerup
 import marks
 from actions import ACTION_NAMES
+from powerup import NOTHING, LOST, RULES, RESTORED     # restore()'s results
 
 _set_event = jmod.set_event
 
 CHECKPOINT_MS = 4000    # < 5 s: at most this much running time can go uncharged
-STAGE = spmod.STAGE
-FOLD_SLICE = spmod.FOLD_SLICE
-
-# restore()'s results (powerup.py)
-from powerup import NOTHING, LOST, RULES, RESTORED
 
 _PAIR = "%s %s ignored: pressed together with %s"
 _GESTURE = "%s gesture %s: the presses of its keys are undone"

@@ -662,8 +662,10 @@ STRIDE = 111 if small_heap() else 37 if MICROPYTHON else 5  # bytes between cuts
 
 def _cut_every(spy, total, stride):
     checked = 0
+    d = d2 = None
     for budget in range(0, total, stride):
-        gc.collect()            # (the qemu image's heap: no fragments of the last run)
+        d = d2 = c = live = None    # (the last run's devices let go: the qemu
+        gc.collect()                # image's heap holds two runs, not three)
         spy.last = None
         d, cut = _cut_run(budget)
         assert cut
