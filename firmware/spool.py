@@ -13,7 +13,8 @@
 #                   log: the game log (held: a slice's lines, one append);
 #                   marks: the gesture marks (marks.py; re-armed: reset);
 #                   feed: the watchdog's feed, between slices
-#   usable()        does the next record go to the journal?
+#   usable() / arming()  does the next record go to the journal? / is
+#                   the journal being armed?
 #   slot(t)         the next staged record's buffer (filled by the session)
 #   flush(now)      the staged records programmed (a spill: to the files)
 #   index()         where the next record will be (a gesture's mark)
@@ -22,12 +23,14 @@
 #   work(now, go, state)  one slice of flash work (go: no clock runs, or
 #                   an arming a game began during goes on)
 #   fold(now, arm)  every record into the files now (+ re-arm)
-#   fold_lines()    every record's log line now, no checkpoint
+#   fold_lines(now) every record's log line now, no checkpoint
 #   undo(mk)        drop the staged records after journal index mk;
 #                   True if programmed ones follow it (an UNDO record)
 #   drop(mk, now)   the records before mk become log lines, the rest not
 #   reset()         a game reset: records kept for a power-up?
-#   unfolded(seq) / replay(first) / restored(calm)   power-up (session.py)
+#   unfolded(seq) / replay(first) / restored(calm)   power-up (powerup.py)
+# Read, never written, by the session and powerup.py: nst (records staged),
+# j (the journal; None once the flash refused), rb (the record read back).
 #
 # tick() calls flush() and work() every main-loop step: they allocate
 # nothing and keep their frames small (MicroPython puts a frame of more
