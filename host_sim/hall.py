@@ -229,6 +229,7 @@ class Hall:
                "topic read scrabble/%s/+/heartbeat/+" % e,
                "topic write scrabble/%s/round" % e,
                "topic write scrabble/%s/round/+" % e,   # issue 27: a message per table
+               "topic write " + REC.OWNER_TOPIC % (e, "+"),   # issue 29: whose clock
                "topic read scrabble/%s/round/+" % e,
                "topic read scrabble/%s/+/log/+/+" % e,   # issue 27: the logs filed
                # issue 29: what the director must know (a write that fails, ...)

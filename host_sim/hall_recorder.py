@@ -72,6 +72,7 @@ from host_sim.hall_files import (  # noqa: F401  (read_records, parse_topic: the
 OWNERS = "owners.jsonl"
 ACCOUNT = "hall/recorder"
 ALARM_TOPIC = "scrabble/%s/alarm"
+OWNER_TOPIC = "scrabble/%s/owner/%s"   # (event, clock id): its account, retained
 ALARM_EVENTS = 20        # warnings kept on the alarm topic
 RETRY_S = 1.0            # a failed write is tried again this often
 REMIND_S = 60.0          # ... and said again on stderr this often
@@ -385,6 +386,7 @@ class Recorder:
         self.waiting = {}                  # (topic, payload) -> parsed, unconfirmed
         self.retry_at = 0.0
         self.refused = set()   # (account, clock) of states, (topic, payload) of results: warned
+        self.owners_sent = {}  # clock -> account as last published on OWNER_TOPIC
         self.poke = False      # a game began (a start line): its table's message now
 
     def message(self, topic, payload):
@@ -468,12 +470,40 @@ class Recorder:
         self.retry_at = time.monotonic() + RETRY_S
 
     def tick(self):
-        """The main loop's turn: retry waiting results; the alarm if it changed."""
+        """The main loop's turn: retry waiting results; the alarm and the
+        owners if they changed."""
         if self.waiting and time.monotonic() >= self.retry_at:
             self.store()
         if self.alarm.dirty:
             self.alarm.dirty = False
             self.publish(ALARM_TOPIC % self.event, self.alarm.payload(), 1, True)
+        self.publish_owners()
+
+    def publish_owners(self):
+        """Each clock's account as owners.jsonl says (issue 29), retained on
+        scrabble/<event>/owner/<clock>, when it changed: the pages refuse a
+        clock's messages under another account by the recorder's own rule
+        (host_sim/hall_page/model.js refused()).  A message per clock, so no
+        message grows with the tournament; a clock gone from the file is
+        emptied."""
+        self.owners.refresh()      # (a clock deployed while the hall runs)
+        now = self.owners.map
+        if now == self.owners_sent:
+            return
+        for clock, account in now.items():
+            if self.owners_sent.get(clock) != account:
+                self.publish(OWNER_TOPIC % (self.event, clock), account.encode(), 1, True)
+        for clock in self.owners_sent:
+            if clock not in now:
+                self.publish(OWNER_TOPIC % (self.event, clock), b"", 1, True)
+        self.owners_sent = dict(now)
+
+    def connected(self):
+        """A (new) connection to the broker: the retained messages the
+        recorder keeps are published again (a broker restarted empty)."""
+        self.poke = True
+        self.alarm.dirty = True
+        self.owners_sent = {}
 
 
 def run(folder, port, event, host="127.0.0.1"):
@@ -502,8 +532,7 @@ def run(folder, port, event, host="127.0.0.1"):
             # recorder process that are no longer the round's are removed)
             c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
             news.again()         # publish the round again on each connection
-            rec.poke = True
-            rec.alarm.dirty = True
+            rec.connected()
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)
