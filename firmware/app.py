@@ -91,7 +91,8 @@ class App:
         if hw.fact(board, "WIFI"):
             import net
             self.net = net.start(self.hall_source(), self.store.fs, root,
-                                 self.ticks_ms, self.diff, self.add)
+                                 self.ticks_ms, self.diff, self.add,
+                                 hw.fact(board, "TLS_THREAD_STACK"))
         self.settings.hall = self.net  # (the setup menu's "Hall" item)
         splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
         self.display.draw(splash.render(self.rows))
@@ -260,7 +261,7 @@ class App:
         r = self.game.handle(a, t)
         if r is not None:
             if r != gamemod.SETUP and self.net is not None:
-                self.net.dirty = True     # a gesture undid its keys
+                self.net.changed()        # a gesture undid its keys
             self._switch(r, t)
 
     def _menu_key(self, a, t, now):

@@ -15,6 +15,7 @@ import pytest
 import boardfacts
 import hw
 import machine
+import net
 from conftest import ROOT, venv_tool
 from host_sim import boards as boardfiles
 
@@ -132,6 +133,37 @@ def test_the_raw_flash_is_the_one_the_board_names(monkeypatch):
     b.RAW_FLASH = "esp32:nvs"
     assert hw.raw_flash(b) is None
     assert hw.filesystem(board_without("RAW_FLASH")).raw() is None
+
+
+def test_the_tls_thread_stack_reaches_the_handshake(tmp_path, monkeypatch):
+    """The board's TLS_THREAD_STACK is the handshake thread's stack (0: the
+    handshake in the loop's steps); without it, the default."""
+    class Src:
+        def table(self):
+            return 0
+
+        def mark(self, h):
+            pass
+
+    import fsys
+    cfg = {"host": "127.0.0.1", "port": 1, "event": "e", "table": 1, "password": "p",
+           "ca": None}
+
+    class Ctx:
+        pass
+
+    def made(**kw):
+        n = net.Net(cfg, Src(), fsys.OsFS(), str(tmp_path) + "/", lambda: 0,
+                    lambda a, b: a - b, lambda a, b: a + b, "c", **kw)
+        n.wire.close()
+        return n
+    # (a context is needed for a handshake at all: "ca" None is in clear)
+    assert made().wire.hs is None
+    cfg["ca"] = "x"
+    monkeypatch.setattr(net.netcfg, "tls_context", lambda pem: Ctx())
+    assert made(stack=0).wire.hs.stack == 0
+    assert made(stack=12288).wire.hs.stack == 12288
+    assert made().wire.hs.stack == boardfacts.DEFAULTS["TLS_THREAD_STACK"]
 
 
 def test_no_firmware_file_probes_the_platform():
