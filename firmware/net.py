@@ -27,7 +27,7 @@
 # receives can change the clock; a confirmation only lets it forget a result.
 #
 # No result lost (issue 19): a result stays in the queue (and on flash,
-# OUTBOX) until the recorder (host_sim/hall_recorder.py) echoes its body
+# outbox.py) until the recorder (host_sim/hall_recorder.py) echoes its body
 # byte for byte on the confirm topic, which it does only after the result
 # is fsynced in its file.  A PUBACK only means the broker has it (in memory:
 # a broker killed now loses it), so after a PUBACK the result is sent again
@@ -47,8 +47,8 @@
 # (mqtt.py); the replies (CONNACK, PUBACK, PINGRESP) are read every READ_MS;
 # any error, EOF or missed reply closes the socket and retries after a
 # back-off (1 s doubling to 30 s); QoS 1 messages stay queued (at most
-# MAX_QOS1, the oldest dropped first) and are re-sent with DUP set, also
-# after a power cut (OUTBOX below).
+# outbox.MAX_QOS1, the oldest dropped first) and are re-sent with DUP set,
+# also after a power cut (below).
 # poll() allocates nothing when there is nothing to publish.
 #
 # The QoS 1 queue is also kept on flash (outbox.py) from the moment a
@@ -56,9 +56,12 @@
 # result not yet confirmed when the power is cut is sent again after the
 # boot.  The net.json settings are read and checked by netcfg.py.
 #
-# The rooms: netcfg (the settings), outbox.Outbox (the queue and its file),
-# mqtt.Wire (the packets and the socket; tlsjob.Handshake under it, the TLS
-# set-up), and Net here: the state machine that decides what goes out when.
+# The rooms: netcfg (the settings), hallmsg.Messages (the topics, the
+# state's JSON, the result and log at the game's end), outbox.Outbox (the
+# queue and its file), mqtt.Wire (the packets and the socket;
+# tlsjob.Handshake under it, the TLS set-up), and Net here: the state
+# machine that decides what goes out when.  Each is written only through
+# its own methods.
 try:
     import socket
 except ImportError:     # a port without a network (the qemu test image): Net(sock_mod=)
