@@ -11,6 +11,7 @@ from host_sim import hall_sim
 import clockcore as cc
 import lang
 import menu
+import setupmenu
 import net
 import profiles
 import settings as st
@@ -137,7 +138,7 @@ class _Hall:
 
 def _goto_hall(m):
     for _ in range(20):
-        if m.item == menu.S_HALL:
+        if m.item == setupmenu.S_HALL:
             return
         m.handle(menu.A_NEXT)
     raise AssertionError("no hall item")
@@ -147,11 +148,11 @@ def test_the_setup_menu_has_no_hall_item_without_a_hall():
     s = st.Settings()
     for profile, zero in (("sdev", 0), ("custom", profiles.ZERO_FLAG), ("custom", 0)):
         s.profile, s.zero = profile, zero
-        assert menu.S_HALL not in menu.SetupMenu(s).items()
+        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s).items()
         s.hall = _Hall(net.HALL_UP, 4)
-        items = menu.SetupMenu(s).items()
-        assert items[-2:] == (menu.S_HALL, menu.S_RESULTS)
-        assert items.index(menu.S_TABLE) == items.index(menu.S_HALL) - 1
+        items = setupmenu.SetupMenu(s).items()
+        assert items[-2:] == (setupmenu.S_HALL, setupmenu.S_RESULTS)
+        assert items.index(setupmenu.S_TABLE) == items.index(setupmenu.S_HALL) - 1
         s.hall = None
 
 
@@ -168,7 +169,7 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
     s = st.Settings()
     s.lang = lg
     h = s.hall = _Hall(net.HALL_DOWN, 12)
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     _goto_hall(m)
     buf = [bytearray(cols) for _ in range(rows)]
     k = 1 if rows >= 4 else 0

@@ -14,6 +14,7 @@ on the 32-bit image.
 import clockcore as cc
 import lang
 import menu
+import refereemenu
 import profiles
 import settings
 import view
@@ -801,7 +802,7 @@ def test_mark_and_undo_restore_item_pending_times_and_question():
     m.handle(A_RIGHT, 6)
     assert m.ask < 0 and m.pend == [-MIN, 2000]
     m.undo()
-    assert m.ask == menu.R_EXIT and m.pend == [-MIN, 0] and m.item == menu.R_L_MIN
+    assert m.ask == refereemenu.R_EXIT and m.pend == [-MIN, 0] and m.item == refereemenu.R_L_MIN
     assert shown(m)[0] == "Apply new times?"
     assert log.ev == []
 
@@ -1006,7 +1007,7 @@ def test_render_allocates_nothing():
         rm.handle(A_NEXT, 0)
     rm.handle(A_LEFT, 0)                           # a pending change: '*'
     assert rm.pend != [0, 0]
-    for ask in (menu.R_EXIT, menu.R_RESET):        # a question showing
+    for ask in (refereemenu.R_EXIT, refereemenu.R_RESET):        # a question showing
         rm.ask = ask
         assert _alloc(lambda: rm.render(r2)) == 0, "referee question %d" % ask
         assert _alloc(lambda: rm.render(r4)) == 0, "referee 20x4 question %d" % ask
@@ -1023,7 +1024,7 @@ def test_a_gesture_undoes_a_base_time_step_its_key_made():
     the clock never changed (v4: a base change waits for its confirmation)."""
     c = cc.Clock(profiles.make_rules("sdev"), 0)
     m = menu.RefereeMenu(c)
-    while m.item != menu.R_BASE:
+    while m.item != refereemenu.R_BASE:
         m.handle(menu.A_NEXT, 0)
     m.mark()                                   # the group's first key goes down
     assert m.handle(menu.A_LEFT, 10) is None
