@@ -84,7 +84,7 @@ OUTBOX_MAX = 8192       # a longer outbox file is not ours
 CONFIG = "net.json"     # the clock's hall settings (`make deploy ... TABLE=n`)
 
 # The hall as the clock's user sees it (Net.hall; the source's mark(): the
-# LCD mark, view.py; the setup menu's "Hall" item reads Net.hall too):
+# LCD mark, view.py, and the setup menu's "Hall" item, through source.py):
 HALL_DOWN = 0   # no hall: the last try failed, or no Wi-Fi after WAIT_MS
 HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
 HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
@@ -233,6 +233,7 @@ class Net:
         self.sub_packet = mqtt.subscribe_packet(self.confirm)
         self.table = self._menu_table()
         self.prefix = self._prefix(self.table)
+        src.tabled(self.table)    # (the setup menu's "Hall" item shows it)
         now = ticks_ms()
         self.st = IDLE
         # [pid, packet, sent, OUTBOX line, echo, acked, log]: echo is a
@@ -342,6 +343,7 @@ class Net:
         old = self.prefix
         self.table = t
         self.prefix = self._prefix(t)
+        self.src.tabled(t)
         self.enqueue(self.topic("state", old), b"", "C " + self.topic("state", old), True)
         self.enqueue(self.topic("status", old), b"", "C " + self.topic("status", old), True)
         self.save_outbox()
