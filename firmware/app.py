@@ -64,8 +64,9 @@ class App:
         self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,
                               self._on_event)
         self.wdt_feed = feed
+        self.source = None        # the hall's door (source.py), with a hall
         self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
-                                       gamelog.clock_id(machine), self.settings.log_table,
+                                       gamelog.clock_id(machine), self.log_table,
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
@@ -91,7 +92,6 @@ class App:
             import net
             self.net = net.start(self.hall_source(), self.store.fs, root,
                                  self.ticks_ms, self.diff, self.add)
-        self.settings.hall = self.net  # (the setup menu's "Hall" item)
         splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
         self.display.draw(splash.render(self.rows))
         if self.settings.notice:
@@ -99,10 +99,21 @@ class App:
         self.game.restore(now, self.settings.rules)
 
     def hall_source(self):
-        """What net.py publishes of this clock, and its hall mark (source.py)."""
-        import source
-        return source.Source(self.clock, self.session, self.battery,
-                             self.settings, self.log, self.game.show_hall)
+        """The door between this clock and the hall (source.py): what net.py
+        publishes of the clock, and what the clock knows of the hall (its
+        state, the table it publishes under).  One per app: made at the
+        first call (net.py is given it; the setup menu reads it)."""
+        if self.source is None:
+            import source
+            self.source = source.Source(self.clock, self.session, self.battery,
+                                        self.settings, self.log, self.game.show_hall)
+        return self.source
+
+    def log_table(self):
+        """The table in a new game log's header: the setup menu's, else the
+        hall's on a clock that has one (source.py); 0: none."""
+        src = self.source
+        return src.log_table() if src is not None else self.settings.table
 
     def _on_event(self, code, side, t, arg):
         """The core's events: logged, kept, shown, sounded (game.py)."""
@@ -279,7 +290,7 @@ class App:
     def _switch(self, r, now):
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
-            self._open(MODE_SETUP, menumod.SetupMenu(self.settings))
+            self._open(MODE_SETUP, menumod.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
             self._open(MODE_REFEREE, menumod.RefereeMenu(self.clock, self.settings.lang))
         elif r == gamemod.NEW:

@@ -36,8 +36,8 @@ _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
                   S_LANG, S_SOUND, S_TABLE, S_RESULTS)
-# A clock on the hall's network (settings.hall: the app sets it to its net.Net) adds S_HALL
-# after the table number.
+# A clock on the hall's network (its hall reader, source.py, has a state)
+# adds S_HALL after the table number.
 _S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
 _S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
 _S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-1] + (S_HALL, S_RESULTS)
@@ -48,18 +48,22 @@ _PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
 
 class SetupMenu:
     """Before a game (SPEC §4 Setup): profile, base times, language, sound,
-    and the custom profile's rules.  Edits `settings` in place; handle()
-    returns SAVE on A_DONE (the app saves and goes back to ready), RESULTS
-    on the results item's arrows, else None."""
+    and the custom profile's rules.  Edits `settings` (data only) in place;
+    handle() returns SAVE on A_DONE (the app saves and goes back to ready),
+    RESULTS on the results item's arrows, else None.  `hall`: what the clock
+    knows of the hall (source.Source: hall(), hall_table()), None on a clock
+    without one."""
 
-    def __init__(self, settings):
+    def __init__(self, settings, hall=None):
         self.settings = settings
+        self.hall = hall
         self.item = S_PROFILE
 
     def items(self):
         """The items shown for the current settings (a constant tuple)."""
         s = self.settings
-        net = s.hall is not None
+        h = self.hall
+        net = h is not None and h.hall() >= 0
         if s.profile != "custom":
             return _S_STD_NET if net else _S_STD
         if s.zero == profiles.ZERO_FLAG:
@@ -203,6 +207,7 @@ class SetupMenu:
         """'Hall, table   12' / 'connected': the hall's state in words and
         the table the clock publishes under now (the menu's new number
         takes effect when the menu is left)."""
-        h = self.settings.hall
-        num(label, len(label) - ndigits(h.table), h.table)
-        center(value, w[_HALL_WORD[h.hall]])
+        h = self.hall
+        t = h.hall_table()
+        num(label, len(label) - ndigits(t), t)
+        center(value, w[_HALL_WORD[h.hall()]])

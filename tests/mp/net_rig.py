@@ -53,7 +53,6 @@ def make(root, port, password, table=1, step_ms=5):
     a = rig.app   # (as App does on a board with Wi-Fi; host_sim.hall_sim.attach)
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "mp%03d" % table)
-    a.settings.hall = a.net
     return rig
 
 
