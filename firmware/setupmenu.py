@@ -11,7 +11,7 @@ from menukit import A_LEFT, A_RIGHT, A_NEXT, A_DONE, SAVE, RESULTS, \
 from rows import put, num, ndigits
 
 # Items (the label key in lang.py is the comment).
-S_PROFILE = 0   # T_PROFILE  sdev / pfs / custom (cycles)
+S_PROFILE = 0   # T_PROFILE  profiles.NAMES (cycles)
 S_BASE = 1      # T_BASE     both sides, 1-min steps, BASE_MIN..BASE_MAX
 S_BASE_L = 2    # T_BASE_L   custom only: left side alone
 S_BASE_R = 3    # T_BASE_R   custom only: right side alone
@@ -42,8 +42,25 @@ _S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
 _S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
 _S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-1] + (S_HALL, S_RESULTS)
 _HALL_WORD = ("V_HALL_DOWN", "V_HALL_WAIT", "V_HALL_UP")  # by net.HALL_*
-_PROFILE_KEY = {"sdev": "P_SDEV", "pfs": "P_PFS", "custom": "V_CUSTOM"}
 
+
+def _labels():
+    """Each profile's label (profiles.py) as LCD codes, made once; custom's
+    is a word of the language (V_CUSTOM)."""
+    out = {}
+    for name in profiles.NAMES:
+        label = profiles.PROFILES[name]["label"]
+        if label is not None:
+            out[name] = lang.encode(label)
+    return out
+
+
+_LABEL = _labels()
+
+
+def _profile(value, name, w):
+    label = _LABEL.get(name)
+    center(value, label if label is not None else w["V_CUSTOM"])
 
 
 class SetupMenu:
@@ -165,7 +182,7 @@ class SetupMenu:
         lim = self._limits()
         arrows(value, lim & 1, lim & 2)
         if it == S_PROFILE:
-            center(value, w[_PROFILE_KEY[s.profile]])
+            _profile(value, s.profile, w)
         elif it == S_BASE:
             both_mmss(value, s.base_left, s.base_right)
         elif it == S_BASE_L:

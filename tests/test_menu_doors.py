@@ -73,3 +73,116 @@ def test_the_setup_menu_reads_the_hall_through_the_source_door():
     rig.perform(long_press())
     assert to_item(rig, setupmenu.S_HALL)[0] == "Hall, table    1"
     assert app.log_table() == 1
+
+
+# -- a profile in one place ----------------------------------------------------------------
+# A custom game (15:00 / 17:00, flag at 00:00, a 5 s window), right's clock
+# paused at 15:57, as the firmware before profile codes saved it
+# (persist.py record, clock.state.b): the profile was its index in
+# ("sdev", "pfs", "custom"), 2 at snapshot int [18].
+TODAYS_CUSTOM_RECORD = bytes.fromhex(
+    "53436c6b02136c000100000002000000020000000000000018a80d00489a0e0000000000a0bb0d00"
+    "00000000701101000000000000000000a0bb0d0060900f000100000000000000ffffffff88130000"
+    "ffffffff0200000039300000430000000300000000000000aa3987db")
+
+ADDED = '''    ("absp", {"code": 3, "label": "ABSP",
+              "base": 25 * 60000, "zero": ZERO_OVERTIME, "penalty": 10,
+              "forfeit": -1, "window": 0, "late": LATE_NONE}),
+'''
+
+
+def restored(record):
+    """The clock a saved record restores (the session's path: persist.py,
+    then Clock.restore)."""
+    import clockcore as cc
+    import persist
+    import profiles
+    fs = FakeFlash({"clock.state.b": record})
+    got = persist.StateStore(fs, "clock.state", cc.SNAPSHOT_LEN).load()
+    assert got is not None
+    c = cc.Clock(profiles.make_rules("sdev"), 0)
+    c.restore(got[0], 100)
+    return c
+
+
+def test_a_saved_game_from_before_profile_codes_keeps_its_profile():
+    """SPEC §4 Power loss: the game comes back as it was, rules included:
+    the bytes the firmware wrote before profiles had codes restore the
+    custom game (codes 0-2 are the old places)."""
+    import profiles
+    c = restored(TODAYS_CUSTOM_RECORD)
+    r = c.rules
+    assert r.name == "custom" and r.base == [900000, 1020000]
+    assert (r.zero, r.window) == (profiles.ZERO_FLAG, 5000)
+    assert c.state == 2 and c.side == 0 and c.rem == [895000, 957000]   # paused
+    assert [profiles.code_of(n) for n in ("sdev", "pfs", "custom")] == [0, 1, 2]
+
+
+def test_profile_codes_are_unique_and_labels_fit_the_menu():
+    """A saved game names its profile by code, so no two share one; each
+    label fits the menu's value field (12 columns) in LCD codes the A00 ROM
+    shows (tests/test_lang.py's rule for every word)."""
+    import lang
+    import profiles
+    codes = [profiles.PROFILES[n]["code"] for n in profiles.NAMES]
+    assert len(set(codes)) == len(codes) and all(type(c) is int and c >= 0 for c in codes)
+    assert set(profiles.NAMES) == set(profiles.PROFILES)
+    for n in profiles.NAMES:
+        label = profiles.PROFILES[n]["label"]
+        assert (label is None) == (n == "custom"), n
+        if label is not None:
+            code = lang.encode(label)
+            assert 0 < len(code) <= lang.VALUE and all(0x20 <= b < 0x7E for b in code)
+        assert profiles.name_of(profiles.code_of(n)) == n
+
+
+def test_adding_a_profile_is_one_entry_and_breaks_no_saved_game(tmp_path):
+    """Issue 28: a profile is added in one place.  A copy of the firmware
+    with one entry added to profiles.py (before custom, the place that moved
+    custom's index before codes) offers it in the setup menu under its
+    label, keeps it in settings.json, restores a game of it, and still
+    restores the custom game saved before (TODAYS_CUSTOM_RECORD) as custom."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from conftest import FAKEHW, FIRMWARE, ROOT
+    fw = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, fw)
+    src = (fw / "profiles.py").read_text(encoding="utf-8")
+    at = src.index('    ("custom", {')
+    at = src.rindex("\n    # Anything an organizer sets", 0, at) + 1
+    (fw / "profiles.py").write_text(src[:at] + ADDED + src[at:], encoding="utf-8")
+    script = r'''
+import clockcore as cc, menu, profiles, settings, view
+from test_menu_doors import TODAYS_CUSTOM_RECORD, restored
+assert profiles.NAMES == ("sdev", "pfs", "absp", "custom"), profiles.NAMES
+s = settings.Settings()
+m = menu.SetupMenu(s)
+seen = []
+for _ in range(4):
+    rows = [bytearray(16), bytearray(16)]
+    m.render(rows)
+    seen.append((s.profile, view.to_text(rows[1]).strip("<> "), s.base_left))
+    m.handle(menu.A_RIGHT)
+assert seen == [("sdev", "SDeV (TSO)", 1800000), ("pfs", "PFS", 1200000),
+                ("absp", "ABSP", 1500000), ("custom", "Custom", 1200000)], seen
+s.set_profile("absp")
+assert s.problem_with() is None, s.problem_with()
+assert s.save("settings.json"), s.problem      # (in the test's own folder)
+t = settings.Settings.load("settings.json")
+assert t.profile == "absp" and not t.notice and t.rules().penalty == 10
+c = cc.Clock(t.rules(), 0)
+c.press(0, 1000)
+back = cc.Clock(profiles.make_rules("sdev"), 0)
+back.restore(list(c.snapshot()), 5000)
+assert back.rules.name == "absp" and back.rules.base == [1500000, 1500000]
+assert restored(TODAYS_CUSTOM_RECORD).rules.name == "custom"
+print("ok")
+'''
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(fw), FAKEHW, ROOT, os.path.join(ROOT, "tests"),
+                                         os.path.join(ROOT, "tests", "mp")])
+    proc = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path), env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "ok", proc.stdout + proc.stderr
