@@ -1,7 +1,8 @@
 # The device app: the main loop, the wiring and the mode switch.  Each mode
 # is a screen with handle(action, t), which returns one code, and
 # render(rows): the game screen (game.py; question.py's END? and NEW GAME?
-# over it), the setup and referee menus and the results (menu.py); the boot
+# over it), the setup and referee menus and the results (setupmenu.py,
+# refereemenu.py, resultsmenu.py; what they share: menu.py); the boot
 # screen (game.Splash) only renders.
 # The app gives the keys' actions to the screen showing, acts on its codes
 # and hands what it rendered to the LCD keeper (display.py).  The hardware
@@ -19,6 +20,9 @@ import hw
 import outputs
 import settings as setmod
 import menu as menumod
+import setupmenu
+import refereemenu
+import resultsmenu
 import session as sessmod
 import gamelog
 import display as dispmod
@@ -290,15 +294,15 @@ class App:
     def _switch(self, r, now):
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
-            self._open(MODE_SETUP, menumod.SetupMenu(self.settings, self.source))
+            self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
-            self._open(MODE_REFEREE, menumod.RefereeMenu(self.clock, self.settings.lang))
+            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
         elif r == gamemod.NEW:
             self.new_game(now)
         elif r == menumod.SAVE or r == menumod.RESULTS:
             self.leave_setup(now)
             if r == menumod.RESULTS:
-                self._open(MODE_RESULTS, menumod.ResultsMenu.of(self.log, self.settings.lang))
+                self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
         elif r == menumod.RESET:
             # the referee reset the game: a new game
             self.game.forget()

@@ -1,9 +1,9 @@
 # The referee menu (SPEC §4 Referee functions; menu.py: the keys, the
-# layout; menukit.py: the codes and the drawing).
+# layout, the codes, the drawing).
 import lang
 import profiles
 from clockcore import READY, OVER, LATE
-from menukit import A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM, EXIT, RESET, \
+from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM, EXIT, RESET, \
     center, arrows, cycle, base_step, can_shift, frame, both_mmss
 from rows import mmss, put
 

@@ -1,9 +1,9 @@
-# The results of the last games (menu.py: the keys, the layout; menukit.py:
-# the codes and the drawing; results.py: the games, from the game logs).
+# The results of the last games (menu.py: the keys, the layout, the codes,
+# the drawing; results.py: the games, from the game logs).
 import lang
 import profiles
 import results
-from menukit import A_LEFT, A_RIGHT, A_NEXT, A_DONE, EXIT, center, arrows, \
+from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, EXIT, center, arrows, \
     position
 from rows import blank, put, num, ndigits, mmss
 from view import G_FLAG

@@ -1,11 +1,11 @@
 # The setup menu (SPEC §4 Setup): the organizer's settings before a game,
-# one item at a time (menu.py: the keys, the layout; menukit.py: the codes
-# and the drawing).  It edits the settings.py data object in place; the app
+# one item at a time (menu.py: the keys, the layout, the codes, the
+# drawing).  It edits the settings.py data object in place; the app
 # saves them when the menu is left (SAVE).
 import lang
 import profiles
 import settings as st
-from menukit import A_LEFT, A_RIGHT, A_NEXT, A_DONE, SAVE, RESULTS, \
+from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, SAVE, RESULTS, \
     center, center_num, center_mmss, lim, arrows, step, cycle, base_step, \
     can_shift, frame, both_mmss
 from rows import put, num, ndigits

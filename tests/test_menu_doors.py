@@ -154,11 +154,11 @@ def test_adding_a_profile_is_one_entry_and_breaks_no_saved_game(tmp_path):
     at = src.rindex("\n    # Anything an organizer sets", 0, at) + 1
     (fw / "profiles.py").write_text(src[:at] + ADDED + src[at:], encoding="utf-8")
     script = r'''
-import clockcore as cc, menu, profiles, settings, view
+import clockcore as cc, menu, profiles, settings, setupmenu, view
 from test_menu_doors import TODAYS_CUSTOM_RECORD, restored
 assert profiles.NAMES == ("sdev", "pfs", "absp", "custom"), profiles.NAMES
 s = settings.Settings()
-m = menu.SetupMenu(s)
+m = setupmenu.SetupMenu(s)
 seen = []
 for _ in range(4):
     rows = [bytearray(16), bytearray(16)]
