@@ -16,7 +16,7 @@
 #   mark(h)        the hall's state changed (net.HALL_*): kept, and the
 #                  LCD's mark shown
 #   tabled(t)      the clock publishes under table t from now on (at the
-#                  start and when a new table takes effect, net.retable())
+#                  start and when a new table takes effect: hallmsg.py)
 #
 # The other way through the same door, what the clock knows of the hall
 # (the setup menu's "Hall" item, setupmenu.py; the game log's table):

@@ -27,6 +27,7 @@ metadata(description="Scrabble tournament clock: the app without network", versi
 module("main.py", base_path="..")
 module("app.py", base_path="..")
 module("appversion.py", base_path="..")
+module("boardfacts.py", base_path="..")
 module("buttons.py", base_path="..")
 module("clockcore.py", base_path="..")
 module("display.py", base_path="..")
