@@ -1,7 +1,8 @@
 # The device app: the main loop, the wiring and the mode switch.  Each mode
 # is a screen with handle(action, t), which returns one code, and
 # render(rows): the game screen (game.py; question.py's END? and NEW GAME?
-# over it), the setup and referee menus and the results (menu.py); the boot
+# over it), the setup and referee menus and the results (setupmenu.py,
+# refereemenu.py, resultsmenu.py; what they share: menu.py); the boot
 # screen (game.Splash) only renders.
 # The app gives the keys' actions to the screen showing, acts on its codes
 # and hands what it rendered to the LCD keeper (display.py).  The hardware
@@ -19,6 +20,9 @@ import hw
 import outputs
 import settings as setmod
 import menu as menumod
+import setupmenu
+import refereemenu
+import resultsmenu
 import session as sessmod
 import gamelog
 import display as dispmod
@@ -48,6 +52,7 @@ class App:
         self.root = root
         now = self.ticks_ms()
         # -- the hardware, built from the board file (hw.py)
+        fs = fs if fs is not None else hw.filesystem(board)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.gestures = gst.Gestures(self.buttons, self.diff)
         self.lcd = hw.display(board, machine)
@@ -64,8 +69,9 @@ class App:
         self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,
                               self._on_event)
         self.wdt_feed = feed
+        self.source = None        # the hall's door (source.py), with a hall
         self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
-                                       gamelog.clock_id(machine), self.settings.log_table,
+                                       gamelog.clock_id(machine), self.log_table,
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
@@ -88,11 +94,11 @@ class App:
         # The tournament hall (firmware/net.py): only on a board with Wi-Fi
         # and a net.json; the hall simulator attaches its own.
         self.net = None
-        if getattr(board, "WIFI", False):
+        if hw.fact(board, "WIFI"):
             import net
             self.net = net.start(self.hall_source(), self.store.fs, root,
-                                 self.ticks_ms, self.diff, self.add)
-        self.settings.hall = self.net  # (the setup menu's "Hall" item)
+                                 self.ticks_ms, self.diff, self.add,
+                                 hw.fact(board, "TLS_THREAD_STACK"))
         splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
         self.display.draw(splash.render(self.rows))
         if self.settings.notice:
@@ -100,10 +106,21 @@ class App:
         self.game.restore(now, self.settings.rules)
 
     def hall_source(self):
-        """What net.py publishes of this clock, and its hall mark (source.py)."""
-        import source
-        return source.Source(self.clock, self.session, self.battery,
-                             self.settings, self.log, self.game.show_hall)
+        """The door between this clock and the hall (source.py): what net.py
+        publishes of the clock, and what the clock knows of the hall (its
+        state, the table it publishes under).  One per app: made at the
+        first call (net.py is given it; the setup menu reads it)."""
+        if self.source is None:
+            import source
+            self.source = source.Source(self.clock, self.session, self.battery,
+                                        self.settings, self.log, self.game.show_hall)
+        return self.source
+
+    def log_table(self):
+        """The table in a new game log's header: the setup menu's, else the
+        hall's on a clock that has one (source.py); 0: none."""
+        src = self.source
+        return src.log_table() if src is not None else self.settings.table
 
     def _on_event(self, code, side, t, arg):
         """The core's events: logged, kept, shown, sounded (game.py)."""
@@ -260,7 +277,7 @@ class App:
         r = self.game.handle(a, t)
         if r is not None:
             if r != gamemod.SETUP and self.net is not None:
-                self.net.dirty = True     # a gesture undid its keys
+                self.net.changed()        # a gesture undid its keys
             self._switch(r, t)
 
     def _menu_key(self, a, t, now):
@@ -281,15 +298,15 @@ class App:
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
             self._setup_was = self.settings.rules()     # (leave_setup())
-            self._open(MODE_SETUP, menumod.SetupMenu(self.settings))
+            self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
-            self._open(MODE_REFEREE, menumod.RefereeMenu(self.clock, self.settings.lang))
+            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
         elif r == gamemod.NEW:
             self.new_game(now)
         elif r == menumod.SAVE or r == menumod.RESULTS:
             self.leave_setup(now)
             if r == menumod.RESULTS:
-                self._open(MODE_RESULTS, menumod.ResultsMenu.of(self.log, self.settings.lang))
+                self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
         elif r == menumod.RESET:
             # the referee reset the game: a new game
             self.game.forget()
