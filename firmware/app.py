@@ -328,8 +328,7 @@ class App:
 
     # -- the public API (the host tools use only this and the attributes) -----
     def leave_setup(self, now):
-        """The setup menu is left: its settings saved and in force; a new game
-        only if it changed the rules (docs/rules.md "Setup in ready")."""
+        """Setup left: its settings saved, in force; a new game if the rules changed."""
         s = self.settings
         s.save()
         self.buzzer.enabled = s.sound
@@ -344,8 +343,7 @@ class App:
 
     def new_game(self, now, rules=None, keep=False):
         """A new game in `ready` with `rules` (a profiles.Rules; None: the
-        settings'): the clock reset, the old game forgotten (game.py).
-        `keep`: the time charged in `ready` is charged again (_carry)."""
+        settings'), the old one forgotten (game.py); `keep`: _carry()."""
         ch = _charged(self.clock) if keep else None
         self.game.new(now, rules if rules is not None else self.settings.rules())
         _carry(self.clock, ch, now)
