@@ -205,7 +205,7 @@ def test_big_digits_times_marks_words_and_rules():
     assert rows[2].startswith("P20")
     c.pause(125000)
     rows = big(c)
-    assert rows[0][9] == "\uff9b" and "PAUSE" in rows[2]
+    assert rows[0][9] == "\u2588" and "PAUSE" in rows[2]
     d = clock("sdev", {"base": "25:00"})
     rows = big(d)
     assert ds.big_time(rows, 0) == "25:00"
