@@ -319,6 +319,16 @@ class Sim:
     def lcd_rows(self):
         return self.rig.lcd.text_rows()
 
+    def face_lines(self):
+        """What the terminal draws of the board's other displays (e.g. digit
+        modules): each family's emulator may offer face_lines() -> [str]
+        (docs/display.md); none: nothing."""
+        out = []
+        for name, emu in self.rig.emus.items():
+            if name != "hd44780" and hasattr(emu, "face_lines"):
+                out += emu.face_lines()
+        return out
+
     def lcd_lines(self):
         """What the terminal draws of the LCD: its text rows, and on a 20x4
         rows 0-1 (the big digits, firmware/bigview.py) twice as tall, each
@@ -524,7 +534,9 @@ class Tui:
 
     def block_h(self):
         # title, the face (display rows + 11), status, note
-        return self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14)
+        extra = len(self.sim.face_lines())
+        return self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14) \
+            + (extra + 1 if extra else 0)
 
     def draw(self):
         scr = self.scr
@@ -566,6 +578,11 @@ class Tui:
             y += 1
         self.put(y, lx, g["lbl"] + g["lh"] * cols + g["lbr"])
         y += 2
+        for line in sim.face_lines():     # the other displays (digit modules)
+            self.put(y, x0 + (FACE_W - len(line)) // 2, self.lcd_text(line), self.attr_lcd)
+            y += 1
+        if sim.face_lines():
+            y += 1
         # LEDs under their side, the beeper in the middle
         third = inner // 3
         lcx = x0 + 1 + third // 2
