@@ -32,7 +32,6 @@
 #     attach(board, machine) -> the emulator, put on the fake bus or pins
 # and, for the terminal simulator, optionally emu.face_lines() -> [str].
 import boardfacts
-import frame as framemod
 
 LCD_RETRY_MS = 100     # a failed display is retried after this, doubling ...
 LCD_RETRY_MAX = 2000   # ... up to this
