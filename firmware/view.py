@@ -70,7 +70,12 @@ class View:
         self._ipos = (0, cols - 5)  # info fields: penalty, LOST, TIME
         self._ppos = (0, -(cols - 1))  # penalty: left-aligned / right-aligned
         self._cpos, self._cwidth = 5, cols - 10
+        # the words of the frame's language (_language; every attribute made
+        # here: one added later grows the instance's dict, an allocation)
         self._words = None
+        self.w_ready = self.w_pause = self.w_end = self.w_chal = self.w_lost = b""
+        self.w_flag = self.w_lowbat = self.w_late = b""
+        self.w_pen = 0x50
 
     def text(self, codes):
         """A row as a person reads it (host side)."""
