@@ -44,6 +44,7 @@ const readline = require('readline');
 const { RP2040, USBCDC, BasePeripheral } = require('rp2040js');
 const path = require('path');
 const { RPSSI } = require(path.join(path.dirname(require.resolve('rp2040js')), 'peripherals', 'ssi.js'));
+const { attachCore1 } = require('./core1.js');   // the second core (issue 29)
 
 const FLASH_SIZE = 2 * 1024 * 1024;
 const FS_OFFSET = FLASH_SIZE - 352 * 4096; // the rp2 port's littlefs: the last 1408 KB
@@ -331,6 +332,7 @@ function main() {
   // As the rp2040js demo does: start at boot2 (flash offset 0), which sets up
   // XIP and enters MicroPython; the boot ROM's flash routines serve it after.
   mcu.core.PC = 0x10000000;
+  const dual = attachCore1(mcu);
   let until = 0;          // run while simMs() < until (Infinity: free run)
   let busyNs = 0, waitNs = 0;
   const cycleNanos = 1e9 / 125e6;
@@ -346,7 +348,7 @@ function main() {
           stats.edge_max_wait_us = Math.max(stats.edge_max_wait_us, Math.round((clock.nanos - edgeAt) / 1e3));
           edgeAt = -1;
         }
-        if (mcu.core.waiting) {
+        if (dual.waiting) {
           // Asleep (WFE/WFI) until the next alarm, but never past the time
           // asked for: an input from the host (a pin, the serial) may wake
           // the core there.  With no alarm at all, only such an input can.
@@ -368,9 +370,9 @@ function main() {
           waitNs += n;
           i += n / cycleNanos;
         } else {
-          const c = mcu.core.executeInstruction();
+          const c = dual.step();
           clock.tick(c * cycleNanos);
-          busyNs += c * cycleNanos;
+          if (dual.core0Ran) busyNs += c * cycleNanos; else waitNs += c * cycleNanos;
         }
       }
     }
@@ -389,7 +391,10 @@ function main() {
       case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +
-            ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs());
+            ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs() +
+            ' core1_launches=' + dual.launches + ' core1_busy_ns=' + Math.round(dual.core1Cycles * cycleNanos) +
+            ' fifo_words0=' + dual.fifoWords[0] + ' fifo_words1=' + dual.fifoWords[1] +
+            ' fifo_irqs0=' + dual.fifoIrqs[0] + ' fifo_irqs1=' + dual.fifoIrqs[1]);
         break;
       case 'TRACE': {
         const seen = [];
