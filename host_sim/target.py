@@ -399,6 +399,28 @@ class Pico:
             self.write_serial(data[i:i + chunk])
             self.run_to(self.t_ms + gap_ms)
 
+    def paste(self, code, until, timeout_s=600, step_ms=100):
+        """Run `code` in the REPL's paste mode (the app stopped at its prompt
+        first, or no app) until a line starting with `until` appears, or a
+        traceback ends it: that line's rest, stripped (None: timed out or
+        raised; self.pasted holds the output)."""
+        import time
+        n0 = len(self.serial)
+        self.type_serial(b"\x05")
+        self.type_serial(code.replace("\n", "\r\n").encode())
+        self.type_serial(b"\x04")
+        end = time.monotonic() + timeout_s
+        mark = "\n" + until
+        while time.monotonic() < end:
+            self.run_to(self.t_ms + step_ms)
+            out = self.serial[n0:].decode(errors="replace").replace("\r", "")
+            self.pasted = out
+            if mark in out:
+                return out.split(mark, 1)[1].split("\n", 1)[0].strip()
+            if "Traceback" in out[-3000:] and out.endswith(">>> "):
+                return None
+        return None
+
     def stop(self):
         if self.proc is not None:
             if self.proc.poll() is None:
