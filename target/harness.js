@@ -31,13 +31,16 @@
 //    next erase or page program, so that edge lands in flash work.
 //  - the button and I2C lines held high (rp2040js has no pull-ups);
 //  - I2C0 answered with ACKs at every address, the bytes written reported;
-//  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py).
+//  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py);
+//  - the RP2040's second core (target/core1.js): both cores stepped here.
 //
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
 // an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
 // freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction (with --i2c-us: and its simulated us); AT <ms> after RUNTO; STATS erases=.. programs=.. ...
+// (busy_ns: core 0 executing; core1_launches, core1_busy_ns, fifo_words0/1: words each core pushed,
+// fifo_irqs0/1: each core's FIFO IRQ raised)
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
