@@ -389,6 +389,12 @@ class Pico:
         line = self._expect("STATS")
         return {k: int(v) for k, v in (w.split("=") for w in line.split()[1:])}
 
+    def peek(self, addr, words):
+        """`words` 32-bit words of the emulated memory from `addr` (unsigned)."""
+        self._send("PEEK %x %d" % (addr, words))
+        line = self._expect("PEEK")
+        return [int(v) for v in line.split(" ", 1)[1].split(",")] if words else []
+
     def write_serial(self, data):
         self._send("S " + bytes(data).hex())
 

@@ -36,7 +36,8 @@
 //
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
 // an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
-// freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
+// freely; HALT stop running, then report; STATS; PEEK <hex addr> <n> (n words of memory);
+// PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction (with --i2c-us: and its simulated us); AT <ms> after RUNTO; STATS erases=.. programs=.. ...
 // (busy_ns: core 0 executing; core1_launches, core1_busy_ns, fifo_words0/1: words each core pushed,
@@ -407,6 +408,13 @@ function main() {
         for (let i = 0; i < 2000; i++) mcu.core.executeInstruction();
         mcu.readUint32 = r32; mcu.writeUint32 = w32;
         out('TRACE regs=' + Array.from(mcu.core.registers.slice(0, 16)).map((x) => x.toString(16)).join(',') + ' rx=' + ssi.rx.length + ' ' + seen.join(' '));
+        break;
+      }
+      case 'PEEK': {   // PEEK <hex address> <words>: the emulated memory, as words
+        const a = parseInt(w[1], 16), n = Number(w[2]);
+        const words = [];
+        for (let k = 0; k < n; k++) words.push(mcu.readUint32(a + 4 * k) >>> 0);
+        out('PEEK ' + words.join(','));
         break;
       }
       case 'PC': out('PC ' + mcu.core.PC.toString(16) + ' ' + simMs() + ' sel=' + ssi.selected + ' cmd=' + ssi.cmd); break;
