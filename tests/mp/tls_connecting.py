@@ -1,0 +1,130 @@
+# The clock connecting to the hall's broker over TLS again and again, on the
+# RP2040's second core, while the app runs on the first (issue 29: "press-
+# to-LCD p99 at most 30 ms also while the clock connects").  bench/tls_bench.py
+# pastes tls_pair.py (Box, End, ssl, TLS_NAME; CA, SERVER_CERT, SERVER_KEY
+# set before it), then this file, then "connect_storm()" and "import main"
+# (the app, on core 0) into the emulated Pico's REPL.
+#
+# Each connect is mqtt.Wire's own handshake job (Wire._job: the code the
+# wire's thread runs on a board) over an in-memory socket to the broker's
+# end; the broker's end is stepped whenever the clock's end finds nothing to
+# read, so its work (the broker's RSA signature) is done on core 1 too,
+# never on the app's core.  Core 1 records each connect in an array that
+# connect_storm() names the address of ("STORM <address> <connects>"; the
+# bench reads it from the emulated RAM at the end, so core 1 never prints):
+# [done, failed, then per connect: start ms, end ms, 1 done / 0 failed].
+import _thread
+import io
+import time
+from array import array
+
+import uctypes
+
+MAX = 200            # connects recorded
+
+import mqtt
+
+
+class Pumped(io.IOBase):
+    """The clock's socket (a stream, as the tls module needs): reads what the
+    broker's end wrote, stepping that end first when there is nothing yet."""
+
+    def __init__(self, inbox, outbox, srv_raw):
+        self.i = inbox
+        self.o = outbox
+        self.srv_raw = srv_raw
+        self.srv = None
+        self.sbuf = bytearray(16)
+
+    def readinto(self, buf):
+        if not self.i.b and self.srv is not None:
+            try:
+                self.srv.readinto(self.sbuf)
+            except OSError:
+                pass
+        d = self.i.b
+        if not d:
+            return None
+        n = min(len(buf), len(d))
+        buf[:n] = d[:n]
+        self.i.b = d[n:]
+        return n
+
+    def write(self, buf):
+        self.o.b += bytes(buf)
+        return len(buf)
+
+    def ioctl(self, req, arg):
+        return 0
+
+    def settimeout(self, t):
+        pass
+
+    def setblocking(self, flag):
+        pass
+
+    def close(self):
+        pass
+
+
+class _Owner:
+    def __init__(self, st):
+        self.st = st
+
+    def on_lost(self, now, why):
+        self.st["why"] = why
+
+
+def _connects(st, log, wire, sctx, box, end, pumped, ticks_ms, top):
+    # (arguments only: no global is looked up on core 1 while core 0 adds
+    # its own; MicroPython's rp2 port has no GIL)
+    k = 0
+    while st["go"]:
+        a, b = box(), box()
+        srv_raw = end(b, a)
+        raw = pumped(a, b, srv_raw)
+        t = ticks_ms()
+        raw.srv = sctx.wrap_socket(srv_raw, server_side=True, do_handshake_on_connect=False)
+        wire.gen += 1
+        wire.job = 1
+        wire.job_live = True
+        wire._job(raw, wire.gen)
+        ok = wire.job == 2 and wire.job_sock is not None
+        if ok:
+            log[0] += 1
+            wire.job_sock.close()
+        else:
+            log[1] += 1
+            st["why"] = wire.job_why
+        wire.job = 0
+        wire.job_sock = None
+        raw.srv.close()
+        raw.srv = None
+        if k < top:
+            log[2 + 3 * k] = t
+            log[3 + 3 * k] = ticks_ms()
+            log[4 + 3 * k] = 1 if ok else 0
+            k += 1
+    st["end"] = 1
+
+
+def connect_storm():
+    """Start the connects on core 1 (the wire's own thread stack size)."""
+    import binascii
+    st = {"go": 1, "done": 0, "failed": 0, "end": 0, "why": None}
+    cctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    cctx.verify_mode = ssl.CERT_REQUIRED
+    if TLS:
+        cctx.load_verify_locations(binascii.a2b_base64(CA))
+    else:
+        cctx.load_verify_locations(cadata=binascii.a2b_base64(CA))
+    sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    sctx.load_cert_chain(binascii.a2b_base64(SERVER_CERT), binascii.a2b_base64(SERVER_KEY))
+    wire = mqtt.Wire(None, _Owner(st), tls=cctx, tls_name=TLS_NAME)
+    log = array("i", [0] * (2 + 3 * MAX))
+    st["log"] = log
+    _thread.stack_size(mqtt.HANDSHAKE_STACK)
+    _thread.start_new_thread(_connects, (st, log, wire, sctx, Box, End, Pumped, time.ticks_ms,
+                                         MAX))
+    print("STORM", uctypes.addressof(log), MAX)
+    return st
