@@ -103,9 +103,9 @@ def pair_source(folder):
 def ssl_uf2():
     """The image with ssl (tools/fwimage.py build --board pico_w --port-board
     RPI_PICO --define MICROPY_PY_SSL=1; $SCRABBLE_TLS_UF2 names another)."""
-    uf2 = os.environ.get("SCRABBLE_TLS_UF2") or os.path.join(ROOT, "build", "firmware",
-                                                             "pico_w-ssl.uf2")
-    if not os.path.isfile(uf2):       # (tools/fwimage.py caches it: minutes once)
+    uf2 = os.environ.get("SCRABBLE_TLS_UF2")
+    if uf2 is None:      # (tools/fwimage.py caches it by its sources: minutes once)
+        uf2 = os.path.join(ROOT, "build", "firmware", "pico_w-ssl.uf2")
         import sys
         p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fwimage.py"), "build",
                             "--board", "pico_w", "--port-board", "RPI_PICO",
@@ -159,7 +159,7 @@ def target_tls_press(connecting=True, presses=30, seed=29, timeout_s=1800):
     """Press-to-LCD on the emulated Pico (two cores: target/core1.js) with
     the image with ssl, the app (its frozen main.py) on core 0 and, with
     `connecting`, the clock connecting to the hall's broker over TLS on core
-    1 back to back (tests/mp/tls_connecting.py: mqtt.Wire's handshake job).
+    1 back to back (tests/mp/tls_connecting.py: the hall link's handshake job, tlsjob.Handshake).
     {'lat_ms', 'kinds', 'at_ms', 'done', 'failed' (connects), 'connects':
     [(start, end) ms], 'during': presses whose edge fell inside a connect,
     'stats', 'end_ms'}."""
@@ -230,7 +230,7 @@ def target_tls_press_figures():
             "both cores (rp2040js + target/core1.js; the RPI_PICO image with ssl and the app "
             "frozen, its main.py on core 0), %d presses at random simulated ms (press_bench's "
             "mover, stop and restart presses), while the clock connects to the hall's broker "
-            "over TLS back to back on core 1 (mqtt.Wire's handshake job, its RSA-2048 CA and "
+            "over TLS back to back on core 1 (the hall link's handshake job, tlsjob.Handshake; its RSA-2048 CA and "
             "broker certificate, the broker's end stepped on core 1 over an in-memory socket): "
             "%d connects of %s ms each (simulated, both ends), %d failed; %d of the presses "
             "fell inside a connect; core 1 busy %d ms of %d" % (

@@ -5,11 +5,11 @@
 # set before it), then this file, then "connect_storm()" and "import main"
 # (the app, on core 0) into the emulated Pico's REPL.
 #
-# Each connect is mqtt.Wire's own handshake job (Wire._job: the code the
-# wire's thread runs on a board) over an in-memory socket to the broker's
-# end; the broker's end is stepped whenever the clock's end finds nothing to
-# read, so its work (the broker's RSA signature) is done on core 1 too,
-# never on the app's core.  Core 1 records each connect in an array that
+# Each connect is the hall link's own handshake job (tlsjob.Handshake._run:
+# the code the wire's thread runs on a board, mqtt.Wire's) over an in-memory
+# socket to the broker's end; the broker's end is stepped whenever the
+# clock's end finds nothing to read, so its work (the broker's RSA
+# signature) is done on core 1 too, never on the app's core.  Core 1 records each connect in an array that
 # connect_storm() names the address of ("STORM <address> <connects>"; the
 # bench reads it from the emulated RAM at the end, so core 1 never prints):
 # [done, failed, then per connect: start ms, end ms, 1 done / 0 failed].
@@ -67,15 +67,7 @@ class Pumped(io.IOBase):
         pass
 
 
-class _Owner:
-    def __init__(self, st):
-        self.st = st
-
-    def on_lost(self, now, why):
-        self.st["why"] = why
-
-
-def _connects(st, log, wire, sctx, box, end, pumped, ticks_ms, top):
+def _connects(st, log, hs, sctx, box, end, pumped, ticks_ms, top, running, done):
     # (arguments only: no global is looked up on core 1 while core 0 adds
     # its own; MicroPython's rp2 port has no GIL)
     k = 0
@@ -85,19 +77,17 @@ def _connects(st, log, wire, sctx, box, end, pumped, ticks_ms, top):
         raw = pumped(a, b, srv_raw)
         t = ticks_ms()
         raw.srv = sctx.wrap_socket(srv_raw, server_side=True, do_handshake_on_connect=False)
-        wire.gen += 1
-        wire.job = 1
-        wire.job_live = True
-        wire._job(raw, wire.gen)
-        ok = wire.job == 2 and wire.job_sock is not None
-        if ok:
+        hs.job = running        # as Handshake.begin() leaves it for its thread
+        hs.live = True
+        hs._run(raw, hs.gen)
+        ok = hs.state() == done
+        s = hs.take()
+        if ok and s is not None:
             log[0] += 1
-            wire.job_sock.close()
+            s.close()
         else:
             log[1] += 1
-            st["why"] = wire.job_why
-        wire.job = 0
-        wire.job_sock = None
+            st["why"] = hs.why
         raw.srv.close()
         raw.srv = None
         if k < top:
@@ -120,11 +110,17 @@ def connect_storm():
         cctx.load_verify_locations(cadata=binascii.a2b_base64(CA))
     sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     sctx.load_cert_chain(binascii.a2b_base64(SERVER_CERT), binascii.a2b_base64(SERVER_KEY))
-    wire = mqtt.Wire(None, _Owner(st), tls=cctx, tls_name=TLS_NAME)
+    try:
+        import board
+        stack = getattr(board, "TLS_THREAD_STACK", 0)
+    except ImportError:
+        stack = 0
+    stack = stack or boardfacts.DEFAULTS["TLS_THREAD_STACK"]
+    hs = tlsjob.Handshake(None, cctx, TLS_NAME, stack)
     log = array("i", [0] * (2 + 3 * MAX))
     st["log"] = log
-    _thread.stack_size(mqtt.HANDSHAKE_STACK)
-    _thread.start_new_thread(_connects, (st, log, wire, sctx, Box, End, Pumped, time.ticks_ms,
-                                         MAX))
+    _thread.stack_size(stack)          # (the board's, as Handshake.begin() takes it)
+    _thread.start_new_thread(_connects, (st, log, hs, sctx, Box, End, Pumped, time.ticks_ms,
+                                         MAX, tlsjob.RUNNING, tlsjob.DONE))
     print("STORM", uctypes.addressof(log), MAX)
     return st
