@@ -159,7 +159,8 @@ def target_tls_press(connecting=True, presses=30, seed=29, timeout_s=1800):
     """Press-to-LCD on the emulated Pico (two cores: target/core1.js) with
     the image with ssl, the app (its frozen main.py) on core 0 and, with
     `connecting`, the clock connecting to the hall's broker over TLS on core
-    1 back to back (tests/mp/tls_connecting.py: the hall link's handshake job, tlsjob.Handshake).
+    1 back to back (tests/mp/tls_connecting.py: the hall link's handshake
+    job, tlsjob.Handshake).
     {'lat_ms', 'kinds', 'at_ms', 'done', 'failed' (connects), 'connects':
     [(start, end) ms], 'during': presses whose edge fell inside a connect,
     'stats', 'end_ms'}."""
@@ -230,8 +231,9 @@ def target_tls_press_figures():
             "both cores (rp2040js + target/core1.js; the RPI_PICO image with ssl and the app "
             "frozen, its main.py on core 0), %d presses at random simulated ms (press_bench's "
             "mover, stop and restart presses), while the clock connects to the hall's broker "
-            "over TLS back to back on core 1 (the hall link's handshake job, tlsjob.Handshake; its RSA-2048 CA and "
-            "broker certificate, the broker's end stepped on core 1 over an in-memory socket): "
+            "over TLS back to back on core 1 (the hall link's handshake job, tlsjob.Handshake; "
+            "its RSA-2048 CA and broker certificate, the broker's end stepped on core 1 over "
+            "an in-memory socket): "
             "%d connects of %s ms each (simulated, both ends), %d failed; %d of the presses "
             "fell inside a connect; core 1 busy %d ms of %d" % (
                 n, r["done"], took, r["failed"], r["during"],
