@@ -9,10 +9,11 @@
 # the code the wire's thread runs on a board, mqtt.Wire's) over an in-memory
 # socket to the broker's end; the broker's end is stepped whenever the
 # clock's end finds nothing to read, so its work (the broker's RSA
-# signature) is done on core 1 too, never on the app's core.  Core 1 records each connect in an array that
-# connect_storm() names the address of ("STORM <address> <connects>"; the
-# bench reads it from the emulated RAM at the end, so core 1 never prints):
-# [done, failed, then per connect: start ms, end ms, 1 done / 0 failed].
+# signature) is done on core 1 too, never on the app's core.  Core 1
+# records each connect in an array whose address connect_storm() prints
+# ("STORM <address> <connects>"; the bench reads it from the emulated RAM at
+# the end, so core 1 never prints): [done, failed, then per connect: start
+# ms, end ms, 1 done / 0 failed].
 import _thread
 import io
 import time
