@@ -174,7 +174,7 @@ def target_tls_press(connecting=True, presses=30, seed=29, timeout_s=1800):
         code = ""
         if connecting:
             with open(CONNECTING) as f:
-                code = pair_source(os.path.join(d, "pki")) + f.read() + "\nST = connect_storm()\n"
+                code = pair_source(os.path.join(d, "pki")) + f.read() + "\nST = None\nST = connect_storm()\n"
         code += "print('APP', 1)\nimport main\n"
         pico = target.Pico(os.path.join(d, "flash.bin"), uf2=uf2).start()
         try:

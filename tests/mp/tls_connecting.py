@@ -1,7 +1,7 @@
 # The clock connecting to the hall's broker over TLS again and again, on the
 # RP2040's second core, while the app runs on the first (issue 29: "press-
 # to-LCD p99 at most 30 ms also while the clock connects").  bench/tls_bench.py
-# pastes tls_pair.py (Box, End, ssl, TLS_NAME; CA, SERVER_CERT, SERVER_KEY
+# pastes tls_pair.py (Box, End, contexts, TLS_NAME; CA, SERVER_CERT, SERVER_KEY
 # set before it), then this file, then "connect_storm()" and "import main"
 # (the app, on core 0) into the emulated Pico's REPL.
 #
@@ -15,7 +15,6 @@
 # the end, so core 1 never prints): [done, failed, then per connect: start
 # ms, end ms, 1 done / 0 failed].
 import _thread
-import io
 import time
 from array import array
 
@@ -26,14 +25,12 @@ MAX = 200            # connects recorded
 import mqtt
 
 
-class Pumped(io.IOBase):
-    """The clock's socket (a stream, as the tls module needs): reads what the
-    broker's end wrote, stepping that end first when there is nothing yet."""
+class Pumped(End):
+    """The clock's socket (tls_pair.End, a stream): what the broker's end
+    wrote, that end stepped first when there is nothing yet."""
 
-    def __init__(self, inbox, outbox, srv_raw):
-        self.i = inbox
-        self.o = outbox
-        self.srv_raw = srv_raw
+    def __init__(self, inbox, outbox):
+        super().__init__(inbox, outbox)
         self.srv = None
         self.sbuf = bytearray(16)
 
@@ -43,20 +40,7 @@ class Pumped(io.IOBase):
                 self.srv.readinto(self.sbuf)
             except OSError:
                 pass
-        d = self.i.b
-        if not d:
-            return None
-        n = min(len(buf), len(d))
-        buf[:n] = d[:n]
-        self.i.b = d[n:]
-        return n
-
-    def write(self, buf):
-        self.o.b += bytes(buf)
-        return len(buf)
-
-    def ioctl(self, req, arg):
-        return 0
+        return super().readinto(buf)
 
     def settimeout(self, t):
         pass
@@ -69,15 +53,15 @@ class Pumped(io.IOBase):
 
 
 def _connects(st, log, hs, sctx, box, end, pumped, ticks_ms, top, running, done):
-    # (arguments only: no global is looked up on core 1 while core 0 adds
-    # its own; MicroPython's rp2 port has no GIL)
+    # (what it uses comes as arguments: MicroPython's rp2 port has no GIL,
+    # and the pasted script's globals must not grow while core 1 reads them;
+    # the script binds no new name after connect_storm())
     k = 0
     while st["go"]:
         a, b = box(), box()
-        srv_raw = end(b, a)
-        raw = pumped(a, b, srv_raw)
+        raw = pumped(a, b)
         t = ticks_ms()
-        raw.srv = sctx.wrap_socket(srv_raw, server_side=True, do_handshake_on_connect=False)
+        raw.srv = sctx.wrap_socket(end(b, a), server_side=True, do_handshake_on_connect=False)
         hs.job = running        # as Handshake.begin() leaves it for its thread
         hs.live = True
         hs._run(raw, hs.gen)
@@ -101,16 +85,8 @@ def _connects(st, log, hs, sctx, box, end, pumped, ticks_ms, top, running, done)
 
 def connect_storm():
     """Start the connects on core 1 (the wire's own thread stack size)."""
-    import binascii
     st = {"go": 1, "done": 0, "failed": 0, "end": 0, "why": None}
-    cctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    cctx.verify_mode = ssl.CERT_REQUIRED
-    if TLS:
-        cctx.load_verify_locations(binascii.a2b_base64(CA))
-    else:
-        cctx.load_verify_locations(cadata=binascii.a2b_base64(CA))
-    sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    sctx.load_cert_chain(binascii.a2b_base64(SERVER_CERT), binascii.a2b_base64(SERVER_KEY))
+    cctx, sctx = contexts()         # (tls_pair.py's)
     try:
         import board
         stack = getattr(board, "TLS_THREAD_STACK", 0)
