@@ -107,10 +107,13 @@ def ssl_uf2():
     if uf2 is None:      # (tools/fwimage.py caches it by its sources: minutes once)
         uf2 = os.path.join(ROOT, "build", "firmware", "pico_w-ssl.uf2")
         import sys
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fwimage.py"), "build",
-                            "--board", "pico_w", "--port-board", "RPI_PICO",
-                            "--define", "MICROPY_PY_SSL=1", "--out", uf2],
-                           cwd=ROOT, capture_output=True, text=True)
+        for _ in range(2):    # (once more: a build elsewhere may prune the cache meanwhile)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fwimage.py"),
+                                "build", "--board", "pico_w", "--port-board", "RPI_PICO",
+                                "--define", "MICROPY_PY_SSL=1", "--out", uf2],
+                               cwd=ROOT, capture_output=True, text=True)
+            if not p.returncode:
+                break
         if p.returncode or not os.path.isfile(uf2):
             raise BenchError("no image with ssl at %s: %s" % (uf2, (p.stdout + p.stderr)
                                                                .strip()[-400:]))

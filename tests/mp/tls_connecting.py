@@ -18,11 +18,11 @@ import _thread
 import time
 from array import array
 
+import boardfacts
+import tlsjob
 import uctypes
 
 MAX = 200            # connects recorded
-
-import mqtt
 
 
 class Pumped(End):
