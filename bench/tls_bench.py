@@ -238,9 +238,11 @@ def target_tls_press_figures():
             "its RSA-2048 CA and broker certificate, the broker's end stepped on core 1 over "
             "an in-memory socket): "
             "%d connects of %s ms each (simulated, both ends), %d failed; %d of the presses "
-            "fell inside a connect; core 1 busy %d ms of %d" % (
+            "fell inside a connect; core 1 busy %d ms of %d; core 0's flash writes (the "
+            "journal) parked core 1 %d times meanwhile (multicore_lockout)" % (
                 n, r["done"], took, r["failed"], r["during"],
-                r["stats"]["core1_busy_ns"] // 1000000, r["end_ms"]))
+                r["stats"]["core1_busy_ns"] // 1000000, r["end_ms"],
+                r["stats"]["fifo_words0"] - 6))
     same = "the same presses on the same image, the clock not connecting"
     return [
         Figure("target_tls_press_to_lcd_ms_p50", p50, "ms", b50, what + ", median",
