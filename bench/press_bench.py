@@ -342,6 +342,59 @@ def _pico_new_game(pico, t, state):
     return t
 
 
+def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1):
+    """pico_game's presses on a running Pico whose app shows READY: the game
+    starts at `start` (simulated ms); the latencies, kinds and times since
+    the game's start are appended to res's lists (and each press's edge,
+    simulated ms, to res["at_ms"] if it has one)."""
+    pico.press(PICO_PINS[0], start)   # the game starts: right runs
+    state, side = 1, 1
+    t = start
+    fresh = 2           # presses left in the game's first seconds
+    for k in range(presses):
+        if new_game and k == presses // 2 and presses >= 4:
+            start = _pico_new_game(pico, t + 1000, state) + 500
+            pico.press(PICO_PINS[0], start)
+            state, side, t, fresh = 1, 1, start, 2
+        t += rng.randint(600, 900) if fresh else rng.randint(600, 1400)
+        fresh = fresh - 1 if fresh else 0
+        pico.run_to(t)
+        kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
+        want = expect(state, side, kind)
+        gpio = PICO_PINS[2 if kind == "pause" else side]
+        pico.pin(gpio, 0)
+        hold = rng.randint(60, 200)
+        got = None
+        up = False
+        ms = 0
+        while ms < limit_ms:
+            ms += 1 if ms < 60 else 2
+            if not up and ms >= hold:
+                pico.run_to(t + hold)
+                pico.pin(gpio, 1)
+                up = True
+            pico.run_to(t + ms)
+            if marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]:
+                got = ms
+                break
+        if got is None:
+            raise RuntimeError("the Pico's LCD did not show a %s press within %d ms: %r"
+                               % (want[3], limit_ms, pico.lcd.text_rows()))
+        if not up:
+            pico.run_to(t + hold)
+            pico.pin(gpio, 1)
+        res["lat_ms"].append(got)
+        res["kinds"].append(want[3])
+        res["after_start_ms"].append(t - start)
+        if "at_ms" in res:
+            res["at_ms"].append(t)
+        t = pico.t_ms
+        if kind == "player":
+            side = 1 - side
+        else:
+            state = 2 if state == 1 else 1
+
+
 def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico"):
     """Game presses on the emulated Pico: {'lat_ms': [...], 'kinds': [...],
     'after_start_ms': [...]} (each press's time since its game's start).
@@ -370,51 +423,7 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico"):
             pico.run_to(2400)
             if "READY" not in "".join(pico.lcd.text_rows()):
                 raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
-            start = 2500
-            pico.press(PICO_PINS[0], start)   # the game starts: right runs
-            state, side = 1, 1
-            t = start
-            fresh = 2           # presses left in the game's first seconds
-            for k in range(presses):
-                if new_game and k == presses // 2 and presses >= 4:
-                    start = _pico_new_game(pico, t + 1000, state) + 500
-                    pico.press(PICO_PINS[0], start)
-                    state, side, t, fresh = 1, 1, start, 2
-                t += rng.randint(600, 900) if fresh else rng.randint(600, 1400)
-                fresh = fresh - 1 if fresh else 0
-                pico.run_to(t)
-                kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
-                want = expect(state, side, kind)
-                gpio = PICO_PINS[2 if kind == "pause" else side]
-                pico.pin(gpio, 0)
-                hold = rng.randint(60, 200)
-                got = None
-                up = False
-                ms = 0
-                while ms < limit_ms:
-                    ms += 1 if ms < 60 else 2
-                    if not up and ms >= hold:
-                        pico.run_to(t + hold)
-                        pico.pin(gpio, 1)
-                        up = True
-                    pico.run_to(t + ms)
-                    if marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]:
-                        got = ms
-                        break
-                if got is None:
-                    raise RuntimeError("the Pico's LCD did not show a %s press within %d ms: %r"
-                                       % (want[3], limit_ms, pico.lcd.text_rows()))
-                if not up:
-                    pico.run_to(t + hold)
-                    pico.pin(gpio, 1)
-                res["lat_ms"].append(got)
-                res["kinds"].append(want[3])
-                res["after_start_ms"].append(t - start)
-                t = pico.t_ms
-                if kind == "player":
-                    side = 1 - side
-                else:
-                    state = 2 if state == 1 else 1
+            pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game)
         finally:
             pico.stop()
     return res

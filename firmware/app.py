@@ -2,10 +2,11 @@
 # is a screen with handle(action, t), which returns one code, and a render:
 # the game screen (game.py; question.py's END? and NEW GAME? over it)
 # renders a display-neutral frame (frame.py), the setup and referee menus
-# and the results (menu.py) text rows; the boot screen (game.Splash) only
-# renders.  The app gives the keys' actions to the screen showing, acts on
-# its codes and hands what it rendered to the display keeper (display.py),
-# which draws it on the board's display families.  The hardware
+# and the results (setupmenu.py, refereemenu.py, resultsmenu.py; what they
+# share: menu.py) text rows; the boot screen (game.Splash) only renders.
+# The app gives the keys' actions to the screen showing, acts on its codes
+# and hands what it rendered to the display keeper (display.py), which
+# draws it on the board's display families.  The hardware
 # comes from hw.py, built from the board file and the `machine` module it is
 # given (the fakes of host_sim/fakehw on the PC).  step() is one main-loop
 # iteration: in a running game, presses included, it allocates nothing
@@ -20,6 +21,9 @@ import hw
 import outputs
 import settings as setmod
 import menu as menumod
+import setupmenu
+import refereemenu
+import resultsmenu
 import session as sessmod
 import gamelog
 import display as dispmod
@@ -65,8 +69,9 @@ class App:
         self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,
                               self._on_event)
         self.wdt_feed = feed
+        self.source = None        # the hall's door (source.py), with a hall
         self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
-                                       gamelog.clock_id(machine), self.settings.log_table,
+                                       gamelog.clock_id(machine), self.log_table,
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
@@ -93,7 +98,6 @@ class App:
             self.net = net.start(self.hall_source(), self.store.fs, root,
                                  self.ticks_ms, self.diff, self.add,
                                  hw.fact(board, "TLS_THREAD_STACK"))
-        self.settings.hall = self.net  # (the setup menu's "Hall" item)
         splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
         self.display.draw(splash.render(self.rows))
         if self.settings.notice:
@@ -101,10 +105,21 @@ class App:
         self.game.restore(now, self.settings.rules)
 
     def hall_source(self):
-        """What net.py publishes of this clock, and its hall mark (source.py)."""
-        import source
-        return source.Source(self.clock, self.session, self.battery,
-                             self.settings, self.log, self.game.show_hall)
+        """The door between this clock and the hall (source.py): what net.py
+        publishes of the clock, and what the clock knows of the hall (its
+        state, the table it publishes under).  One per app: made at the
+        first call (net.py is given it; the setup menu reads it)."""
+        if self.source is None:
+            import source
+            self.source = source.Source(self.clock, self.session, self.battery,
+                                        self.settings, self.log, self.game.show_hall)
+        return self.source
+
+    def log_table(self):
+        """The table in a new game log's header: the setup menu's, else the
+        hall's on a clock that has one (source.py); 0: none."""
+        src = self.source
+        return src.log_table() if src is not None else self.settings.table
 
     def _on_event(self, code, side, t, arg):
         """The core's events: logged, kept, shown, sounded (game.py)."""
@@ -279,15 +294,15 @@ class App:
     def _switch(self, r, now):
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
-            self._open(MODE_SETUP, menumod.SetupMenu(self.settings))
+            self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
-            self._open(MODE_REFEREE, menumod.RefereeMenu(self.clock, self.settings.lang))
+            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
         elif r == gamemod.NEW:
             self.new_game(now)
         elif r == menumod.SAVE or r == menumod.RESULTS:
             self.leave_setup(now)
             if r == menumod.RESULTS:
-                self._open(MODE_RESULTS, menumod.ResultsMenu.of(self.log, self.settings.lang))
+                self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
         elif r == menumod.RESET:
             # the referee reset the game: a new game
             self.game.forget()

@@ -23,7 +23,7 @@
 # acts) and the snapshot.  Import this module only: it re-exports clocktime's
 # constants and next_change.
 from ticks import ticks_diff, ticks_add
-from profiles import ZERO_FLAG, NAMES, MIN_BASE_MS, MAX_BASE_MS
+from profiles import ZERO_FLAG, code_of, name_of, MIN_BASE_MS, MAX_BASE_MS
 from clocktime import ClockTime, next_change, is_action  # noqa: F401
 from clocktime import LEFT, RIGHT, SIDE_NAMES  # noqa: F401
 from clocktime import READY, RUNNING, PAUSED, OVER, LATE
@@ -37,7 +37,8 @@ SNAPSHOT_LEN = 19
 # [1] state, [2] side, [3:5] rem, [5:9] the Clock's _CLOCK_SLOTS, [9]
 # unused (0; it was the time at a lateness clock's start: the lateness is
 # base - rem now), [10] the forfeit bits, [11:13] the rules' base, [13:18]
-# their _RULES_SLOTS, [18] the profile's index in NAMES.
+# their _RULES_SLOTS, [18] the profile's code (profiles.py: stable, so a
+# profile added later changes no saved game).
 _CLOCK_SLOTS = ("void_side", "void_rem", "win", "t")
 _RULES_SLOTS = ("zero", "penalty", "forfeit", "window", "late")
 
@@ -237,7 +238,7 @@ class Clock(ClockTime):
         b[10] = (1 if self.forfeited[0] else 0) | (2 if self.forfeited[1] else 0)
         b[11] = r.base[0]
         b[12] = r.base[1]
-        b[18] = _profile_index(r.name)
+        b[18] = code_of(r.name)
         return b
 
     def restore(self, snap, t=None):
@@ -257,8 +258,9 @@ class Clock(ClockTime):
         r.base[0] = snap[11]
         r.base[1] = snap[12]
         self._restore_slots(snap, r)
-        if 0 <= snap[18] < len(NAMES):
-            r.name = NAMES[snap[18]]
+        name = name_of(snap[18])
+        if name is not None:
+            r.name = name
         self.state = snap[1]
         self.side = snap[2]
         self.rem[0] = snap[3]
@@ -277,11 +279,3 @@ class Clock(ClockTime):
             setattr(r, _RULES_SLOTS[i], snap[13 + i])
         for i in range(4):
             setattr(self, _CLOCK_SLOTS[i], snap[5 + i])
-
-
-def _profile_index(name):
-    for i in range(len(NAMES)):
-        if NAMES[i] == name:
-            return i
-    return -1
-

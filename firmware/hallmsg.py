@@ -27,6 +27,7 @@ class Messages:
         self.sub_packet = mqtt.subscribe_packet(self.confirm)
         self.table = self._menu_table()
         self.prefix = self._prefix(self.table)
+        src.tabled(self.table)    # (the setup menu's "Hall" item shows it)
         self.over_seen = False
         self.end_t = now          # tick of the game's end (state over)
         self.final_due = False    # the result and log wait to be queued
@@ -53,6 +54,7 @@ class Messages:
         old = self.prefix
         self.table = t
         self.prefix = self._prefix(t)
+        self.src.tabled(t)
         box.add(self.topic("state", old), b"", "C " + self.topic("state", old), True)
         box.add(self.topic("status", old), b"", "C " + self.topic("status", old), True)
         return True

@@ -84,7 +84,7 @@ BACKOFF_MAX = 30000
 RESEND_MS = 5000        # an acknowledged, unconfirmed result is sent again
 
 # The hall as the clock's user sees it (Net.hall; the source's mark(): the
-# LCD mark, view.py; the setup menu's "Hall" item reads Net.hall too):
+# LCD mark, view.py, and the setup menu's "Hall" item, through source.py):
 HALL_DOWN = 0   # no hall: the last try failed, or no Wi-Fi after WAIT_MS
 HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
 HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)

@@ -46,7 +46,6 @@ def attach(app, cfg, clock_id, link=None, sock_mod=socket):
     n = net.Net(cfg, app.hall_source(), app.store.fs, app.root, app.ticks_ms,
                 app.diff, app.add, clock_id, link, sock_mod)
     app.net = n
-    app.settings.hall = n
     return n
 
 

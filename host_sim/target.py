@@ -389,6 +389,12 @@ class Pico:
         line = self._expect("STATS")
         return {k: int(v) for k, v in (w.split("=") for w in line.split()[1:])}
 
+    def peek(self, addr, words):
+        """`words` 32-bit words of the emulated memory from `addr` (unsigned)."""
+        self._send("PEEK %x %d" % (addr, words))
+        line = self._expect("PEEK")
+        return [int(v) for v in line.split(" ", 1)[1].split(",")] if words else []
+
     def write_serial(self, data):
         self._send("S " + bytes(data).hex())
 
@@ -398,6 +404,28 @@ class Pico:
         for i in range(0, len(data), chunk):
             self.write_serial(data[i:i + chunk])
             self.run_to(self.t_ms + gap_ms)
+
+    def paste(self, code, until, timeout_s=600, step_ms=100):
+        """Run `code` in the REPL's paste mode (the app stopped at its prompt
+        first, or no app) until a line starting with `until` appears, or a
+        traceback ends it: that line's rest, stripped (None: timed out or
+        raised; self.pasted holds the output)."""
+        import time
+        n0 = len(self.serial)
+        self.type_serial(b"\x05")
+        self.type_serial(code.replace("\n", "\r\n").encode())
+        self.type_serial(b"\x04")
+        end = time.monotonic() + timeout_s
+        mark = "\n" + until
+        while time.monotonic() < end:
+            self.run_to(self.t_ms + step_ms)
+            out = self.serial[n0:].decode(errors="replace").replace("\r", "")
+            self.pasted = out
+            if mark in out:
+                return out.split(mark, 1)[1].split("\n", 1)[0].strip()
+            if "Traceback" in out[-3000:] and out.endswith(">>> "):
+                return None
+        return None
 
     def stop(self):
         if self.proc is not None:

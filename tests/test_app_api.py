@@ -4,7 +4,7 @@ the simulator uses only these.  Played on the real app through the Rig."""
 import os
 
 import clockcore as cc
-import menu
+import refereemenu
 import profiles
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE
@@ -26,7 +26,7 @@ def referee_adjust_in_ready(r):
     r.perform(gestures.referee())
     assert r.app.mode == 3, r.screen()
     for _ in range(12):
-        if r.app.menu.item == menu.R_L_MIN:
+        if r.app.menu.item == refereemenu.R_L_MIN:
             break
         r.press(PAUSE)
     r.press(RIGHT)                # left +1:00 (pending)

@@ -145,6 +145,9 @@ def test_the_tls_thread_stack_reaches_the_handshake(tmp_path, monkeypatch):
         def mark(self, h):
             pass
 
+        def tabled(self, t):
+            pass
+
     import fsys
     cfg = {"host": "127.0.0.1", "port": 1, "event": "e", "table": 1, "password": "p",
            "ca": None}

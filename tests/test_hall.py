@@ -383,7 +383,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
         _settings_table(c, 7)
-        assert n.msg.table == 7 and c.rig.app.settings.log_table() == 7
+        assert n.msg.table == 7 and c.rig.app.log_table() == 7
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
                          and not n.dirty and not n.wire.busy())
         time.sleep(0.3)

@@ -11,6 +11,7 @@ from host_sim import hall_sim
 import clockcore as cc
 import lang
 import menu
+import setupmenu
 import net
 import profiles
 import settings as st
@@ -122,14 +123,21 @@ def test_no_wifi_is_no_hall_after_the_wait(hall):
 
 # -- the setup menu ------------------------------------------------------------------------
 class _Hall:
+    """What the setup menu reads of the hall (source.Source's side of it)."""
     def __init__(self, state, table):
-        self.hall = state
+        self.state = state
         self.table = table
+
+    def hall(self):
+        return self.state
+
+    def hall_table(self):
+        return self.table
 
 
 def _goto_hall(m):
     for _ in range(20):
-        if m.item == menu.S_HALL:
+        if m.item == setupmenu.S_HALL:
             return
         m.handle(menu.A_NEXT)
     raise AssertionError("no hall item")
@@ -139,12 +147,11 @@ def test_the_setup_menu_has_no_hall_item_without_a_hall():
     s = st.Settings()
     for profile, zero in (("sdev", 0), ("custom", profiles.ZERO_FLAG), ("custom", 0)):
         s.profile, s.zero = profile, zero
-        assert menu.S_HALL not in menu.SetupMenu(s).items()
-        s.hall = _Hall(net.HALL_UP, 4)
-        items = menu.SetupMenu(s).items()
-        assert items[-2:] == (menu.S_HALL, menu.S_RESULTS)
-        assert items.index(menu.S_TABLE) == items.index(menu.S_HALL) - 1
-        s.hall = None
+        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s).items()
+        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s, _Hall(-1, 0)).items()
+        items = setupmenu.SetupMenu(s, _Hall(net.HALL_UP, 4)).items()
+        assert items[-2:] == (setupmenu.S_HALL, setupmenu.S_RESULTS)
+        assert items.index(setupmenu.S_TABLE) == items.index(setupmenu.S_HALL) - 1
 
 
 @pytest.mark.parametrize("lg, words", [
@@ -159,13 +166,13 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
     shown: the arrows change nothing."""
     s = st.Settings()
     s.lang = lg
-    h = s.hall = _Hall(net.HALL_DOWN, 12)
-    m = menu.SetupMenu(s)
+    h = _Hall(net.HALL_DOWN, 12)
+    m = setupmenu.SetupMenu(s, h)
     _goto_hall(m)
     buf = [bytearray(cols) for _ in range(rows)]
     k = 1 if rows >= 4 else 0
     for state in (net.HALL_DOWN, net.HALL_WAIT, net.HALL_UP):
-        h.hall = state
+        h.state = state
         m.render(buf)
         label, value = view.to_text(buf[k]), view.to_text(buf[k + 1])
         assert label.startswith(words[0]) and label.endswith(" 12"), label

@@ -245,7 +245,7 @@ def test_a_beep_and_the_menus_keep_the_pause_short(tmp_path):
     assert naps[:5] == [90, 70, 90, 70, 90]        # each tone switched on time
     rig.run(3000)  # the beep is over
     assert Loop(rig, 1).naps == [appmod.MAX_SLEEP_MS]
-    rig.app._open(appmod.MODE_SETUP, appmod.menumod.SetupMenu(rig.app.settings))
+    rig.app._open(appmod.MODE_SETUP, appmod.setupmenu.SetupMenu(rig.app.settings))
     assert Loop(rig, 3).naps == [appmod.LOOP_MS] * 3
 
 

@@ -229,7 +229,6 @@ def test_a_game_log_reaches_the_hall_from_a_fragmented_pico_w_heap():
     cfg = {"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 3, "password": "pw"}
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "t003", None, socks)
-    a.settings.hall = a.net
     n = a.net
     rig.run(2000)
     eq(n.st, net.UP, "connected to the fake broker")

@@ -223,14 +223,14 @@ def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, m
     rig = Rig(_wifi_board(), "", fs=flash)
     n = rig.app.net
     assert n is not None and n.msg.prefix == "scrabble/cup/5/" and n.link is None
-    assert rig.app.settings.hall is n          # the setup menu's "Hall" item
+    assert rig.app.source is n.src and n.src.hall_table() == 5   # the menu's "Hall" item
     play_to_the_end(rig)
     assert flash.files[outbox.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 {")
     assert not (tmp_path / outbox.OUTBOX).exists()
     flash = FakeFlash({"settings.json": SETTINGS, "net.json": b"\xff\xfe{"}, dirs={"games"})
     capsys.readouterr()
     rig = Rig(_wifi_board(), "", fs=flash)
-    assert rig.app.net is None and rig.app.settings.hall is None
+    assert rig.app.net is None and rig.app.source.hall() == -1   # no "Hall" item
     assert capsys.readouterr().out == "net.json: not valid JSON; the clock stays off the network\n"
     play_to_the_end(rig)                       # it still plays
 

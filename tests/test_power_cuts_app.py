@@ -60,7 +60,7 @@ import os
 import pytest
 
 import clockcore as cc
-import menu
+import refereemenu
 import persist
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD
@@ -154,9 +154,9 @@ def sc_ready_referee(rig):
     game starts and goes on."""
     rig.perform(gestures.referee())
     assert rig.app.mode == 3, rig.screen()
-    menu_pick(rig, menu.R_BASE)
+    menu_pick(rig, refereemenu.R_BASE)
     rig.press(RIGHT)                    # base 01:00 -> 02:00 (pending)
-    menu_pick(rig, menu.R_L_SEC)
+    menu_pick(rig, refereemenu.R_L_SEC)
     rig.press(LEFT)                     # left -1 s (pending)
     rig.perform(gestures.long_press())  # leave the menu: "Apply new times?"
     assert rig.app.mode == 3 and rig.clock.rem == [60000, 60000], rig.clock.rem
@@ -203,13 +203,13 @@ def sc_end_void_resume(rig):
     rig.perform(gestures.end_game(True))
     assert rig.clock.state == cc.OVER, rig.screen()
     rig.perform(gestures.referee())
-    assert rig.app.mode == 3 and rig.app.menu.item == menu.R_VOID, rig.screen()
+    assert rig.app.mode == 3 and rig.app.menu.item == refereemenu.R_VOID, rig.screen()
     rig.press(RIGHT)                    # void left? (asked, nothing changed yet)
-    assert rig.clock.rem[LEFT] < 60000 and rig.app.menu.ask == menu.R_VOID
+    assert rig.clock.rem[LEFT] < 60000 and rig.app.menu.ask == refereemenu.R_VOID
     rig.perform(gestures.confirm())     # yes: over, left's turn given back
     assert rig.clock.rem[LEFT] == 60000, rig.clock.rem
     rig.perform(gestures.referee())
-    menu_pick(rig, menu.R_RESUME)
+    menu_pick(rig, refereemenu.R_RESUME)
     rig.press(RIGHT)                    # resume? (asked)
     assert rig.clock.state == cc.OVER, rig.screen()
     rig.perform(gestures.confirm())     # yes: paused(left)

@@ -231,7 +231,7 @@ def scenario_void_after_a_stop(board, root):
     """TSO § 5.2 d through the referee menu after someone stopped the clock:
     right's last press started left's clock, nobody noticed for 90 s; the
     referee's void gives left it all back and ends the game."""
-    import menu
+    import refereemenu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     rig.press(LEFT)                             # right runs
@@ -242,7 +242,7 @@ def scenario_void_after_a_stop(board, root):
     expect(rig.clock.penalty(LEFT) == 10, "P10 before the void", rig)
     rig.perform(gestures.referee())
     expect(rig.app.mode == 3, "referee menu", rig)
-    _menu_pick(rig, menu.R_VOID)
+    _menu_pick(rig, refereemenu.R_VOID)
     expect("5.2d" in rig.screen()[0], "the 5.2d item names its side", rig)
     rig.press(RIGHT)                            # asks first (SPEC v3 §4)
     expect(rig.clock.state == cc.PAUSED, "nothing before the confirmation", rig)
@@ -257,7 +257,7 @@ def scenario_void_after_a_stop(board, root):
 def scenario_void_after_a_forfeit(board, root):
     """TSO § 5.2 d after the clock declared a forfeit (nobody noticed for five
     minutes): the referee menu on the final screen withdraws it."""
-    import menu
+    import refereemenu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     rig.press(LEFT)
@@ -267,7 +267,7 @@ def scenario_void_after_a_forfeit(board, root):
     expect(rig.clock.forfeited[LEFT] and "LOST" in rig.screen()[1], "LOST", rig)
     rig.perform(gestures.referee())
     expect(rig.app.mode == 3, "the referee menu opens on the final screen", rig)
-    expect(rig.app.menu.item == menu.R_VOID and "5.2d" in rig.screen()[0],
+    expect(rig.app.menu.item == refereemenu.R_VOID and "5.2d" in rig.screen()[0],
            "the final screen's menu starts at its first item, 5.2d", rig)
     rig.press(RIGHT)                            # asks first (SPEC v3 §4)
     expect(rig.clock.forfeited[LEFT], "nothing before the confirmation", rig)
@@ -438,7 +438,7 @@ def scenario_results_of_the_last_games(board, root):
     """SPEC v3 §4: the results of the last games (both final times, overtime,
     penalty points, a forfeit, when the game ended) can be read on the clock
     afterwards, from the setup menu, out of the game logs."""
-    import menu
+    import setupmenu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     # game 1: right forfeits (TSO § 5.2 c)
@@ -461,7 +461,7 @@ def scenario_results_of_the_last_games(board, root):
     expect(rig.clock.state == cc.READY, "ready for game 3", rig)
     rig.perform(gestures.long_press())          # the setup menu
     for _ in range(12):
-        if rig.app.menu.item == menu.S_RESULTS:
+        if rig.app.menu.item == setupmenu.S_RESULTS:
             break
         rig.press(PAUSE)
     expect("Last games" in rig.screen()[0], "the results item", rig)

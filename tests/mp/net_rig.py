@@ -55,7 +55,6 @@ def make(root, port, password, table=1, step_ms=5, stack=None):
     kw = {} if stack is None else {"stack": stack}   # (else the board's default)
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "mp%03d" % table, **kw)
-    a.settings.hall = a.net
     return rig
 
 
