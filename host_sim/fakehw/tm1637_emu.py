@@ -92,6 +92,15 @@ class Tm1637Emu:
         if self._machine is not None:
             self._machine.pin(self._dio_id).drive(level)
 
+    def feed(self, levels):
+        """Line transitions as letters: c/C CLK low/high, d/D DIO low/high
+        (target/tm1637.js reports them from the emulated Pico)."""
+        for ch in levels:
+            if ch == "c" or ch == "C":
+                self.clk(ch == "C")
+            else:
+                self.dio(ch == "D")
+
     def dio_low(self):
         """True while the chip pulls DIO low (the ACK)."""
         return self._ack
