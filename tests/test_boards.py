@@ -69,7 +69,8 @@ RP2040_I2C = {
 ADC_MAX_MV = {"rp2040": 3300, "esp32": 2450}
 
 PIN_NAMES = ("BTN_LEFT", "BTN_RIGHT", "BTN_PAUSE", "I2C_SDA", "I2C_SCL",
-             "BUZZER", "LED_LEFT", "LED_RIGHT", "BATTERY_ADC")
+             "BUZZER", "LED_LEFT", "LED_RIGHT", "BATTERY_ADC",
+             "TM_LEFT_CLK", "TM_LEFT_DIO", "TM_RIGHT_CLK", "TM_RIGHT_DIO")
 OPTIONAL = ("BUZZER", "LED_LEFT", "LED_RIGHT", "BATTERY_ADC")
 TYPES = {
     "NAME": str, "BTN_LEFT": int, "BTN_RIGHT": int, "BTN_PAUSE": int,
@@ -84,7 +85,10 @@ TYPES = {
 
 # Optional names: WIFI = True on boards whose clock can join the tournament
 # hall (firmware/net.py, docs/hall.md; issue 14).
-OPTIONAL_NAMES = {"WIFI": bool}
+# TM_* (issue 28): two TM1637 4-digit modules, CLK and DIO GPIOs of the left
+# and the right player's module, and their brightness (boards/pico_tm1637.py).
+OPTIONAL_NAMES = {"WIFI": bool, "TM_LEFT_CLK": int, "TM_LEFT_DIO": int,
+                  "TM_RIGHT_CLK": int, "TM_RIGHT_DIO": int, "TM_BRIGHTNESS": int}
 
 
 def names(mod):
@@ -92,7 +96,7 @@ def names(mod):
 
 
 def pins(mod):
-    return {n: getattr(mod, n) for n in PIN_NAMES if getattr(mod, n) is not None}
+    return {n: getattr(mod, n) for n in PIN_NAMES if getattr(mod, n, None) is not None}
 
 
 def hw_boards():
@@ -123,6 +127,9 @@ def test_names_and_types(board):
     assert names(mod) == set(TYPES), "exactly the documented names"
     for name, typ in OPTIONAL_NAMES.items():
         assert type(getattr(mod, name, typ())) is typ, name
+    tm = [n for n in OPTIONAL_NAMES if n.startswith("TM_") and hasattr(mod, n)]
+    assert len(tm) in (0, 5), "all the TM1637 names or none: %s" % tm
+    assert 0 <= getattr(mod, "TM_BRIGHTNESS", 0) <= 7
     for name, typ in TYPES.items():
         value = getattr(mod, name)
         if typ is bool:
