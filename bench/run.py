@@ -548,7 +548,7 @@ def lcd_bytes_per_minute():
                 rig.up(presses[sec])
             rig.run(1000 - (rig.ms() - start) % 1000)
             for r in range(board.LCD_ROWS):
-                naive.show(r, rig.app.view.buf[r])
+                naive.show(r, rig.app.display.text.fam.screen.buf[r])
         if rig.ms() - start != 60000:
             raise BenchError("the measured minute lasted %d ms" % (rig.ms() - start))
         if rig.clock.running() != cc.RIGHT:

@@ -157,12 +157,9 @@ class Sim:
 
     def __init__(self, board, root, speed=1, game=None, base=(None, None)):
         import rig as rigmod
-        import view as viewmod
         import machine
         self.board = board
         self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
-        for code, ch in viewmod.GLYPH_CHARS.items():
-            self.rig.lcd.glyph_char[code] = ch
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
         self.release_at = [None, None, None]  # virtual ms each key goes up

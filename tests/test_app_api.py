@@ -91,5 +91,5 @@ def test_the_simulator_replays_through_the_public_api(tmp_path):
     s = sim.Sim(load_board("sim"), str(tmp_path) + "/", game=game)
     assert s.app.clock.rules.base == [5 * 60000, 5 * 60000]
     s.rig.run(10)                    # one loop: the game screen, no splash
-    assert s.app.mode == 1 and s.app.view.notice is None
+    assert s.app.mode == 1 and s.app.frame.notice is None
     assert s.rig.screen()[1].strip() == "READY", s.rig.screen()

@@ -496,8 +496,11 @@ def _bus(board):
 
 
 def _expected_screen(rig):
-    import view
-    return [view.to_text(r) for r in rig.app.view.render(rig.clock)]
+    import hd44780
+    a = rig.app
+    f = a.frame
+    return hd44780.text_of(rig.clock, a.display.cols, a.display.nrows, f.language,
+                           f.hall, f.notice)
 
 
 def scenario_bus_faults(board, root):
