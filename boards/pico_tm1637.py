@@ -19,3 +19,7 @@ TM_LEFT_DIO = 11
 TM_RIGHT_CLK = 20
 TM_RIGHT_DIO = 21
 TM_BRIGHTNESS = 7   # 0..7 (pulse width 1/16 .. 14/16); 7 for a lit hall
+
+# The display families (firmware/display.py): the LCD for the menus and the
+# words, firmware/tm1637.py for the two modules.
+DISPLAY = ("hd44780", "tm1637")

@@ -19,7 +19,7 @@
 #   0x88 | b       display control: on, brightness b = 0..7 (pulse 1/16..14/16)
 # No ACK (a module unplugged, a broken wire: the released DIO stays high) is a
 # bus error: show() says so and the module is tried again with back-off
-# (Modules.draw), like the LCD keeper does; nothing raises.  All three
+# (Modules.draw), as the LCD keeper does; nothing raises.  All three
 # commands go out on every change, so a module that lost power and came back
 # between two changes is switched on again by the next one.
 #
@@ -34,14 +34,23 @@
 #                                    capped at 99:59 like the LCD
 #   overtime under 10 min   "-0:12"  rounded down, minus in the first digit
 #   overtime from 10 min    "-12 "   whole minutes only (the LCD has mm:ss)
-#   running side            the colon blinks, on for the first half of each
-#                           shown second; a stopped side's colon stays on
+#   whose turn              while a clock runs, the waiting side's module is
+#                           dimmed (brightness TM_BRIGHTNESS - 5, at least 0)
 #   flag (flag profiles)    "FLAG"   the side's time is out (PFS § 6.3.4)
 #   game lost (forfeit)     "LOSt"   (TSO § 5.2 c)
+# Before the game, paused and at the end both modules are at full brightness.
 # Nothing here allocates after construction: preallocated buffers, small
 # methods (MicroPython puts a frame of more than ~11 words on the heap).
+#
+# The display family (firmware/display.py's contract): a board file with
+# DISPLAY = ("hd44780", "tm1637") and the TM_* names (boards/pico_tm1637.py)
+# gets make(board, machine) -> Family: digits only (rows = 0: the LCD keeps
+# the menus and the words), draw(frame) per frame.py's fields.  It never
+# raises: each module keeps its own back-off, so one unplugged module leaves
+# the other and the LCD alone; it is retried when frames are drawn (every
+# second while a clock runs), after 1, 2, then 4 skipped draws.
+import frame as framemod
 from profiles import shown_secs
-from ticks import ticks_diff, ticks_add
 
 try:
     from micropython import const
@@ -57,13 +66,14 @@ _CTRL = const(0x88)     # display control: display on | brightness
 COLON = const(0x80)     # digit 1's bit 7
 MINUS = const(0x40)     # segment g
 MAX_SECS = const(5999)  # 99:59, as the LCD's rows.mmss
+DIM = const(5)          # the waiting side: this much less bright
 
 # Segment patterns (bit 0 = a ... bit 6 = g).
 DIGITS = b"\x3f\x06\x5b\x4f\x66\x6d\x7d\x07\x7f\x6f"
 FLAG = b"\x71\x38\x77\x3d"   # F L A G
 LOST = b"\x38\x3f\x6d\x78"   # L O S t
-RETRY_MS = 100     # a module without ACK is tried again after this, doubling ...
-RETRY_MAX = 2000   # ... up to this
+RETRY = 1          # a module without ACK: draws skipped before a retry, doubling ...
+RETRY_MAX = 4      # ... up to this (about 4 s while a clock runs)
 
 
 class Tm1637:
@@ -95,6 +105,13 @@ class Tm1637:
     def invalidate(self):
         """Forget what the module holds: the next show() sends in full."""
         self.valid = False
+
+    def brightness(self, b):
+        """0..7; sent with the next show()."""
+        c = _CTRL | (b & 7)
+        if c != self.ctrl:
+            self.ctrl = c
+            self.valid = False
 
     # -- the wire ---------------------------------------------------------------
     def _cmd(self, c):
@@ -140,16 +157,14 @@ class Tm1637:
 
 
 # -- what a module shows -----------------------------------------------------
-def time_segs(buf, rem, running):
+def time_segs(buf, rem):
     """Fill buf (4 bytes) with remaining time `rem` ms as shown (see the
-    table at the top); `running`: the colon blinks."""
+    table at the top)."""
     secs = shown_secs(rem)
     if secs < 0:
         _over(buf, -secs)
     else:
         _mmss(buf, secs if secs < MAX_SECS else MAX_SECS)
-    if running and (rem - 1) % 1000 < 500:
-        buf[1] &= 0x7F    # the second half of the shown second: colon off
 
 
 def _mmss(buf, secs):
@@ -186,35 +201,80 @@ def word_segs(buf, w):
 class Modules:
     """The two modules (left player's, right player's), each kept on its own:
     one that stops answering is tried again with back-off while the other
-    and the LCD go on."""
+    and the LCD go on.  The back-off counts draws, not milliseconds (a
+    family gets no clock; draws come with every change of the frame, every
+    second while a clock runs): after a failure RETRY draws are skipped,
+    doubling up to RETRY_MAX."""
 
-    def __init__(self, left, right, now, diff=ticks_diff, add=ticks_add):
+    def __init__(self, left, right):
         self.mods = (left, right)
-        self.diff = diff
-        self.add = add
         self.bufs = (bytearray(4), bytearray(4))
-        self.down = bytearray(2)           # 1: no ACK, waiting for retry_at
-        self.retry_at = [now, now]
-        self.backoff = [RETRY_MS, RETRY_MS]
+        self.down = bytearray(2)           # 1: no ACK at the last try
+        self.skip = bytearray(2)           # draws still to skip before a retry
+        self.backoff = bytearray(2)        # the next failure's skip
+        self.backoff[0] = self.backoff[1] = RETRY
         self.errors = 0                    # bus errors seen (a figure for tests)
 
-    def draw(self, s, now):
-        """Send side s's buffer (bufs[s]) if its module is up or due again."""
-        if self.down[s] and self.diff(now, self.retry_at[s]) < 0:
+    def draw(self, s):
+        """Send side s's buffer (bufs[s]) unless its module is backing off."""
+        if self.skip[s]:
+            self.skip[s] -= 1
             return
         if self.mods[s].show(self.bufs[s]):
-            self._up(s)
-        else:
-            self._failed(s, now)
-
-    def _up(self, s):
-        if self.down[s]:
             self.down[s] = 0
-            self.backoff[s] = RETRY_MS
+            self.backoff[s] = RETRY
+        else:
+            self._failed(s)
 
-    def _failed(self, s, now):
+    def _failed(self, s):
         self.errors += 1
         self.down[s] = 1
-        self.retry_at[s] = self.add(now, self.backoff[s])
-        b = self.backoff[s] * 2
-        self.backoff[s] = b if b < RETRY_MAX else RETRY_MAX
+        b = self.backoff[s]
+        self.skip[s] = b
+        self.backoff[s] = b * 2 if b * 2 < RETRY_MAX else RETRY_MAX
+
+
+# -- the display family ---------------------------------------------------------
+def make(board, machine):
+    """The board's two modules on open-drain pins (released: high)."""
+    Pin = machine.Pin
+
+    def pin(n):
+        return Pin(n, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1)
+
+    b = board.TM_BRIGHTNESS
+    return Family(Modules(Tm1637(pin(board.TM_LEFT_CLK), pin(board.TM_LEFT_DIO), b),
+                          Tm1637(pin(board.TM_RIGHT_CLK), pin(board.TM_RIGHT_DIO), b)), b)
+
+
+class Family:
+    cols = 0
+    rows = 0        # digits only: no text, no menus
+
+    def __init__(self, mods, brightness):
+        self.mods = mods
+        self.bright = brightness
+
+    def start(self):
+        """Forget what the modules show: the next draw sends everything."""
+        self.mods.mods[0].invalidate()
+        self.mods.mods[1].invalidate()
+
+    def draw(self, f):
+        self._side(f, 0)
+        self._side(f, 1)
+
+    def _side(self, f, s):
+        m = self.mods
+        info = f.info[s]
+        if info == framemod.I_LOST:
+            word_segs(m.bufs[s], LOST)
+        elif info == framemod.I_TIME:
+            word_segs(m.bufs[s], FLAG)
+        else:
+            time_segs(m.bufs[s], f.rem[s])
+        b = self.bright
+        if f.run >= 0 and f.run != s:
+            b = b - DIM if b > DIM else 0
+        m.mods[s].brightness(b)
+        m.draw(s)

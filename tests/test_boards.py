@@ -85,9 +85,10 @@ TYPES = {
 
 # Optional names: WIFI = True on boards whose clock can join the tournament
 # hall (firmware/net.py, docs/hall.md; issue 14).
-# TM_* (issue 28): two TM1637 4-digit modules, CLK and DIO GPIOs of the left
+# DISPLAY (issue 28): the display families (firmware/display.py), e.g.
+# ("hd44780", "tm1637"); TM_*: two TM1637 4-digit modules, CLK and DIO GPIOs of the left
 # and the right player's module, and their brightness (boards/pico_tm1637.py).
-OPTIONAL_NAMES = {"WIFI": bool, "TM_LEFT_CLK": int, "TM_LEFT_DIO": int,
+OPTIONAL_NAMES = {"WIFI": bool, "DISPLAY": tuple, "TM_LEFT_CLK": int, "TM_LEFT_DIO": int,
                   "TM_RIGHT_CLK": int, "TM_RIGHT_DIO": int, "TM_BRIGHTNESS": int}
 
 

@@ -14,7 +14,7 @@ clock's falling edge to the 9th's; commands 0x40 (data, auto-increment),
 """
 import machine
 import tm1637
-from tm1637 import Tm1637, Modules, time_segs, word_segs, FLAG, LOST, RETRY_MS, RETRY_MAX
+from tm1637 import Tm1637, Modules, time_segs, word_segs, FLAG, LOST, RETRY, RETRY_MAX
 from tm1637_emu import Tm1637Emu
 from mptest import eq, micropython_only, parametrize
 
@@ -194,9 +194,9 @@ def module(brightness=7):
     return Tm1637(clk, dio, brightness), emu
 
 
-def segs_of(rem, running=False):
+def segs_of(rem):
     b = bytearray(4)
-    time_segs(b, rem, running)
+    time_segs(b, rem)
     return b
 
 
@@ -208,25 +208,22 @@ def test_driver_sends_the_datasheet_sequence():
     eq((emu.frames, emu.writes, emu.errors), (3, 4, []), "three commands, four digits, clean")
 
 
-@parametrize("rem, running, text", [
-    (25 * 60000, False, "25:00"),
-    (1, False, "00:01"),          # rounded up: 00:00 only when time is out
-    (0, False, "00:00"),
-    (-999, False, "00:00"),       # overtime rounded down: no minus before 1 s
-    (-1000, False, "-0:01"),      # TSO § 5.2 a: -00:01 after one whole second
-    (-(9 * 60 + 59) * 1000, False, "-9:59"),
-    (-600000, False, "-1 0 "),    # from 10 min: whole minutes, "-10 "
-    (-(99 * 60 + 59) * 1000 - 500000, False, "-9 9 "),
-    (200 * 60000, False, "99:59"),  # capped like the LCD
-    (24 * 60000 + 58000, True, "24:58"),   # first half of 24:58: colon on
-    (24 * 60000 + 57400, True, "24 58"),   # second half: off
-    (-1200, True, "-0:01"),
-    (-1700, True, "-0 01"),
+@parametrize("rem, text", [
+    (25 * 60000, "25:00"),
+    (24 * 60000 + 57001, "24:58"),
+    (1, "00:01"),          # rounded up: 00:00 only when time is out (SPEC §4)
+    (0, "00:00"),
+    (-999, "00:00"),       # overtime rounded down: no minus before 1 s
+    (-1000, "-0:01"),      # TSO § 5.2 a: -00:01 after one whole second
+    (-(9 * 60 + 59) * 1000, "-9:59"),
+    (-600000, "-1 0 "),    # from 10 min: whole minutes, "-10 "
+    (-(99 * 60 + 59) * 1000 - 500000, "-9 9 "),
+    (200 * 60000, "99:59"),  # capped like the LCD
 ])
-def test_time_as_the_module_shows_it(rem, running, text):
+def test_time_as_the_module_shows_it(rem, text):
     d, emu = module()
-    d.show(segs_of(rem, running))
-    eq(emu.text(), text, "rem %d running %s" % (rem, running))
+    d.show(segs_of(rem))
+    eq(emu.text(), text, "rem %d" % rem)
 
 
 def test_flag_and_lost_words():
@@ -239,6 +236,18 @@ def test_flag_and_lost_words():
     d.show(b)
     eq(emu.segments(), LOST, "lost: L O S t")
     eq(emu.text(), "L0 5t", "(as 7 segments read)")
+
+
+def test_brightness_change_is_sent():
+    d, emu = module()
+    d.show(segs_of(60000))
+    n = emu.frames
+    d.brightness(2)
+    d.show(segs_of(60000))
+    eq((emu.brightness, emu.frames), (2, n + 3), "same digits, new brightness: sent")
+    d.brightness(2)
+    d.show(segs_of(60000))
+    eq(emu.frames, n + 3, "unchanged: nothing")
 
 
 def test_driver_sends_only_changes():
@@ -267,32 +276,35 @@ def test_unplugged_module_is_no_ack_and_comes_back():
 
 
 def test_modules_back_off_while_the_other_goes_on():
-    # a module without ACK is retried after RETRY_MS, doubling up to
-    # RETRY_MAX; the other module is drawn on every change meanwhile
+    # a module without ACK is retried after RETRY skipped draws, doubling up
+    # to RETRY_MAX; the other module is drawn every time meanwhile
     machine.reset_world()
     Pin = machine.Pin
     pins = [Pin(n, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1) for n in (CLK, DIO, CLK2, DIO2)]
     right = Tm1637Emu().connect(machine, CLK2, DIO2)   # the left one is unplugged
-    m = Modules(Tm1637(pins[0], pins[1]), Tm1637(pins[2], pins[3]), 0)
+    m = Modules(Tm1637(pins[0], pins[1]), Tm1637(pins[2], pins[3]))
     tries = []
-    for now in range(0, 6000, 10):
-        time_segs(m.bufs[0], 60000 - now, True)
-        time_segs(m.bufs[1], 60000 - now, False)
+    for k in range(40):
+        time_segs(m.bufs[0], 60000 - k * 1000)
+        time_segs(m.bufs[1], 60000 - k * 1000)
         e = m.errors
-        m.draw(0, now)
-        m.draw(1, now)
+        m.draw(0)
+        m.draw(1)
         if m.errors != e:
-            tries.append(now)
-        eq(right.text(), segs_text(m.bufs[1]), "right at %d" % now)
-    eq(tries[:6], [0, 100, 300, 700, 1500, 3100], "back-off 100, 200, ... ms")
-    eq(tries[6] - tries[5], RETRY_MAX, "capped")
+            tries.append(k)
+        eq(right.text(), segs_text(m.bufs[1]), "right at draw %d" % k)
+    eq(RETRY, 1, "the first back-off")
+    eq(tries[:5], [0, 2, 5, 10, 15], "1, 2, 4, 4 draws skipped")
     left = Tm1637Emu().connect(machine, CLK, DIO)     # plugged in
-    t = tries[-1] + RETRY_MAX
-    time_segs(m.bufs[0], 1000, True)
-    m.draw(0, t - 10)
-    eq(left.on, False, "not before its retry")
-    m.draw(0, t)
-    eq((left.text(), m.down[0], m.backoff[0]), ("00:01", 0, RETRY_MS), "back, drawn, back-off reset")
+    k = tries[-1] + 1
+    while m.skip[0]:
+        m.draw(0)
+        eq(left.on, False, "not before its retry")
+        k += 1
+    time_segs(m.bufs[0], 1000)
+    m.draw(0)
+    eq((left.text(), m.down[0], m.backoff[0]), ("00:01", 0, RETRY), "back, drawn, back-off reset")
+    eq(RETRY_MAX, 4, "(at most 4 draws: about 4 s while a clock runs)")
 
 
 def segs_text(b):
@@ -328,17 +340,17 @@ def test_update_allocates_nothing():
     Pin = machine.Pin
     pins = [Pin(n, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1) for n in (CLK, DIO, CLK2, DIO2)]
     emu = Tm1637Emu().connect(machine, CLK, DIO)
-    m = Modules(Tm1637(pins[0], pins[1]), Tm1637(pins[2], pins[3]), 0)
+    m = Modules(Tm1637(pins[0], pins[1]), Tm1637(pins[2], pins[3]))
     st = [0]
 
     def loop():
         for _ in range(20):
             st[0] += 250
             now = st[0]
-            time_segs(m.bufs[0], 300000 - now, True)
-            time_segs(m.bufs[1], -now, False)
-            m.draw(0, now)
-            m.draw(1, now)
+            time_segs(m.bufs[0], 300000 - now)
+            time_segs(m.bufs[1], -now)
+            m.draw(0)
+            m.draw(1)
 
     eq(_measure(loop), (0, 0), "(mem_alloc delta, mem_total delta)")
     eq(emu.errors, [], "clean")

@@ -231,3 +231,26 @@ class Tm1637Emu:
                 rows[1] += "." if c else " "
                 rows[2] += "." if c else " "
         return rows
+
+
+class Pair:
+    """The two modules of a board (left player's, right player's)."""
+
+    def __init__(self, left, right):
+        self.mods = (left, right)
+
+    def text(self):
+        """(left, right) as text."""
+        return self.mods[0].text(), self.mods[1].text()
+
+    def big(self):
+        """Three lines: both modules' 7-segment art side by side."""
+        a, b = self.mods[0].big(), self.mods[1].big()
+        return [a[i] + "      " + b[i] for i in range(3)]
+
+
+def attach(board, machine):
+    """The display family's emulator (firmware/display.py's contract): the
+    board's two modules on the fake machine's TM_* pins."""
+    return Pair(Tm1637Emu().connect(machine, board.TM_LEFT_CLK, board.TM_LEFT_DIO),
+                Tm1637Emu().connect(machine, board.TM_RIGHT_CLK, board.TM_RIGHT_DIO))
