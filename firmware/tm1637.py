@@ -29,14 +29,14 @@
 # takes about 1-2 ms on an RP2040; no delays are needed (the chip takes
 # 250 kHz and more).
 #
-# What a module shows (docs/wiring/README.md has the same table):
+# What a module shows (boards/README.md has the same table):
 #   remaining time          "24:58"  mm:ss rounded up (profiles.shown_secs),
 #                                    capped at 99:59 like the LCD
 #   overtime under 10 min   "-0:12"  rounded down, minus in the first digit
 #   overtime from 10 min    "-12 "   whole minutes only (the LCD has mm:ss)
 #   whose turn              while a clock runs, the waiting side's module is
 #                           dimmed (brightness TM_BRIGHTNESS - 5, at least 0)
-#   flag (flag profiles)    "FLAG"   the side's time is out (PFS § 6.3.4)
+#   flag (flag profiles)    "FLAG"   the side is out of time (PFS § 6.2.1)
 #   game lost (forfeit)     "LOSt"   (TSO § 5.2 c)
 # Before the game, paused and at the end both modules are at full brightness.
 # Nothing here allocates after construction: preallocated buffers, small
