@@ -162,6 +162,7 @@ class Sim:
         self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
+        self.tm = self.rig.emus.get("tm1637")   # the two big-digit modules, if fitted
         self.release_at = [None, None, None]  # virtual ms each key goes up
         self.downs = []                       # [(t, button, release_at)]
         self.game = game
@@ -477,8 +478,9 @@ class Tui:
         return FACE_W, self.block_h() + 1
 
     def block_h(self):
-        # title, the face (display rows + 11), status, note
-        return self.sim.board.LCD_ROWS + 14
+        # title, the face (display rows + 11), status, note; the TM1637
+        # modules' digits (3 rows and a gap) where the board has them
+        return self.sim.board.LCD_ROWS + 14 + (4 if self.sim.tm is not None else 0)
 
     def draw(self):
         scr = self.scr
@@ -520,11 +522,19 @@ class Tui:
             y += 1
         self.put(y, lx, g["lbl"] + g["lh"] * cols + g["lbr"])
         y += 2
-        # LEDs under their side, the beeper in the middle
         third = inner // 3
         lcx = x0 + 1 + third // 2
         ccx = x0 + 1 + inner // 2
         rcx = x0 + 1 + inner - third // 2
+        if sim.tm is not None:
+            # the TM1637 modules (host_sim/fakehw/tm1637_emu.py), each under
+            # its player's side; a dimmed module (the waiting side) drawn dim
+            for m, cx in zip(sim.tm.mods, (lcx, rcx)):
+                attr = self.curses.A_BOLD if m.brightness > 3 else self.curses.A_DIM
+                for i, line in enumerate(m.big()):
+                    self.put(y + i, cx - len(line) // 2, line, attr)
+            y += 4
+        # LEDs under their side, the beeper in the middle
         for side, cx in ((LEFT, lcx), (RIGHT, rcx)):
             lit = sim.led(side)
             s = (g["on"] if lit else g["off"]) + " LED"
