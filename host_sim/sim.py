@@ -162,7 +162,12 @@ class Sim:
         self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
-        self.tm = self.rig.emus.get("tm1637")   # the two big-digit modules, if fitted
+        # a display family's emulator with faces(): the players' own displays
+        # [(three lines, lit), left and right] (e.g. TM1637 modules)
+        self.faces = None
+        for emu in self.rig.emus.values():
+            if hasattr(emu, "faces"):
+                self.faces = emu
         self.release_at = [None, None, None]  # virtual ms each key goes up
         self.downs = []                       # [(t, button, release_at)]
         self.game = game
@@ -480,7 +485,7 @@ class Tui:
     def block_h(self):
         # title, the face (display rows + 11), status, note; the TM1637
         # modules' digits (3 rows and a gap) where the board has them
-        return self.sim.board.LCD_ROWS + 14 + (4 if self.sim.tm is not None else 0)
+        return self.sim.board.LCD_ROWS + 14 + (4 if self.sim.faces is not None else 0)
 
     def draw(self):
         scr = self.scr
@@ -526,12 +531,12 @@ class Tui:
         lcx = x0 + 1 + third // 2
         ccx = x0 + 1 + inner // 2
         rcx = x0 + 1 + inner - third // 2
-        if sim.tm is not None:
-            # the TM1637 modules (host_sim/fakehw/tm1637_emu.py), each under
-            # its player's side; a dimmed module (the waiting side) drawn dim
-            for m, cx in zip(sim.tm.mods, (lcx, rcx)):
-                attr = self.curses.A_BOLD if m.brightness > 3 else self.curses.A_DIM
-                for i, line in enumerate(m.big()):
+        if sim.faces is not None:
+            # each player's display under their side (e.g. a TM1637 module,
+            # host_sim/fakehw/tm1637_emu.py), a dimmed one drawn dim
+            for (lines, lit), cx in zip(sim.faces.faces(), (lcx, rcx)):
+                attr = self.curses.A_BOLD if lit else self.curses.A_DIM
+                for i, line in enumerate(lines[:3]):
                     self.put(y + i, cx - len(line) // 2, line, attr)
             y += 4
         # LEDs under their side, the beeper in the middle

@@ -12,7 +12,7 @@ import machine
 from device_scenarios import fresh_dir, write_settings
 from rig import Rig, LEFT, RIGHT
 from tm1637_emu import Tm1637Emu
-from mptest import MICROPYTHON, eq, micropython_only, tmp_path
+from mptest import MICROPYTHON, cpython_only, eq, micropython_only, tmp_path
 
 if MICROPYTHON:
     import sim_tm1637 as board             # boards/ is on MICROPYPATH
@@ -106,6 +106,20 @@ def test_digits_family_has_no_text():
     fams = [o.fam for o in rig.app.display.outs]
     eq([f.rows for f in fams], [2, 0], "LCD 16x2, then the modules")
     eq(rig.app.display.text.fam is fams[0], True, "the LCD shows text")
+
+
+@cpython_only
+def test_simulator_finds_the_players_faces(tmp_path):
+    # host_sim/sim.py draws every family emulator with faces() under the
+    # players' sides: here the two modules' 7-segment art
+    from host_sim.sim import Sim
+    root = str(tmp_path) + "/"
+    write_settings(root, "sdev", 60)
+    sim = Sim(board, root)
+    sim.advance(1600)
+    faces = sim.faces.faces()
+    art = [" _      _  _ ", "| |  |.| || |", "|_|  |.|_||_|"]       # 01:00
+    eq(faces, [(art, True), (art, True)], "both modules, lit before the game")
 
 
 @micropython_only

@@ -243,10 +243,11 @@ class Pair:
         """(left, right) as text."""
         return self.mods[0].text(), self.mods[1].text()
 
-    def big(self):
-        """Three lines: both modules' 7-segment art side by side."""
-        a, b = self.mods[0].big(), self.mods[1].big()
-        return [a[i] + "      " + b[i] for i in range(3)]
+    def faces(self):
+        """What each player sees (the simulator draws it under their side):
+        [(three lines of 7-segment art, lit)], left and right; lit: at the
+        brighter half of the scale (the running or no side, not dimmed)."""
+        return [(m.big(), m.brightness > 3) for m in self.mods]
 
 
 def attach(board, machine):
