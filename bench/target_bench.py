@@ -462,29 +462,31 @@ def tm1637_steps():
     its modules decoded from the GPIO lines, target/tm1637.js): heap per
     main-loop iteration while a clock runs, iterations per second, free
     heap after boot; and what the modules showed at the end."""
+    res = {}
+    with tempfile.TemporaryDirectory(prefix="pico-bench-tm-") as d:
+        img = _bundle(d, "pico_tm1637")
+        _step_run(img, os.path.join(d, "flash.bin"), res, tm1637=TM1637_PINS)
+    return {"tm1637_" + k: v for k, v in res.items()}
+
+
+def _bundle(d, board="pico"):
+    """The board's deployed bundle as a littlefs image in d (its path);
+    RuntimeError if the target cannot run (target.pico_missing() says why)."""
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)
-    res = {}
-    with tempfile.TemporaryDirectory(prefix="pico-bench-tm-") as d:
-        img = os.path.join(d, "fs.img")
-        with open(img, "wb") as f:
-            f.write(target.bundle_image(d, board="pico_tm1637"))
-        _step_run(img, os.path.join(d, "flash.bin"), res, tm1637=TM1637_PINS)
-    return {"tm1637_" + k: v for k, v in res.items()}
+    img = os.path.join(d, "fs.img")
+    with open(img, "wb") as f:
+        f.write(target.bundle_image(d, board=board))
+    return img
 
 
 def measure(game=True, steps=True, stops=True, wdt=True, timed=True):
     """A dict of the on-target figures; raises RuntimeError if the target
     cannot run (target.pico_missing() says why)."""
-    why = target.pico_missing()
-    if why:
-        raise RuntimeError(why)
     res = {}
     with tempfile.TemporaryDirectory(prefix="pico-bench-") as d:
-        img = os.path.join(d, "fs.img")
-        with open(img, "wb") as f:
-            f.write(target.bundle_image(d))
+        img = _bundle(d)
         if game:
             _game_run(img, os.path.join(d, "flash.bin"), res)
         if steps:

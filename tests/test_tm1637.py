@@ -17,6 +17,7 @@ import tm1637
 from tm1637 import Tm1637, Modules, time_segs, word_segs, FLAG, LOST, RETRY, RETRY_MAX
 from tm1637_emu import Tm1637Emu
 from mptest import eq, micropython_only, parametrize
+from test_lcd import _measure  # (mem_alloc, mem_total) deltas of one call
 
 CLK, DIO = 10, 11          # boards/pico_tm1637.py's left module
 CLK2, DIO2 = 20, 21
@@ -314,24 +315,7 @@ def segs_text(b):
     return e.text()
 
 
-# -- no allocation (MicroPython only) ------------------------------------------------
-def _measure(fn):
-    import gc
-    try:
-        from micropython import mem_total
-    except ImportError:
-        mem_total = None
-    fn()
-    fn()
-    gc.collect()
-    t0 = mem_total() if mem_total else 0
-    a0 = gc.mem_alloc()
-    fn()
-    a1 = gc.mem_alloc()
-    t1 = mem_total() if mem_total else 0
-    return a1 - a0, t1 - t0
-
-
+# -- no allocation (MicroPython only; test_lcd.py explains the two meters) -------------
 @micropython_only
 def test_update_allocates_nothing():
     # the whole path: formatting, the bit-banged wire, the fake pins, the
