@@ -48,8 +48,16 @@ class Done(BaseException):
     the loop's own error handling does not catch it)."""
 
 
+# the 20x4's marks between its big digits (firmware/bigview.py: RUN, STOP),
+# as the 16x2's glyph codes
+BIG_MARKS = {0x7F: G_RUN[0], 0x7E: G_RUN[1], 0xDB: G_PAUSE}
+
+
 def marker(codes, side, cols):
-    """The glyph in a side's marker cell of row 0 (None: not a glyph)."""
+    """The glyph in a side's marker cell of row 0 (None: not a glyph); on
+    a 20x4 (cols 20) its mark beside the big digits, as that glyph."""
+    if cols >= 20:
+        return BIG_MARKS.get(codes[9 + side])
     c = codes[0 if side == 0 else cols - 1]
     return c & 7 if c < 16 else None
 
@@ -329,7 +337,7 @@ def _pico_new_game(pico, t, state):
         pico.pin(PICO_PINS[1], 1)
         t += 2500
     pico.run_to(t)
-    if pico.lcd.text_rows()[1].strip() != "READY":
+    if "READY" not in "".join(pico.lcd.text_rows()):
         raise RuntimeError("no new game: %r" % pico.lcd.text_rows())
     return t
 
@@ -380,11 +388,14 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", show
     with tempfile.TemporaryDirectory(prefix="pico-press-") as d:
         img = os.path.join(d, "fs.img")
         with open(img, "wb") as f:
-            f.write(target.bundle_image(d, board=board))
-        pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img, **(pico_kw or {})).start()
+            f.write(target.bundle_image(d, board))
+        from host_sim import boards
+        bd = boards.load(board)
+        pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img, cols=bd.LCD_COLS,
+                           rows=bd.LCD_ROWS, **(pico_kw or {})).start()
         try:
             pico.run_to(2400)
-            if pico.lcd.text_rows()[1].strip() != "READY":
+            if "READY" not in "".join(pico.lcd.text_rows()):
                 raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
             start = 2500
             pico.press(PICO_PINS[0], start)   # the game starts: right runs
@@ -441,7 +452,7 @@ def main(argv):
     kw = {}
     for a in argv[1:]:
         k, _, val = a.partition("=")
-        kw[k] = int(val)
+        kw[k] = int(val) if val.lstrip("-").isdigit() else val
     if which == "rig":
         out = rig_game(**kw)
     elif which == "menu":

@@ -74,6 +74,8 @@ class Display:
         self.notes = []           # notices, shown in turn: [word, ms]
         self.until = None         # when the notice showing ends (None: a key)
         self.held = False         # a question shows instead of the notices
+        self.ndown = 0            # how many displays are down
+        self._f = frame           # the frame draw_frame() is drawing
         for o in self.outs:
             if not self._start(o):
                 self._failed(o, now)
@@ -85,10 +87,7 @@ class Display:
     @property
     def down(self):
         """Is any display's bus down?"""
-        for o in self.outs:
-            if o.down:
-                return True
-        return False
+        return self.ndown > 0
 
     @property
     def errors(self):
@@ -101,53 +100,69 @@ class Display:
     # -- drawing --------------------------------------------------------------------
     def draw(self, rows):
         """Text rows (menus, splash) to the text display."""
-        o = self.text
-        if o is None or o.down:
+        if self.text is None or self.text.down:
             return
         try:
-            o.fam.show(rows)
+            self.text.fam.show(rows)
         except OSError:
             # A NACK or a timeout on the display's bus (a loose cable,
             # static): the clock goes on, the display is retried.  (A call
             # with one argument: a deeper stack here would put this frame
             # on the heap every iteration.)
-            self._lost(o)
+            self._lost(self.text)
 
     def draw_frame(self, f):
         """The game screen's frame to every display."""
-        for o in self.outs:
-            if not o.down:
-                self._frame(o, f)
+        self._f = f
+        outs = self.outs
+        i = 0
+        while i < len(outs):
+            if not outs[i].down:
+                self._frame(outs[i])
+            i += 1
 
-    def _frame(self, o, f):
-        # (its own frame: a try block and a loop in one function make the
-        # frame too large for MicroPython to keep it off the heap)
+    def _frame(self, o):
+        # (its own frame, with one argument: a try block and a loop or more
+        # arguments in one function make the frame too large for MicroPython
+        # to keep it off the heap)
         try:
-            o.fam.draw(f)
+            o.fam.draw(self._f)
         except OSError:
             self._lost(o)
 
     def wake(self, now, ms):
         """The main loop's sleep `ms`, cut to when tick() or notices() next
         has work: a display's retry, or the end of the notice showing."""
-        for o in self.outs:
-            if o.down:
-                ms = self._until(o.retry_at, now, ms)
+        if self.ndown:
+            ms = self._retries(now, ms)
         if self.until is not None:
-            ms = self._until(self.until, now, ms)
+            d = self.diff(self.until, now)
+            if d < ms:
+                return d
         return ms
 
-    def _until(self, t, now, ms):
-        d = self.diff(t, now)
-        return d if d < ms else ms
+    def _retries(self, now, ms):
+        outs = self.outs
+        i = 0
+        while i < len(outs):
+            if outs[i].down:
+                d = self.diff(outs[i].retry_at, now)
+                ms = d if d < ms else ms
+            i += 1
+        return ms
 
     # -- the displays' buses ----------------------------------------------------------
     def tick(self, now):
         """Every main-loop iteration: a failed display is tried again when
         its back-off is over."""
-        for o in self.outs:
-            if o.down and self.diff(now, o.retry_at) >= 0:
-                self._retry(o, now)
+        if not self.ndown:
+            return
+        outs = self.outs
+        i = 0
+        while i < len(outs):
+            if outs[i].down and self.diff(now, outs[i].retry_at) >= 0:
+                self._retry(outs[i], now)
+            i += 1
 
     def _start(self, o):
         try:
@@ -161,7 +176,9 @@ class Display:
 
     def _failed(self, o, now):
         o.errors += 1
-        o.down = True
+        if not o.down:
+            o.down = True
+            self.ndown += 1
         o.retry_at = self.add(now, o.backoff)
         b = o.backoff * 2
         o.backoff = b if b < LCD_RETRY_MAX else LCD_RETRY_MAX
@@ -173,6 +190,7 @@ class Display:
             self._failed(o, now)
             return
         o.down = False
+        self.ndown -= 1
         o.backoff = LCD_RETRY_MS
         self.frame.touch()        # the driver forgot the screen: redraw it all
         self.note("LCDBACK")

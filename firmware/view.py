@@ -129,13 +129,18 @@ class View:
     # MicroPython moves a call's frame to the heap when locals plus stack
     # exceed 11 words, and these run every main-loop iteration.
     def _info(self, row, f, s):
-        i = f.info[s]
-        w = self.w_lost if i == framemod.I_LOST else self.w_flag if i == framemod.I_TIME \
-            else self.w_late if i == framemod.I_LATE else None
+        w = self._word(f.info[s])
         if w is not None:
             word(row, self._ipos[s], 5, w, s)
         elif f.pen[s] > 0:
-            _points(row, self._ppos[s], self.w_pen, f.pen[s])
+            self._pen(row, f, s)
+
+    def _word(self, i):
+        return self.w_lost if i == framemod.I_LOST else self.w_flag if i == framemod.I_TIME \
+            else self.w_late if i == framemod.I_LATE else None
+
+    def _pen(self, row, f, s):
+        _points(row, self._ppos[s], self.w_pen, f.pen[s])
 
     def _center(self, row, f):
         st = f.state

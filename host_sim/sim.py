@@ -325,12 +325,57 @@ class Sim:
     def lcd_rows(self):
         return self.rig.lcd.text_rows()
 
+    def lcd_lines(self):
+        """What the terminal draws of the LCD: its text rows, and on a 20x4
+        rows 0-1 (the big digits, firmware/bigview.py) twice as tall, each
+        CGRAM cell drawn from its 5x8 dots in quadrant blocks."""
+        lcd = self.rig.lcd
+        rows = lcd.text_rows()
+        if lcd.rows < 4:
+            return rows
+        out = []
+        for r in range(lcd.rows):
+            if r >= 2:
+                out.append(rows[r])
+                continue
+            top, bottom = "", ""
+            for c, code in enumerate(lcd.row_codes(r)):
+                if code < 16:
+                    t, b = glyph_lines(lcd.cgram_pattern(code))
+                else:
+                    t, b = rows[r][c], " "
+                top += t
+                bottom += b
+            out += [top, bottom]
+        return out
+
     def led(self, side):
         p = self.leds[side]
         return p is not None and p.value() == 1
 
 
 # -- the terminal ----------------------------------------------------------------
+# quadrant blocks by their quarters: upper-left 8, upper-right 4, lower-left
+# 2, lower-right 1
+QUADS = " \u2597\u2596\u2584\u259d\u2590\u259e\u259f\u2598\u259a\u258c\u2599\u2580\u259c\u259b\u2588"
+
+
+def glyph_lines(pattern):
+    """A 5x8 glyph as two characters, one above the other: each a 2x2 of
+    quadrants over its dots (the left two columns, the right two; two dot
+    rows each), a quadrant on where any of its dots is."""
+    out = []
+    for half in (pattern[0:4], pattern[4:8]):
+        q = 0
+        for i, rows in enumerate((half[0:2], half[2:4])):
+            if any(v & 0x18 for v in rows):
+                q |= 8 >> (2 * i)
+            if any(v & 0x03 for v in rows):
+                q |= 4 >> (2 * i)
+        out.append(QUADS[q])
+    return out[0], out[1]
+
+
 def fmt_vtime(ms):
     s, ms = divmod(ms, 1000)
     m, s = divmod(s, 60)
@@ -477,15 +522,17 @@ class Tui:
     def lcd_text(self, row):
         if self.utf8:
             return row
-        return "".join(_ASCII_LCD.get(c, c if c < "\x7f" else "?") for c in row)
+        return "".join(_ASCII_LCD.get(c, "#" if c in QUADS[1:] else c if c < "\x7f" else "?")
+                       for c in row)
 
     def size_needed(self):
         return FACE_W, self.block_h() + 1
 
     def block_h(self):
-        # title, the face (display rows + 11), status, note; the TM1637
-        # modules' digits (3 rows and a gap) where the board has them
-        return self.sim.board.LCD_ROWS + 14 + (4 if self.sim.faces is not None else 0)
+        # title, the face (display rows + 11), status, note; the players'
+        # own displays (3 rows and a gap) where the board has them
+        return (self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14)
+                + (4 if self.sim.faces is not None else 0))
 
     def draw(self):
         scr = self.scr
@@ -520,7 +567,7 @@ class Tui:
         lx = x0 + (FACE_W - cols - 2) // 2
         self.put(y, lx, g["ltl"] + g["lh"] * cols + g["ltr"])
         y += 1
-        for row in sim.lcd_rows():
+        for row in sim.lcd_lines():
             self.put(y, lx, g["lv"])
             self.put(y, lx + 1, self.lcd_text(row), self.attr_lcd)
             self.put(y, lx + 1 + cols, g["lv"])

@@ -46,11 +46,11 @@ def test_new_game_with_rules_sets_clock_header_and_forgets_the_old_game(tmp_path
     r.run(100)
     assert r.clock.state == cc.READY and r.clock.rules is rules
     assert r.clock.rem == [12 * 60000, 12 * 60000]
-    assert r.screen()[0].strip() == "pfs 12:00"      # the 20x4 header row
+    assert r.screen()[3].strip() == "pfs 12:00"      # the 20x4's rules row
     assert not r.app.session.on and r.app.store.load() is None  # nothing to restore
     r.app.new_game(r.now)                            # the settings' rules
     r.run(100)
-    assert r.clock.rules.name == "sdev" and r.screen()[0].strip() == "sdev 30:00"
+    assert r.clock.rules.name == "sdev" and r.screen()[3].strip() == "sdev 30:00"
 
 
 def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):

@@ -242,7 +242,7 @@ def scene_late(lang, shot):
 
 
 def scene_2004(lang, shot):
-    """The 20x4 build: the same game screen spread over four rows."""
+    """The 20x4 build: the times in big digits (docs/display.md)."""
     with Bench("sdev", lang, board="sim_2004") as b:
         b.moves((LEFT, 102000), (RIGHT, 2700))
         expect(b.clock.running() == cc.LEFT, "20x4 running")
