@@ -34,8 +34,17 @@ BATTERY_LOW_MV = 4400  # 1.1 V per NiMH cell; the 3.3 V regulator needs headroom
 # Wi-Fi: the app starts firmware/net.py when net.json is on the board.
 WIFI = True
 
-# Platform facts (firmware/hw.py): ESP32 pin interrupts are soft; the
+# Platform facts (firmware/hw.py; the defaults of a board file that leaves
+# one out: firmware/boardfacts.py).  ESP32 pin interrupts are soft; the
 # battery pin reads 0-2450 mV linearly at 11 dB attenuation.
 MCU = "esp32"
 HARD_IRQ = False
 ADC_ATTN = "ATTN_11DB"
+WDT_MS = 8000  # the watchdog's timeout
+# The running-clock journal's raw flash: the data partition the filesystem
+# is mounted on, labelled "vfs" in MicroPython's partition table.
+RAW_FLASH = "esp32:vfs"
+# The TLS handshake (firmware/tlsjob.py) on its own thread, with this stack
+# (not measured on an ESP32: its port keeps a GIL, so the public-key steps
+# may hold the loop there as they do without a thread).
+TLS_THREAD_STACK = 16384

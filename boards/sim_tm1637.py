@@ -5,3 +5,4 @@ from pico_tm1637 import *  # noqa: F401,F403
 
 NAME = "Host simulator (fake machine), 16x2 LCD + 2 x TM1637"
 MCU = None
+RAW_FLASH = None   # the PC's files: no journal (as boards/sim.py)

@@ -49,6 +49,7 @@ class App:
         self.root = root
         now = self.ticks_ms()
         # -- the hardware, built from the board file (hw.py)
+        fs = fs if fs is not None else hw.filesystem(board)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.gestures = gst.Gestures(self.buttons, self.diff)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
@@ -87,10 +88,11 @@ class App:
         # The tournament hall (firmware/net.py): only on a board with Wi-Fi
         # and a net.json; the hall simulator attaches its own.
         self.net = None
-        if getattr(board, "WIFI", False):
+        if hw.fact(board, "WIFI"):
             import net
             self.net = net.start(self.hall_source(), self.store.fs, root,
-                                 self.ticks_ms, self.diff, self.add)
+                                 self.ticks_ms, self.diff, self.add,
+                                 hw.fact(board, "TLS_THREAD_STACK"))
         self.settings.hall = self.net  # (the setup menu's "Hall" item)
         splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
         self.display.draw(splash.render(self.rows))
@@ -257,7 +259,7 @@ class App:
         r = self.game.handle(a, t)
         if r is not None:
             if r != gamemod.SETUP and self.net is not None:
-                self.net.dirty = True     # a gesture undid its keys
+                self.net.changed()        # a gesture undid its keys
             self._switch(r, t)
 
     def _menu_key(self, a, t, now):

@@ -235,6 +235,13 @@ class Modules:
 
 
 # -- the display family ---------------------------------------------------------
+# The board file's names this family reads (tests/test_boards.py checks them
+# on every board whose DISPLAY names "tm1637"; boards/README.md).
+BOARD_PINS = ("TM_LEFT_CLK", "TM_LEFT_DIO", "TM_RIGHT_CLK", "TM_RIGHT_DIO")
+BOARD_NAMES = {"TM_LEFT_CLK": int, "TM_LEFT_DIO": int, "TM_RIGHT_CLK": int,
+               "TM_RIGHT_DIO": int, "TM_BRIGHTNESS": int}
+
+
 def make(board, machine):
     """The board's two modules on open-drain pins (released: high)."""
     Pin = machine.Pin

@@ -61,7 +61,7 @@ DEFAULT_DIR = os.path.join(ROOT, "build", "hall")
 # tests/test_hall_page.py).  The passwords themselves are 16 random
 # characters (96 bits): no count makes guessing them feasible.
 HASH_ITERATIONS = 10000
-MESSAGE_SIZE_LIMIT = 20480   # a game log is at most net.LOG_MAX (16 KB) + a line
+MESSAGE_SIZE_LIMIT = 20480   # a game log is at most hallmsg.LOG_MAX (16 KB) + a line
 MEMORY_LIMIT = 256 * 1024 * 1024
 
 

@@ -114,7 +114,7 @@ class FlakySockets:
         self.link = link
 
     def wrap_tls(self, ctx, raw, name, handshake):
-        """net.py's TLS over this Wi-Fi (firmware/mqtt.py Wire._tls_socket)."""
+        """net.py's TLS over this Wi-Fi (firmware/tlsjob.py Handshake.wrap)."""
         return FlakyTLS(self.link, ctx, raw, name, handshake)
 
     def getaddrinfo(self, host, port):

@@ -5,8 +5,8 @@ The real app (firmware/app.py, App.run itself) on the rig, its files on the
 real littlefs over the NOR model (tests/norfs.py) whose erases and page
 programs take the W25Q16's datasheet maxima (400 ms a 4 KB sector erase,
 3 ms a page program) on the rig's virtual clock, and a watchdog model that
-resets the board when nobody fed it for 8 s (firmware/main.py: WDT_MS, 8000
-unless a board file says otherwise).  The keys are pressed at scheduled
+resets the board when nobody fed it for the board file's WDT_MS (8 s on the
+Pico, boards/pico.py; firmware/hw.py watchdog() starts it).  The keys are pressed at scheduled
 instants of the same clock (the pin IRQ stamps them there).
 
 Without slices the journal's set-up alone is 41 sector erases (16.4 s at
@@ -21,7 +21,7 @@ from host_sim import boards, replay
 from norfs import NorFS
 from rig import LEFT, PAUSE, RIGHT, Rig, confirm, long_press, tap
 
-WDT_MS = 8000           # firmware/main.py: getattr(board, "WDT_MS", 8000)
+WDT_MS = boards.load("pico").WDT_MS   # the board's (hw.watchdog)
 GOAL_MS = 2000          # issue 20: the longest time between two feeds
 
 
