@@ -50,7 +50,7 @@ class Done(BaseException):
 
 # the 20x4's marks between its big digits (firmware/bigview.py: RUN, STOP),
 # as the 16x2's glyph codes
-BIG_MARKS = {0x7F: G_RUN[0], 0x7E: G_RUN[1], 0xDB: G_PAUSE}
+BIG_MARKS = {0x7F: G_RUN[0], 0x7E: G_RUN[1], 0xFF: G_PAUSE}
 
 
 def marker(codes, side, cols):

@@ -11,8 +11,8 @@
 #
 # Marks (ROM characters: the eight CGRAM codes all hold digit segments):
 # an arrow in both rows points at the side whose clock runs (col 9 <- the
-# left, col 10 -> the right); a stop square (0xDB) stands there for the side
-# a pause stopped.  Overtime: a big minus in place of the tens of minutes
+# left, col 10 -> the right); a full block (0xFF, "stop") stands there for
+# the side a pause stopped.  Overtime: a big minus in place of the tens of minutes
 # (-9:59 at most: beyond ten minutes over the four digits show and the
 # penalty or LOST beside it tells); a leading zero of the minutes is blank.
 # The flag glyph of the 16x2 is the big minus (overtime) or TIME (a flag
@@ -21,20 +21,24 @@ from profiles import shown_secs
 from rows import SP, blank, word, MAX_SECS
 import view as viewmod
 
-# Segment glyphs, 5x8 (bit 4 the leftmost dot).  A left cell's stroke is
-# its two left dots, a right cell's the two right dots.
-_TOP = 0x1F
-_L = 0x18
-_R = 0x03
+# Segment glyphs, 5x8 (bit 4 the leftmost dot), bars two dots thick.  A
+# left cell's stroke is its two left dots and its bars run to its right
+# edge, into the right cell; a right cell's stroke is the two dots before
+# its last, and its own bars end there: one dark column keeps a digit off
+# the next.  The top bar and the pair of bars serve either cell.
+_F = 0x1F          # a bar across the cell
+_RB = 0x1E         # a right cell's bar
+_L = 0x18          # a left cell's stroke
+_R = 0x06          # a right cell's stroke
 GLYPHS = {
-    0: bytes((_TOP, _TOP, _L, _L, _L, _L, _L, _L)),           # left + top
-    1: bytes((_TOP, _TOP, _R, _R, _R, _R, _R, _R)),           # top + right
-    2: bytes((_TOP, _TOP, 0, 0, 0, 0, 0, 0)),                 # top bar
-    3: bytes((_TOP, _TOP, _L, _L, _L, _L, _TOP, _TOP)),       # left, top, bottom
-    4: bytes((_TOP, _TOP, _R, _R, _R, _R, _TOP, _TOP)),       # right, top, bottom
-    5: bytes((_TOP, _TOP, 0, 0, 0, 0, _TOP, _TOP)),           # top and bottom
-    6: bytes((_L, _L, _L, _L, _L, _L, _TOP, _TOP)),           # left + bottom
-    7: bytes((_R, _R, _R, _R, _R, _R, _TOP, _TOP)),           # right + bottom
+    0: bytes((_F, _F, _L, _L, _L, _L, _L, _L)),               # left + top
+    1: bytes((_RB, _RB, _R, _R, _R, _R, _R, _R)),             # top + right
+    2: bytes((_F, _F, 0, 0, 0, 0, 0, 0)),                     # top bar
+    3: bytes((_F, _F, _L, _L, _L, _L, _F, _F)),               # left, top, bottom
+    4: bytes((_RB, _RB, _R, _R, _R, _R, _RB, _RB)),           # right, top, bottom
+    5: bytes((_F, _F, 0, 0, 0, 0, _F, _F)),                   # top and bottom
+    6: bytes((_L, _L, _L, _L, _L, _L, _F, _F)),               # left + bottom
+    7: bytes((_R, _R, _R, _R, _R, _R, _RB, _RB)),             # right + bottom
 }
 # How a person reads them (the simulator, the emulator's text rows)
 GLYPH_CHARS = {0: "\u259b", 1: "\u259c", 2: "\u2580", 3: "[", 4: "]", 5: "=",
@@ -60,10 +64,10 @@ MINUS = 10
 BLANK = 11
 COLON = 0xA5       # the ROM's centred dot, one in each row
 RUN = (0x7F, 0x7E)  # the ROM's arrows: <- the left runs, -> the right
-STOP = 0xDB        # a square: the side a pause stopped
+STOP = 0xFF        # a full block, "stop": the side a pause stopped
 HALL = b"x\xa5*"   # net.HALL_DOWN, HALL_WAIT, HALL_UP
 # the ROM characters above as the A00 ROM shows them (host side)
-ROM_TEXT = {COLON: "\uff65", 0x7E: "\u2192", 0x7F: "\u2190", STOP: "\uff9b"}
+ROM_TEXT = {COLON: "\uff65", 0x7E: "\u2192", 0x7F: "\u2190", STOP: "\u2588"}
 
 
 class Big(viewmod.View):

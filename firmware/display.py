@@ -30,6 +30,7 @@
 # keep the game's last frame meanwhile.  The simulator finds a family's
 # emulator in host_sim/fakehw/<family>_emu.py (host_sim/fakehw/rig.py):
 #     attach(board, machine) -> the emulator, put on the fake bus or pins
+# and, for the terminal simulator, optionally emu.face_lines() -> [str].
 import frame as framemod
 
 LCD_RETRY_MS = 100     # a failed display is retried after this, doubling ...

@@ -162,12 +162,6 @@ class Sim:
         self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
-        # a display family's emulator with faces(): the players' own displays
-        # [(three lines, lit), left and right] (e.g. TM1637 modules)
-        self.faces = None
-        for emu in self.rig.emus.values():
-            if hasattr(emu, "faces"):
-                self.faces = emu
         self.release_at = [None, None, None]  # virtual ms each key goes up
         self.downs = []                       # [(t, button, release_at)]
         self.game = game
@@ -324,6 +318,16 @@ class Sim:
     # -- what a person sees --------------------------------------------------------
     def lcd_rows(self):
         return self.rig.lcd.text_rows()
+
+    def face_lines(self):
+        """What the terminal draws of the board's other displays (e.g. digit
+        modules): each family's emulator may offer face_lines() -> [str]
+        (docs/display.md); none: nothing."""
+        out = []
+        for name, emu in self.rig.emus.items():
+            if name != "hd44780" and hasattr(emu, "face_lines"):
+                out += emu.face_lines()
+        return out
 
     def lcd_lines(self):
         """What the terminal draws of the LCD: its text rows, and on a 20x4
@@ -529,10 +533,10 @@ class Tui:
         return FACE_W, self.block_h() + 1
 
     def block_h(self):
-        # title, the face (display rows + 11), status, note; the players'
-        # own displays (3 rows and a gap) where the board has them
-        return (self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14)
-                + (4 if self.sim.faces is not None else 0))
+        # title, the face (display rows + 11), status, note
+        extra = len(self.sim.face_lines())
+        return self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14) \
+            + (extra + 1 if extra else 0)
 
     def draw(self):
         scr = self.scr
@@ -574,19 +578,16 @@ class Tui:
             y += 1
         self.put(y, lx, g["lbl"] + g["lh"] * cols + g["lbr"])
         y += 2
+        for line in sim.face_lines():     # the other displays (digit modules)
+            self.put(y, x0 + (FACE_W - len(line)) // 2, self.lcd_text(line), self.attr_lcd)
+            y += 1
+        if sim.face_lines():
+            y += 1
+        # LEDs under their side, the beeper in the middle
         third = inner // 3
         lcx = x0 + 1 + third // 2
         ccx = x0 + 1 + inner // 2
         rcx = x0 + 1 + inner - third // 2
-        if sim.faces is not None:
-            # each player's display under their side (e.g. a TM1637 module,
-            # host_sim/fakehw/tm1637_emu.py), a dimmed one drawn dim
-            for (lines, lit), cx in zip(sim.faces.faces(), (lcx, rcx)):
-                attr = self.curses.A_BOLD if lit else self.curses.A_DIM
-                for i, line in enumerate(lines[:3]):
-                    self.put(y + i, cx - len(line) // 2, line, attr)
-            y += 4
-        # LEDs under their side, the beeper in the middle
         for side, cx in ((LEFT, lcx), (RIGHT, rcx)):
             lit = sim.led(side)
             s = (g["on"] if lit else g["off"]) + " LED"

@@ -112,17 +112,21 @@ def test_digits_family_has_no_text():
 
 
 @cpython_only
-def test_simulator_finds_the_players_faces(tmp_path):
-    # host_sim/sim.py draws every family emulator with faces() under the
-    # players' sides: here the two modules' 7-segment art
+def test_simulator_draws_the_modules():
+    # host_sim/sim.py draws every other display's face_lines() under the
+    # LCD: here both modules' 7-segment art, the waiting side's dimmed
     from host_sim.sim import Sim
-    root = str(tmp_path) + "/"
+    root = fresh_dir(tmp_path("tm1637sim"))
     write_settings(root, "sdev", 60)
     sim = Sim(board, root)
     sim.advance(1600)
-    faces = sim.faces.faces()
     art = [" _      _  _ ", "| |  |.| || |", "|_|  |.|_||_|"]       # 01:00
-    eq(faces, [(art, True), (art, True)], "both modules, lit before the game")
+    gap = " " * 10
+    eq(sim.face_lines(), [a + gap + a for a in art], "both modules lit before the game")
+    sim.key(RIGHT)                         # left runs: the right module dims
+    sim.advance(3000)
+    dim = [a.replace("_", ".").replace("|", ":") for a in art]
+    eq([line[len(art[0]):] for line in sim.face_lines()], [gap + d for d in dim], "right dimmed")
 
 
 @micropython_only

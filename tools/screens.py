@@ -272,6 +272,11 @@ def _esc(text):
             .replace(">", "&gt;").replace('"', "&quot;"))
 
 
+# ROM characters the pictures' fonts often lack, drawn as their look-alikes
+# (the 20x4's colon between its big digits is the ROM's centred dot)
+SVG_CHARS = {"\uff65": "\u00b7"}
+
+
 def svg(lcd, caption):
     """The emulator's screen as an SVG: character cells, ROM characters as
     text, CGRAM glyphs as their 5x8 dots."""
@@ -308,6 +313,7 @@ def svg(lcd, caption):
                                        % (x + j * DOT, y + i * DOT, DOT, DOT))
             else:
                 ch = a00_char(code)
+                ch = SVG_CHARS.get(ch, ch)
                 if ch != " ":
                     ink.append('<text x="%d" y="%d">%s</text>'
                                % (x + 5 * DOT // 2, y + 7 * DOT, _esc(ch)))

@@ -243,11 +243,18 @@ class Pair:
         """(left, right) as text."""
         return self.mods[0].text(), self.mods[1].text()
 
-    def faces(self):
-        """What each player sees (the simulator draws it under their side):
-        [(three lines of 7-segment art, lit)], left and right; lit: at the
-        brighter half of the scale (the running or no side, not dimmed)."""
-        return [(m.big(), m.brightness > 3) for m in self.mods]
+    def face_lines(self):
+        """What the simulator draws under the LCD (host_sim/sim.py,
+        docs/display.md): the two modules' 7-segment art side by side, the
+        left player's on the left; a dimmed module (the waiting side) drawn
+        in light strokes ('.' and ':')."""
+        arts = []
+        for m in self.mods:
+            art = m.big()
+            if m.brightness <= 3:
+                art = [line.replace("_", ".").replace("|", ":") for line in art]
+            arts.append(art)
+        return [arts[0][i] + "          " + arts[1][i] for i in range(3)]
 
 
 def attach(board, machine):

@@ -912,7 +912,7 @@ def scenario_20x4_layout(board4, root):
     expect(rows[2].rstrip().endswith("P10"), "penalty under the right time", rig)
     rig.press(PAUSE)
     rows = rig.screen()
-    expect(rows[0][9:11] == " \uff9b", "the side the pause stopped: a square", rig)
+    expect(rows[0][9:11] == " \u2588", "the side the pause stopped: a block", rig)
     expect("PAUSE" in rows[2], "PAUSE", rig)
     return rig
 
