@@ -7,7 +7,7 @@ not the app (the bench runs the app: bench/press_bench.py pico_tm1637).
 import os
 
 from conftest import FIRMWARE, need
-from host_sim import target
+from host_sim import CORE, firmware_files, target
 
 LEFT, RIGHT = (10, 11), (20, 21)           # boards/pico_tm1637.py
 MAIN = """\
@@ -34,9 +34,10 @@ def test_driver_on_the_emulated_pico(tmp_path):
     need(target.pico_missing())
     fs = tmp_path / "fs"
     (tmp_path / "main.py").write_text(MAIN)
-    target.compile_tree(str(fs), [os.path.join(FIRMWARE, n) for n in (
-        "tm1637.py", "profiles.py", "ticks.py", "frame.py", "clockcore.py", "lang.py")]
-        + [str(tmp_path / "main.py")], keep_py=("main.py",))
+    # the app's modules (clock-core) as .mpy, its main.py replaced by MAIN
+    target.compile_tree(str(fs), [os.path.join(FIRMWARE, n) for n in firmware_files(package=CORE)
+                                  if n != "main.py"]
+                        + [str(tmp_path / "main.py")], keep_py=("main.py",))
     img = tmp_path / "fs.img"
     img.write_bytes(target.littlefs_image(str(fs), dirs=()))
     pico = target.Pico(str(tmp_path / "flash.bin"), fs_image=str(img), tm1637=(LEFT, RIGHT)).start()
