@@ -123,13 +123,20 @@ def test_emu_auto_increment_and_fixed_address():
     eq(emu.errors, [], "clean")
 
 
-def test_emu_stop_inside_a_byte_loses_that_byte_only():
+def shown_then_addressed(digits):
+    """An emulator showing `digits`, then a data command and a START and
+    the address command 0xC0 of the next transfer on the wire."""
     emu = Tm1637Emu()
     w = Wire(emu)
-    show_sequence(w, b"\x3f\x3f\x3f\x3f")
+    show_sequence(w, digits)
     w.frame(0x40)
     w.start()
     eq(w.byte(0xC0), True, "address")
+    return emu, w
+
+
+def test_emu_stop_inside_a_byte_loses_that_byte_only():
+    emu, w = shown_then_addressed(b"\x3f\x3f\x3f\x3f")
     eq(w.byte(0x06), True, "register 0")   # stored at its ACK
     w.bits(0x5B, 5)                        # register 1: five bits ...
     w.stop()                               # ... then a STOP
@@ -156,12 +163,7 @@ def test_emu_ignores_clocks_without_start():
 
 
 def test_emu_start_inside_a_byte_restarts():
-    emu = Tm1637Emu()
-    w = Wire(emu)
-    show_sequence(w, b"\x06\x06\x06\x06")
-    w.frame(0x40)
-    w.start()
-    w.byte(0xC0)
+    emu, w = shown_then_addressed(b"\x06\x06\x06\x06")
     w.bits(0x3F, 3)                        # three bits of a byte ...
     w.start()                              # ... and a repeated START
     eq(w.byte(0xC3), True, "a new command after the restart")
