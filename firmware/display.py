@@ -10,7 +10,7 @@
 #
 # -- The display-family contract (issue 28) ---------------------------------
 # The board file names its families: DISPLAY = "hd44780" (the default when
-# it names none) or a tuple, DISPLAY = ("hd44780", "tm1637").  A family is
+# it names none, boardfacts.py) or a tuple, DISPLAY = ("hd44780", "tm1637").  A family is
 # the firmware module of that name; families() imports it by name and calls
 #     make(board, machine) -> the family's object
 # which builds its hardware from the board file's names and the `machine`
@@ -31,20 +31,24 @@
 # emulator in host_sim/fakehw/<family>_emu.py (host_sim/fakehw/rig.py):
 #     attach(board, machine) -> the emulator, put on the fake bus or pins
 # and, for the terminal simulator, optionally emu.face_lines() -> [str].
+import boardfacts
 import frame as framemod
 
 LCD_RETRY_MS = 100     # a failed display is retried after this, doubling ...
 LCD_RETRY_MAX = 2000   # ... up to this
 NOTICE_MS = 4000       # a timed notice shows this long
-DEFAULT = "hd44780"    # a board file that names no DISPLAY has this LCD
+
+
+def names(board):
+    """The names of the board's display families (boardfacts: DISPLAY, by
+    default the HD44780 LCD)."""
+    n = boardfacts.fact(board, "DISPLAY")
+    return (n,) if isinstance(n, str) else tuple(n)
 
 
 def families(board, machine):
     """The board's display families, built (the contract above)."""
-    names = getattr(board, "DISPLAY", DEFAULT)
-    if isinstance(names, str):
-        names = (names,)
-    return [__import__(n).make(board, machine) for n in names]
+    return [__import__(n).make(board, machine) for n in names(board)]
 
 
 class Out:

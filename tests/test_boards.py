@@ -89,7 +89,7 @@ TYPES = {
 # whose clock can join the tournament hall (firmware/net.py, docs/hall.md).
 OPTIONAL_NAMES = {"MCU": (str, type(None)), "HARD_IRQ": bool, "ADC_ATTN": (str, type(None)),
                   "WDT_MS": int, "RAW_FLASH": (str, type(None)), "TLS_THREAD_STACK": int,
-                  "WIFI": bool}
+                  "WIFI": bool, "DISPLAY": (str, tuple)}
 # The raw flash each MCU's journal uses (hw.raw_flash): rp2.Flash(), the
 # ESP32's "vfs" data partition (MicroPython's partition tables name it so).
 RAW_FLASH = {"rp2040": "rp2", "esp32": "esp32:vfs"}

@@ -86,10 +86,7 @@ def new_game():
 
 def attach_displays(board):
     """{family: its emulator}, each attached to the fake machine."""
-    names = getattr(board, "DISPLAY", dispmod.DEFAULT)
-    if isinstance(names, str):
-        names = (names,)
-    return {n: __import__(n + "_emu").attach(board, machine) for n in names}
+    return {n: __import__(n + "_emu").attach(board, machine) for n in dispmod.names(board)}
 
 
 class Rig:
