@@ -110,25 +110,20 @@ def test_the_names_are_the_firmwares():
 # the board file declares them, BOARD_NAMES = {name: type} and BOARD_PINS
 # (the GPIO names among them), e.g. firmware/tm1637.py.  Checked here for
 # every board that names the family, with no edit here for a new family.
-def families(mod):
-    names = getattr(mod, "DISPLAY", display.DEFAULT)
-    return (names,) if isinstance(names, str) else tuple(names)
-
-
 def family_names(mod):
     out = {}
-    for fam in families(mod):
+    for fam in display.names(mod):
         out.update(getattr(__import__(fam), "BOARD_NAMES", {}))
     return out
 
 
 def family_pins(mod):
-    return [n for fam in families(mod) for n in getattr(__import__(fam), "BOARD_PINS", ())]
+    return [n for fam in display.names(mod) for n in getattr(__import__(fam), "BOARD_PINS", ())]
 
 
 def names(mod):
     return {n for n in vars(mod) if not n.startswith("_") and n not in OPTIONAL_NAMES
-            and n != "DISPLAY" and n not in family_names(mod)}
+            and n not in family_names(mod)}
 
 
 def pins(mod):
@@ -183,7 +178,6 @@ def test_names_and_types(board):
             assert type(value) is typ, (name, value)
         else:
             assert isinstance(value, typ), (name, value)
-    assert isinstance(getattr(mod, "DISPLAY", ""), (str, tuple)), "DISPLAY"
     for name, typ in family_names(mod).items():
         assert type(getattr(mod, name)) is typ, (name, "its display family needs it")
     for name, typ in TYPES.items():
