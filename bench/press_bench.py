@@ -342,7 +342,34 @@ def _pico_new_game(pico, t, state):
     return t
 
 
-def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1):
+def lcd_shows(pico, want):
+    """The press shows on the LCD: its marker glyph on its side."""
+    return marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]
+
+
+TM1637_PINS = ((10, 11), (20, 21))   # boards/pico_tm1637.py: TM_LEFT_*, TM_RIGHT_*
+
+
+def tm1637_shows(pico, want):
+    """The press shows on the TM1637 modules (firmware/tm1637.py): the side
+    whose clock now runs bright, the other dimmed; after a stop both bright."""
+    bright = [m.brightness for m in (pico.tm[c] for c, _ in TM1637_PINS)]
+    lit = want[2]
+    if lit < 0:
+        return bright[0] == bright[1]
+    return bright[lit] > bright[1 - lit]
+
+
+def pico_tm1637(presses=40, seed=28):
+    """pico_game on boards/pico_tm1637.py, the press read from the TM1637
+    modules' wire (issue 28: the same press-to-display p99 for every display
+    family)."""
+    return pico_game(presses, seed, board="pico_tm1637", shown=tm1637_shows,
+                     pico_kw={"tm1637": TM1637_PINS})
+
+
+def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
+                 shown=lcd_shows):
     """pico_game's presses on a running Pico whose app shows READY: the game
     starts at `start` (simulated ms); the latencies, kinds and times since
     the game's start are appended to res's lists (and each press's edge,
@@ -374,11 +401,11 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1):
                 pico.pin(gpio, 1)
                 up = True
             pico.run_to(t + ms)
-            if marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]:
+            if shown(pico, want):
                 got = ms
                 break
         if got is None:
-            raise RuntimeError("the Pico's LCD did not show a %s press within %d ms: %r"
+            raise RuntimeError("the Pico's display did not show a %s press within %d ms: %r"
                                % (want[3], limit_ms, pico.lcd.text_rows()))
         if not up:
             pico.run_to(t + hold)
@@ -395,7 +422,8 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1):
             state = 2 if state == 1 else 1
 
 
-def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico"):
+def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows,
+              pico_kw=None):
     """Game presses on the emulated Pico: {'lat_ms': [...], 'kinds': [...],
     'after_start_ms': [...]} (each press's time since its game's start).
     The game starts right after power-up (the journal is still being set
@@ -418,12 +446,12 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico"):
         from host_sim import boards
         bd = boards.load(board)
         pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img, cols=bd.LCD_COLS,
-                           rows=bd.LCD_ROWS).start()
+                           rows=bd.LCD_ROWS, **(pico_kw or {})).start()
         try:
             pico.run_to(2400)
             if "READY" not in "".join(pico.lcd.text_rows()):
                 raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
-            pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game)
+            pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game, shown)
         finally:
             pico.stop()
     return res

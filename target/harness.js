@@ -8,6 +8,10 @@
 // last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
 // mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
+//        [--tm1637 CLK,DIO[,CLK,DIO]]
+//
+// --tm1637: TM1637 modules on those GPIOs (target/tm1637.js: the lines and
+// the chip's ACK; "T <clk> <us> <levels>" lines out, host_sim decodes them).
 //
 // --uid N (0-255, default 0) shifts the flash's unique id, so two runs can be
 // two different boards (machine.unique_id(): the clock's id).
@@ -302,6 +306,11 @@ function main() {
     bytes = [];
     i2c.completeStop();
   };
+
+  const tm = arg('--tm1637', '').split(',').filter((x) => x).map(Number);
+  for (let k = 0; k + 1 < tm.length; k += 2) {
+    require('./tm1637.js').attach(mcu, tm[k], tm[k + 1], out, () => Math.round((clock.nanos - t0) / 1e3));
+  }
 
   const cdc = new USBCDC(mcu.usbCtrl);
   // The host's side of the CDC OUT endpoint.  A real USB host NAKs an OUT
