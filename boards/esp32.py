@@ -20,6 +20,7 @@ I2C_FREQ = 100000
 LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 16
 LCD_ROWS = 2
+DISPLAY = "hd44780"  # the display families (docs/display.md): this LCD
 
 BUZZER = 23  # piezo, driven by PWM (J3-2, GND at J3-1); None if not fitted
 LED_LEFT = 18  # via 330 ohm to GND (J3-9, GND at J3-7); None if not fitted

@@ -19,6 +19,7 @@ I2C_FREQ = 100000
 LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 16
 LCD_ROWS = 2
+DISPLAY = "hd44780"  # the display families (docs/display.md): this LCD
 
 BUZZER = 16  # piezo, driven by PWM (pin 21); None if not fitted
 LED_LEFT = 17  # via 330 ohm to GND (pin 22); None if not fitted

@@ -1,11 +1,12 @@
 # The device app: the main loop, the wiring and the mode switch.  Each mode
-# is a screen with handle(action, t), which returns one code, and
-# render(rows): the game screen (game.py; question.py's END? and NEW GAME?
-# over it), the setup and referee menus and the results (setupmenu.py,
-# refereemenu.py, resultsmenu.py; what they share: menu.py); the boot
-# screen (game.Splash) only renders.
+# is a screen with handle(action, t), which returns one code, and a render:
+# the game screen (game.py; question.py's END? and NEW GAME? over it)
+# renders a display-neutral frame (frame.py), the setup and referee menus
+# and the results (setupmenu.py, refereemenu.py, resultsmenu.py; what they
+# share: menu.py) text rows; the boot screen (game.Splash) only renders.
 # The app gives the keys' actions to the screen showing, acts on its codes
-# and hands what it rendered to the LCD keeper (display.py).  The hardware
+# and hands what it rendered to the display keeper (display.py), which
+# draws it on the board's display families.  The hardware
 # comes from hw.py, built from the board file and the `machine` module it is
 # given (the fakes of host_sim/fakehw on the PC).  step() is one main-loop
 # iteration: in a running game, presses included, it allocates nothing
@@ -14,7 +15,7 @@
 # (a battery clock, issue 30: _pause_ms, _wake, _sleep).
 import ticks
 import clockcore as cc
-import view as viewmod
+import frame as framemod
 import gestures as gst
 import hw
 import outputs
@@ -55,11 +56,10 @@ class App:
         fs = fs if fs is not None else hw.filesystem(board)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.gestures = gst.Gestures(self.buttons, self.diff)
-        self.lcd = hw.display(board, machine)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
-        self.view = viewmod.View(board.LCD_COLS, board.LCD_ROWS, self.settings.lang)
-        self.display = dispmod.Display(self.lcd, self.view, now, self.ticks_ms,
-                                       self.diff, self.add)
+        self.frame = framemod.Frame(self.settings.lang)
+        self.display = dispmod.Display(dispmod.families(board, machine), self.frame,
+                                       now, self.ticks_ms, self.diff, self.add)
         self.buzzer = hw.buzzer(board, machine, self.diff, self.add,
                                 self.settings.sound)
         self.leds = hw.leds(board, machine)
@@ -79,8 +79,8 @@ class App:
         self._setup_was = None  # the settings' rules as the setup menu opened
         self.errlog = errlog.ErrLog(self.store.fs, root + "errors.txt", now,
                                     self.diff, self.session.log_ms)
-        # -- the screens, drawn into one set of rows
-        self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
+        # -- the screens: the game's frame, the others' text rows
+        self.rows = self.display.text_rows()
         self.game = gamemod.Game(self.clock, self.session, self.gestures,
                                  self.display, self.buzzer, now, self.ticks_ms,
                                  self.diff, self.add)
@@ -159,12 +159,12 @@ class App:
 
     def _referee_due(self, now):
         """The referee menu is drawn when something it shows changed: a key
-        or the display (view.dirty), or the seconds of a lateness that runs
+        or the display (the frame touched), or the seconds of a lateness that runs
         on meanwhile (SPEC v4 §4).  Over a lateness this is the main loop
         for minutes: no render (its frames are heap-allocated) when nothing
         changed."""
         c = self.clock
-        v = self.view
+        f = self.frame
         if c.running() >= 0:
             self._late_menu(now)
             if self.mode != MODE_REFEREE:
@@ -172,11 +172,8 @@ class App:
             k = (c.rem[c.side] + 999) // 1000   # the 20x4 menu shows it
             if k != self.menu_k:
                 self.menu_k = k
-                v.dirty = True
-        if v.dirty:
-            v.dirty = False
-            return True
-        return False
+                f.touch()
+        return f.take()
 
     def _late_menu(self, now):
         """The referee menu over a lateness (SPEC v4 §4): the lateness clock
@@ -191,8 +188,9 @@ class App:
         self.game.tick(now, self.battery.low)
         self.display.notices(now)
         self.leds.show(self.clock.running())
-        if self.game.render(self.rows) is not None:
-            self.display.draw(self.rows)
+        f = self.game.render()
+        if f is not None:
+            self.display.draw_frame(f)
 
     def _inputs(self, now):
         """Each action of the keys, at its own time, to the screen showing."""
@@ -249,7 +247,7 @@ class App:
         if mode == MODE_SPLASH:
             ms = self.diff(self.splash_until, now)
             ms = ms if ms < MAX_SLEEP_MS else MAX_SLEEP_MS
-        elif mode != MODE_GAME or self.view.dirty or self.buttons.pending() \
+        elif mode != MODE_GAME or self.frame.dirty or self.buttons.pending() \
                 or self.gestures.any_held():
             return LOOP_MS
         else:
@@ -287,7 +285,7 @@ class App:
             self.menu.mark()
         if a in gst.GESTURES:
             self.menu.undo(t)   # gestures undo their keys here too
-        self.view.dirty = True      # (the referee menu: redraw it)
+        self.frame.touch()          # (the referee menu: redraw it)
         m = menumod.action(a)
         if m:
             if a <= gst.PAUSE_DOWN:
@@ -319,7 +317,7 @@ class App:
     def _open(self, mode, menu):
         self.menu = menu
         self.mode = mode
-        self.view.dirty = True
+        self.frame.touch()
         menu.mark()     # keys still held: their gesture undoes only from here
 
     def _to_game(self):
@@ -332,7 +330,7 @@ class App:
         s = self.settings
         s.save()
         self.buzzer.enabled = s.sound
-        self.view.set_language(s.lang)
+        self.frame.set_language(s.lang)
         self.log.set_lang(s.lang)
         was, self._setup_was = self._setup_was, None
         if not _same_rules(was, s.rules()):

@@ -21,6 +21,7 @@ DEFAULTS = {
     "RAW_FLASH": None,          # "rp2": rp2.Flash(); "esp32:<label>": a partition
     "TLS_THREAD_STACK": 16384,  # the TLS handshake thread's stack; 0: in the loop
     "WIFI": False,              # joins the tournament hall with a net.json
+    "DISPLAY": "hd44780",       # the display families (display.py), a str or a tuple
 }
 
 

@@ -46,11 +46,11 @@ def test_new_game_with_rules_sets_clock_header_and_forgets_the_old_game(tmp_path
     r.run(100)
     assert r.clock.state == cc.READY and r.clock.rules is rules
     assert r.clock.rem == [12 * 60000, 12 * 60000]
-    assert r.screen()[0].strip() == "pfs 12:00"      # the 20x4 header row
+    assert r.screen()[3].strip() == "pfs 12:00"      # the 20x4's rules row
     assert not r.app.session.on and r.app.store.load() is None  # nothing to restore
     r.app.new_game(r.now)                            # the settings' rules
     r.run(100)
-    assert r.clock.rules.name == "sdev" and r.screen()[0].strip() == "sdev 30:00"
+    assert r.clock.rules.name == "sdev" and r.screen()[3].strip() == "sdev 30:00"
 
 
 def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):
@@ -69,5 +69,5 @@ def test_the_simulator_replays_through_the_public_api(tmp_path):
     s = sim.Sim(load_board("sim"), str(tmp_path) + "/", game=game)
     assert s.app.clock.rules.base == [5 * 60000, 5 * 60000]
     s.rig.run(10)                    # one loop: the game screen, no splash
-    assert s.app.mode == 1 and s.app.view.notice is None
+    assert s.app.mode == 1 and s.app.frame.notice is None
     assert s.rig.screen()[1].strip() == "READY", s.rig.screen()

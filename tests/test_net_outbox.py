@@ -242,12 +242,12 @@ def test_the_hall_mark_reaches_the_app_through_its_callback():
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     rig = boot(flash)
     n = rig.app.net
-    assert n.hall == net.HALL_WAIT and rig.app.view.hall == net.HALL_WAIT
+    assert n.hall == net.HALL_WAIT and rig.app.frame.hall == net.HALL_WAIT
     for _ in range(200):
         rig.run(20)
         if n.hall != net.HALL_WAIT:
             break
-    assert n.hall == net.HALL_DOWN and rig.app.view.hall == net.HALL_DOWN, n.note
+    assert n.hall == net.HALL_DOWN and rig.app.frame.hall == net.HALL_DOWN, n.note
 
 
 def test_a_log_longer_than_log_max_is_cut_between_two_characters():

@@ -496,8 +496,11 @@ def _bus(board):
 
 
 def _expected_screen(rig):
-    import view
-    return [view.to_text(r) for r in rig.app.view.render(rig.clock)]
+    import hd44780
+    a = rig.app
+    f = a.frame
+    return hd44780.text_of(rig.clock, a.display.cols, a.display.nrows, f.language,
+                           f.hall, f.notice)
 
 
 def scenario_bus_faults(board, root):
@@ -868,19 +871,49 @@ def scenario_press_during_lcd_write(board, root):
     return rig
 
 
+def big_time(rows, pos):
+    """The time the 20x4's big digits show at column pos of rows 0-1, read
+    back from the emulator's text through bigview.py's font ("-0:01")."""
+    import bigview
+    chars = {}
+    for d in range(12):
+        cells = ""
+        for i in range(4):
+            code = bigview.FONT[d * 4 + i]
+            cells += bigview.GLYPH_CHARS[code] if code < 8 else " "
+        chars[cells] = "0123456789- "[d]
+    out = ""
+    for p in (pos, pos + 2, -1, pos + 5, pos + 7):
+        if p < 0:
+            out += ":" if rows[0][pos + 4] == rows[1][pos + 4] == "\uff65" else "?"
+            continue
+        out += chars.get(rows[0][p:p + 2] + rows[1][p:p + 2], "?")
+    return out
+
+
 def scenario_20x4_layout(board4, root):
-    """A 20x4 display (boards/sim_2004.py): header, times, info, status."""
+    """A 20x4 display (boards/sim_2004.py): the times in big digits on rows
+    0-1 with the marks between them, info and status on row 2, the rules on
+    row 3 (issue 28, docs/display.md)."""
     write_settings(root, "sdev", 60)
     rig = boot(board4, root)
     rows = rig.screen()
-    expect(rows[0].startswith("sdev 01:00"), "header", rig)
-    expect(rows[1] == "  01:00       01:00 ", "times row", rig)
-    expect(rows[3].strip() == "READY", "status row", rig)
+    expect(big_time(rows, 0) == " 1:00" and big_time(rows, 11) == " 1:00", "big times", rig)
+    expect(rows[3].strip() == "sdev 01:00", "rules row", rig)
+    expect(rows[2].strip() == "READY", "status", rig)
+    expect(rows[0][9:11] == "  ", "no marks in ready", rig)
     rig.press(LEFT)
+    rows = rig.screen()
+    expect(rows[0][9:11] == " \u2192" and rows[1][9:11] == " \u2192", "right runs: ->", rig)
     rig.run(61500)
     rows = rig.screen()
-    expect(rows[1][13:20] == "-00:01" + RUN_R, "right in overtime, running", rig)
+    expect(big_time(rows, 11) == "-0:01", "right in overtime: a big minus", rig)
+    expect(big_time(rows, 0) == " 1:00", "left untouched", rig)
     expect(rows[2].rstrip().endswith("P10"), "penalty under the right time", rig)
+    rig.press(PAUSE)
+    rows = rig.screen()
+    expect(rows[0][9:11] == " \u2588", "the side the pause stopped: a block", rig)
+    expect("PAUSE" in rows[2], "PAUSE", rig)
     return rig
 
 
