@@ -341,10 +341,8 @@ class App:
 
     def new_game(self, now, rules=None, keep=False):
         """A new game in `ready` with `rules` (a profiles.Rules; None: the
-        settings'), the old one forgotten (game.py); `keep`: _carry()."""
-        ch = _charged(self.clock) if keep else None
-        self.game.new(now, rules if rules is not None else self.settings.rules())
-        _carry(self.clock, ch, now)
+        settings'), the old one forgotten (game.py); `keep`: _renew()."""
+        _renew(self.game, self.clock, rules or self.settings.rules(), now, keep)
 
     def show_game(self, now):
         """The game screen from the next step on, no notices (a replay)."""
@@ -368,9 +366,12 @@ def _charged(c):
     return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1])
 
 
-def _carry(c, ch, now):
-    """The charged time `ch` (_charged()) charged again in a new game, as
-    the referee's adjustments: the first lines of its log."""
+def _renew(game, c, rules, now, keep):
+    """A new game with `rules` (game.py); `keep`: the time each side was
+    charged in `ready` (_charged()) charged again, as the referee's
+    adjustments: the first lines of the new game's log."""
+    ch = _charged(c) if keep else None
+    game.new(now, rules)
     if ch is not None:
         for s in (0, 1):
             if ch[s]:
