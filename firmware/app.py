@@ -91,8 +91,7 @@ class App:
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
         self.wake_at = now        # the end of the main loop's sleep (_sleep)
-        # The tournament hall (firmware/net.py): only on a board with Wi-Fi
-        # and a net.json; the hall simulator attaches its own.
+        # The hall (net.py): a board with Wi-Fi and a net.json (hall_sim: its own)
         self.net = None
         if hw.fact(board, "WIFI"):
             import net
@@ -106,10 +105,8 @@ class App:
         self.game.restore(now, self.settings.rules)
 
     def hall_source(self):
-        """The door between this clock and the hall (source.py): what net.py
-        publishes of the clock, and what the clock knows of the hall (its
-        state, the table it publishes under).  One per app: made at the
-        first call (net.py is given it; the setup menu reads it)."""
+        """The one door between this clock and the hall (source.py), made at
+        the first call: net.py is given it, the setup menu reads it."""
         if self.source is None:
             import source
             self.source = source.Source(self.clock, self.session, self.battery,
@@ -305,12 +302,9 @@ class App:
             self.leave_setup(now)
             if r == menumod.RESULTS:
                 self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
-        elif r == menumod.RESET:
-            # the referee reset the game: a new game
-            self.game.forget()
-            self.game.header()
-            self._to_game()
-        elif r == menumod.EXIT:
+        elif r == menumod.RESET or r == menumod.EXIT:
+            if r == menumod.RESET:
+                self.game.forget()      # the referee reset the game: a new game
             self.game.header()
             self._to_game()
 
