@@ -386,6 +386,15 @@ def results_lost(clocks=20, kills=3):
         "0", lost == 0)]
 
 
+def _lost_figure(finished, clocks, done, name, lost, of, *text):
+    """The figure `name`: `lost` results of `of`, in a round whose every one
+    of `clocks` games finished and was confirmed (else the run proves
+    nothing: BenchError)."""
+    if finished != clocks or not done:
+        raise BenchError("only %d of %d games finished and confirmed" % (finished, clocks))
+    return Figure(name, lost, "results", of, *text)
+
+
 def _missing(folder, clocks):
     """Games 1 of tables 1..clocks not in the recorder's file (counted once
     each), and how many lines the file has."""
@@ -458,10 +467,8 @@ def results_lost_sighup(clocks=20, hangups=3, seed=29):
             p.send_signal(signal.SIGTERM)
             p.wait(30)
         lost, lines = _missing(h.folder, clocks)
-    if finished != clocks or not done:
-        raise BenchError("only %d of %d games finished and confirmed" % (finished, clocks))
-    return [Figure(
-        "hall_results_lost_sighup", lost, "results", clocks,
+    return [_lost_figure(
+        finished, clocks, done, "hall_results_lost_sighup", lost, clocks,
         "results missing from the recorder's file after a round of %d simulated clocks "
         "(10x speed) during which the hall's terminal closed %d times at random moments "
         "(SIGHUP to its process group; `hall` typed again after each): %d processes of "
@@ -505,10 +512,8 @@ def results_lost_full_disk(clocks=10, full_s=8.0):
         lost, lines = _missing(h.folder, clocks)
     finally:
         disk.__exit__(None, None, None)
-    if finished != clocks or not done:
-        raise BenchError("only %d of %d games finished and confirmed" % (finished, clocks))
-    return [Figure(
-        "hall_results_lost_full_disk", lost, "results", over,
+    return [_lost_figure(
+        finished, clocks, done, "hall_results_lost_full_disk", lost, over,
         "results missing from the recorder's file after a round of %d simulated clocks "
         "(10x speed) whose hall folder's disk (an 8 MB tmpfs, kept full) was full for "
         "%.0f s while %d games ended (%d confirmed meanwhile: the rest waited on their "
