@@ -15,6 +15,7 @@ import setupmenu
 import net
 import profiles
 import settings as st
+import source
 import hd44780
 import view
 
@@ -122,17 +123,14 @@ def test_no_wifi_is_no_hall_after_the_wait(hall):
 
 
 # -- the setup menu ------------------------------------------------------------------------
-class _Hall:
-    """What the setup menu reads of the hall (source.Source's side of it)."""
-    def __init__(self, state, table):
-        self.state = state
-        self.table = table
-
-    def hall(self):
-        return self.state
-
-    def hall_table(self):
-        return self.table
+def _hall(state, table, settings=None):
+    """The real door (source.Source) as net.py leaves it: the hall's state
+    marked, the table it publishes under told."""
+    h = source.Source(None, None, None, settings or st.Settings(), None, lambda h: None)
+    if state >= 0:
+        h.mark(state)
+    h.tabled(table)
+    return h
 
 
 def _goto_hall(m):
@@ -148,8 +146,8 @@ def test_the_setup_menu_has_no_hall_item_without_a_hall():
     for profile, zero in (("sdev", 0), ("custom", profiles.ZERO_FLAG), ("custom", 0)):
         s.profile, s.zero = profile, zero
         assert setupmenu.S_HALL not in setupmenu.SetupMenu(s).items()
-        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s, _Hall(-1, 0)).items()
-        items = setupmenu.SetupMenu(s, _Hall(net.HALL_UP, 4)).items()
+        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s, _hall(-1, 0)).items()
+        items = setupmenu.SetupMenu(s, _hall(net.HALL_UP, 4)).items()
         assert items[-2:] == (setupmenu.S_HALL, setupmenu.S_RESULTS)
         assert items.index(setupmenu.S_TABLE) == items.index(setupmenu.S_HALL) - 1
 
@@ -166,13 +164,13 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
     shown: the arrows change nothing."""
     s = st.Settings()
     s.lang = lg
-    h = _Hall(net.HALL_DOWN, 12)
+    h = _hall(net.HALL_DOWN, 12, s)
     m = setupmenu.SetupMenu(s, h)
     _goto_hall(m)
     buf = [bytearray(cols) for _ in range(rows)]
     k = 1 if rows >= 4 else 0
     for state in (net.HALL_DOWN, net.HALL_WAIT, net.HALL_UP):
-        h.state = state
+        h.mark(state)
         m.render(buf)
         label, value = view.to_text(buf[k]), view.to_text(buf[k + 1])
         assert label.startswith(words[0]) and label.endswith(" 12"), label
@@ -180,7 +178,7 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
     before = (s.table, s.profile, s.lang)
     assert m.handle(menu.A_LEFT) is None and m.handle(menu.A_RIGHT) is None
     assert (s.table, s.profile, s.lang) == before
-    h.table = 7
+    h.tabled(7)
     m.render(buf)
     assert view.to_text(buf[k]).endswith("  7")
 
