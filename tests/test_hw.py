@@ -141,14 +141,25 @@ def test_dead_bus_is_not_a_crash_here():
     assert e.args[0] == errno.ENODEV
 
 
+def fitted_part(name, make, attr, pin_name):
+    """(board, the part hw.py built) where the board fits it on the pin it
+    names: its `attr` (the PWM, the ADC) on that pin; (board, None) where
+    it names none, and then the part has no `attr` either."""
+    b = fresh(name)
+    part = make(b, machine, DIFF, ADD)
+    if getattr(b, pin_name) is None:
+        assert getattr(part, attr) is None
+        return b, None
+    assert getattr(part, attr).pin.id == getattr(b, pin_name)
+    return b, part
+
+
 @parametrize("name", ALL)
 def test_buzzer_pwm_silent_on_the_boards_pin(name):
-    b = fresh(name)
-    bz = hw.buzzer(b, machine, DIFF, ADD)
-    if b.BUZZER is None:
-        assert bz.pwm is None
+    b, bz = fitted_part(name, hw.buzzer, "pwm", "BUZZER")
+    if bz is None:
         return
-    assert bz.pwm.pin.id == b.BUZZER and bz.pwm.duty_u16() == 0
+    assert bz.pwm.duty_u16() == 0
     bz.beep(outputs.BEEP_WINDOW, 0)
     assert bz.pwm.duty_u16() > 0
     bz.update(1000)
@@ -188,12 +199,9 @@ def test_leds_are_outputs_that_start_off(name):
 
 @parametrize("name", ALL)
 def test_battery_adc_and_attenuation_from_the_board(name):
-    b = fresh(name)
-    bat = hw.battery(b, machine, DIFF, ADD)
-    if b.BATTERY_ADC is None:
-        assert bat.adc is None
+    b, bat = fitted_part(name, hw.battery, "adc", "BATTERY_ADC")
+    if bat is None:
         return
-    assert bat.adc.pin.id == b.BATTERY_ADC
     if b.ADC_ATTN is None:
         assert bat.adc.attenuation is None          # RP2040: nothing to set
     else:
