@@ -34,6 +34,14 @@ def start_hall(folder, port, ws):
     return p
 
 
+def new_hall(tmp_path):
+    """A hall in tmp_path/hall on two free ports: (folder, port, ws port,
+    its process), started as typed in a terminal."""
+    folder = str(tmp_path / "hall")
+    port, ws = H.free_port(), H.free_port()
+    return folder, port, ws, start_hall(folder, port, ws)
+
+
 def processes(folder):
     info = H.read_pidfile(folder)
     got = {k: info.get(k) for k in ("hall", "broker", "recorder")}
@@ -46,9 +54,7 @@ def all_gone(entries):
 
 
 def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_path):
-    folder = str(tmp_path / "hall")
-    port, ws = H.free_port(), H.free_port()
-    p = start_hall(folder, port, ws)
+    folder, port, ws, p = new_hall(tmp_path)
     try:
         procs = processes(folder)
         st = hall_cmd(folder, "status")
@@ -91,9 +97,7 @@ def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_pa
 
 
 def test_hall_stop_and_a_killed_hall_leave_nothing_running(tmp_path):
-    folder = str(tmp_path / "hall")
-    port, ws = H.free_port(), H.free_port()
-    p = start_hall(folder, port, ws)
+    folder, port, ws, p = new_hall(tmp_path)
     try:
         procs = processes(folder)
         stop = hall_cmd(folder, "stop")
@@ -130,9 +134,7 @@ def _connect(port, user, password, folder):
 
 
 def test_revoke_acts_on_the_broker_that_runs_and_proves_it(tmp_path):
-    folder = str(tmp_path / "hall")
-    port, ws = H.free_port(), H.free_port()
-    p = start_hall(folder, port, ws)
+    folder, port, ws, p = new_hall(tmp_path)
     try:
         old = H.Hall(folder, event="cup", tables=4).passwords()[3]
         thief, rc = _connect(port, "3", old, folder)       # a stolen clock, connected
