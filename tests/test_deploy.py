@@ -18,7 +18,7 @@ import pytest
 
 import deploy
 from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
-from host_sim import CORE, NET, board_files, board_package, firmware_files
+from host_sim import CORE, NET, all_families, board_files, board_package, firmware_files
 from host_sim import boards as boardfiles
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
@@ -232,11 +232,10 @@ FAKE_FIRMWARE = {
 }
 
 
-# The display families the boards name (hd44780: DISPLAY's default, every
-# board here; tm1637: pico_tm1637's): drivers in no manifest, bundled only
-# for a board that names them (issue 28).
-FAKE_FAMILY = {"hd44780.py": "def make(board, machine):\n    return None\n",
-               "tm1637.py": "def make(board, machine):\n    return None\n"}
+# Every display family a board file names (hd44780: DISPLAY's default,
+# tm1637: pico_tm1637's, ...), as a stand-in driver: in no manifest, bundled
+# only for a board that names it (issue 28); deploy asks them all to exist.
+FAKE_FAMILY = {f: "def make(board, machine):\n    return None\n" for f in all_families()}
 
 
 @pytest.fixture
