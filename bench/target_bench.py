@@ -82,7 +82,7 @@ def alloc(fn, k):
     return (m1 - m0) // k
 c = a.clock
 s = a.session
-print('JOURNAL', 1 if s.j is not None and s.j.ok else 0, c.running())
+print('JOURNAL', 1 if s.sp.j is not None and s.sp.j.ok else 0, c.running())
 print('SAVE', alloc(lambda: s.save(time.ticks_ms()), 10))
 print('LOGLINE', alloc(lambda: s.event(cc.EV_WINDOW, 0, time.ticks_ms(), 0), 10))
 print('END', 'OK')

@@ -75,7 +75,8 @@ class App:
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
-        self.log.lang = self.settings.lang   # named in each game log's header
+        self.log.set_lang(self.settings.lang)   # named in each game log's header
+        self._setup_was = None  # the settings' rules as the setup menu opened
         self.errlog = errlog.ErrLog(self.store.fs, root + "errors.txt", now,
                                     self.diff, self.session.log_ms)
         # -- the screens: the game's frame, the others' text rows
@@ -90,8 +91,7 @@ class App:
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
         self.wake_at = now        # the end of the main loop's sleep (_sleep)
-        # The tournament hall (firmware/net.py): only on a board with Wi-Fi
-        # and a net.json; the hall simulator attaches its own.
+        # The hall (net.py): a board with Wi-Fi and a net.json (hall_sim: its own)
         self.net = None
         if hw.fact(board, "WIFI"):
             import net
@@ -105,10 +105,8 @@ class App:
         self.game.restore(now, self.settings.rules)
 
     def hall_source(self):
-        """The door between this clock and the hall (source.py): what net.py
-        publishes of the clock, and what the clock knows of the hall (its
-        state, the table it publishes under).  One per app: made at the
-        first call (net.py is given it; the setup menu reads it)."""
+        """The one door between this clock and the hall (source.py), made at
+        the first call: net.py is given it, the setup menu reads it."""
         if self.source is None:
             import source
             self.source = source.Source(self.clock, self.session, self.battery,
@@ -294,6 +292,7 @@ class App:
     def _switch(self, r, now):
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
+            self._setup_was = self.settings.rules()     # (leave_setup())
             self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
             self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
@@ -303,12 +302,9 @@ class App:
             self.leave_setup(now)
             if r == menumod.RESULTS:
                 self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
-        elif r == menumod.RESET:
-            # the referee reset the game: a new game
-            self.game.forget()
-            self.game.header()
-            self._to_game()
-        elif r == menumod.EXIT:
+        elif r == menumod.RESET or r == menumod.EXIT:
+            if r == menumod.RESET:
+                self.game.forget()      # the referee reset the game: a new game
             self.game.header()
             self._to_game()
 
@@ -324,23 +320,53 @@ class App:
 
     # -- the public API (the host tools use only this and the attributes) -----
     def leave_setup(self, now):
-        """The setup menu is left: its settings saved and in force, a new game."""
+        """Setup left: its settings saved, in force; a new game if the rules changed."""
         s = self.settings
         s.save()
         self.buzzer.enabled = s.sound
         self.frame.set_language(s.lang)
-        self.log.lang = s.lang
-        self.new_game(now)  # what the referee changed in ready goes too
+        self.log.set_lang(s.lang)
+        was, self._setup_was = self._setup_was, None
+        if not _same_rules(was, s.rules()):
+            self.new_game(now, None, True)
         self._to_game()
         if self.net is not None:
             self.net.retable(now)  # the menu's table, from this game on
 
-    def new_game(self, now, rules=None):
+    def new_game(self, now, rules=None, keep=False):
         """A new game in `ready` with `rules` (a profiles.Rules; None: the
-        settings'): the clock reset, the old game forgotten (game.py)."""
-        self.game.new(now, rules if rules is not None else self.settings.rules())
+        settings'), the old one forgotten (game.py); `keep`: _renew()."""
+        _renew(self.game, self.clock, rules or self.settings.rules(), now, keep)
 
     def show_game(self, now):
         """The game screen from the next step on, no notices (a replay)."""
         self.splash_until = now
         self.display.clear(now)
+
+
+# -- the setup menu left in ready (issue 26; docs/rules.md "Setup in ready") ------
+def _same_rules(a, b):
+    """The same game rules: the same profile and `set` items (what a game
+    log's header rebuilds them from); None: not known."""
+    return a is not None and a.name == b.name and a.overrides() == b.overrides()
+
+
+def _charged(c):
+    """The time each side was charged in `ready`, base - remaining (the
+    referee's adjustments, a lateness stopped: SPEC v4 §4 Referee
+    functions, TSO § 2.4 c); None in any other state."""
+    if c.state != cc.READY:
+        return None
+    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1])
+
+
+def _renew(game, c, rules, now, keep):
+    """A new game with `rules` (game.py); `keep`: the time each side was
+    charged in `ready` (_charged()) charged again, as the referee's
+    adjustments: the first lines of the new game's log."""
+    ch = _charged(c) if keep else None
+    game.new(now, rules)
+    if ch is not None:
+        for s in (0, 1):
+            if ch[s]:
+                c.adjust(s, -ch[s], now)

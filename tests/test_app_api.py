@@ -62,28 +62,6 @@ def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):
     assert r.screen() == ["  30:00   30:00 ", "     READY      "], r.screen()
 
 
-def test_setup_after_a_referee_change_starts_a_fresh_game(tmp_path):
-    """A referee's adjustment in ready, then the organizer's setup: the new
-    settings make a new game (SPEC §4 Setup), so a power cut after it brings
-    back the new rules, not the adjusted clock of the old ones."""
-    r = boot(tmp_path)
-    referee_adjust_in_ready(r)
-    r.press(PAUSE, hold=2100)       # setup menu (ready)
-    assert r.app.mode == 2
-    r.press(RIGHT)                  # profile sdev -> pfs
-    r.press(PAUSE, hold=2100)       # save
-    assert r.clock.rules.name == "pfs" and r.clock.rem == [20 * 60000] * 2
-    r.run(1000)
-    r2 = Rig(r.board, str(tmp_path) + "/")          # power cut and back
-    r2.run(1600)
-    assert r2.clock.rules.name == "pfs" and r2.clock.rem == [20 * 60000] * 2, \
-        (r2.clock.rules.name, r2.clock.rem)
-    r2.press(LEFT)
-    r2.run(3000)
-    text = open(os.path.join(str(tmp_path), "games", "g%04d.txt" % r2.app.log.number)).read()
-    assert text.startswith("profile pfs"), text
-
-
 def test_the_simulator_replays_through_the_public_api(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("profile pfs\nset base=05:00\n0 left\n65000 right\n")

@@ -156,7 +156,7 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     f.write(SETTINGS)
     f.close()
     rig = boot(fs)
-    assert rig.app.session.j is not None      # the journal is on (raw flash)
+    assert rig.app.session.sp.j is not None      # the journal is on (raw flash)
     rig.run(2000)
     rig.press(LEFT)                           # right runs: 60 s + 5 min overtime
     n = rig.app.net

@@ -707,14 +707,14 @@ def _journal_play(scenario, settings, budget):
     rig = Rig(BOARD, "", t0=PERIOD - 30000, fs=fs)
     ses = rig.app.session
     for _ in range(400):         # a fresh flash: the journal is set up in
-        if ses.j.ok:             # ready, a slice a step (issue 20)
+        if ses.sp.j.ok:             # ready, a slice a step (issue 20)
             break
         rig.run(20)
-    assert ses.j is not None and ses.j.ok
+    assert ses.sp.j is not None and ses.sp.j.ok
     retract = ses.retract
     rig.retracts = 0
 
-    flush = ses.flush
+    flush = ses.sp.flush
     rig.due = False
 
     def spy_retract(k, now):
@@ -730,7 +730,7 @@ def _journal_play(scenario, settings, budget):
             rig.retracts += 1
 
     ses.retract = spy_retract
-    ses.flush = spy_flush
+    ses.sp.flush = spy_flush
     fs.nor.budget = budget
     cut = False
     try:
