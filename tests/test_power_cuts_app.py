@@ -63,7 +63,7 @@ import clockcore as cc
 import refereemenu
 import persist
 import rig as gestures
-from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD
+from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD, menu_pick
 from host_sim import replay
 from test_power_loss import FakeFlash, PowerCut
 
@@ -96,15 +96,6 @@ def wait(rig, ms):
         rig.run(ms)
     finally:
         rig.step_ms = step
-
-
-def menu_pick(rig, item):
-    """In the referee menu: short pause presses until `item` is shown."""
-    for _ in range(12):
-        if rig.app.menu.item == item:
-            return
-        rig.press(PAUSE)
-    raise AssertionError("no such menu item %d" % item)
 
 
 # -- the scenarios (SPEC v3 §4 states and gestures) ------------------------------------------------

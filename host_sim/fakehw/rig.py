@@ -84,6 +84,15 @@ def new_game():
     return end_game(False)
 
 
+def menu_pick(rig, item):
+    """In the referee menu: short pause presses until `item` is shown."""
+    for _ in range(12):
+        if rig.app.menu.item == item:
+            return
+        rig.press(PAUSE)
+    raise AssertionError("no such menu item %d" % item)
+
+
 def attach_displays(board):
     """{family: its emulator}, each attached to the fake machine."""
     return {n: __import__(n + "_emu").attach(board, machine) for n in dispmod.names(board)}

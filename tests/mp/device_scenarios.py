@@ -218,15 +218,6 @@ def scenario_end_keeps_the_last_movers_turn(board, root):
     return rig
 
 
-def _menu_pick(rig, item):
-    """In the referee menu: step (short pause presses) to `item`."""
-    for _ in range(12):
-        if rig.app.menu.item == item:
-            return
-        rig.press(PAUSE)
-    raise AssertionError("no such menu item %d" % item)
-
-
 def scenario_void_after_a_stop(board, root):
     """TSO § 5.2 d through the referee menu after someone stopped the clock:
     right's last press started left's clock, nobody noticed for 90 s; the
@@ -242,7 +233,7 @@ def scenario_void_after_a_stop(board, root):
     expect(rig.clock.penalty(LEFT) == 10, "P10 before the void", rig)
     rig.perform(gestures.referee())
     expect(rig.app.mode == 3, "referee menu", rig)
-    _menu_pick(rig, refereemenu.R_VOID)
+    gestures.menu_pick(rig, refereemenu.R_VOID)
     expect("5.2d" in rig.screen()[0], "the 5.2d item names its side", rig)
     rig.press(RIGHT)                            # asks first (SPEC v3 §4)
     expect(rig.clock.state == cc.PAUSED, "nothing before the confirmation", rig)
