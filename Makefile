@@ -110,7 +110,8 @@ clean:
 #   make deploy BOARD=pico DRY_RUN=1            print the mpremote commands only
 #   make wiring                                 regenerate docs/wiring/*.svg + docs/build.md tables
 # What goes onto the board: the firmware package the board's WIFI flag names:
-# clock-core (no network code: pico, pico_2004) or clock-net (pico_w, esp32).
+# clock-core (no network code: pico, pico_2004) or clock-net (pico_w, esp32),
+# plus the display families its DISPLAY names (host_sim.board_files).
 SOURCES ?=
 DRY_RUN ?=
 DEPLOY  := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/deploy.py

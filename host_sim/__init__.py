@@ -11,9 +11,12 @@ module is the one place the host finds them:
   the modules the board runs;
 * the modules that go onto the board are listed by the package manifests
   firmware/clock-core/manifest.py and firmware/clock-net/manifest.py (it
-  require()s clock-core), read here by `firmware_files()` for deploy,
-  bundle (`board_package()`: clock-net for a board with WIFI), the target
-  images and the mpy-cross test.
+  require()s clock-core), read here by `firmware_files()`, plus the display
+  family drivers the board file's DISPLAY names (firmware/<family>.py, in
+  no manifest): `board_files()` is what deploy, bundle and the frozen image
+  take for a board (`board_package()`: clock-net for a board with WIFI);
+  the target images and the mpy-cross test take every package and every
+  family some board in boards/ names (`firmware_files()`).
 
 A tool run by its path (`python tools/x.py`) finds this package through
 tools/repo_root.py, the only other place that touches sys.path.
@@ -59,6 +62,62 @@ def board_package(board):
     return NET if getattr(board, "WIFI", False) else CORE
 
 
+def families(board):
+    """The module names of the display families the board module's DISPLAY
+    names (firmware/display.py's names(), the app's own reading)."""
+    import display
+    return display.names(board)
+
+
+def all_families(boards_dir=BOARDS, firmware_dir=FIRMWARE):
+    """["<family>.py"]: every display family some board file in boards_dir
+    names, sorted; ManifestError (one line, naming the board) for one that
+    is no module of firmware_dir or is a module of a package too."""
+    from host_sim import boards as boardfiles
+    listed = firmware_files(firmware_dir, boards_dir=None)
+    out = set()
+    for name in boardfiles.names(boards_dir):
+        out.update(_families_of(name, boardfiles.load(name, boards_dir), firmware_dir, listed))
+    return sorted(out)
+
+
+def _families_of(name, board_mod, firmware_dir, listed):
+    fams = family_files(families(board_mod), firmware_dir, "boards/%s.py" % name)
+    for f in fams:
+        if f in listed:
+            raise ManifestError("boards/%s.py: DISPLAY names %s, a module of a package "
+                                "manifest: a display family is in none (docs/display.md)"
+                                % (name, f[:-3]))
+    return fams
+
+
+def family_files(names, firmware_dir=FIRMWARE, who="a board"):
+    """["<family>.py"] for the family names; ManifestError (one line) for a
+    name that is no module of firmware_dir."""
+    out = []
+    for n in names:
+        if not isinstance(n, str) or not n.isidentifier() \
+                or not os.path.isfile(os.path.join(firmware_dir, n + ".py")):
+            raise ManifestError("%s: DISPLAY names the display family %r, but there is no "
+                                "firmware/%s.py (docs/display.md: adding a family)"
+                                % (who, n, n))
+        if n + ".py" not in out:
+            out.append(n + ".py")
+    return out
+
+
+def board_files(board, firmware_dir=FIRMWARE, boards_dir=BOARDS):
+    """The firmware files a board gets, by board name: its package's
+    modules (board_package, firmware_files), then the display families its
+    DISPLAY names.  Deploy, bundle and the frozen image all take this.
+    BoardError for an unknown board, ManifestError (one line) for a family
+    that does not exist or a package's module listed as a family too."""
+    from host_sim import boards as boardfiles
+    mod = boardfiles.load(board, boards_dir)
+    return (firmware_files(firmware_dir, board_package(mod))
+            + _families_of(board, mod, firmware_dir, firmware_files(firmware_dir, boards_dir=None)))
+
+
 def packages(firmware_dir=FIRMWARE):
     """The package names in firmware_dir: its sub-folders holding a manifest.py."""
     try:
@@ -68,10 +127,12 @@ def packages(firmware_dir=FIRMWARE):
     return sorted(n for n in names if os.path.isfile(os.path.join(firmware_dir, n, MANIFEST)))
 
 
-def firmware_files(firmware_dir=FIRMWARE, package=None):
+def firmware_files(firmware_dir=FIRMWARE, package=None, boards_dir=BOARDS):
     """The file names `package` lists with module(), after those of the
-    packages it require()s, in order; package=None: every package's (the
-    test images, the mpy-cross test, the plumbing check).
+    packages it require()s, in order; package=None: every package's, then
+    every display family a board file in boards_dir names (all_families;
+    boards_dir=None: none) -- the test images, the mpy-cross test, the
+    plumbing check.  A board's files are board_files().
 
     The manifests are micropython-lib style and read the way its
     tools/manifestfile.py reads them, restricted to what a flat app needs:
@@ -89,6 +150,8 @@ def firmware_files(firmware_dir=FIRMWARE, package=None):
         raise ManifestError("%s: no package (a folder holding %s)" % (firmware_dir, MANIFEST))
     for name in names:
         _read_package(firmware_dir, name, files, seen, ())
+    if package is None and boards_dir is not None:
+        files += all_families(boards_dir, firmware_dir)
     return files
 
 

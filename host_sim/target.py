@@ -101,8 +101,8 @@ def mp_suites():
 
 
 def mp_suite_files():
-    """What the MicroPython suites import: the firmware (every package),
-    hardware fakes, boards, the benches in tests/mp and the suites."""
+    """What the MicroPython suites import: the firmware (every package and
+    every display family a board names: host_sim.firmware_files()), hardware fakes, boards, the benches in tests/mp and the suites."""
     files = [os.path.join(FIRMWARE, f) for f in sorted(firmware_files())]
     for p in ["host_sim/fakehw/*.py", "boards/*.py", "tests/mp/*.py"]:
         files += sorted(glob.glob(os.path.join(ROOT, p)))

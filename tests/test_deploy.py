@@ -18,7 +18,7 @@ import pytest
 
 import deploy
 from conftest import FAKEHW, FIRMWARE, ROOT, venv_tool
-from host_sim import CORE, NET, board_package, firmware_files
+from host_sim import CORE, NET, all_families, board_files, board_package, firmware_files
 from host_sim import boards as boardfiles
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
@@ -36,9 +36,10 @@ def mpy_cross_version():
     return deploy.mpy_cross_version(exe)
 
 
-def firmware_modules(package=CORE):
-    """The modules of a package: the pico bundle's are clock-core's."""
-    return sorted(f[:-3] for f in firmware_files(package=package))
+def firmware_modules(board="pico"):
+    """The modules a board gets (host_sim.board_files): the pico bundle's
+    are clock-core's and the LCD's family, pico_w's clock-net's and it."""
+    return sorted(f[:-3] for f in board_files(board))
 
 
 def run_micropython(args, path, cwd):
@@ -164,7 +165,7 @@ def test_a_pico_bundle_has_no_network_code_and_a_pico_w_bundle_has_it(bundle_dir
     pico_w = {os.path.splitext(n)[0] for n in os.listdir(bundle_w_dir)}
     assert "net" in net_only and not pico & set(net_only)
     assert _named(bundle_dir, NET_WORDS) == []
-    assert set(net_only) <= pico_w and set(firmware_modules(NET)) <= pico_w
+    assert set(net_only) <= pico_w and set(firmware_modules("pico_w")) <= pico_w
     assert "net.mpy" in _named(bundle_w_dir, NET_WORDS)
     assert "package clock-core" in (bundle_dir / "README.txt").read_text()
     assert "package clock-net" in (bundle_w_dir / "README.txt").read_text()
@@ -231,11 +232,17 @@ FAKE_FIRMWARE = {
 }
 
 
+# Every display family a board file names (hd44780: DISPLAY's default,
+# tm1637: pico_tm1637's, ...), as a stand-in driver: in no manifest, bundled
+# only for a board that names it (issue 28); deploy asks them all to exist.
+FAKE_FAMILY = {f: "def make(board, machine):\n    return None\n" for f in all_families()}
+
+
 @pytest.fixture
 def fake_firmware(tmp_path):
     fw = tmp_path / "firmware"
     fw.mkdir()
-    for name, text in FAKE_FIRMWARE.items():
+    for name, text in list(FAKE_FIRMWARE.items()) + list(FAKE_FAMILY.items()):
         (fw / name).write_text(text)
     write_fake_manifest(fw)
     return fw
@@ -258,7 +265,7 @@ def test_bundle_of_a_small_app_runs_under_micropython(fake_firmware, tmp_path):
                        "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "buildinfo.mpy",
-                                       "helper.mpy", "main.py"]
+                                       "hd44780.mpy", "helper.mpy", "main.py"]
     assert (out / "main.py").read_text() == FAKE_FIRMWARE["main.py"]
     assert (out / "helper.mpy").read_bytes()[:2] == bytes([ord("M"), mpy_cross_version()[0]])
     # main.py as MicroPython runs it at boot, importing helper from helper.mpy
@@ -273,7 +280,7 @@ def test_bundle_sources(fake_firmware, tmp_path):
                        str(fake_firmware), "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "buildinfo.py",
-                                       "helper.py", "main.py"]
+                                       "hd44780.py", "helper.py", "main.py"]
 
 
 def one_line(proc, status, *words):
@@ -326,11 +333,12 @@ def test_a_rebuild_removes_only_the_files_the_last_build_wrote(fake_firmware, tm
     proc = run_deploy(args)
     assert proc.returncode == 0, proc.stderr
     assert sorted(os.listdir(out)) == [deploy.MARKER, "README.txt", "board.py", "buildinfo.mpy",
-                                       "helper.mpy", "main.py", "mine.py", "notes.md"]
+                                       "hd44780.mpy", "helper.mpy", "main.py", "mine.py",
+                                       "notes.md"]
     assert (out / "notes.md").read_text() == (out / "mine.py").read_text() == "mine"
     assert (tmp_path / "outside.py").read_text() == "mine"
     assert sorted(deploy.read_manifest(str(out))) == ["README.txt", "board.py", "buildinfo.mpy",
-                                                      "helper.mpy", "main.py"]
+                                                      "hd44780.mpy", "helper.mpy", "main.py"]
 
 
 def test_unknown_board_is_one_line(tmp_path):
@@ -403,7 +411,7 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path):
     # the old main.py goes before anything is copied, the new one comes last
     assert c[4].index('"main.py"') < c[4].index('"board.mpy"')
     # a board once deployed as pico_w loses the network modules (both kinds)
-    for m in sorted(set(firmware_modules(NET)) - set(firmware_modules(CORE))):
+    for m in sorted(set(firmware_modules("pico_w")) - set(firmware_modules("pico"))):
         assert '"%s.mpy"' % m in c[4] and '"%s.py"' % m in c[4], m
     # 3: reset
     assert cmds[2][3:] == ["reset"]
@@ -415,7 +423,7 @@ def test_dry_run_for_a_board_with_wifi_keeps_the_network_modules(tmp_path):
     assert proc.returncode == 0, proc.stderr
     c = shlex.split(proc.stdout.splitlines()[1])
     copied = {os.path.basename(p) for p in c[7:-1]}
-    assert {m + ".mpy" for m in firmware_modules(NET) if m != "main"} <= copied
+    assert {m + ".mpy" for m in firmware_modules("pico_w") if m != "main"} <= copied
     assert '"net.mpy"' not in c[4] and '"net.py"' in c[4]    # only its stale twin goes
 
 

@@ -138,14 +138,16 @@ def test_the_key_covers_every_input():
 
 def test_the_image_holds_the_app_the_board_and_its_commit(images):
     """The frozen modules are the board's package (no network code on a
-    pico), board.py and buildinfo.py with the commit, which the image's
-    flash bytes carry."""
+    pico) and the display families its DISPLAY names (the LCD's only: no
+    TM1637 driver in a pico image, issue 28), board.py and buildinfo.py
+    with the commit, which the image's flash bytes carry."""
     pico, w = images["pico"], images["pico_w"]
-    from host_sim import CORE, NET, firmware_files
-    assert sorted(pico["frozen"]) == sorted(firmware_files(package=CORE)
+    from host_sim import CORE, NET, board_files, firmware_files
+    assert sorted(pico["frozen"]) == sorted(firmware_files(package=CORE) + ["hd44780.py"]
                                             + ["board.py", "buildinfo.py"])
-    assert sorted(w["frozen"]) == sorted(firmware_files(package=NET)
-                                         + ["board.py", "buildinfo.py"])
+    assert sorted(pico["frozen"]) == sorted(board_files("pico") + ["board.py", "buildinfo.py"])
+    assert "tm1637.py" not in pico["frozen"]
+    assert sorted(w["frozen"]) == sorted(board_files("pico_w") + ["board.py", "buildinfo.py"])
     flash = b"".join(p for _a, p in fwimage.uf2_blocks(images["upgrade"]["path"]))
     assert UPGRADE_COMMIT.encode() in flash
     # a firmware-only image writes nothing into the filesystem region

@@ -2,8 +2,9 @@
 core; DEVELOPERS' rule: every firmware file must compile with mpy-cross).
 
 The firmware is what the package manifests list (firmware/clock-core/ and
-firmware/clock-net/; tests/test_plumbing.py checks that they list every
-firmware/*.py), and the manifests themselves.  The hardware emulation in
+firmware/clock-net/) plus every display family a board file names
+(host_sim.firmware_files(); tests/test_plumbing.py checks that together they
+are every firmware/*.py), and the manifests themselves.  The hardware emulation in
 host_sim/fakehw/ runs under MicroPython too, so it is compiled as well."""
 import glob
 import os

@@ -17,26 +17,104 @@ from conftest import FIRMWARE, ROOT
 
 def test_manifest_lists_every_firmware_module_issue_13_5():
     """The package manifests (firmware/clock-core/, firmware/clock-net/) are
-    the one list of the app's modules: a module added to firmware/ but to no
-    package would be left off the board."""
+    the one list of the app's modules, and a board file's DISPLAY the list
+    of its display families (issue 28: a family is in no manifest): a
+    module of firmware/ in neither would be left off every board."""
     on_disk = {os.path.basename(p) for p in glob.glob(os.path.join(FIRMWARE, "*.py"))}
     listed = host_sim.firmware_files()
     missing = sorted(on_disk - set(listed))
-    assert not missing, "add to firmware/clock-core/manifest.py: " + ", ".join(
-        'module("%s", base_path="..")' % m for m in missing)
+    assert not missing, ("add to firmware/clock-core/manifest.py (or, a display family, "
+                         "name it in a board file's DISPLAY): " + ", ".join(
+                             'module("%s", base_path="..")' % m for m in missing))
     assert sorted(set(listed) - on_disk) == [], "listed in a manifest, not in firmware/"
     assert {"main.py", "app.py", "clockcore.py"} <= set(listed)
     assert host_sim.packages() == [host_sim.CORE, host_sim.NET]
+    fams = host_sim.all_families()
+    assert {"hd44780.py", "tm1637.py"} <= set(fams)
+    assert not set(fams) & set(host_sim.firmware_files(boards_dir=None)), "a family in a manifest"
+    assert listed == host_sim.firmware_files(boards_dir=None) + fams
+
+
+def test_a_board_gets_its_package_and_exactly_its_families_issue_28():
+    """The board decides which display families are bundled: pico's LCD
+    only, pico_tm1637 the LCD and the TM1637 driver, each once, after its
+    package's modules."""
+    core = host_sim.firmware_files(package=host_sim.CORE)
+    assert host_sim.board_files("pico") == core + ["hd44780.py"]
+    assert host_sim.board_files("pico_tm1637") == core + ["hd44780.py", "tm1637.py"]
+    assert host_sim.board_files("pico_w") == (host_sim.firmware_files(package=host_sim.NET)
+                                              + ["hd44780.py"])
+
+
+def _odd_board(tmp_path, display):
+    """A copy of boards/pico.py under tmp_path/boards naming `display`."""
+    boards = tmp_path / "boards"
+    boards.mkdir(exist_ok=True)
+    with open(os.path.join(ROOT, "boards", "pico.py")) as f:
+        text = f.read()
+    (boards / "odd.py").write_text(re.sub(r"(?m)^DISPLAY = .*$", "DISPLAY = %r" % (display,),
+                                          text))
+    return str(boards)
+
+
+@pytest.mark.parametrize("display", [("hd44780", "ledbarx"), "../hd44780", ("main",)])
+def test_a_board_naming_an_unknown_family_says_so_in_one_line_issue_28(tmp_path, display):
+    """A family a board names must be a firmware module that is in no
+    manifest; else one line naming the board (make deploy, make firmware
+    and the test images all ask board_files/all_families)."""
+    boards = _odd_board(tmp_path, display)
+    for call in (lambda: host_sim.board_files("odd", boards_dir=boards),
+                 lambda: host_sim.all_families(boards)):
+        with pytest.raises(host_sim.ManifestError) as e:
+            call()
+        msg = str(e.value)
+        assert "\n" not in msg and "boards/odd.py" in msg, msg
+        assert ("no firmware/" in msg) if display != ("main",) else ("in none" in msg), msg
+
+
+def test_make_deploy_and_firmware_refuse_a_missing_family_in_one_line(tmp_path, monkeypatch):
+    """`make bundle`/`make deploy` with firmware lacking the board's family,
+    and `make firmware` for a board naming an unknown one: one line, exit 2,
+    before anything is built."""
+    (tmp_path / "fw").mkdir()
+    fw = _packages(tmp_path / "fw",
+                   clock_core='metadata()\nmodule("main.py", base_path="..")\n',
+                   clock_net='metadata()\nrequire("clock-core")\n')
+    (tmp_path / "fw" / "main.py").write_text("print(1)\n")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
+                           "--board", "pico", "--firmware", fw, "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "boards/pico.py" in lines[0] and "firmware/hd44780.py" in lines[0], lines
+    assert not (tmp_path / "out").exists()
+    import fwimage
+    boards = _odd_board(tmp_path, ("hd44780", "ledbarx"))
+    monkeypatch.setattr(fwimage, "board_files",
+                        lambda b: host_sim.board_files(b, boards_dir=boards))
+    with pytest.raises(fwimage.FirmwareError) as e:
+        fwimage.app_files("odd", "abc1234")
+    assert e.value.status == 2 and "'ledbarx'" in str(e.value) and "\n" not in str(e.value)
 
 
 def test_bundle_holds_exactly_the_manifest(tmp_path):
     """make bundle copies what the board's package lists (compiled, main.py
     as source) plus the board and the generated buildinfo (the app's
-    commit), and nothing else from firmware/."""
-    for board, package in (("pico", host_sim.CORE), ("pico_w", host_sim.NET)):
+    commit), and nothing else from firmware/: no display family the board
+    does not name (issue 28)."""
+    for board, package in (("pico", host_sim.CORE), ("pico_w", host_sim.NET),
+                           ("pico_tm1637", host_sim.CORE)):
         names = deploy.build(str(tmp_path / board), board, compiled=False)
-        assert sorted(names) == sorted(host_sim.firmware_files(package=package)
+        assert sorted(names) == sorted(host_sim.board_files(board)
                                        + ["board.py", "buildinfo.py"])
+        assert sorted(names) == sorted(host_sim.firmware_files(package=package)
+                                       + list(_families(board)) + ["board.py", "buildinfo.py"])
+
+
+def _families(board):
+    import display
+    from host_sim import boards as boardfiles
+    return [n + ".py" for n in display.names(boardfiles.load(board))]
 
 
 def _packages(tmp_path, **texts):
@@ -59,7 +137,7 @@ def test_manifest_reader_resolves_require_in_order(tmp_path):
                          'module("c.py", base_path="..")\n')
     assert host_sim.firmware_files(fw, "a-core") == ["a.py"]
     assert host_sim.firmware_files(fw, "c-top") == ["a.py", "b.py", "c.py"]
-    assert host_sim.firmware_files(fw) == ["a.py", "b.py", "c.py"]     # every package
+    assert host_sim.firmware_files(fw, boards_dir=None) == ["a.py", "b.py", "c.py"]  # every package
     assert host_sim.packages(fw) == ["a-core", "b-mid", "c-top"]
 
 

@@ -7,7 +7,7 @@ not the app (the bench runs the app: bench/press_bench.py pico_tm1637).
 import os
 
 from conftest import FIRMWARE, need
-from host_sim import CORE, firmware_files, target
+from host_sim import board_files, target
 
 LEFT, RIGHT = (10, 11), (20, 21)           # boards/pico_tm1637.py
 MAIN = """\
@@ -34,8 +34,8 @@ def test_driver_on_the_emulated_pico(tmp_path):
     need(target.pico_missing())
     fs = tmp_path / "fs"
     (tmp_path / "main.py").write_text(MAIN)
-    # the app's modules (clock-core) as .mpy, its main.py replaced by MAIN
-    target.compile_tree(str(fs), [os.path.join(FIRMWARE, n) for n in firmware_files(package=CORE)
+    # the board's files (clock-core and its families) as .mpy, main.py replaced by MAIN
+    target.compile_tree(str(fs), [os.path.join(FIRMWARE, n) for n in board_files("pico_tm1637")
                                   if n != "main.py"]
                         + [str(tmp_path / "main.py")], keep_py=("main.py",))
     img = tmp_path / "fs.img"

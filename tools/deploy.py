@@ -14,7 +14,9 @@ The app is the modules of one firmware package plus boards/<BOARD>.py:
 clock-core (firmware/clock-core/manifest.py) for a board without Wi-Fi,
 clock-net (firmware/clock-net/manifest.py: clock-core and the network
 modules) for a board with WIFI = True, the flag the app reads before it
-imports net, so `make deploy BOARD=pico` copies no network code.  The board
+imports net, so `make deploy BOARD=pico` copies no network code; plus the
+display family drivers the board's DISPLAY names, and no others
+(host_sim.board_files: a pico gets hd44780.py, not tm1637.py).  The board
 file goes onto the board as board.py (a board file that derives from
 another, `from pico import *`, gets that one written into it: the device
 reads one self-contained file; host_sim/boards.py).  Modules are compiled to
@@ -71,7 +73,8 @@ import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
 import buildparts  # what tools/fwimage.py uses too
-from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_package, firmware_files
+from host_sim import (FIRMWARE, ROOT, ManifestError, app_commit, board_files, board_package,
+                      firmware_files)
 from host_sim import boards as boardfiles  # the one board loader
 from host_sim import usb  # mpremote: shared with `python -m host_sim logs`
 
@@ -183,14 +186,15 @@ def package(board):
 
 
 def app_sources(board, firmware_dir=FIRMWARE):
-    """[(source path, module name)]: the modules of the board's package
-    (package(): firmware/clock-core/manifest.py, or clock-net's, which
-    requires it), sorted, then the board."""
+    """[(source path, module name)]: the board's firmware files
+    (host_sim.board_files: the modules of its package, package():
+    firmware/clock-core/manifest.py, or clock-net's, which requires it, and
+    the display families its DISPLAY names), sorted, then the board."""
     if not os.path.isdir(firmware_dir):
         raise DeployError("no firmware folder %s" % firmware_dir, 2)
     try:
-        mods = sorted(firmware_files(firmware_dir, package(board)))
-    except ManifestError as e:
+        mods = sorted(board_files(board, firmware_dir))
+    except (ManifestError, boardfiles.BoardError) as e:
         raise DeployError(str(e), 2)
     for clash in ("board.py", BUILDINFO + ".py"):
         if clash in mods:
@@ -331,13 +335,14 @@ def stale_twins(names):
 
 
 def left_out(board, firmware_dir=FIRMWARE):
-    """The modules of the other packages, both extensions: deploy deletes
-    them on the board, so a clock that once ran clock-net and is deployed as
-    a board without Wi-Fi carries no network code either."""
+    """The modules of the other packages and the display families the board
+    does not name, both extensions: deploy deletes them on the board, so a
+    clock that once ran clock-net and is deployed as a board without Wi-Fi
+    carries no network code either (nor another board's display driver)."""
     try:
-        mine = set(firmware_files(firmware_dir, package(board)))
+        mine = set(board_files(board, firmware_dir))
         every = firmware_files(firmware_dir)
-    except ManifestError as e:
+    except (ManifestError, boardfiles.BoardError) as e:
         raise DeployError(str(e), 2)
     return sorted(m[:-3] + ext for m in every if m not in mine for ext in (".mpy", ".py"))
 

@@ -13,9 +13,9 @@ The image is the rp2 port of MicroPython built from the sources in
 MICROPY_SRC=a tarball / an unpacked tree) with a manifest that freezes:
 
 * the app: the modules of the board's package (clock-core, or clock-net for a
-  board with WIFI = True; firmware/*/manifest.py, read by
-  host_sim.firmware_files) -- bytecode run in place from flash, so it costs
-  no heap and leaves the heap in one piece;
+  board with WIFI = True; firmware/*/manifest.py) and the display family
+  drivers its DISPLAY names (host_sim.board_files) -- bytecode run in place
+  from flash, so it costs no heap and leaves the heap in one piece;
 * the board file as the default `board` module (flattened as `make deploy`
   writes it: host_sim/boards.py).  A board.py on the filesystem comes first
   on sys.path, so an organizer can still fix a pin in Thonny;
@@ -70,7 +70,7 @@ import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
 import buildparts  # what tools/deploy.py uses too
-from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_package, firmware_files
+from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_files
 from host_sim import boards as boardfiles
 
 MICROPY_VERSION = "v1.28.0"
@@ -274,11 +274,13 @@ def _load(board):
 
 
 def app_files(board, commit):
-    """{file name: bytes} frozen into the image: the package's modules,
-    board.py and buildinfo.py."""
+    """{file name: bytes} frozen into the image: the board's firmware files
+    (host_sim.board_files: its package's modules and its display families),
+    board.py and buildinfo.py.  Each gets a module() line in the generated
+    manifest (_stage) and goes into the image's key (image_key)."""
     try:
-        mods = firmware_files(FIRMWARE, board_package(_load(board)))
-    except ManifestError as e:
+        mods = board_files(board)
+    except (ManifestError, boardfiles.BoardError) as e:
         raise FirmwareError(str(e), 2)
     out = {}
     for m in mods:

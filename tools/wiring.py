@@ -124,6 +124,13 @@ def load_board(board, boards_dir=BOARDS):
     return vars(boardfiles.load(board, boards_dir))
 
 
+def _display_names(ns):
+    """The board's display families (firmware/display.py's own reading)."""
+    import types
+    import display
+    return display.names(types.SimpleNamespace(**ns))
+
+
 def resistor_k(num, den):
     """Divider resistors (R1 top, R2 bottom) for V_bat = V_pin * num/den,
     with R2 = 100 k: R1 = 100 k * (num - den) / den."""
@@ -155,6 +162,16 @@ def groups(ns, hdr):
             ("CLK", hdr.label(clk), clk, "TM_%s_CLK" % side),
             ("DIO", hdr.label(dio), dio, "TM_%s_DIO" % side),
         ]))
+    # any other display family: its own pins (its BOARD_PINS, firmware/display.py's
+    # contract), one box, each pin with a GND beside it -- a new family needs no
+    # edit here (issue 28: driver, board file, emulator)
+    drawn = {c[3] for _k, _t, conns in out for c in conns}
+    for fam in _display_names(ns):
+        pins = [n for n in getattr(__import__(fam), "BOARD_PINS", ()) if n not in drawn]
+        if pins:
+            out.append(("lcd", "Display %s (firmware/%s.py)" % (fam, fam), [
+                ("GND", hdr.nearest_gnd(ns[pins[0]]), None, None)]
+                + [(n, hdr.label(ns[n]), ns[n], n) for n in pins]))
     for const, title in (("BTN_LEFT", "Left player button"),
                          ("BTN_PAUSE", "Pause key"),
                          ("BTN_RIGHT", "Right player button")):

@@ -6,23 +6,28 @@
 # its manifest.py, which lists its modules with base_path="..", and a package
 # that needs another one says require("its-folder-name").  Packages:
 #
-#   clock-core  (this one)  the app: game, screens, storage, LCD, buttons
+#   clock-core  (this one)  the app: game, screens, storage, buttons
 #   clock-net               require("clock-core") + the tournament hall's
 #                           network modules (firmware/clock-net/manifest.py)
 #
-# The host reads both as data (host_sim.firmware_files): `make deploy` and
-# `make bundle` copy clock-net for a board with WIFI = True (boards/pico_w.py,
-# esp32.py) and clock-core for the others (a Pico without Wi-Fi carries no
-# network code; the app imports net only when board.WIFI), the 32-bit test
-# images hold every package, and tests/test_mpy_cross.py compiles them.  A
-# frozen firmware build can use them too: add_library("clock", ".../firmware")
-# and require("clock-core") or require("clock-net") in the board manifest.
-# The board file is not listed: it is per build and goes onto the board's
-# filesystem as board.py (source, editable in Thonny).
+# No display family driver is listed (hd44780.py, tm1637.py, ...): the board
+# decides.  A board gets its package's modules plus the families its DISPLAY
+# names (host_sim.board_files(board), docs/display.md "Adding a family").
+# The host reads both manifests as data: `make deploy`, `make bundle` and
+# `make firmware` take clock-net for a board with WIFI = True
+# (boards/pico_w.py, esp32.py) and clock-core for the others (a Pico without
+# Wi-Fi carries no network code; the app imports net only when board.WIFI),
+# each with the board's families; the 32-bit test images and
+# tests/test_mpy_cross.py take every package and every family some board in
+# boards/ names (host_sim.firmware_files()).  The board file is not listed:
+# it is per build and goes onto the board as board.py (source, editable in
+# Thonny).
 #
 # Add a new firmware module here (or to clock-net if only the network needs
-# it): tests/test_plumbing.py fails while a firmware/*.py is in no package.
-metadata(description="Scrabble tournament clock: the app without network", version="3")
+# it); a new display family goes in no manifest, a board file names it.
+# tests/test_plumbing.py fails while a firmware/*.py is in no package and
+# is no family a board names.
+metadata(description="Scrabble tournament clock: the app without network", version="4")
 
 module("main.py", base_path="..")
 module("actions.py", base_path="..")
@@ -41,7 +46,6 @@ module("game.py", base_path="..")
 module("gamefiles.py", base_path="..")
 module("gamelog.py", base_path="..")
 module("gestures.py", base_path="..")
-module("hd44780.py", base_path="..")
 module("hw.py", base_path="..")
 module("jflash.py", base_path="..")
 module("journal.py", base_path="..")
@@ -65,5 +69,4 @@ module("settings.py", base_path="..")
 module("setupmenu.py", base_path="..")
 module("spool.py", base_path="..")
 module("ticks.py", base_path="..")
-module("tm1637.py", base_path="..")
 module("view.py", base_path="..")
