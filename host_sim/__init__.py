@@ -25,10 +25,8 @@ import configparser
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
+from host_sim.paths import ROOT, FIRMWARE, BOARDS  # noqa: F401
 FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
-BOARDS = os.path.join(ROOT, "boards")
 MP_TESTS = os.path.join(ROOT, "tests", "mp")
 MANIFEST = "manifest.py"
 

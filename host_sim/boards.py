@@ -16,7 +16,7 @@ import os
 import re
 import types
 
-from host_sim import BOARDS as BOARDS_DIR, ROOT  # noqa: F401  (the host's folders, in one place)
+from host_sim.paths import BOARDS as BOARDS_DIR, ROOT  # noqa: F401  (the host's folders, in one place)
 
 _BASE = re.compile(r"^from\s+([A-Za-z_]\w*)\s+import\s+\*\s*(#.*)?$")
 
