@@ -22,6 +22,7 @@ from host_sim import hall_recorder as REC
 from host_sim import hall_sim
 from host_sim import smalldisk
 
+import net
 import outbox
 
 pytestmark = needs_browser
