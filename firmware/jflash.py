@@ -203,7 +203,7 @@ class JournalFile:
                     if off + n > self.bs:
                         off = self.bs - n   # the last piece ends with the block
                     self.bdev.readblocks(b, self.sbuf, off)
-                    self._found += self._markers(self._key, b, off)
+                    self._found += self._markers(b, off)
                     if off + n >= self.bs:
                         break
                     off += step
@@ -231,24 +231,31 @@ class JournalFile:
             self.error = "journal: not found on the flash"
         return self.ok
 
-    def _markers(self, key, b, off):
+    def _markers(self, b, off):
         """The units whose marker lies whole in self.sbuf (block b's bytes
-        from off on): their places noted; how many were new."""
-        data = self.sbuf
-        n = len(data)
+        from off on): their places noted; how many were new.  (Few locals
+        here and in _note(): MicroPython puts a frame of more than 11 words
+        on the heap, and the search runs while a game's first clock runs.)"""
         found = 0
-        at = data.find(key)
-        while at >= 0 and at + HEAD <= n:
-            i = data[at + 8] | (data[at + 9] << 8)
-            p = off + at
-            end = p + UNIT if p + UNIT < self.bs else self.bs
-            if i < self.units and self.blk[i] == NONE and p + HEAD + self.size <= end:
-                self.blk[i] = b
-                self.start[i] = p + HEAD
-                self.end[i] = end
-                found += 1
-            at = data.find(key, at + HEAD)
+        at = self.sbuf.find(self._key)
+        while at >= 0:
+            found += self._note(b, off + at, at)
+            at = self.sbuf.find(self._key, at + HEAD)
         return found
+
+    def _note(self, b, p, at):
+        """The marker at self.sbuf[at:] (flash offset p of block b): 1 if it
+        names a unit not yet found whose slots fit in its block, noted."""
+        if at + HEAD > len(self.sbuf):
+            return 0        # cut by the piece's end: whole in the next one
+        i = self.sbuf[at + 8] | (self.sbuf[at + 9] << 8)
+        end = p + UNIT if p + UNIT < self.bs else self.bs
+        if i >= self.units or self.blk[i] != NONE or p + HEAD + self.size > end:
+            return 0
+        self.blk[i] = b
+        self.start[i] = p + HEAD
+        self.end[i] = end
+        return 1
 
     def _at(self, k):
         """Record slot k's unit and offset into self.su, self.sp (units, 0

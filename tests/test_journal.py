@@ -235,6 +235,38 @@ def test_the_journal_has_one_1_kb_buffer_from_boot():
     assert raw.big == raw.into == 3 * 5 * fs.nor.blocks
 
 
+def test_the_search_for_the_journals_units_allocates_nothing():
+    """SPEC §6 (no garbage collection in a game) and issue 30: the arming's
+    search of the raw flash runs in slices in the main loop's steps, also
+    those of a game begun right after power-up.  Finding the markers in a
+    piece of the flash allocates nothing: on the emulated Pico the search's
+    marker loop, one 15-word frame put on the heap at each piece, allocated
+    3 472 B in the 6 s after a first game's start (bench/target_bench.py
+    target_heap_bytes_running_6s, whose goal is 0)."""
+    fs = NorFS()
+    j = journal.Journal(fs, fs.raw(), "journal.bin", 19)
+    assert j.arm() and j.ok
+    key = j._key                                # MAGIC + the arming's nonce
+    buf = j.sbuf
+    for i in range(len(buf)):
+        buf[i] = 0xFF
+    for k, at in enumerate((0, 300, 700)):
+        buf[at:at + len(key)] = key
+        buf[at + 8] = k
+        buf[at + 9] = 0
+    cut = len(buf) - journal.HEAD + 1            # whole key, its unit index cut off
+    buf[cut:cut + len(key)] = key
+    for i in range(j.units):
+        j.blk[i] = journal._NONE
+    gc.collect()
+    m0 = mem_total() if mem_total else 0
+    n = j._markers(7, 0)
+    m1 = mem_total() if mem_total else 0
+    eq(n, 3, "three whole markers found, the cut one left to the next piece")
+    eq((j.blk[0], j.start[1], j.blk[3]), (7, 300 + journal.HEAD, journal._NONE), "their places")
+    eq(m1 - m0, 0, "bytes allocated by the search of a piece")
+
+
 def test_no_raw_flash_no_journal():
     """CPython's and the unix port's filesystem has no raw device: the files
     only, as before (tests/test_power_cuts_app.py covers that path)."""

@@ -104,6 +104,13 @@ else:
             except OSError:
                 pass
 
+    def _umount_all():
+        for fs in list(_LIVE):
+            _umount(fs)
+
+    import mptest
+    mptest.AFTER.append(_umount_all)    # a test's mounts (their caches) go with it
+
     class NorFS:
         """fsys.OsFS's API on littlefs over `nor`, mounted at a folder of its
         own (formatted first if `fresh`)."""
