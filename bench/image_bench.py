@@ -61,9 +61,12 @@ a = App(board, machine)
 c = a.clock
 info('BOOT')
 E = [0, 0, 0]   # MemoryErrors, collections, steps
+def pause():
+    now = time.ticks_ms()
+    a._sleep(time.sleep_ms, now, a._pause_ms(now))
 while c.state == cc.READY:
     a.step()
-    time.sleep_ms(a._pause_ms())
+    pause()
 gc.collect()
 last = gc.mem_alloc()
 while c.state != cc.OVER:
@@ -76,7 +79,7 @@ while c.state != cc.OVER:
         E[1] += 1
     last = m
     E[2] += 1
-    time.sleep_ms(a._pause_ms())
+    pause()
 print('GAME', E[0], E[1], E[2])
 info('OVER')
 print('END', 'OK')
