@@ -256,9 +256,14 @@ FIGURES = ("target_free_heap_after_boot_bytes", "image_pico_free_after_game_byte
            "image_pico_uf2_bytes", "image_pico_w_flash_bytes")
 
 
-def figures(r=None):
+FROZEN_RUNS = ("pico_frozen", "pico_w_frozen", "boot_frozen")
+MPY_RUNS = ("pico_mpy", "pico_w_mpy", "boot_mpy")   # the baseline (bench/run.py keeps it)
+
+
+def figures(r=None, mpy_how=""):
     """[Figure] of measure() (or of its result `r`): the frozen images
-    against the .mpy deployment."""
+    against the .mpy deployment (`mpy_how`: when and where that baseline was
+    measured, added to its texts)."""
     from bench.figures import BenchError, Figure
     try:
         r = r or measure()
@@ -268,11 +273,11 @@ def figures(r=None):
     game = ("a game of %d turns, each with a stop (pause, resume), to its end, played "
             "through the GPIOs at the REPL (bench/image_bench.py)" % GAME_STOPS)
     fro = "the app frozen into MicroPython v1.28.0 (make firmware, RPI_PICO), on rp2040js"
-    mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)"
+    mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)%s" % mpy_how
     wfro = ("pico_w frozen on an RPI_PICO image with lwIP and no radio (rp2040js has no "
             "CYW43), net.json present (net.py running), the heap cut to a Pico W's "
             "%d B by a ballast" % PICO_W_HEAP)
-    wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem"
+    wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem%s" % mpy_how
     notes_w = ["after boot: %d B free, largest block %d B (the .mpy bundle: %d B, %d B)"
                % (wf["boot_free"], wf["boot_block"], wm["boot_free"], wm["boot_block"]),
                "after the game: %d B allocated, live (the .mpy bundle: %d B)"

