@@ -298,3 +298,33 @@ def test_image_figures_measure_the_frozen_runs_and_keep_the_mpy_baseline(monkeyp
     assert asked[1] == image_bench.FROZEN_RUNS and bench._Kept.new == {}
     assert "bench/baselines.json" in figs[0].baseline_what
     assert [f.name for f in figs] == list(image_bench.FIGURES)
+
+
+def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeypatch):
+    """Issue 30 ("a bench people run"): the emulated Pico's figures (simulated
+    time) run EMULATORS at a time, once the wall-clock figures, which other
+    work on the machine would disturb, have run alone."""
+    import threading
+    order, both = [], threading.Barrier(2, timeout=10)
+
+    def wall():
+        order.append("wall")
+        return bench.Figure("accounting_error_ms", 0, "ms", 1, "w", "b")
+
+    def emu(name):
+        def fn():
+            order.append(name)
+            both.wait()          # the two emulated groups at once, or this times out
+            return bench.Figure(name, 1, "ms", 2, "w", "b")
+        return fn
+
+    monkeypatch.setattr(bench, "EMULATORS", 2)
+    monkeypatch.setattr(bench, "MEASURES", (
+        (("target_cpu_busy_fraction",), emu("target_cpu_busy_fraction"), bench.EMULATED),
+        (("accounting_error_ms",), wall),
+        (("image_pico_uf2_bytes",), emu("image_pico_uf2_bytes"), bench.EMULATED)))
+    figs, failures = bench.measure()
+    assert failures == [] and order[0] == "wall" and len(order) == 3
+    assert [f.name for f in figs] == [n for n in bench.ALL if n in
+                                      ("accounting_error_ms", "target_cpu_busy_fraction",
+                                       "image_pico_uf2_bytes")]
