@@ -1467,6 +1467,14 @@ def markdown(figs, seconds):
         "assumes the pin IRQ runs at the edge (hard IRQ, rp2); with soft IRQs "
         "(esp32) the handler runs after the I2C transfer in progress returns.",
         "",
+        "How it runs: the wall-clock figures (CPython, MicroPython's unix port, "
+        "the hall with its broker) one after the other, alone, then the "
+        "emulated Pico's (simulated time, so what else runs does not change "
+        "them) %d at a time. Every figure above comes from this run of this "
+        "commit; only the baselines named as kept in bench/baselines.json "
+        "(older firmware, and today's `.mpy` deployment for the image figures) "
+        "come from the run and commit each names." % EMULATORS,
+        "",
         PRESS_IN_FLASH,
         "",
     ]
