@@ -226,6 +226,7 @@ def _in_clear(h):
 
 def _throughput_once(d, name, clocks, seconds, tls):
     import paho.mqtt.client as paho
+    import hallmsg
     import mqtt
     import net
     from host_sim import hall as H
@@ -255,7 +256,7 @@ def _throughput_once(d, name, clocks, seconds, tls):
             s = conn()
             s.sendall(mqtt.connect_packet("tp%d-%s" % (t, name), str(t), pw[t],
                                           "scrabble/mp/%d/status/%d" % (t, t), "offline",
-                                          net.KEEPALIVE_S))
+                                          hallmsg.KEEPALIVE_S))
             if s.recv(4)[3:4] != b"\x00":
                 raise BenchError("broker refused clock %d" % t)
             socks.append(s)

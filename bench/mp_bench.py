@@ -138,14 +138,16 @@ if steps[3] < 1000 or steps[4] < 5:
 
 notes = []
 c = rig.clock
-rows = app.view.buf
+lcdfam = app.display.text.fam    # the HD44780 family (hd44780.py)
+rows = lcdfam.screen.buf
 parts = (
     ("Buttons.poll", lambda: app.buttons.poll(rig.now)),
     ("Gestures.next", lambda: app.gestures.next(rig.now)),
     ("Clock.update", lambda: c.update(rig.now)),
-    ("View.render", lambda: app.view.render(c)),
+    ("Frame.fill", lambda: app.frame.fill(c)),
+    ("View.render", lambda: lcdfam.screen.render(app.frame)),
     ("Leds.show", lambda: app.leds.show(c.running())),
-    ("Lcd.show (unchanged row)", lambda: app.lcd.show(0, rows[0])),
+    ("Lcd.show (unchanged row)", lambda: lcdfam.lcd.show(0, rows[0])),
     ("Buzzer.update", lambda: app.buzzer.update(rig.now)),
     ("Battery.update", lambda: app.battery.update(rig.now)),
 )

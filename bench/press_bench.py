@@ -48,8 +48,16 @@ class Done(BaseException):
     the loop's own error handling does not catch it)."""
 
 
+# the 20x4's marks between its big digits (firmware/bigview.py: RUN, STOP),
+# as the 16x2's glyph codes
+BIG_MARKS = {0x7F: G_RUN[0], 0x7E: G_RUN[1], 0xFF: G_PAUSE}
+
+
 def marker(codes, side, cols):
-    """The glyph in a side's marker cell of row 0 (None: not a glyph)."""
+    """The glyph in a side's marker cell of row 0 (None: not a glyph); on
+    a 20x4 (cols 20) its mark beside the big digits, as that glyph."""
+    if cols >= 20:
+        return BIG_MARKS.get(codes[9 + side])
     c = codes[0 if side == 0 else cols - 1]
     return c & 7 if c < 16 else None
 
@@ -329,12 +337,93 @@ def _pico_new_game(pico, t, state):
         pico.pin(PICO_PINS[1], 1)
         t += 2500
     pico.run_to(t)
-    if pico.lcd.text_rows()[1].strip() != "READY":
+    if "READY" not in "".join(pico.lcd.text_rows()):
         raise RuntimeError("no new game: %r" % pico.lcd.text_rows())
     return t
 
 
-def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1):
+def lcd_shows(pico, want):
+    """The press shows on the LCD: its marker glyph on its side."""
+    return marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]
+
+
+TM1637_PINS = ((10, 11), (20, 21))   # boards/pico_tm1637.py: TM_LEFT_*, TM_RIGHT_*
+
+
+def tm1637_shows(pico, want):
+    """The press shows on the TM1637 modules (firmware/tm1637.py): the side
+    whose clock now runs bright, the other dimmed; after a stop both bright."""
+    bright = [m.brightness for m in (pico.tm[c] for c, _ in TM1637_PINS)]
+    lit = want[2]
+    if lit < 0:
+        return bright[0] == bright[1]
+    return bright[lit] > bright[1 - lit]
+
+
+def pico_tm1637(presses=40, seed=28):
+    """pico_game on boards/pico_tm1637.py, the press read from the TM1637
+    modules' wire (issue 28: the same press-to-display p99 for every display
+    family)."""
+    return pico_game(presses, seed, board="pico_tm1637", shown=tm1637_shows,
+                     pico_kw={"tm1637": TM1637_PINS})
+
+
+def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
+                 shown=lcd_shows):
+    """pico_game's presses on a running Pico whose app shows READY: the game
+    starts at `start` (simulated ms); the latencies, kinds and times since
+    the game's start are appended to res's lists (and each press's edge,
+    simulated ms, to res["at_ms"] if it has one)."""
+    pico.press(PICO_PINS[0], start)   # the game starts: right runs
+    state, side = 1, 1
+    t = start
+    fresh = 2           # presses left in the game's first seconds
+    for k in range(presses):
+        if new_game and k == presses // 2 and presses >= 4:
+            start = _pico_new_game(pico, t + 1000, state) + 500
+            pico.press(PICO_PINS[0], start)
+            state, side, t, fresh = 1, 1, start, 2
+        t += rng.randint(600, 900) if fresh else rng.randint(600, 1400)
+        fresh = fresh - 1 if fresh else 0
+        pico.run_to(t)
+        kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
+        want = expect(state, side, kind)
+        gpio = PICO_PINS[2 if kind == "pause" else side]
+        pico.pin(gpio, 0)
+        hold = rng.randint(60, 200)
+        got = None
+        up = False
+        ms = 0
+        while ms < limit_ms:
+            ms += 1 if ms < 60 else 2
+            if not up and ms >= hold:
+                pico.run_to(t + hold)
+                pico.pin(gpio, 1)
+                up = True
+            pico.run_to(t + ms)
+            if shown(pico, want):
+                got = ms
+                break
+        if got is None:
+            raise RuntimeError("the Pico's display did not show a %s press within %d ms: %r"
+                               % (want[3], limit_ms, pico.lcd.text_rows()))
+        if not up:
+            pico.run_to(t + hold)
+            pico.pin(gpio, 1)
+        res["lat_ms"].append(got)
+        res["kinds"].append(want[3])
+        res["after_start_ms"].append(t - start)
+        if "at_ms" in res:
+            res["at_ms"].append(t)
+        t = pico.t_ms
+        if kind == "player":
+            side = 1 - side
+        else:
+            state = 2 if state == 1 else 1
+
+
+def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows,
+              pico_kw=None):
     """Game presses on the emulated Pico: {'lat_ms': [...], 'kinds': [...],
     'after_start_ms': [...]} (each press's time since its game's start).
     The game starts right after power-up (the journal is still being set
@@ -353,57 +442,16 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1):
     with tempfile.TemporaryDirectory(prefix="pico-press-") as d:
         img = os.path.join(d, "fs.img")
         with open(img, "wb") as f:
-            f.write(target.bundle_image(d))
-        pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img).start()
+            f.write(target.bundle_image(d, board))
+        from host_sim import boards
+        bd = boards.load(board)
+        pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img, cols=bd.LCD_COLS,
+                           rows=bd.LCD_ROWS, **(pico_kw or {})).start()
         try:
             pico.run_to(2400)
-            if pico.lcd.text_rows()[1].strip() != "READY":
+            if "READY" not in "".join(pico.lcd.text_rows()):
                 raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
-            start = 2500
-            pico.press(PICO_PINS[0], start)   # the game starts: right runs
-            state, side = 1, 1
-            t = start
-            fresh = 2           # presses left in the game's first seconds
-            for k in range(presses):
-                if new_game and k == presses // 2 and presses >= 4:
-                    start = _pico_new_game(pico, t + 1000, state) + 500
-                    pico.press(PICO_PINS[0], start)
-                    state, side, t, fresh = 1, 1, start, 2
-                t += rng.randint(600, 900) if fresh else rng.randint(600, 1400)
-                fresh = fresh - 1 if fresh else 0
-                pico.run_to(t)
-                kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
-                want = expect(state, side, kind)
-                gpio = PICO_PINS[2 if kind == "pause" else side]
-                pico.pin(gpio, 0)
-                hold = rng.randint(60, 200)
-                got = None
-                up = False
-                ms = 0
-                while ms < limit_ms:
-                    ms += 1 if ms < 60 else 2
-                    if not up and ms >= hold:
-                        pico.run_to(t + hold)
-                        pico.pin(gpio, 1)
-                        up = True
-                    pico.run_to(t + ms)
-                    if marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]:
-                        got = ms
-                        break
-                if got is None:
-                    raise RuntimeError("the Pico's LCD did not show a %s press within %d ms: %r"
-                                       % (want[3], limit_ms, pico.lcd.text_rows()))
-                if not up:
-                    pico.run_to(t + hold)
-                    pico.pin(gpio, 1)
-                res["lat_ms"].append(got)
-                res["kinds"].append(want[3])
-                res["after_start_ms"].append(t - start)
-                t = pico.t_ms
-                if kind == "player":
-                    side = 1 - side
-                else:
-                    state = 2 if state == 1 else 1
+            pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game, shown)
         finally:
             pico.stop()
     return res
@@ -414,7 +462,7 @@ def main(argv):
     kw = {}
     for a in argv[1:]:
         k, _, val = a.partition("=")
-        kw[k] = int(val)
+        kw[k] = int(val) if val.lstrip("-").isdigit() else val
     if which == "rig":
         out = rig_game(**kw)
     elif which == "menu":

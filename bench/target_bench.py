@@ -34,6 +34,7 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
    each change was drawn after its instant.
 
     python -m bench.target_bench [game] [steps] [wdt] [stops] [timed]
+    python -m bench.target_bench tm1637     run 2 on boards/pico_tm1637.py
 """
 import os
 import re
@@ -81,7 +82,7 @@ def alloc(fn, k):
     return (m1 - m0) // k
 c = a.clock
 s = a.session
-print('JOURNAL', 1 if s.j is not None and s.j.ok else 0, c.running())
+print('JOURNAL', 1 if s.sp.j is not None and s.sp.j.ok else 0, c.running())
 print('SAVE', alloc(lambda: s.save(time.ticks_ms()), 10))
 print('LOGLINE', alloc(lambda: s.event(cc.EV_WINDOW, 0, time.ticks_ms(), 0), 10))
 print('END', 'OK')
@@ -132,9 +133,9 @@ def _game_run(img, flash, res):
     res["busy"] = busy / float(busy + b["wait_ns"] - a["wait_ns"])
 
 
-def _step_run(img, flash, res):
+def _step_run(img, flash, res, **pico_kw):
     """Run 2: App.step() counted at the REPL (see the module's docstring)."""
-    pico = target.Pico(flash, fs_image=img).start()
+    pico = target.Pico(flash, fs_image=img, **pico_kw).start()
     try:
         n0 = _at_repl(pico, STEP_CODE)
         # the counted 6 s window starts ~2 s after the code: the game starts
@@ -453,17 +454,39 @@ def _timed_run(d, flash, res):
     res["timed_busy"] = busy / float(busy + st["wait_ns"] - s0["wait_ns"])
 
 
-def measure(game=True, steps=True, stops=True, wdt=True, timed=True):
-    """A dict of the on-target figures; raises RuntimeError if the target
-    cannot run (target.pico_missing() says why)."""
+TM1637_PINS = ((10, 11), (20, 21))   # boards/pico_tm1637.py: TM_LEFT_*, TM_RIGHT_*
+
+
+def tm1637_steps():
+    """Run 2 on boards/pico_tm1637.py (issue 28: the TM1637 display family,
+    its modules decoded from the GPIO lines, target/tm1637.js): heap per
+    main-loop iteration while a clock runs, iterations per second, free
+    heap after boot; and what the modules showed at the end."""
+    res = {}
+    with tempfile.TemporaryDirectory(prefix="pico-bench-tm-") as d:
+        img = _bundle(d, "pico_tm1637")
+        _step_run(img, os.path.join(d, "flash.bin"), res, tm1637=TM1637_PINS)
+    return {"tm1637_" + k: v for k, v in res.items()}
+
+
+def _bundle(d, board="pico"):
+    """The board's deployed bundle as a littlefs image in d (its path);
+    RuntimeError if the target cannot run (target.pico_missing() says why)."""
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)
+    img = os.path.join(d, "fs.img")
+    with open(img, "wb") as f:
+        f.write(target.bundle_image(d, board=board))
+    return img
+
+
+def measure(game=True, steps=True, stops=True, wdt=True, timed=True):
+    """A dict of the on-target figures; raises RuntimeError if the target
+    cannot run (target.pico_missing() says why)."""
     res = {}
     with tempfile.TemporaryDirectory(prefix="pico-bench-") as d:
-        img = os.path.join(d, "fs.img")
-        with open(img, "wb") as f:
-            f.write(target.bundle_image(d))
+        img = _bundle(d)
         if game:
             _game_run(img, os.path.join(d, "flash.bin"), res)
         if steps:
@@ -483,6 +506,9 @@ if __name__ == "__main__":
     import json
     import sys
     only = sys.argv[1:]
+    if only == ["tm1637"]:
+        print(json.dumps(tm1637_steps()))
+        sys.exit(0)
     got = measure(game=not only or "game" in only, steps=not only or "steps" in only,
                   stops=not only or "stops" in only, wdt=not only or "wdt" in only,
                   timed=not only or "timed" in only)

@@ -20,6 +20,7 @@ I2C_FREQ = 100000
 LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 16
 LCD_ROWS = 2
+DISPLAY = "hd44780"  # the display families (docs/display.md): this LCD
 
 BUZZER = 23  # piezo, driven by PWM (J3-2, GND at J3-1); None if not fitted
 LED_LEFT = 18  # via 330 ohm to GND (J3-9, GND at J3-7); None if not fitted
@@ -34,8 +35,17 @@ BATTERY_LOW_MV = 4400  # 1.1 V per NiMH cell; the 3.3 V regulator needs headroom
 # Wi-Fi: the app starts firmware/net.py when net.json is on the board.
 WIFI = True
 
-# Platform facts (firmware/hw.py): ESP32 pin interrupts are soft; the
+# Platform facts (firmware/hw.py; the defaults of a board file that leaves
+# one out: firmware/boardfacts.py).  ESP32 pin interrupts are soft; the
 # battery pin reads 0-2450 mV linearly at 11 dB attenuation.
 MCU = "esp32"
 HARD_IRQ = False
 ADC_ATTN = "ATTN_11DB"
+WDT_MS = 8000  # the watchdog's timeout
+# The running-clock journal's raw flash: the data partition the filesystem
+# is mounted on, labelled "vfs" in MicroPython's partition table.
+RAW_FLASH = "esp32:vfs"
+# The TLS handshake (firmware/tlsjob.py) on its own thread, with this stack
+# (not measured on an ESP32: its port keeps a GIL, so the public-key steps
+# may hold the loop there as they do without a thread).
+TLS_THREAD_STACK = 16384

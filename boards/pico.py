@@ -19,6 +19,7 @@ I2C_FREQ = 100000
 LCD_ADDR = 0x27  # 0x3F on some backpacks (the app also scans for either)
 LCD_COLS = 16
 LCD_ROWS = 2
+DISPLAY = "hd44780"  # the display families (docs/display.md): this LCD
 
 BUZZER = 16  # piezo, driven by PWM (pin 21); None if not fitted
 LED_LEFT = 17  # via 330 ohm to GND (pin 22); None if not fitted
@@ -29,8 +30,16 @@ BATTERY_ADC = 28
 BATTERY_DIVIDER = (2, 1)  # V_bat = V_pin * 2 / 1
 BATTERY_LOW_MV = 3400
 
-# Platform facts (firmware/hw.py): RP2040 pin interrupts are hard; its ADC
+# Platform facts (firmware/hw.py; the defaults of a board file that leaves
+# one out: firmware/boardfacts.py).  RP2040 pin interrupts are hard; its ADC
 # has no attenuation setting.
 MCU = "rp2040"
 HARD_IRQ = True
 ADC_ATTN = None
+WDT_MS = 8000  # the watchdog's timeout: rp2 allows at most 8388 ms
+# The running-clock journal's raw flash: rp2.Flash(), the block device the
+# filesystem is mounted on (firmware/journal.py).
+RAW_FLASH = "rp2"
+# The TLS handshake (firmware/tlsjob.py) runs on the second core, with this
+# stack (taken from the heap); 0 would run it in the main loop's steps.
+TLS_THREAD_STACK = 16384

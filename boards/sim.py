@@ -9,3 +9,6 @@ NAME = "Host simulator (fake machine)"
 # a pin's handler at the edge itself, like the RP2040's hard interrupts
 # (HARD_IRQ stays True).
 MCU = None
+# No raw flash: the simulator's files are the PC's, so no journal (a test
+# that wants one gives the app a filesystem with a flash model, tests/norfs.py).
+RAW_FLASH = None

@@ -5,3 +5,4 @@ from pico_2004 import *  # noqa: F401,F403
 
 NAME = "Host simulator (fake machine), 20x4 LCD"
 MCU = None  # the fake machine (see sim.py)
+RAW_FLASH = None  # no journal on the PC's files (see sim.py)

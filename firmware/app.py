@@ -1,10 +1,12 @@
 # The device app: the main loop, the wiring and the mode switch.  Each mode
-# is a screen with handle(action, t), which returns one code, and
-# render(rows): the game screen (game.py; question.py's END? and NEW GAME?
-# over it), the setup and referee menus and the results (menu.py); the boot
-# screen (game.Splash) only renders.
+# is a screen with handle(action, t), which returns one code, and a render:
+# the game screen (game.py; question.py's END? and NEW GAME? over it)
+# renders a display-neutral frame (frame.py), the setup and referee menus
+# and the results (setupmenu.py, refereemenu.py, resultsmenu.py; what they
+# share: menu.py) text rows; the boot screen (game.Splash) only renders.
 # The app gives the keys' actions to the screen showing, acts on its codes
-# and hands what it rendered to the LCD keeper (display.py).  The hardware
+# and hands what it rendered to the display keeper (display.py), which
+# draws it on the board's display families.  The hardware
 # comes from hw.py, built from the board file and the `machine` module it is
 # given (the fakes of host_sim/fakehw on the PC).  step() is one main-loop
 # iteration: in a running game, presses included, it allocates nothing
@@ -13,12 +15,15 @@
 # (a battery clock, issue 30: _pause_ms, _wake, _sleep).
 import ticks
 import clockcore as cc
-import view as viewmod
+import frame as framemod
 import gestures as gst
 import hw
 import outputs
 import settings as setmod
 import menu as menumod
+import setupmenu
+import refereemenu
+import resultsmenu
 import session as sessmod
 import gamelog
 import display as dispmod
@@ -48,13 +53,13 @@ class App:
         self.root = root
         now = self.ticks_ms()
         # -- the hardware, built from the board file (hw.py)
+        fs = fs if fs is not None else hw.filesystem(board)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.gestures = gst.Gestures(self.buttons, self.diff)
-        self.lcd = hw.display(board, machine)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
-        self.view = viewmod.View(board.LCD_COLS, board.LCD_ROWS, self.settings.lang)
-        self.display = dispmod.Display(self.lcd, self.view, now, self.ticks_ms,
-                                       self.diff, self.add)
+        self.frame = framemod.Frame(self.settings.lang)
+        self.display = dispmod.Display(dispmod.families(board, machine), self.frame,
+                                       now, self.ticks_ms, self.diff, self.add)
         self.buzzer = hw.buzzer(board, machine, self.diff, self.add,
                                 self.settings.sound)
         self.leds = hw.leds(board, machine)
@@ -64,16 +69,18 @@ class App:
         self.clock = cc.Clock(self.settings.rules(), now, self.diff, self.add,
                               self._on_event)
         self.wdt_feed = feed
+        self.source = None        # the hall's door (source.py), with a hall
         self.session = sessmod.Session(self.clock, now, self.diff, fs, root,
-                                       gamelog.clock_id(machine), self.settings.log_table,
+                                       gamelog.clock_id(machine), self.log_table,
                                        self._feed)
         self.store = self.session.store
         self.log = self.session.log
-        self.log.lang = self.settings.lang   # named in each game log's header
+        self.log.set_lang(self.settings.lang)   # named in each game log's header
+        self._setup_was = None  # the settings' rules as the setup menu opened
         self.errlog = errlog.ErrLog(self.store.fs, root + "errors.txt", now,
                                     self.diff, self.session.log_ms)
-        # -- the screens, drawn into one set of rows
-        self.rows = [bytearray(b" " * board.LCD_COLS) for _ in range(board.LCD_ROWS)]
+        # -- the screens: the game's frame, the others' text rows
+        self.rows = self.display.text_rows()
         self.game = gamemod.Game(self.clock, self.session, self.gestures,
                                  self.display, self.buzzer, now, self.ticks_ms,
                                  self.diff, self.add)
@@ -84,14 +91,13 @@ class App:
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
         self.wake_at = now        # the end of the main loop's sleep (_sleep)
-        # The tournament hall (firmware/net.py): only on a board with Wi-Fi
-        # and a net.json; the hall simulator attaches its own.
+        # The hall (net.py): a board with Wi-Fi and a net.json (hall_sim: its own)
         self.net = None
-        if getattr(board, "WIFI", False):
+        if hw.fact(board, "WIFI"):
             import net
             self.net = net.start(self.hall_source(), self.store.fs, root,
-                                 self.ticks_ms, self.diff, self.add)
-        self.settings.hall = self.net  # (the setup menu's "Hall" item)
+                                 self.ticks_ms, self.diff, self.add,
+                                 hw.fact(board, "TLS_THREAD_STACK"))
         splash = gamemod.Splash(appversion.LABEL, self.clock.rules.name)
         self.display.draw(splash.render(self.rows))
         if self.settings.notice:
@@ -99,10 +105,19 @@ class App:
         self.game.restore(now, self.settings.rules)
 
     def hall_source(self):
-        """What net.py publishes of this clock, and its hall mark (source.py)."""
-        import source
-        return source.Source(self.clock, self.session, self.battery,
-                             self.settings, self.log, self.game.show_hall)
+        """The one door between this clock and the hall (source.py), made at
+        the first call: net.py is given it, the setup menu reads it."""
+        if self.source is None:
+            import source
+            self.source = source.Source(self.clock, self.session, self.battery,
+                                        self.settings, self.log, self.game.show_hall)
+        return self.source
+
+    def log_table(self):
+        """The table in a new game log's header: the setup menu's, else the
+        hall's on a clock that has one (source.py); 0: none."""
+        src = self.source
+        return src.log_table() if src is not None else self.settings.table
 
     def _on_event(self, code, side, t, arg):
         """The core's events: logged, kept, shown, sounded (game.py)."""
@@ -141,12 +156,12 @@ class App:
 
     def _referee_due(self, now):
         """The referee menu is drawn when something it shows changed: a key
-        or the display (view.dirty), or the seconds of a lateness that runs
+        or the display (the frame touched), or the seconds of a lateness that runs
         on meanwhile (SPEC v4 §4).  Over a lateness this is the main loop
         for minutes: no render (its frames are heap-allocated) when nothing
         changed."""
         c = self.clock
-        v = self.view
+        f = self.frame
         if c.running() >= 0:
             self._late_menu(now)
             if self.mode != MODE_REFEREE:
@@ -154,11 +169,8 @@ class App:
             k = (c.rem[c.side] + 999) // 1000   # the 20x4 menu shows it
             if k != self.menu_k:
                 self.menu_k = k
-                v.dirty = True
-        if v.dirty:
-            v.dirty = False
-            return True
-        return False
+                f.touch()
+        return f.take()
 
     def _late_menu(self, now):
         """The referee menu over a lateness (SPEC v4 §4): the lateness clock
@@ -173,8 +185,9 @@ class App:
         self.game.tick(now, self.battery.low)
         self.display.notices(now)
         self.leds.show(self.clock.running())
-        if self.game.render(self.rows) is not None:
-            self.display.draw(self.rows)
+        f = self.game.render()
+        if f is not None:
+            self.display.draw_frame(f)
 
     def _inputs(self, now):
         """Each action of the keys, at its own time, to the screen showing."""
@@ -231,7 +244,7 @@ class App:
         if mode == MODE_SPLASH:
             ms = self.diff(self.splash_until, now)
             ms = ms if ms < MAX_SLEEP_MS else MAX_SLEEP_MS
-        elif mode != MODE_GAME or self.view.dirty or self.buttons.pending() \
+        elif mode != MODE_GAME or self.frame.dirty or self.buttons.pending() \
                 or self.gestures.any_held():
             return LOOP_MS
         else:
@@ -259,7 +272,7 @@ class App:
         r = self.game.handle(a, t)
         if r is not None:
             if r != gamemod.SETUP and self.net is not None:
-                self.net.dirty = True     # a gesture undid its keys
+                self.net.changed()        # a gesture undid its keys
             self._switch(r, t)
 
     def _menu_key(self, a, t, now):
@@ -269,7 +282,7 @@ class App:
             self.menu.mark()
         if a in gst.GESTURES:
             self.menu.undo(t)   # gestures undo their keys here too
-        self.view.dirty = True      # (the referee menu: redraw it)
+        self.frame.touch()          # (the referee menu: redraw it)
         m = menumod.action(a)
         if m:
             if a <= gst.PAUSE_DOWN:
@@ -279,28 +292,26 @@ class App:
     def _switch(self, r, now):
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
-            self._open(MODE_SETUP, menumod.SetupMenu(self.settings))
+            self._setup_was = self.settings.rules()     # (leave_setup())
+            self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
-            self._open(MODE_REFEREE, menumod.RefereeMenu(self.clock, self.settings.lang))
+            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
         elif r == gamemod.NEW:
             self.new_game(now)
         elif r == menumod.SAVE or r == menumod.RESULTS:
             self.leave_setup(now)
             if r == menumod.RESULTS:
-                self._open(MODE_RESULTS, menumod.ResultsMenu.of(self.log, self.settings.lang))
-        elif r == menumod.RESET:
-            # the referee reset the game: a new game
-            self.game.forget()
-            self.game.header()
-            self._to_game()
-        elif r == menumod.EXIT:
+                self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
+        elif r == menumod.RESET or r == menumod.EXIT:
+            if r == menumod.RESET:
+                self.game.forget()      # the referee reset the game: a new game
             self.game.header()
             self._to_game()
 
     def _open(self, mode, menu):
         self.menu = menu
         self.mode = mode
-        self.view.dirty = True
+        self.frame.touch()
         menu.mark()     # keys still held: their gesture undoes only from here
 
     def _to_game(self):
@@ -309,23 +320,53 @@ class App:
 
     # -- the public API (the host tools use only this and the attributes) -----
     def leave_setup(self, now):
-        """The setup menu is left: its settings saved and in force, a new game."""
+        """Setup left: its settings saved, in force; a new game if the rules changed."""
         s = self.settings
         s.save()
         self.buzzer.enabled = s.sound
-        self.view.set_language(s.lang)
-        self.log.lang = s.lang
-        self.new_game(now)  # what the referee changed in ready goes too
+        self.frame.set_language(s.lang)
+        self.log.set_lang(s.lang)
+        was, self._setup_was = self._setup_was, None
+        if not _same_rules(was, s.rules()):
+            self.new_game(now, None, True)
         self._to_game()
         if self.net is not None:
             self.net.retable(now)  # the menu's table, from this game on
 
-    def new_game(self, now, rules=None):
+    def new_game(self, now, rules=None, keep=False):
         """A new game in `ready` with `rules` (a profiles.Rules; None: the
-        settings'): the clock reset, the old game forgotten (game.py)."""
-        self.game.new(now, rules if rules is not None else self.settings.rules())
+        settings'), the old one forgotten (game.py); `keep`: _renew()."""
+        _renew(self.game, self.clock, rules or self.settings.rules(), now, keep)
 
     def show_game(self, now):
         """The game screen from the next step on, no notices (a replay)."""
         self.splash_until = now
         self.display.clear(now)
+
+
+# -- the setup menu left in ready (issue 26; docs/rules.md "Setup in ready") ------
+def _same_rules(a, b):
+    """The same game rules: the same profile and `set` items (what a game
+    log's header rebuilds them from); None: not known."""
+    return a is not None and a.name == b.name and a.overrides() == b.overrides()
+
+
+def _charged(c):
+    """The time each side was charged in `ready`, base - remaining (the
+    referee's adjustments, a lateness stopped: SPEC v4 §4 Referee
+    functions, TSO § 2.4 c); None in any other state."""
+    if c.state != cc.READY:
+        return None
+    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1])
+
+
+def _renew(game, c, rules, now, keep):
+    """A new game with `rules` (game.py); `keep`: the time each side was
+    charged in `ready` (_charged()) charged again, as the referee's
+    adjustments: the first lines of the new game's log."""
+    ch = _charged(c) if keep else None
+    game.new(now, rules)
+    if ch is not None:
+        for s in (0, 1):
+            if ch[s]:
+                c.adjust(s, -ch[s], now)

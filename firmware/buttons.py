@@ -44,10 +44,11 @@
 # release is known only debounce_ms after its first edge, so it can come out
 # after a later press of another button; gestures.py copes with that.
 #
-# Timestamps are taken in the handler.  With hard=True (rp2) that is the
-# edge itself; with soft IRQs (the default, and the only kind on esp32) it is
-# when MicroPython runs the scheduled handler - normally within microseconds,
-# at worst after a long C call such as an I2C transfer.
+# Timestamps are taken in the handler.  With hard=True (the board file's
+# HARD_IRQ, hw.py: the port's pin interrupts are hard) that is the edge
+# itself; with soft IRQs (the default) it is when MicroPython runs the
+# scheduled handler - normally within microseconds, at worst after a long C
+# call such as an I2C transfer.  Which ports have which: boards/README.md.
 #
 # Ring overflow (the main loop stalled for more than RING-1 bursts): the IRQ
 # cannot touch the reader's index, so it drops the *newest* bursts and counts

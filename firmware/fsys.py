@@ -5,7 +5,8 @@
 # `fs` object with open(path, mode) (files with read/write/flush/seek/
 # close), rename(old, new) over an existing file, remove, listdir, stat,
 # mkdir, and raw() (the block device under the filesystem, or None).  OsFS
-# is the real one; tests inject fakes with the same methods.
+# is the real one (given its block device: hw.raw_flash()); tests inject
+# fakes with the same methods.
 import os
 
 _replace = getattr(os, "replace", None) or os.rename  # CPython on Windows: replace
@@ -32,22 +33,15 @@ class OsFS:
     def mkdir(self, path):
         os.mkdir(path)
 
+    def __init__(self, raw=None):
+        self._raw = raw
+
     def raw(self):
         """The block device the filesystem is mounted on, for the running-
-        clock journal (journal.py): rp2.Flash() on the Pico, the "vfs"
-        partition on an ESP32; None where there is none (CPython, the unix
-        port): no journal there."""
-        try:
-            import rp2
-            return rp2.Flash()
-        except (ImportError, AttributeError, OSError):
-            pass
-        try:
-            import esp32
-            p = esp32.Partition.find(esp32.Partition.TYPE_DATA, label="vfs")
-            return p[0] if p else None
-        except (ImportError, AttributeError, OSError):
-            return None
+        clock journal (journal.py): the one hw.raw_flash() found from the
+        board file's RAW_FLASH; None where there is none (CPython, the unix
+        port, a board that names none): no journal there."""
+        return self._raw
 
 
 def write_atomic(fs, path, data, tmp=None):

@@ -1,5 +1,6 @@
 # The game screen: what the keys do in a game (SPEC v4 §4 Buttons and
-# Gestures on the device) and the game as view.py draws it.
+# Gestures on the device) and the game as a frame (frame.py) the display
+# families draw.
 #
 # handle(action, t) takes each action of gestures.py at its own edge time.
 # A key acts at its leading edge; first it keeps a snapshot of the game (a
@@ -18,8 +19,8 @@
 #   UNDONE   any other gesture: it undid its keys (the hall publishes again)
 # The questions END? and NEW GAME? are question.py's, over this screen.
 #
-# render(rows) fills the rows from the view when something shown changed
-# and returns them; else it returns None (nothing to send to the LCD).
+# render() fills the frame from the clock when something shown changed and
+# returns it; else it returns None (nothing to send to the displays).
 #
 # Split into small methods: a press in a running game must not allocate, and
 # MicroPython puts a call frame of more than ~11 words on the heap.
@@ -62,7 +63,7 @@ class Game:
         self.gestures = gestures
         self.display = display
         self.buzzer = buzzer
-        self.view = display.view
+        self.frame = display.frame
         self.question = qmod.Question(display, gestures, diff, add)
         self.ticks_ms = ticks_ms
         self.diff = diff
@@ -73,15 +74,13 @@ class Game:
         self.lock_side = -1       # the side just started by a player button ...
         self.lock_until = now     # ... ignores its own button until then
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
-        self._k_run = self._k_win = 0   # what the screen showed last:
-        self._k_side = -2               # seconds, window seconds, side
 
     # -- the game ------------------------------------------------------------------
     def event(self, code, side, t, arg):
         """The core's event hook (through the app): the log line, then the
         checkpoint (session.py); a redraw; a key press dismisses the
         notices; the buzzer."""
-        self.view.dirty = True
+        self.frame.touch()
         self.session.event(code, side, t, arg)
         if cc.is_action(code) and self.display.notes:
             self.display.clear(t)
@@ -90,15 +89,14 @@ class Game:
 
     def new(self, now, rules):
         """A new game in `ready` with `rules`: the clock reset, the old game
-        forgotten, the 20x4 header rewritten."""
+        forgotten, the rules in the frame."""
         self.clock.set_rules(rules, now)
         self.forget()
         self.header()
 
     def show_hall(self, h):
         """The hall's state (net.HALL_*): the mark on the game screen."""
-        self.view.hall = h
-        self.view.dirty = True
+        self.frame.set_hall(h)
 
     def forget(self):
         """The clock was reset: nothing to restore, next event opens a new
@@ -107,9 +105,8 @@ class Game:
         self.display.clear(self.ticks_ms())
 
     def header(self):
-        """The game's rules in the 20x4 header (view.py)."""
-        self.view.dirty = True
-        self.view.show_rules(self.clock.rules)
+        """The game's rules in the frame (a 20x4 shows them)."""
+        self.frame.set_rules(self.clock.rules)
 
     def restore(self, now, rules):
         """Resume a game cut off by a power failure (TSO § 4.1 f): paused, as
@@ -129,7 +126,7 @@ class Game:
     def enter(self, now):
         """The game screen shows again: keys still held from a menu make a
         gesture that undoes only what they do from here."""
-        self.view.dirty = True
+        self.frame.touch()
         self.valid = 0
         if self.gestures.any_held():
             self._keep(SLOT_MODE, now)
@@ -147,10 +144,7 @@ class Game:
         if self.lock_side >= 0 and self.diff(now, self.lock_until) >= 0:
             self.lock_side = -1   # over (and never stale across a tick wrap)
         self.question.tick(now)
-        v = self.view
-        if v.lowbat != lowbat:
-            v.lowbat = lowbat
-            v.dirty = True
+        self.frame.set_lowbat(lowbat)
 
     def wake(self, now, ms):
         """The main loop's sleep `ms`, cut to the next instant the game
@@ -165,25 +159,12 @@ class Game:
                 ms = n
         return self.question.wake(now, ms)
 
-    def render(self, rows):
-        if self._changed(self.clock):
-            self.view.dirty = False
-            return self.view.render(self.clock, rows)
-        return None  # nothing visible changed: no render, no LCD traffic
-
-    def _changed(self, c):
-        """Did anything the display shows change?  Events, notices and
-        modes set the view's `dirty`; between them only the running side's
-        seconds, the challenge window's and the lateness can move."""
-        r = c.running()
-        k = (c.rem[r] + 999) // 1000 if r >= 0 else 0
-        w = (c.win + 999) // 1000
-        if k != self._k_run or w != self._k_win or r != self._k_side:
-            self._k_run = k
-            self._k_win = w
-            self._k_side = r
-            return True
-        return self.view.dirty
+    def render(self):
+        f = self.frame
+        if f.due(self.clock):
+            f.fill(self.clock)
+            return f
+        return None  # nothing visible changed: no fill, no display traffic
 
     # -- keys at their edges, gestures that undo them ---------------------------------
     def handle(self, a, t):
@@ -286,7 +267,7 @@ class Game:
         now = self.ticks_ms()
         self.session.retract(k, now)
         self.lock_side = -1
-        self.view.dirty = True
+        self.frame.touch()
         if c.state == cc.RUNNING:
             c.pause(t0)
         elif c.state == cc.LATE:

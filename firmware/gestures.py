@@ -46,20 +46,10 @@
 # frame small: MicroPython puts a frame of more than ~11 words on the heap.
 from buttons import BTN_LEFT, BTN_PAUSE, array_i
 
-NONE = 0
-LEFT = 1          # left player's button pressed (t = edge)
-RIGHT = 2         # right player's button pressed (t = edge)
-PAUSE_DOWN = 3    # pause key pressed (t = edge)
-PAUSE_LONG = 4    # pause key held long_ms alone (t = recognised)
-REFEREE = 5       # pause + both player buttons held referee_ms (t = recognised)
-CONFIRM = 6       # both player buttons held confirm_ms, pause up (t = release)
-LATE_L = 7        # pause + left button held long_ms: left is present
-LATE_R = 8        # pause + right button held long_ms: right is present
-ALL_UP = 9        # the group closed: every key is up (t = the last release)
-REGROUP = 10      # the group began later than thought: at `key`'s press, t0
-ACTION_NAMES = ("none", "left", "right", "pause_down", "pause_long", "referee",
-                "confirm", "late_l", "late_r", "all_up", "regroup")
-GESTURES = (PAUSE_LONG, REFEREE, CONFIRM, LATE_L, LATE_R)
+# the actions' codes and names (actions.py: the session names a gesture
+# in the log without importing this module or the driver)
+from actions import NONE, LEFT, RIGHT, PAUSE_DOWN, PAUSE_LONG, REFEREE, \
+    CONFIRM, LATE_L, LATE_R, ALL_UP, REGROUP, ACTION_NAMES, GESTURES
 
 # which gestures a group has given (bits)
 _G_REF = 1

@@ -22,6 +22,8 @@
 # record falls in, ANDs the record into them and programs them back
 # (writeblocks(block, page, offset): a program, never an erase).  No file
 # operation, no erase, no allocation (preallocated buffers only).
+# (Issue 28: the file, its arming and the search for its units are
+# jflash.py's JournalFile, the base of Journal; this file has the records.)
 #
 # A record (record_size(n) bytes, little-endian 32-bit ints as persist's; the
 # checksum is a small Fletcher-16, whose loop fits MicroPython's stack frame):
@@ -36,7 +38,7 @@
 #   20 rem left 24 rem right   28 the clock's snapshot (n ints)
 #   28+4n checksum: Fletcher-16 (a, b) of bytes 0 .. 27+4n but byte 3, then
 #      a^255, b^255
-# Only this file knows these offsets: the session makes and reads records
+# Only this file knows these offsets: the session and its spool make and read records
 # with the functions at its end (new_record, set_event, set_kind,
 # set_time, set_clock; kind, code, side, arg, base, log_hi, log_ms, game,
 # void, rem, snapshot).  A record slot that is all 0xFF is the journal's
@@ -44,7 +46,7 @@
 # ends the journal too).  (MAGIC names this layout: a journal of another
 # layout is not found, and re-armed.)
 #
-# The session (session.py) folds the journal into the game log and the state
+# The session's spool (spool.py) folds the journal into the game log and the state
 # file where nobody waits (in ready or over, a slice a main-loop step; not
 # at a pause), and re-arms it when it is more than half full (arm_start()
 # and arm_step(), a short slice a step, the watchdog fed between); folding
@@ -52,25 +54,16 @@
 # a whole game's records would not fit in the heap).  Where the filesystem
 # offers no raw block device (CPython, the unix port) there is no journal
 # unless a test gives one (tests/test_journal.py: littlefs on a NOR model).
-import fsys
 from persist import put_i32 as _put, get_i32 as _get
 
-MAGIC = b"SCj2"         # (b"SCjn": the layout without log_hi, live, game)
-HEAD = 10              # MAGIC, nonce (4), unit index (2)
-UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
+import jflash
+from jflash import MAGIC, HEAD, UNIT, ARM_UNITS, SCAN_BLOCKS, NONE as _NONE
 # 160 KB: ~1380 records (littlefs on 4 KB blocks), ~86 min of running time
 # at 8 records a 30 s turn (a checkpoint per 4 s, one per press): a whole
 # sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  Arming
 # rewrites it while no clock runs: 41 sector erases (1.85 s at the W25Q16's
 # typical 45 ms, 16.4 s at its datasheet maximum, 400 ms: hence the slices).
 UNITS = 160
-# Arming in slices (arm_step(), one a main-loop step): ARM_UNITS units
-# written, then the search for them SCAN_BLOCKS blocks at a time.  On the
-# emulated Pico a 1 KB unit's write is ~8 ms (and a sector erase every 4th:
-# 45 ms typical on the W25Q16) and a block's search ~6 ms; the whole search
-# in one step was 1.2 s, a whole block's write 31 ms (bench/press_bench.py).
-ARM_UNITS = 1
-SCAN_BLOCKS = 2
 PAGE = 256             # NOR program page
 KIND_CHECK = 1         # a checkpoint
 KIND_EVENT = 2         # a core event (its log line), with the checkpoint after it
@@ -78,7 +71,6 @@ KIND_PAIR = 3          # a press ignored: pressed together with the other side
 KIND_NOTE = 4          # a gesture (its code) recognised: a comment in the log
 KIND_UNDO = 5          # a gesture undid its keys: the records from index
                        # `arg` up to this one are void (no log line)
-_NONE = 0xFFFF
 # the record's fields (the layout above)
 _KIND = 0
 _N = 1
@@ -98,150 +90,17 @@ def record_size(n):
     return 32 + 4 * n
 
 
-def _nonce():
-    try:
-        import os
-        return bytes(os.urandom(4))
-    except (ImportError, AttributeError, OSError):
-        import time
-        t = time.ticks_ms() if hasattr(time, "ticks_ms") else int(time.time() * 1000)
-        return bytes((t & 255, (t >> 8) & 255, (t >> 16) & 255, (t >> 24) & 127))
-
-
-class Journal:
-    def __init__(self, fs, bdev, path="journal.bin", n=19, units=0):
-        units = units or UNITS
-        self.fs = fs
-        self.bdev = bdev
-        self.path = path
-        self.units = units
-        self.bs = bdev.ioctl(5, 0) or 4096      # block size
-        self.nb = bdev.ioctl(4, 0)              # block count
-        self.size = record_size(n)
+class Journal(jflash.JournalFile):
+    """The records (jflash.JournalFile: the file and its units)."""
+    def __init__(self, fs, bdev, path="journal.bin", n=19, units=0, feed=None):
+        jflash.JournalFile.__init__(self, fs, bdev, path, units or UNITS,
+                                    record_size(n), feed)
         self.n = n
         self.rec = new_record(n)                # the record append() writes
         self.page = bytearray(PAGE)
-        # One unit's bytes, allocated once (issue 30: no buffer over 1 KB
-        # after boot): the arming writes each unit from it, and the search
-        # for the units reads the flash into it, a block in pieces.
-        self.sbuf = bytearray(UNIT)
-        self.blk = [_NONE] * units              # each unit's raw block ...
-        self.start = [0] * units                # ... its first record slot ...
-        self.end = [0] * units                  # ... and where it ends
-        self.u = 0                              # the write position: unit ...
-        self.p = 0                              # ... and offset in its block
-        self.count = 0                          # records since arm()
-        self.slots = 0                          # record slots in all units
-        self.ok = False                         # armed and found
-        self.error = None
-        self.feed = None                        # the watchdog's feed, if any
-        self._f = None                          # the file arm_step() writes
-        self._i = 0
-        self._sb = -1                           # the next block to search (-1: none)
-        self._key = b""
-        self._found = 0
-        self.nonce = b""
-        self.su = 0                             # a slot found by _at()
-        self.sp = 0
         self.ru = 0                             # the read cursor (folding):
         self.rp = 0                             # unit, offset,
         self.rk = 0                             # and its record's index
-
-    # -- arming -------------------------------------------------------------------
-    # The file is written ARM_UNITS units per arm_step(): littlefs erases at
-    # most one sector per step (400 ms at the W25Q16's datasheet maximum),
-    # and `feed` (the watchdog's, set by the session) is called after each,
-    # so the 41 erases never starve the 8 s watchdog; then the units are
-    # searched for, SCAN_BLOCKS blocks a step.  A power cut half-way leaves
-    # the old file (littlefs commits at close).  Each step is short: the
-    # session goes on arming while a game that began meanwhile runs.
-    def arm(self):
-        """Write a fresh journal file at once (erases happen here; the
-        watchdog is fed between blocks) and find its units on the raw flash.
-        False (with .error) if that failed: no journal."""
-        self.arm_start()
-        r = self.arm_step()
-        while r == 0:
-            r = self.arm_step()
-        return r > 0
-
-    def arm_start(self):
-        """Begin writing a fresh journal file (arm_step() writes it)."""
-        self.ok = False
-        self._abort()
-        self.nonce = _nonce()
-        self._i = 0
-        self._unit()
-        try:
-            self._f = self.fs.open(self.path, "wb")
-        except OSError as e:
-            self._fail(e)
-
-    def arming(self):
-        return self._f is not None or self._sb >= 0
-
-    def arm_step(self):
-        """One slice of the arming: the units up to the next block boundary.
-        0: more to do; 1: armed (ok); -1: failed (.error, no journal)."""
-        f = self._f
-        if f is None:
-            if self._sb >= 0:
-                return self._scan_some(SCAN_BLOCKS)
-            return 1 if self.ok else -1
-        per = ARM_UNITS
-        buf = self.sbuf         # (the unit's bytes, from arm_start())
-        try:
-            k = 0
-            while k < per and self._i < self.units:
-                i = self._i
-                buf[8] = i & 255
-                buf[9] = i >> 8
-                f.write(buf)
-                self._i = i + 1
-                k += 1
-            if self._i >= self.units:
-                self._f = None
-                f.close()
-        except OSError as e:
-            self._fail(e)
-            return -1
-        self._fed()
-        if self._f is None:
-            self._scan_begin(self.nonce)    # the search: the next steps
-        return 0
-
-    def _scan_some(self, n):
-        """n blocks of the search: 0 more to do; 1 found (ok); -1 not."""
-        if not self._scan_blocks(n):
-            return 0
-        return 1 if self._scan_end() else -1
-
-    def _unit(self):
-        """A unit's bytes (its index at 8-9 is set for each): the buffer,
-        0xFF after the marker."""
-        b = self.sbuf
-        k = HEAD
-        while k < UNIT:
-            b[k] = 255
-            k += 1
-        b[0:4] = MAGIC
-        b[4:8] = self.nonce
-        return b
-
-    def _abort(self):
-        f = self._f
-        self._f = None
-        self._sb = -1
-        fsys.close(f)
-
-    def _fail(self, e):
-        self._abort()
-        self.ok = False
-        self.error = "journal: error %s" % (e.args[0] if e.args else e)
-
-    def _fed(self):
-        if self.feed is not None:
-            self.feed()
 
     def find(self):
         """At power-up: find the journal file's units (False: no usable
@@ -276,112 +135,6 @@ class Journal:
         self.count = k
         return True
 
-    def _scan(self, nonce):
-        """Find the units (MAGIC + nonce + index) on the raw flash, at once."""
-        self._scan_begin(nonce)
-        self._scan_blocks(self.nb)
-        return self._scan_end()
-
-    def _scan_begin(self, nonce):
-        self._key = MAGIC + nonce
-        for i in range(self.units):
-            self.blk[i] = _NONE
-        self._found = 0
-        self._sb = 0
-
-    def _scan_blocks(self, k):
-        """Up to k more blocks searched; True when every block was (or the
-        flash refused: .error)."""
-        # Each block in pieces of the 1 KB buffer, overlapping by HEAD: a
-        # marker (littlefs puts a file's units anywhere in a block, after
-        # its skip-list pointers) lies whole in one piece.
-        n = len(self.sbuf)
-        step = n - HEAD
-        try:
-            while k > 0 and self._sb < self.nb:
-                b = self._sb
-                if b & 63 == 63:
-                    self._fed()
-                off = 0
-                while True:
-                    if off + n > self.bs:
-                        off = self.bs - n   # the last piece ends with the block
-                    self.bdev.readblocks(b, self.sbuf, off)
-                    self._found += self._markers(self._key, b, off)
-                    if off + n >= self.bs:
-                        break
-                    off += step
-                self._sb = b + 1
-                k -= 1
-        except OSError as e:
-            self.error = "journal: error %s" % (e.args[0] if e.args else e)
-            self._found = -1
-            return True
-        return self._sb >= self.nb
-
-    def _scan_end(self):
-        self._sb = -1
-        if self._found < 0:
-            return False
-        units = self.units
-        self.slots = 0
-        for i in range(units):
-            if self.blk[i] != _NONE:
-                self.slots += (self.end[i] - self.start[i]) // self.size
-        self._seek(0)
-        self.count = 0
-        self.ok = self._found > 0
-        if not self.ok:
-            self.error = "journal: not found on the flash"
-        return self.ok
-
-    def _markers(self, key, b, off):
-        """The units whose marker lies whole in self.sbuf (block b's bytes
-        from off on): their places noted; how many were new."""
-        data = self.sbuf
-        n = len(data)
-        found = 0
-        at = data.find(key)
-        while at >= 0 and at + HEAD <= n:
-            i = data[at + 8] | (data[at + 9] << 8)
-            p = off + at
-            end = p + UNIT if p + UNIT < self.bs else self.bs
-            if i < self.units and self.blk[i] == _NONE and p + HEAD + self.size <= end:
-                self.blk[i] = b
-                self.start[i] = p + HEAD
-                self.end[i] = end
-                found += 1
-            at = data.find(key, at + HEAD)
-        return found
-
-    def _at(self, k):
-        """Record slot k's unit and offset into self.su, self.sp (units, 0
-        past the last).  No allocation: kill() runs in a game."""
-        n = self.size
-        u = 0
-        while u < self.units:
-            if self.blk[u] != _NONE:
-                c = (self.end[u] - self.start[u]) // n
-                if k < c:
-                    self.su = u
-                    self.sp = self.start[u] + k * n
-                    return
-                k -= c
-            u += 1
-        self.su = self.units
-        self.sp = 0
-
-    def _seek(self, k):
-        """Put the write position at slot k."""
-        self._at(k)
-        self.u = self.su
-        self.p = self.sp
-
-    def _erased(self, u, p):
-        buf = bytearray(self.size)
-        self.bdev.readblocks(self.blk[u], buf, p)
-        return buf == bytearray(b"\xff" * self.size)
-
     # -- while a clock runs: program one record -----------------------------------
     # (Small functions, no try/loop together: MicroPython puts a call frame of
     # more than ~11 words on the heap.  tests/test_journal.py (MicroPython) measures
@@ -389,10 +142,17 @@ class Journal:
     def full(self):
         return self.u >= self.units
 
-    def append(self):
-        """Program self.rec (filled by the caller; the checksum is added
-        here) at the write position.  False if the journal is full or the
-        flash refused (then .ok is False: the caller falls back to the files)."""
+    def roomy(self):
+        """Re-arm?  (Full, or more than half of the slots used.)"""
+        return self.u >= self.units or 2 * self.count > self.slots
+
+    def append(self, r=None):
+        """Program record r (default: self.rec; filled by the caller, the
+        checksum is added here) at the write position.  False if the
+        journal is full or the flash refused (then .ok is False: the caller
+        falls back to the files)."""
+        if r is not None:
+            self.rec = r
         if not self.ok:
             return False
         self._next()
@@ -454,6 +214,12 @@ class Journal:
         ps = a & -PAGE
         return self._clear(self.blk[self.su], ps, a - ps)
 
+    def kill_range(self, a, b):
+        """Records a .. b-1 become void (an UNDO record undid them)."""
+        while a < b:
+            self.kill(a)
+            a += 1
+
     def _clear(self, blk, ps, i):
         pg = self.page
         try:
@@ -491,6 +257,26 @@ class Journal:
         self.rp += self.size
         self.rk += 1
         return True
+
+    def unfolded(self, seq, b):
+        """At power-up: find() the journal; the index of its first record
+        made at state store seq `seq` or later (-1: none, or no journal),
+        the last record left in b.  The records an UNDO record undid are
+        made void (again: a power cut may have cut its kills short)."""
+        if not self.find():
+            return -1
+        first = -1
+        self.rewind(0)
+        while self.read_next(b):
+            if first < 0 and base(b) >= seq:
+                first = self.rk - 1
+            if kind(b) == KIND_UNDO:
+                self.kill_range(arg(b), self.rk - 1)
+        if first < 0:
+            return -1
+        self.rewind(self.rk - 1)
+        self.read_next(b)       # the last one again, into b
+        return first
 
     def records(self, skip=0):
         """The whole records since arm(), in order, as bytes, from the

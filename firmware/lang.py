@@ -22,17 +22,17 @@
 #
 #   view.py (game screen): READY PAUSE END CHAL PEN LOST FLAG RESTORED LOWBAT
 #     LATE; app prompts (16): ASK_END ASK_NEW
-#   menu.py, row 0 labels (16): T_*
-#   menu.py, row 1 values between the arrows (12): V_*
-#   menu.py, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
+#   the menus (menu.py), row 0 labels (16): T_*
+#   the menus, row 1 values between the arrows (12): V_*
+#   the menus, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
 #   app/settings notice (16): SETRESET STATELOST LCDBACK
-#   menu.py, the language item (12): LANG, the language's own name
-#   menu.py, the hall item: T_HALL (13, the table number after it), V_HALL_*
-#   menu.py, "Last games": what a game came to (16): RES_OK RES_LOST_L/R
+#   setupmenu.py, the language item (12): LANG, the language's own name
+#   setupmenu.py, the hall item: T_HALL (13, the table number after it), V_HALL_*
+#   resultsmenu.py, "Last games": what a game came to (16): RES_OK RES_LOST_L/R
 #     RES_FLAG_L/R; RES_PEN (8) before the points, RES_L RES_R (1) the
 #     side letters in front of them
-# Language-independent names (the profile names) are in _SAME and appear in
-# every table.
+# The rule profiles' names, the same in every language, are their labels in
+# profiles.py (custom's is a word here: V_CUSTOM).
 
 # The languages, in the language menu's order: (code, every word).  This is
 # the one list: settings, the menus, the simulator's --lang and the screens
@@ -246,12 +246,6 @@ _TABLES = (
 LANGS = tuple([t[0] for t in _TABLES])
 _TEXT = dict(_TABLES)
 
-# Names that read the same in every language.
-_SAME = {
-    "P_SDEV": "SDeV (TSO)",
-    "P_PFS": "PFS",
-}
-
 # Widest field (LCD columns) each word is drawn in.
 LABEL = 16   # menu row 0 on a 16x2 display
 VALUE = 12   # menu value between "< " and " >" on 16 columns
@@ -286,8 +280,6 @@ def table(lang):
         t = {}
         for k in src:
             t[k] = encode(src[k])
-        for k in _SAME:
-            t[k] = encode(_SAME[k])
         _cache[lang] = t
     return t
 
@@ -300,14 +292,12 @@ def word(lang, key):
 def text(lang, key):
     """One word of `lang` as the Unicode text it was written in."""
     src = _TEXT.get(lang) or _TEXT["en"]
-    if key in src:
-        return src[key]
-    return _SAME[key]
+    return src[key]
 
 
 def keys(lang="en"):
     """Every key of a language's table."""
-    return list(_TEXT[lang]) + list(_SAME)
+    return list(_TEXT[lang])
 
 
 # Unicode letters the A00 ROM has outside ASCII.

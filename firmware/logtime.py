@@ -17,6 +17,8 @@
 #   lt.at(t)                the log time of tick t into lt.h, lt.l (no
 #                           allocation: the session fills a journal record
 #                           with it at every press)
+#   lt.stamp(t)             the log time of tick t as the log writes it
+#   lt.ms(t)                ... as one int (reports, the error log)
 #   lt.move(t)              every main-loop iteration: the anchor moved on
 #                           every REANCHOR ms, well inside half a tick wrap
 #                           (diff() is good only within half a wrap)
@@ -61,6 +63,18 @@ class LogTime:
             self.h = HI_MAX
             self.l = UNIT - 1
         return self.l
+
+    def stamp(self, t):
+        """The log time of tick t as the log writes it (text())."""
+        self.at(t)
+        return text(self.h, self.l)
+
+    def ms(self, t):
+        """The log time of tick t as one int (never negative; a long int
+        past 2**30 ms on the boards: for the state report and the error
+        log; the log and the files take the two parts)."""
+        self.at(t)
+        return value(self.h, self.l)
 
     def move(self, t):
         """Move the anchor on to t if it is REANCHOR or more behind."""

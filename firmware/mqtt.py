@@ -24,17 +24,15 @@
 #       on_lost(now, why)            the link failed (a one-line reason)
 #     An owner that close()s the wire in one of them ends the parse.
 #   - with a TLS context (net.py: the hall's CA pinned) the socket is wrapped
-#     once TCP is up.  The handshake's steps are whole public-key operations
-#     (verifying the broker's certificate, the key exchange: hundreds of ms
-#     each on an RP2040), so where there is a second thread (_thread: the
-#     RP2040's second core) the handshake runs there, blocking on its own
-#     socket, and the loop only looks whether it is done (opened()); without
-#     one it runs inside the first send()s of the CONNECT, in non-blocking
-#     steps.  A broker whose certificate the context refuses is on_lost like
-#     any other failure.
+#     once TCP is up, by tlsjob.Handshake: on the thread the board gives it
+#     (TLS_THREAD_STACK; the RP2040's second core), the loop only looking
+#     whether it is done (opened()), else inside the first send()s of the
+#     CONNECT, in non-blocking steps.  A broker whose certificate the
+#     context refuses is on_lost like any other failure.
 # Nothing here allocates while nothing is sent or received.
 import select
-import sys
+
+import tlsjob
 
 try:
     import errno
@@ -49,13 +47,6 @@ REFUSED = {1: "protocol version", 2: "client id", 3: "broker unavailable",
            4: "bad user name or password", 5: "not authorised"}
 
 _EAGAIN = (errno.EAGAIN, getattr(errno, "EWOULDBLOCK", errno.EAGAIN))
-try:
-    import _thread
-except ImportError:
-    _thread = None
-HANDSHAKE_S = 10        # the handshake thread's socket timeout (each read/write)
-HANDSHAKE_STACK = 16384  # its stack (MicroPython; the RP2040 takes it from the heap)
-_MP = sys.implementation.name == "micropython"
 
 try:   # CPython's ssl says "not yet" with these; MicroPython's returns None
     from ssl import SSLWantReadError, SSLWantWriteError
@@ -150,20 +141,13 @@ def set_dup(packet):
 class Wire:
     """One connection to the broker at a time (see the top of this file)."""
 
-    def __init__(self, sock_mod, owner, tls=None, tls_name=None):
+    def __init__(self, sock_mod, owner, tls=None, tls_name=None, stack=0):
+        """tls: an ssl.SSLContext, or None: in clear; tls_name: the name the
+        broker's certificate must hold; stack: the handshake thread's stack
+        (the board's TLS_THREAD_STACK; 0: in the loop's steps)."""
         self.sock_mod = sock_mod
         self.owner = owner
-        self.tls = tls            # an ssl.SSLContext, or None: in clear
-        self.tls_name = tls_name  # the name the broker's certificate must hold
-        # the handshake on its own thread (_job): 0 none, 1 running, 2 done
-        # (job_sock), 3 failed (job_why); gen tells a job the wire gave up on
-        self.threaded = _thread is not None
-        self.lock = _thread.allocate_lock() if _thread else None
-        self.job = 0
-        self.job_sock = None
-        self.job_why = None
-        self.job_live = False     # a handshake thread still runs (even a stale one)
-        self.gen = 0
+        self.hs = tlsjob.Handshake(sock_mod, tls, tls_name, stack) if tls else None
         self.sock = None
         self.poller = None
         self._rd = None
@@ -184,7 +168,7 @@ class Wire:
     def open(self, now, host, port):
         """Start a TCP connect: True, or False after on_lost."""
         m = self.sock_mod
-        if self.job_live:
+        if self.hs is not None and self.hs.live:
             return False          # (a stale handshake thread ends first: at most HANDSHAKE_S)
         try:
             if self.addr is None:
@@ -208,17 +192,16 @@ class Wire:
     def opened(self, now=0):
         """The TCP connect (and the TLS handshake): 1 done (the broker's
         replies are read from now on), -1 refused, 0 not yet."""
-        j = self.job
-        if j == 1:
+        hs = self.hs
+        j = hs.state() if hs is not None else 0
+        if j == tlsjob.RUNNING:
             return 0              # the handshake runs on the other thread
-        if j == 3:
-            self.job = 0
-            self.owner.on_lost(now, self.job_why)
+        if j == tlsjob.FAILED:
+            hs.take()
+            self.owner.on_lost(now, hs.why)
             return 0
-        if j == 2:
-            self.job = 0
-            s = self.sock = self.job_sock
-            self.job_sock = None
+        if j == tlsjob.DONE:
+            s = self.sock = hs.take()
             self.poller.register(s, select.POLLIN)
         else:
             ev = self.poller.poll(0)
@@ -227,13 +210,14 @@ class Wire:
             if ev[0][1] & (select.POLLERR | select.POLLHUP):
                 return -1
             s = self.sock
-            if self.tls is None:
+            if hs is None:
                 self.poller.modify(s, select.POLLIN)  # from now on: the broker's replies
             else:
                 self.poller.unregister(s)   # (CPython's wrap takes its descriptor over)
-                if self.threaded and self._start_job(s):
+                if hs.begin(s):
+                    self.sock = None        # (the thread owns it until it is done)
                     return 0
-                s = self._wrap(now, s, False)
+                s = self._wrap(now, s)
                 if s is None:
                     return 0      # (on_lost said why)
                 self.poller.register(s, select.POLLIN)
@@ -241,69 +225,16 @@ class Wire:
         self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
         return 1
 
-    def _wrap(self, now, raw, handshake):
-        """TLS over the connected socket; handshake False: it happens in the
-        following send()s and reads.  None after on_lost if it cannot."""
+    def _wrap(self, now, raw):
+        """TLS over the connected socket, its handshake in the following
+        send()s and reads.  None after on_lost if it cannot."""
         try:
-            s = self._tls_socket(raw, handshake)
+            s = self.hs.wrap(raw, False)
         except (OSError, ValueError, MemoryError) as e:
             self.owner.on_lost(now, "TLS: %s" % e)
             return None
         self.sock = s
         return s
-
-    def _tls_socket(self, raw, handshake):
-        w = getattr(self.sock_mod, "wrap_tls", None)   # (the simulator's Wi-Fi)
-        if w is not None:
-            return w(self.tls, raw, self.tls_name, handshake)
-        return self.tls.wrap_socket(raw, server_hostname=self.tls_name,
-                                    do_handshake_on_connect=handshake)
-
-    def _start_job(self, raw):
-        """The handshake on the other thread (the RP2040's second core):
-        True if it started."""
-        self.job = 1
-        self.job_live = True
-        self.sock = None          # (the job owns the socket until it is done)
-        try:
-            if _MP:               # (CPython keeps its default)
-                _thread.stack_size(HANDSHAKE_STACK)
-            _thread.start_new_thread(self._job, (raw, self.gen))
-            return True
-        except (OSError, RuntimeError, MemoryError):
-            self.job = 0              # (no thread to be had: in the loop then)
-            self.job_live = False
-            self.sock = raw
-            return False
-
-    def _job(self, raw, gen):
-        """The handshake thread: blocking on its own socket, bounded by
-        HANDSHAKE_S per read or write; hands the socket (non-blocking) over."""
-        s = None
-        why = None
-        try:
-            raw.settimeout(HANDSHAKE_S)
-            s = self._tls_socket(raw, True)
-            s.setblocking(False)
-        except Exception as e:   # noqa: B902 (anything ends the job, never the clock)
-            why = "TLS: %s" % str(e).strip()
-            s = None
-            try:
-                raw.close()
-            except OSError:
-                pass
-        with self.lock:
-            if gen == self.gen:
-                self.job_sock = s
-                self.job_why = why
-                self.job = 2 if s is not None else 3
-                s = None
-            self.job_live = False
-        if s is not None:
-            try:
-                s.close()             # the wire gave up on this one meanwhile
-            except OSError:
-                pass
 
     def start(self, packet):
         """The next packet to write (the last one is written whole)."""
@@ -475,17 +406,8 @@ class Wire:
     def close(self):
         """Close the socket (quietly) and forget the packet being written and
         the bytes read (a handshake thread still running closes its own)."""
-        if self.lock is not None:
-            with self.lock:
-                self.gen += 1
-                self.job = 0
-                js = self.job_sock
-                self.job_sock = None
-            if js is not None:
-                try:
-                    js.close()
-                except OSError:
-                    pass
+        if self.hs is not None:
+            self.hs.cancel()
         if self.sock is not None:
             try:
                 self.sock.close()

@@ -2,8 +2,19 @@
 #
 # A profile is a dict of the SPEC §3 settings.  `make_rules(name, overrides)`
 # turns one into a Rules object for the timing core.  Adding a profile is
-# adding a dict entry here; nothing else changes.
+# adding an entry to _TABLE here; nothing else changes: the setup menu
+# offers it (in _TABLE's order) under its label, settings.json and the game
+# logs name it, a saved game keeps its code (tests/test_menu_doors.py adds
+# one and checks all three).
 #
+#   code      its number in a saved game (clockcore's snapshot, ints only):
+#             unique and stable, never reused nor renumbered, so adding or
+#             reordering profiles leaves every saved game its own profile
+#             (0-2 are the places sdev, pfs and custom had in the list a
+#             saved game kept before there were codes, so those still load)
+#   label     its name on the setup menu, the same in every language (at
+#             most lang.VALUE = 12 columns); None for `custom`, which each
+#             language names (lang.py V_CUSTOM)
 #   base      base time per side, ms (base_left / base_right override one side)
 #   zero      ZERO_OVERTIME: the clock counts overtime up after 00:00
 #             ZERO_FLAG: the side is out at 00:00, the other plays on
@@ -24,26 +35,44 @@ LATE_BASE = -2
 MAX_BASE_MS = (99 * 60 + 59) * 1000  # what mm:ss can show
 MIN_BASE_MS = 1000
 
-PROFILES = {
+_TABLE = (
     # Scrabble Deutschland e.V., TSO 2017: § 1.1 b (30 min, 25 allowed),
     # § 5.2 a-c (overtime shown, 10 points per started minute, lost beyond
     # 5 minutes), § 3.1.2/3.1.3 (20 s to challenge after the clock is pressed).
     # § 2.4 b ii, § 5.3 b: more than 15 minutes late loses the game.
-    "sdev": {"base": 30 * 60000, "zero": ZERO_OVERTIME, "penalty": 10,
-             "forfeit": 300, "window": 20000, "late": 900},
+    ("sdev", {"code": 0, "label": "SDeV (TSO)",
+              "base": 30 * 60000, "zero": ZERO_OVERTIME, "penalty": 10,
+              "forfeit": 300, "window": 20000, "late": 900}),
     # Polska Federacja Scrabble: § 1.2 (time set per tournament, 15 min minimum
     # for rated games; 20 min usual), § 6.2.1 (at 00:00 the player loses the
     # right to move, the opponent plays on), challenges in dead time (§ 4.9).
     # § 6.3.4: a late player whose whole time runs out loses by walkover.
-    "pfs": {"base": 20 * 60000, "zero": ZERO_FLAG, "penalty": 0,
-            "forfeit": -1, "window": 0, "late": LATE_BASE},
+    ("pfs", {"code": 1, "label": "PFS",
+             "base": 20 * 60000, "zero": ZERO_FLAG, "penalty": 0,
+             "forfeit": -1, "window": 0, "late": LATE_BASE}),
     # Anything an organizer sets; the defaults are a plain 20-minute clock that
     # counts overtime without penalties.
-    "custom": {"base": 20 * 60000, "zero": ZERO_OVERTIME, "penalty": 0,
-               "forfeit": -1, "window": 0, "late": LATE_NONE},
-}
+    ("custom", {"code": 2, "label": None,
+                "base": 20 * 60000, "zero": ZERO_OVERTIME, "penalty": 0,
+                "forfeit": -1, "window": 0, "late": LATE_NONE}),
+)
 
-NAMES = ("sdev", "pfs", "custom")
+PROFILES = dict(_TABLE)
+NAMES = tuple([p[0] for p in _TABLE])   # the setup menu's order
+
+
+def code_of(name):
+    """The profile's code in a saved game; -1 for a name that is none."""
+    p = PROFILES.get(name)
+    return p["code"] if p is not None else -1
+
+
+def name_of(code):
+    """The profile a saved game's code names; None if none has it."""
+    for i in range(len(NAMES)):
+        if PROFILES[NAMES[i]]["code"] == code:
+            return NAMES[i]
+    return None
 
 OVERRIDE_KEYS = ("base", "base_left", "base_right", "window", "penalty",
                  "forfeit", "zero", "late")

@@ -31,8 +31,7 @@ class Question:
 
     def ask(self, kind, now):
         self.kind = kind
-        self.display.hold(self.display.view.words["ASK_END" if kind == END
-                                                  else "ASK_NEW"])
+        self.display.hold("ASK_END" if kind == END else "ASK_NEW")
         self.until = self.add(now, ASK_MS)
 
     def mark(self):

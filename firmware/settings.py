@@ -91,20 +91,10 @@ class Settings:
         self.table = 0
         self.notice = False  # load() fell back to defaults: the app says so
         self.problem = None  # why the settings were reset (for the log)
-        self.hall = None     # the clock's link to the hall (net.Net: .hall,
-                             # .table) for the setup menu; never saved
         self.path = "settings.json"
         self.fs = None
 
     # -- values -----------------------------------------------------------------
-    def log_table(self):
-        """The table in the game log's header: this menu's, else the hall's
-        (net.json) on a clock that has one; 0 = none."""
-        t = self.table
-        if not t and self.hall is not None:
-            t = self.hall.table
-        return t
-
     def set_profile(self, name):
         """Choose a profile; the base times jump to its default."""
         self.profile = name

@@ -13,22 +13,57 @@
 #   log_open(n)    game n's log file, open to be read in pieces, and its
 #                  size in bytes (OSError if there is none)
 #   clock_id()     the clock's id (machine.unique_id() in hex)
-#   mark(h)        the hall's state changed (net.HALL_*): the LCD's mark
+#   mark(h)        the hall's state changed (net.HALL_*): kept, and the
+#                  LCD's mark shown
+#   tabled(t)      the clock publishes under table t from now on (at the
+#                  start and when a new table takes effect: hallmsg.py)
+#
+# The other way through the same door, what the clock knows of the hall
+# (the setup menu's "Hall" item, setupmenu.py; the game log's table):
+#
+#   hall()         the hall's state as net.py last marked it (net.HALL_*),
+#                  -1: no hall (no net.py on this clock, or not started)
+#   hall_table()   the table the clock publishes under now (0: none)
+#   log_table()    the table in a new game log's header: the setup menu's,
+#                  else the hall's (net.json's) on a clock that has one
 #
 # Each is one attribute read or one call: the main loop calls state(),
 # low() and pending() and nothing here allocates (nor needs a heap frame).
+# The settings (settings.py) stay data: nothing of the hall is kept there.
 import report
 
 
 class Source:
-    def __init__(self, clock, session, battery, settings, log, mark):
+    def __init__(self, clock, session, battery, settings, log, show):
         self.clock = clock
         self.session = session
         self.battery = battery
         self.settings = settings
         self.log = log
-        self.mark = mark          # the app's callback for the hall mark
+        self.show = show          # the app's callback for the hall mark
+        self._hall = -1           # net.HALL_*, -1: no hall
+        self._table = 0           # the table net.py publishes under
 
+    # -- net.py tells the clock ----------------------------------------------------
+    def mark(self, h):
+        self._hall = h
+        self.show(h)
+
+    def tabled(self, t):
+        self._table = t
+
+    # -- the clock reads (the setup menu, the game log) ---------------------------
+    def hall(self):
+        return self._hall
+
+    def hall_table(self):
+        return self._table
+
+    def log_table(self):
+        t = self.settings.table
+        return t if t else self._table
+
+    # -- net.py reads ----------------------------------------------------------------
     def state(self):
         return self.clock.state
 

@@ -1,11 +1,13 @@
-# The view: a pure function from the core's state to the LCD's character rows.
+# The HD44780 16x2 game screen (hd44780.py's layout for two rows): a pure
+# function from the frame (frame.py, the display-neutral picture of the
+# game) to the LCD's character rows.
 #
 # render() fills preallocated bytearrays (one per LCD row) with HD44780 codes;
-# it formats digits by hand, so it allocates nothing.  The device and the
-# simulator both draw exactly these rows (the LCD driver then sends only the
-# characters that changed).
+# it formats digits by hand, so it allocates nothing.  The LCD driver then
+# sends only the characters that changed.  The 20x4 draws the times in big
+# digits instead (bigview.py); the menus draw with rows.py too.
 #
-# 16x2 layout (20x4 adds a header row and spreads the same fields):
+# 16x2 layout:
 #
 #   col  0  1-6    7 |  8  9-14  15
 #   row0 ◀ " 24:58" ⚑ |  ⚑ "-01:23" ▶      ◀/▶ marks the running side,
@@ -17,10 +19,10 @@
 #                                          "+03:12" while a late clock runs
 #
 # The hall mark (a clock on the hall's network, net.py): one glyph in the
-# last column of row 1 (16x2) or of the header row (20x4), wherever that
-# column is free: connected, connecting, no hall (net.HALL_*).  A right-side
-# info word (penalty, LOST, ...) takes the column over; the mark comes back
-# when it goes.  A clock without a hall shows none.
+# last column of row 1, wherever that column is free: connected,
+# connecting, no hall (net.HALL_*).  A right-side info word (penalty,
+# LOST, ...) takes the column over; the mark comes back when it goes.  A
+# clock without a hall shows none.
 #
 # Rounding (SPEC §4): remaining time is shown rounded up to the second, so
 # 00:00 appears exactly when time runs out; overtime is shown rounded down
@@ -30,9 +32,8 @@
 # row-writing helpers (blank, word, digits) are rows.py's, shared with the
 # menus.
 from clockcore import READY, PAUSED, OVER, LATE
-import lang
-from profiles import fmt_mmss
-from rows import SP, blank, copy, mmss, uint, ndigits, word  # the LCD-row toolkit
+import frame as framemod
+from rows import SP, blank, mmss, uint, ndigits, word  # the LCD-row toolkit
 
 # CGRAM glyph codes and their 5x8 patterns (the app loads them at boot).
 G_RUN_L = 0  # points at the left player: the left clock runs
@@ -58,28 +59,31 @@ ROM_CHARS = {0xE1: "\u00e4", 0xEF: "\u00f6", 0xF5: "\u00fc", 0xE2: "\u00df"}
 
 
 class View:
-    def __init__(self, cols=16, rows=2, language="en"):
+    """The 16x2 game screen of a frame (hd44780.py picks the layout)."""
+
+    def __init__(self, cols=16, rows=2):
         if cols < 16 or rows < 2:
             raise ValueError("the clock needs at least a 16x2 display")
         self.cols = cols
         self.rows = rows
         self.buf = [bytearray(b" " * cols) for _ in range(rows)]
-        self.header = bytearray(b" " * cols)
-        self.notice = None  # bytes shown in the center field instead of state
         self._ipos = (0, cols - 5)  # info fields: penalty, LOST, TIME
         self._ppos = (0, -(cols - 1))  # penalty: left-aligned / right-aligned
-        if rows >= 4:
-            self._cpos, self._cwidth = 0, cols
-        else:
-            self._cpos, self._cwidth = 5, cols - 10
-        self.lowbat = False  # battery warning, shown when the center is free
-        self.hall = -1       # the hall mark: net.HALL_*, -1 = no hall (Game.show_hall: the source.py mark net.py calls)
-        self.dirty = True    # something shown changed: the game screen renders again
-        self.set_language(language)
+        self._cpos, self._cwidth = 5, cols - 10
+        # the words of the frame's language (_language; every attribute made
+        # here: one added later grows the instance's dict, an allocation)
+        self._words = None
+        self.w_ready = self.w_pause = self.w_end = self.w_chal = self.w_lost = b""
+        self.w_flag = self.w_lowbat = self.w_late = b""
+        self.w_pen = 0x50
 
-    def set_language(self, language):
-        w = lang.table(language)
-        self.language = language
+    def text(self, codes):
+        """A row as a person reads it (host side)."""
+        return to_text(codes)
+
+    def _language(self, w):
+        # the words of the frame's language, looked up once per language
+        self._words = w
         self.w_ready = w["READY"]
         self.w_pause = w["PAUSE"]
         self.w_end = w["END"]
@@ -89,102 +93,80 @@ class View:
         self.w_flag = w["FLAG"]
         self.w_lowbat = w["LOWBAT"]
         self.w_late = w["LATE"]
-        self.words = w
-
-    def set_header(self, text_bytes):
-        """Row 0 of a 4-row display (e.g. profile and base time)."""
-        word(self.header, 0, self.cols, text_bytes, 0)
-
-    def show_rules(self, rules):
-        """The 20x4 header: the game's profile and base time, "sdev 30:00"
-        (allocates: call it when the rules change, not every loop)."""
-        if self.rows >= 4:
-            self.set_header(("%s %s" % (rules.name, fmt_mmss(rules.base[0]))).encode())
 
     # -- rendering ------------------------------------------------------------
-    def render(self, clock, rows=None):
-        """Fill `rows` (default: self.buf) from the clock's state and return
+    def render(self, f, rows=None):
+        """Fill `rows` (default: self.buf) from the frame f and return
         them.  Allocates nothing (each helper is kept small so MicroPython
         keeps its frame on the stack)."""
         b = self.buf if rows is None else rows
-        if self.rows >= 4:
-            copy(b[0], self.header)
-            blank(b[2])
-            blank(b[3])
-            self._times(b[1], clock)
-            self._infos(b[2], clock)
-            self._center(b[3], clock)
-        else:
-            blank(b[1])
-            self._times(b[0], clock)
-            self._infos(b[1], clock)
-            self._center(b[1], clock)
-        if self.hall >= 0:
-            self._hall(b[0] if self.rows >= 4 else b[1])
+        if f.words is not self._words:
+            self._language(f.words)
+        blank(b[1])
+        self._times(b[0], f)
+        self._infos(b[1], f)
+        self._center(b[1], f)
+        if f.hall >= 0:
+            self._hall(b[1], f.hall)
         return b
 
-    def _hall(self, row):
+    def _hall(self, row, h):
         c = self.cols - 1
         if row[c] == SP:
-            row[c] = G_HALL + self.hall
+            row[c] = G_HALL + h
 
-    def _times(self, row, clock):
+    def _times(self, row, f):
         c = self.cols
         blank(row)
-        row[0] = self._mark(clock, 0, G_RUN_L)
-        row[c - 1] = self._mark(clock, 1, G_RUN_R)
-        mmss(row, 1, clock.rem[0])
-        mmss(row, c - 7, clock.rem[1])
+        row[0] = _mark(f, 0, G_RUN_L)
+        row[c - 1] = _mark(f, 1, G_RUN_R)
+        mmss(row, 1, f.rem[0])
+        mmss(row, c - 7, f.rem[1])
         # TSO § 5.2 a: in overtime profiles the flag shows with -00:01
-        row[7] = G_FLAG if clock.flag_shown(0) else SP
-        row[c - 8] = G_FLAG if clock.flag_shown(1) else SP
+        row[7] = G_FLAG if f.flag[0] else SP
+        row[c - 8] = G_FLAG if f.flag[1] else SP
 
-    def _mark(self, clock, s, run_glyph):
-        if clock.running() == s:
-            return run_glyph
-        if clock.state == PAUSED and clock.side == s:
-            return G_PAUSE  # whose clock the pause stopped (SPEC §4 Gestures)
-        return SP
-
-    def _infos(self, row, clock):
-        self._info(row, clock, 0)
-        self._info(row, clock, 1)
+    def _infos(self, row, f):
+        self._info(row, f, 0)
+        self._info(row, f, 1)
 
     # The helpers below take few arguments and keep few locals on purpose:
     # MicroPython moves a call's frame to the heap when locals plus stack
     # exceed 11 words, and these run every main-loop iteration.
-    def _info(self, row, clock, s):
-        w = self.w_lost if clock.forfeited[s] else self.w_flag if clock.out(s) \
-            else self.w_late if clock.late() == s else None
+    def _info(self, row, f, s):
+        w = self._word(f.info[s])
         if w is not None:
             word(row, self._ipos[s], 5, w, s)
-        elif clock.penalty(s) > 0:
-            self._pen(row, clock, s)
+        elif f.pen[s] > 0:
+            self._pen(row, f, s)
 
-    def _pen(self, row, clock, s):
-        p = clock.penalty(s)
-        _points(row, self._ppos[s], self.w_pen, p)
+    def _word(self, i):
+        return self.w_lost if i == framemod.I_LOST else self.w_flag if i == framemod.I_TIME \
+            else self.w_late if i == framemod.I_LATE else None
 
-    def _center(self, row, clock):
-        st = clock.state
-        w = self.notice
+    def _pen(self, row, f, s):
+        _points(row, self._ppos[s], self.w_pen, f.pen[s])
+
+    def _center(self, row, f):
+        st = f.state
+        w = f.notice
         if w is not None:
             # a notice or a question (NEW GAME? L+R) shows even over LOST:
             # a confirmation needs a question the display shows (SPEC v3 §4)
             self._say(row, w)
-        elif st == OVER and self.rows < 4 and (clock.forfeited[0] or clock.forfeited[1]):
+        elif st == OVER and f.lost:
             return  # LOST under the time says it all; END would touch it
         elif st == PAUSED:
-            self._paused(row, clock)
+            self._paused(row, f)
         elif st == OVER:
             self._say(row, self.w_end)
         elif st == READY:
             self._say(row, self.w_ready)
         elif st == LATE:
-            _lateness(row, self._cpos + (self._cwidth - 6) // 2, clock.lateness())
-        elif clock.win > 0:
-            self._window(row, clock.win, self._cpos, self._cwidth)
-        elif self.lowbat:
+            _lateness(row, self._cpos + (self._cwidth - 6) // 2, f.late)
+        elif f.win > 0:
+            self._window(row, f.win, self._cpos, self._cwidth)
+        elif f.lowbat:
             word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
 
     def _say(self, row, w):
@@ -193,16 +175,13 @@ class View:
         else:
             word(row, self._cpos, self._cwidth, w, 2)
 
-    def _paused(self, row, clock):
-        """PAUSE, and the challenge window's frozen seconds: on 16x2 the
-        window alone (the ‖ mark says paused), on 20x4 both."""
-        if clock.win <= 0:
+    def _paused(self, row, f):
+        """PAUSE, and the challenge window's frozen seconds: the window
+        alone if no info field is free (the ‖ mark says paused)."""
+        if f.win <= 0:
             self._say(row, self.w_pause)
-        elif self.rows < 4:
-            self._paused16(row, clock.win, clock.side)
         else:
-            word(row, 0, self.cols - 7, self.w_pause, 2)
-            self._window(row, clock.win, self.cols - 7, 6)
+            self._paused16(row, f.win, f.paused)
 
     def _paused16(self, row, win, s):
         """16x2: PAUSE in a free info field (the paused side's first) and the
@@ -217,11 +196,21 @@ class View:
 
     def _window(self, row, win, pos, width):
         # label + space + two digits, centered: "CHL 17"; "CHL120" from 100 s
-        self._chl(row, pos + (width - 6) // 2, win)
+        chl(row, pos + (width - 6) // 2, self.w_chal, win)
 
-    def _chl(self, row, start, win):
-        word(row, start, 3, self.w_chal, 0)
-        _secs(row, start + 3, (win + 999) // 1000)
+
+def _mark(f, s, run_glyph):
+    if f.run == s:
+        return run_glyph
+    if f.paused == s:
+        return G_PAUSE  # whose clock the pause stopped (SPEC §4 Gestures)
+    return SP
+
+
+def chl(row, start, label, win):
+    """The challenge window, 6 columns: "CHL 17"."""
+    word(row, start, 3, label, 0)
+    _secs(row, start + 3, (win + 999) // 1000)
 
 
 def _free(row, pos):

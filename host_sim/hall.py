@@ -42,6 +42,7 @@ import time
 
 import host_sim
 from host_sim import durable
+from host_sim.hall_files import load_json, service_passwords
 from host_sim import hall_recorder as REC
 from host_sim import hall_tls as TLS
 from host_sim import tournament
@@ -61,7 +62,7 @@ DEFAULT_DIR = os.path.join(ROOT, "build", "hall")
 # tests/test_hall_page.py).  The passwords themselves are 16 random
 # characters (96 bits): no count makes guessing them feasible.
 HASH_ITERATIONS = 10000
-MESSAGE_SIZE_LIMIT = 20480   # a game log is at most net.LOG_MAX (16 KB) + a line
+MESSAGE_SIZE_LIMIT = 20480   # a game log is at most hallmsg.LOG_MAX (16 KB) + a line
 MEMORY_LIMIT = 256 * 1024 * 1024
 
 
@@ -107,15 +108,6 @@ def new_password():
     return secrets.token_urlsafe(12)   # 16 characters, 96 random bits
 
 
-def _load(path):
-    try:
-        with open(path) as f:
-            d = json.load(f)
-        return d if isinstance(d, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def _account(v):
     """{"password", "hash"} from a stored entry (an older hall folder kept
     the bare password: hashed now)."""
@@ -126,12 +118,6 @@ def _account(v):
     if not isinstance(v.get("hash"), str) or not v["hash"].startswith("$7$%d$" % HASH_ITERATIONS):
         v["hash"] = mosquitto_hash(v["password"])
     return {"password": v["password"], "hash": v["hash"]}
-
-
-def service_passwords(folder):
-    """{account: password} of the hall's own accounts (viewer, recorder)."""
-    return {k: v["password"] for k, v in _load(os.path.join(folder, "service.json")).items()
-            if isinstance(v, dict) and "password" in v}
 
 
 def is_ipv4(host):
@@ -174,7 +160,7 @@ class Hall:
         os.makedirs(self.folder, exist_ok=True)
         cpath = os.path.join(self.folder, "clocks.json")
         spath = os.path.join(self.folder, "service.json")
-        raw_c, raw_s = _load(cpath), _load(spath)
+        raw_c, raw_s = load_json(cpath), load_json(spath)
         clocks = {}
         for k, v in raw_c.items():
             if k.isdigit() and int(k) >= 1:
@@ -208,7 +194,7 @@ class Hall:
             raise HallError("table %d is not in this hall (1-%d)" % (table, max(clocks)))
         old = clocks[table]["password"]
         path = os.path.join(self.folder, "clocks.json")
-        raw = _load(path)
+        raw = load_json(path)
         raw[str(table)] = {"password": new_password()}
         raw[str(table)] = _account(raw[str(table)])
         write_secret(path, json.dumps(raw, indent=1) + "\n")
@@ -243,6 +229,7 @@ class Hall:
                "topic read scrabble/%s/+/heartbeat/+" % e,
                "topic write scrabble/%s/round" % e,
                "topic write scrabble/%s/round/+" % e,   # issue 27: a message per table
+               "topic write " + REC.OWNER_TOPIC % (e, "+"),   # issue 29: whose clock
                "topic read scrabble/%s/round/+" % e,
                "topic read scrabble/%s/+/log/+/+" % e,   # issue 27: the logs filed
                # issue 29: what the director must know (a write that fails, ...)

@@ -57,105 +57,29 @@ THE ALARM: scrabble/<event>/alarm, retained, written by the recorder only:
 (Hall.start() runs it; the account's password is read from FOLDER, never
 from the command line.)
 """
-import hashlib
 import json
 import os
-import re
 import secrets
 import sys
 import time
 
-from host_sim import durable
+from host_sim import durable, hall_logs, hall_tls
+from host_sim import tournament as T
+from host_sim.hall_files import (  # noqa: F401  (read_records, parse_topic: the recorder's file)
+    RESULTS, CORRECTIONS, INT_MAX, utc_now, num, is_clock_id, read_lines, parse_topic,
+    check_result, clip, read_records, body_id, service_passwords)
 
-RESULTS = "results.jsonl"
 OWNERS = "owners.jsonl"
-CORRECTIONS = "corrections.jsonl"
 ACCOUNT = "hall/recorder"
 ALARM_TOPIC = "scrabble/%s/alarm"
+OWNER_TOPIC = "scrabble/%s/owner/%s"   # (event, clock id): its account, retained
 ALARM_EVENTS = 20        # warnings kept on the alarm topic
 RETRY_S = 1.0            # a failed write is tried again this often
 REMIND_S = 60.0          # ... and said again on stderr this often
-INT_MAX = 2 ** 31 - 1     # the clocks' ints are 31-bit
-MAX_CLOCK_ID = 40
-
-
-def utc_now():
-    # time.gmtime() alone reads C's time(), the kernel's coarse clock, which
-    # lags time.time() by up to a few ms: a result stored right after its
-    # game's start line (tournament.utc_now_ms) was dated a second before it
-    # and lost its round (issue 27).  One clock for both.
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 def confirm_topic(event, account):
     return "scrabble/%s/confirm/%s" % (event, account)
-
-
-def _num(s, lo=1, hi=9999):
-    """A canonical decimal number lo..hi (no sign, no leading zero), or None."""
-    if not s or not s.isdigit() or (s[0] == "0" and len(s) > 1) or len(s) > 9:
-        return None
-    n = int(s)
-    return n if lo <= n <= hi else None
-
-
-def parse_topic(event, topic):
-    """(table, game, account) of scrabble/<event>/<table>/result/<game>/<account>,
-    or None."""
-    p = topic.split("/")
-    if len(p) != 6 or p[0] != "scrabble" or p[1] != event or p[3] != "result":
-        return None
-    table, game, account = _num(p[2]), _num(p[4], 1, INT_MAX), p[5]
-    if table is None or game is None or _num(account, 1, INT_MAX) is None:
-        return None
-    return table, game, account
-
-
-def _int(v, lo=-INT_MAX, hi=INT_MAX):
-    return type(v) is int and lo <= v <= hi
-
-
-SIDE = (("remaining_ms", -INT_MAX, INT_MAX), ("overtime_ms", 0, INT_MAX),
-        ("penalty", -INT_MAX, INT_MAX))
-
-
-def check_result(body, table, game):
-    """None if `body` (parsed JSON) is a clock's final result for this table
-    and game, else a short reason."""
-    if not isinstance(body, dict):
-        return "not a JSON object"
-    if body.get("table") != table or type(body.get("table")) is not int:
-        return "its table %r is not the topic's %d" % (body.get("table"), table)
-    if body.get("game") != game or type(body.get("game")) is not int:
-        return "its game %r is not the topic's %d" % (body.get("game"), game)
-    if body.get("over") is not True:
-        return "not a finished game"
-    if not _int(body.get("t_ms"), 0):
-        return "t_ms is not a time"
-    for k in ("running", "late"):
-        if body.get(k) not in (None, "left", "right") or k not in body:
-            return "%s is not a side" % k
-    if type(body.get("paused")) is not bool:
-        return "paused is not true/false"
-    if not _int(body.get("challenge_ms"), 0):
-        return "challenge_ms is not a time"
-    c = body.get("clock")
-    if not isinstance(c, str) or not 0 < len(c) <= MAX_CLOCK_ID or not re.match(r"^[\w.-]+$", c):
-        return "clock is not a clock id"
-    p = body.get("profile")
-    if not isinstance(p, str) or len(p) > 40:
-        return "profile is not a profile name"
-    for s in ("left", "right"):
-        side = body.get(s)
-        if not isinstance(side, dict):
-            return "%s is not an object" % s
-        for k, lo, hi in SIDE:
-            if not _int(side.get(k), lo, hi):
-                return "%s.%s is not a number" % (s, k)
-        for k in ("flag", "forfeit"):
-            if type(side.get(k)) is not bool:
-                return "%s.%s is not true/false" % (s, k)
-    return None
 
 
 def parse_message(event, topic, payload):
@@ -169,59 +93,6 @@ def parse_message(event, topic, payload):
         return "not JSON"
     why = check_result(body, where[0], where[1])
     return why or where + (body,)
-
-
-def _clip(text, n=80):
-    text = repr(text)
-    return text if len(text) <= n else text[:n] + "..."
-
-
-def read_records(folder, warn=None):
-    """The valid lines of the results file, in order; each bad line is one
-    warning (warn(text), default: stderr).  Raises OSError if there is no file."""
-    warn = warn or (lambda m: print(m, file=sys.stderr))
-    path = os.path.join(folder, RESULTS)
-    out = []
-    with open(path, "rb") as f:
-        for n, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            why = None
-            try:
-                r = json.loads(raw)
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                r, why = None, "not JSON (a torn line?)"
-            if why is None:
-                why = _check_record(r)
-            if why:
-                warn("%s:%d: skipped: %s" % (RESULTS, n, why))
-                continue
-            out.append(r)
-    return out
-
-
-def _check_record(r):
-    if not isinstance(r, dict):
-        return "not a JSON object"
-    topic = r.get("topic")
-    if not isinstance(topic, str):
-        return "no topic"
-    p = topic.split("/")
-    where = parse_topic(p[1] if len(p) > 1 else "", topic)
-    if where is None:
-        return "not a result topic: %s" % _clip(topic)
-    if (r.get("table"), r.get("game"), r.get("account")) != where:
-        return "table/game/account disagree with its topic"
-    if not isinstance(r.get("seen"), str):
-        return "no seen time"
-    return check_result(r.get("result"), where[0], where[1])
-
-
-def body_id(body):
-    """A short fingerprint of a result body (corrections.jsonl names the
-    body the director accepted by it)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _append_line(fd, data):
@@ -305,12 +176,11 @@ def _file_log(folder, event, starts, topic, payload, clock=None):
     replay cannot read is filed all the same, with one line.  clock: the
     clock id of the game's result (the id its states and the CSV have),
     else the log's `# clock` line's."""
-    from host_sim import hall_logs
     p = topic.split("/")
     if len(p) != 6 or p[1] != event or p[3] != "log" or not payload:
         return
-    table, game, account = _num(p[2]), _num(p[4], 1, INT_MAX), p[5]
-    if table is None or game is None or _num(account, 1, INT_MAX) is None:
+    table, game, account = num(p[2]), num(p[4], 1, INT_MAX), p[5]
+    if table is None or game is None or num(account, 1, INT_MAX) is None:
         return
     clock = clock or hall_logs.clock_id(payload)
     rnd = starts.round_of(clock, game)
@@ -330,48 +200,6 @@ def _file_log(folder, event, starts, topic, payload, clock=None):
 
 
 # -- the director's corrections (issue 29) --------------------------------------------------
-def _check_correction(obj):
-    if not isinstance(obj, dict) or not isinstance(obj.get("topic"), str) \
-            or not isinstance(obj.get("result"), str) or not isinstance(obj.get("accepted"), str):
-        return "not a correction line"
-    return None
-
-
-def read_accepted(folder, warn=None):
-    """{topic: [body_id, ...]} in the order the director accepted them
-    (corrections.jsonl, `hall accept`)."""
-    from host_sim.tournament import _lines
-    out = {}
-    for obj in _lines(os.path.join(folder, CORRECTIONS), _check_correction,
-                      warn or (lambda m: print(m, file=sys.stderr))):
-        out.setdefault(obj["topic"], []).append(obj["result"])
-    return out
-
-
-def counted(records, accepted, warn=None):
-    """The record that counts among one game's records (file order): the
-    last one the director accepted, else the first.  Each later body not
-    accepted is one warning (a re-publish is never a correction by itself)."""
-    first = records[0]
-    ids = [body_id(r["result"]) for r in records]
-    order = accepted.get(first["topic"], [])
-    best, rank = first, -1
-    for r, i in zip(records, ids):
-        if i in order and order.index(i) >= rank:
-            best, rank = r, order.index(i)
-    if warn is not None:
-        said = {ids[0]}
-        for r, i in zip(records[1:], ids[1:]):
-            if i not in said and i not in order:
-                said.add(i)
-                warn("%s: table %d account %s game %d: another result stored at %s is NOT "
-                     "counted (a re-publish: a referee's void or resume at the clock, or a "
-                     "forgery); hall accept --table %d --account %s --game %d takes it"
-                     % (RESULTS, r["table"], r["account"], r["game"], r["seen"], r["table"],
-                        r["account"], r["game"]))
-    return best
-
-
 def accept(folder, table, account, game, first=False, out=sys.stdout):
     """`hall accept`: the game's last stored body (or its first) counts from
     now on: a line of corrections.jsonl, with who and when."""
@@ -409,25 +237,20 @@ def accept(folder, table, account, game, first=False, out=sys.stdout):
 
 # -- whose clock is it (issue 29) ------------------------------------------------------
 def _check_owner(obj):
-    if not isinstance(obj, dict) or not _clock_id(obj.get("clock")) \
+    if not isinstance(obj, dict) or not is_clock_id(obj.get("clock")) \
             or not isinstance(obj.get("account"), str) \
-            or _num(obj["account"], 1, INT_MAX) is None \
+            or num(obj["account"], 1, INT_MAX) is None \
             or obj.get("how") not in ("deploy", "first"):
         return "not an owner line"
     return None
-
-
-def _clock_id(c):
-    return isinstance(c, str) and 0 < len(c) <= MAX_CLOCK_ID and re.match(r"^[\w.-]+$", c)
 
 
 def read_owners(folder, warn=None):
     """{clock id: account} from owners.jsonl: a deploy line wins over a
     first-seen line, the last deploy line over earlier ones, the first
     first-seen line over later ones."""
-    from host_sim.tournament import _lines
     out = {}
-    for obj in _lines(os.path.join(folder, OWNERS), _check_owner,
+    for obj in read_lines(os.path.join(folder, OWNERS), _check_owner,
                       warn or (lambda m: print(m, file=sys.stderr))):
         if obj["how"] == "deploy" or obj["clock"] not in out:
             out[obj["clock"]] = obj["account"]
@@ -449,14 +272,14 @@ def clock_of_state(event, topic, payload):
     before the first: a clock switched on says who it is), or None."""
     p = topic.split("/")
     if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat") \
-            or _num(p[2]) is None or _num(p[4], 1, INT_MAX) is None or len(payload) > 4096:
+            or num(p[2]) is None or num(p[4], 1, INT_MAX) is None or len(payload) > 4096:
         return None
     try:
         body = json.loads(payload)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(body, dict) or body.get("table") != int(p[2]) \
-            or not _clock_id(body.get("clock")):
+            or not is_clock_id(body.get("clock")):
         return None
     return p[4], body["clock"]
 
@@ -552,7 +375,6 @@ class Recorder:
     failed write is simply kept in `waiting` and tried again."""
 
     def __init__(self, folder, event, publish):
-        from host_sim import tournament as T
         self.folder = folder
         self.event = event
         self.publish = publish             # publish(topic, payload, qos, retain)
@@ -564,10 +386,10 @@ class Recorder:
         self.waiting = {}                  # (topic, payload) -> parsed, unconfirmed
         self.retry_at = 0.0
         self.refused = set()   # (account, clock) of states, (topic, payload) of results: warned
+        self.owners_sent = {}  # clock -> account as last published on OWNER_TOPIC
         self.poke = False      # a game began (a start line): its table's message now
 
     def message(self, topic, payload):
-        from host_sim import tournament as T
         if "/result/" not in topic:
             who = clock_of_state(self.event, topic, payload)
             if who is None:
@@ -587,11 +409,11 @@ class Recorder:
                 self.alarm.ok(0)       # (a line was written: the folder takes writes again)
             if why is not None and (account, clock) not in self.refused:
                 self.refused.add((account, clock))
-                self.alarm.event("refused the states of %s: %s" % (_clip(topic), why))
+                self.alarm.event("refused the states of %s: %s" % (clip(topic), why))
             return
         got = parse_message(self.event, topic, payload)
         if isinstance(got, str):
-            self.alarm.event("skipped %s: %s" % (_clip(topic), got))
+            self.alarm.event("skipped %s: %s" % (clip(topic), got))
             return
         key = (topic, bytes(payload))
         if key not in self.waiting:
@@ -616,7 +438,7 @@ class Recorder:
                     del self.waiting[key]
                     if key not in self.refused:     # (once: its clock re-sends it)
                         self.refused.add(key)
-                        self.alarm.event("refused %s: %s" % (_clip(topic), why))
+                        self.alarm.event("refused %s: %s" % (clip(topic), why))
                     continue
                 if self.starts.result(account, table, body) is not None:  # (start line first)
                     self.poke = True
@@ -648,12 +470,40 @@ class Recorder:
         self.retry_at = time.monotonic() + RETRY_S
 
     def tick(self):
-        """The main loop's turn: retry waiting results; the alarm if it changed."""
+        """The main loop's turn: retry waiting results; the alarm and the
+        owners if they changed."""
         if self.waiting and time.monotonic() >= self.retry_at:
             self.store()
         if self.alarm.dirty:
             self.alarm.dirty = False
             self.publish(ALARM_TOPIC % self.event, self.alarm.payload(), 1, True)
+        self.publish_owners()
+
+    def publish_owners(self):
+        """Each clock's account as owners.jsonl says (issue 29), retained on
+        scrabble/<event>/owner/<clock>, when it changed: the pages refuse a
+        clock's messages under another account by the recorder's own rule
+        (host_sim/hall_page/model.js refused()).  A message per clock, so no
+        message grows with the tournament; a clock gone from the file is
+        emptied."""
+        self.owners.refresh()      # (a clock deployed while the hall runs)
+        now = self.owners.map
+        if now == self.owners_sent:
+            return
+        for clock, account in now.items():
+            if self.owners_sent.get(clock) != account:
+                self.publish(OWNER_TOPIC % (self.event, clock), account.encode(), 1, True)
+        for clock in self.owners_sent:
+            if clock not in now:
+                self.publish(OWNER_TOPIC % (self.event, clock), b"", 1, True)
+        self.owners_sent = dict(now)
+
+    def connected(self):
+        """A (new) connection to the broker: the retained messages the
+        recorder keeps are published again (a broker restarted empty)."""
+        self.poke = True
+        self.alarm.dirty = True
+        self.owners_sent = {}
 
 
 def run(folder, port, event, host="127.0.0.1"):
@@ -662,14 +512,11 @@ def run(folder, port, event, host="127.0.0.1"):
     its traceback and the hall starts it again (never a dead reader thread
     in a living process)."""
     import paho.mqtt.client as mqtt
-    from host_sim import hall as H
-    from host_sim import tournament as T
-    password = H.service_passwords(folder)[ACCOUNT]
+    password = service_passwords(folder)[ACCOUNT]
     # A client id nobody can guess (no one can take the recorder's session over).
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
-    from host_sim import hall_tls
     hall_tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
     rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
     # the round with its seating, retained for the pages (issue 21)
@@ -685,8 +532,7 @@ def run(folder, port, event, host="127.0.0.1"):
             # recorder process that are no longer the round's are removed)
             c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
             news.again()         # publish the round again on each connection
-            rec.poke = True
-            rec.alarm.dirty = True
+            rec.connected()
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
             print("recorder: the broker refused the recorder's account: %s" % rc,
                   file=sys.stderr, flush=True)

@@ -46,7 +46,6 @@ def attach(app, cfg, clock_id, link=None, sock_mod=socket):
     n = net.Net(cfg, app.hall_source(), app.store.fs, app.root, app.ticks_ms,
                 app.diff, app.add, clock_id, link, sock_mod)
     app.net = n
-    app.settings.hall = n
     return n
 
 
@@ -114,7 +113,7 @@ class FlakySockets:
         self.link = link
 
     def wrap_tls(self, ctx, raw, name, handshake):
-        """net.py's TLS over this Wi-Fi (firmware/mqtt.py Wire._tls_socket)."""
+        """net.py's TLS over this Wi-Fi (firmware/tlsjob.py Handshake.wrap)."""
         return FlakyTLS(self.link, ctx, raw, name, handshake)
 
     def getaddrinfo(self, host, port):

@@ -35,13 +35,13 @@ import tempfile
 import threading
 
 import host_sim  # noqa: F401  (firmware/ on sys.path)
-import net
+import netcfg
 
 CA_CERT = "ca.crt"
 CA_KEY = "ca.key"
 BROKER_CERT = "broker.crt"
 BROKER_KEY = "broker.key"
-TLS_NAME = net.TLS_NAME          # the name the clocks check (firmware/net.py)
+TLS_NAME = netcfg.TLS_NAME       # the name the clocks check (firmware/netcfg.py)
 NOT_BEFORE = "20000101000000Z"   # (the clocks' RTC starts at 2021-01-01)
 NOT_AFTER = "20491231235959Z"
 KEY_BITS = 2048

@@ -19,7 +19,7 @@ import clockcore
 import gamelog
 import profiles
 import report as reportmod
-import view as viewmod
+import hd44780
 import lang as langmod
 
 # The event words are the game log's (firmware/gamelog.py WORDS, SIDED).
@@ -344,9 +344,7 @@ def run(game, at=None, warn=None):
 
 
 def lcd_rows(clock, cols=16, rows=2, language="en"):
-    v = viewmod.View(cols, rows, language)
-    v.show_rules(clock.rules)
-    return [viewmod.to_text(b) for b in v.render(clock)]
+    return hd44780.text_of(clock, cols, rows, language)
 
 
 def report(clock, at, cols=16, rows=2, language="en"):

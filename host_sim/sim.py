@@ -157,12 +157,9 @@ class Sim:
 
     def __init__(self, board, root, speed=1, game=None, base=(None, None)):
         import rig as rigmod
-        import view as viewmod
         import machine
         self.board = board
         self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
-        for code, ch in viewmod.GLYPH_CHARS.items():
-            self.rig.lcd.glyph_char[code] = ch
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
         self.release_at = [None, None, None]  # virtual ms each key goes up
@@ -322,12 +319,67 @@ class Sim:
     def lcd_rows(self):
         return self.rig.lcd.text_rows()
 
+    def face_lines(self):
+        """What the terminal draws of the board's other displays (e.g. digit
+        modules): each family's emulator may offer face_lines() -> [str]
+        (docs/display.md); none: nothing."""
+        out = []
+        for name, emu in self.rig.emus.items():
+            if name != "hd44780" and hasattr(emu, "face_lines"):
+                out += emu.face_lines()
+        return out
+
+    def lcd_lines(self):
+        """What the terminal draws of the LCD: its text rows, and on a 20x4
+        rows 0-1 (the big digits, firmware/bigview.py) twice as tall, each
+        CGRAM cell drawn from its 5x8 dots in quadrant blocks."""
+        lcd = self.rig.lcd
+        rows = lcd.text_rows()
+        if lcd.rows < 4:
+            return rows
+        out = []
+        for r in range(lcd.rows):
+            if r >= 2:
+                out.append(rows[r])
+                continue
+            top, bottom = "", ""
+            for c, code in enumerate(lcd.row_codes(r)):
+                if code < 16:
+                    t, b = glyph_lines(lcd.cgram_pattern(code))
+                else:
+                    t, b = rows[r][c], " "
+                top += t
+                bottom += b
+            out += [top, bottom]
+        return out
+
     def led(self, side):
         p = self.leds[side]
         return p is not None and p.value() == 1
 
 
 # -- the terminal ----------------------------------------------------------------
+# quadrant blocks by their quarters: upper-left 8, upper-right 4, lower-left
+# 2, lower-right 1
+QUADS = " \u2597\u2596\u2584\u259d\u2590\u259e\u259f\u2598\u259a\u258c\u2599\u2580\u259c\u259b\u2588"
+
+
+def glyph_lines(pattern):
+    """A 5x8 glyph as two characters, one above the other: each a 2x2 of
+    quadrants over its dots (the left two columns, the right two; two dot
+    rows each), a quadrant on where any of its dots is."""
+    out = []
+    for half in (pattern[0:4], pattern[4:8]):
+        q = 0
+        for i, rows in enumerate((half[0:2], half[2:4])):
+            if any(v & 0x18 for v in rows):
+                q |= 8 >> (2 * i)
+            if any(v & 0x03 for v in rows):
+                q |= 4 >> (2 * i)
+        out.append(QUADS[q])
+    return out[0], out[1]
+
+
 def fmt_vtime(ms):
     s, ms = divmod(ms, 1000)
     m, s = divmod(s, 60)
@@ -474,14 +526,17 @@ class Tui:
     def lcd_text(self, row):
         if self.utf8:
             return row
-        return "".join(_ASCII_LCD.get(c, c if c < "\x7f" else "?") for c in row)
+        return "".join(_ASCII_LCD.get(c, "#" if c in QUADS[1:] else c if c < "\x7f" else "?")
+                       for c in row)
 
     def size_needed(self):
         return FACE_W, self.block_h() + 1
 
     def block_h(self):
         # title, the face (display rows + 11), status, note
-        return self.sim.board.LCD_ROWS + 14
+        extra = len(self.sim.face_lines())
+        return self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14) \
+            + (extra + 1 if extra else 0)
 
     def draw(self):
         scr = self.scr
@@ -516,13 +571,18 @@ class Tui:
         lx = x0 + (FACE_W - cols - 2) // 2
         self.put(y, lx, g["ltl"] + g["lh"] * cols + g["ltr"])
         y += 1
-        for row in sim.lcd_rows():
+        for row in sim.lcd_lines():
             self.put(y, lx, g["lv"])
             self.put(y, lx + 1, self.lcd_text(row), self.attr_lcd)
             self.put(y, lx + 1 + cols, g["lv"])
             y += 1
         self.put(y, lx, g["lbl"] + g["lh"] * cols + g["lbr"])
         y += 2
+        for line in sim.face_lines():     # the other displays (digit modules)
+            self.put(y, x0 + (FACE_W - len(line)) // 2, self.lcd_text(line), self.attr_lcd)
+            y += 1
+        if sim.face_lines():
+            y += 1
         # LEDs under their side, the beeper in the middle
         third = inner // 3
         lcx = x0 + 1 + third // 2

@@ -277,7 +277,7 @@ class Pico:
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
-                 lcd_times=False):
+                 lcd_times=False, tm1637=()):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -296,6 +296,11 @@ class Pico:
         self.serial = bytearray()
         self.lcd_times = lcd_times
         self.on_lcd = None        # lcd_times: called after each LCD transfer with its simulated us
+        # TM1637 modules: ((clk, dio), ...) GPIOs -> self.tm[clk], the emulator
+        # (host_sim/fakehw/tm1637_emu.py) fed the lines' levels (target/tm1637.js)
+        self.tm_pins = tuple(tm1637)
+        self.tm = {}
+        self.on_tm = None         # called (clk, us) after each TM1637 transfer
         self.proc = None
         self._pty = None
         self.t_ms = 0
@@ -316,6 +321,10 @@ class Pico:
             args += ["--i2c-us"]
         if self.erase_ms or self.program_us:
             args += ["--erase-ms", str(self.erase_ms), "--program-us", str(self.program_us)]
+        if self.tm_pins:
+            from host_sim.fakehw.tm1637_emu import Tm1637Emu
+            self.tm = {clk: Tm1637Emu() for clk, _dio in self.tm_pins}
+            args += ["--tm1637", ",".join("%d,%d" % p for p in self.tm_pins)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buf = b""
         self._expect("READY")
@@ -345,6 +354,11 @@ class Pico:
                 self.lcd.writeto(bytes.fromhex(w[2]))
                 if self.on_lcd is not None and len(w) > 3:
                     self.on_lcd(int(w[3]))  # the simulated us of the transfer's end
+        elif line.startswith("T "):
+            _t, clk, us, levels = line.split(" ")
+            self.tm[int(clk)].feed(levels)
+            if self.on_tm is not None:
+                self.on_tm(int(clk), int(us))
         return line
 
     def _expect(self, word):
@@ -389,6 +403,12 @@ class Pico:
         line = self._expect("STATS")
         return {k: int(v) for k, v in (w.split("=") for w in line.split()[1:])}
 
+    def peek(self, addr, words):
+        """`words` 32-bit words of the emulated memory from `addr` (unsigned)."""
+        self._send("PEEK %x %d" % (addr, words))
+        line = self._expect("PEEK")
+        return [int(v) for v in line.split(" ", 1)[1].split(",")] if words else []
+
     def write_serial(self, data):
         self._send("S " + bytes(data).hex())
 
@@ -398,6 +418,28 @@ class Pico:
         for i in range(0, len(data), chunk):
             self.write_serial(data[i:i + chunk])
             self.run_to(self.t_ms + gap_ms)
+
+    def paste(self, code, until, timeout_s=600, step_ms=100):
+        """Run `code` in the REPL's paste mode (the app stopped at its prompt
+        first, or no app) until a line starting with `until` appears, or a
+        traceback ends it: that line's rest, stripped (None: timed out or
+        raised; self.pasted holds the output)."""
+        import time
+        n0 = len(self.serial)
+        self.type_serial(b"\x05")
+        self.type_serial(code.replace("\n", "\r\n").encode())
+        self.type_serial(b"\x04")
+        end = time.monotonic() + timeout_s
+        mark = "\n" + until
+        while time.monotonic() < end:
+            self.run_to(self.t_ms + step_ms)
+            out = self.serial[n0:].decode(errors="replace").replace("\r", "")
+            self.pasted = out
+            if mark in out:
+                return out.split(mark, 1)[1].split("\n", 1)[0].strip()
+            if "Traceback" in out[-3000:] and out.endswith(">>> "):
+                return None
+        return None
 
     def stop(self):
         if self.proc is not None:

@@ -33,14 +33,12 @@ import sys
 import time
 
 from host_sim import durable
+from host_sim.hall_files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
+                                 read_records, read_accepted, counted)
 
 ROUNDS = "rounds.jsonl"
 GAMES = "games.jsonl"
 MAX_ROUND = 999
-
-
-def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
 class TournamentError(Exception):
@@ -62,30 +60,6 @@ def _append(path, obj):
         os.close(fd)
 
 
-def _lines(path, check, warn):
-    """The valid JSON lines of path (check(obj) -> None or a reason); each
-    bad one is one warning.  No file: []."""
-    out = []
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        return out
-    with f:
-        for n, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-                why = check(obj)
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                why = "not JSON (a torn line?)"
-            if why:
-                warn("%s:%d: skipped: %s" % (os.path.basename(path), n, why))
-                continue
-            out.append(obj)
-    return out
-
-
 def _warn(msg):
     print(msg, file=sys.stderr)
 
@@ -103,7 +77,7 @@ def _check_round(obj):
 
 
 def current_round(folder, warn=_warn):
-    lines = _lines(os.path.join(folder, ROUNDS), _check_round, warn)
+    lines = read_lines(os.path.join(folder, ROUNDS), _check_round, warn)
     return lines[-1]["round"] if lines else 1
 
 
@@ -228,7 +202,7 @@ class Starts:
         self.open = set()       # (clock, game) started and without a result since
         self.ended = {}         # (clock, game) -> t_ms of its last result
         self.rounds = {}        # (clock, game) -> the round of its last start line
-        starts = _lines(self.path, _check_start, warn)
+        starts = read_lines(self.path, _check_start, warn)
         for s in starts:
             self.rounds[(s["clock"], s["game"])] = s["round"]
         done = {}
@@ -298,10 +272,6 @@ def utc_now_ms():
 
 def _result_records(folder, warn):
     """Every valid line of the recorder's results.jsonl, in order."""
-    try:
-        from host_sim.hall_recorder import read_records
-    except ImportError:     # (before the recorder exists)
-        return []
     try:
         return read_records(folder, warn)
     except FileNotFoundError:
@@ -373,7 +343,7 @@ def set_scores(folder, rnd, table, left, right):
 def scores(folder, rnd, warn=_warn):
     """{table: (left, right)} of round rnd: the last line of each table."""
     out = {}
-    for s in _lines(os.path.join(folder, SCORES), _check_score, warn):
+    for s in read_lines(os.path.join(folder, SCORES), _check_score, warn):
         if s["round"] == rnd:
             out[s["table"]] = (s["left"], s["right"])
     return out
@@ -410,7 +380,7 @@ def time_of_day(utc_iso):
 def rows(folder, round_no=None, warn=_warn, byes=True):
     """The finished games of the hall folder as CSV rows (and each round's
     byes); only round_no's if given."""
-    starts = _lines(os.path.join(folder, GAMES), _check_start, warn)
+    starts = read_lines(os.path.join(folder, GAMES), _check_start, warn)
     seats, scored = {}, {}
 
     def seats_of(n):
@@ -422,7 +392,6 @@ def rows(folder, round_no=None, warn=_warn, byes=True):
         if n not in scored:
             scored[n] = scores(folder, n, warn) if n else {}
         return scored[n]
-    from host_sim.hall_recorder import read_accepted
     out = rows_from(_result_records(folder, warn), starts, seats_of, round_no, scores_of,
                     read_accepted(folder, warn), warn)
     if byes:
@@ -459,7 +428,6 @@ def rows_from(records, starts=(), seats_of=lambda n: Seating(), round_no=None,
     {topic: [body_id, ...]} in order, from corrections.jsonl); each other
     body re-published is one warning (issue 29)."""
     import profiles as prof   # (firmware/: the clock's own mm:ss)
-    from host_sim.hall_recorder import counted
     out = []
     for g in games(list(starts), records):
         if not g["records"]:
@@ -584,13 +552,11 @@ def parse_state(event, topic, payload):
     """(account, table, body) of a clock's state or heartbeat message whose
     body agrees with its topic, else None (the recorder only needs to know
     a game began: anything else is the page's business)."""
-    import re
-    from host_sim.hall_recorder import _num, INT_MAX, MAX_CLOCK_ID
     p = topic.split("/")
     if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat"):
         return None
-    table, account = _num(p[2]), p[4]
-    if table is None or _num(account, 1, INT_MAX) is None:
+    table, account = num(p[2]), p[4]
+    if table is None or num(account, 1, INT_MAX) is None:
         return None
     try:
         body = json.loads(payload)
@@ -600,8 +566,7 @@ def parse_state(event, topic, payload):
             or type(body.get("table")) is not int or type(body.get("game")) is not int \
             or not 0 < body["game"] <= INT_MAX:
         return None
-    c = body.get("clock")
-    if not isinstance(c, str) or not 0 < len(c) <= MAX_CLOCK_ID or not re.match(r"^[\w.-]+$", c):
+    if not is_clock_id(body.get("clock")):
         return None
     if body.get("running") not in (None, "left", "right") or body.get("late") not in (
             None, "left", "right") or type(body.get("paused")) is not bool \
@@ -618,7 +583,7 @@ def round_games(folder, n, warn=_warn):
     """{table: [[account, clock, game], ...]}: the games of round n (their
     start lines in games.jsonl), at the table of their first press."""
     out = {}
-    for s in _lines(os.path.join(folder, GAMES), _check_start, warn):
+    for s in read_lines(os.path.join(folder, GAMES), _check_start, warn):
         if s["round"] == n:
             out.setdefault(s["table"], []).append([s["account"], s["clock"], s["game"]])
     return out

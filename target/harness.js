@@ -8,6 +8,10 @@
 // last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
 // mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
+//        [--tm1637 CLK,DIO[,CLK,DIO]]
+//
+// --tm1637: TM1637 modules on those GPIOs (target/tm1637.js: the lines and
+// the chip's ACK; "T <clk> <us> <levels>" lines out, host_sim decodes them).
 //
 // --uid N (0-255, default 0) shifts the flash's unique id, so two runs can be
 // two different boards (machine.unique_id(): the clock's id).
@@ -31,19 +35,24 @@
 //    next erase or page program, so that edge lands in flash work.
 //  - the button and I2C lines held high (rp2040js has no pull-ups);
 //  - I2C0 answered with ACKs at every address, the bytes written reported;
-//  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py).
+//  - the USB-CDC REPL carried over stdin/stdout (host_sim/target.py);
+//  - the RP2040's second core (target/core1.js): both cores stepped here.
 //
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
 // an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
-// freely; HALT stop running, then report; STATS; PC (where the core is: debugging); QUIT.
+// freely; HALT stop running, then report; STATS; PEEK <hex addr> <n> (n words of memory);
+// PC (where the core is: debugging); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction (with --i2c-us: and its simulated us); AT <ms> after RUNTO; STATS erases=.. programs=.. ...
+// (busy_ns: core 0 executing; core1_launches, core1_busy_ns, fifo_words0/1: words each core pushed,
+// fifo_irqs0/1: each core's FIFO IRQ raised)
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
 const { RP2040, USBCDC, BasePeripheral } = require('rp2040js');
 const path = require('path');
 const { RPSSI } = require(path.join(path.dirname(require.resolve('rp2040js')), 'peripherals', 'ssi.js'));
+const { attachCore1 } = require('./core1.js');   // the second core (issue 29)
 
 const FLASH_SIZE = 2 * 1024 * 1024;
 const FS_OFFSET = FLASH_SIZE - 352 * 4096; // the rp2 port's littlefs: the last 1408 KB
@@ -305,6 +314,11 @@ function main() {
     i2c.completeStop();
   };
 
+  const tm = arg('--tm1637', '').split(',').filter((x) => x).map(Number);
+  for (let k = 0; k + 1 < tm.length; k += 2) {
+    require('./tm1637.js').attach(mcu, tm[k], tm[k + 1], out, () => Math.round((clock.nanos - t0) / 1e3));
+  }
+
   const cdc = new USBCDC(mcu.usbCtrl);
   // The host's side of the CDC OUT endpoint.  A real USB host NAKs an OUT
   // endpoint while it has nothing to send (the device sees no interrupt);
@@ -338,6 +352,7 @@ function main() {
   // As the rp2040js demo does: start at boot2 (flash offset 0), which sets up
   // XIP and enters MicroPython; the boot ROM's flash routines serve it after.
   mcu.core.PC = 0x10000000;
+  const dual = attachCore1(mcu);
   let until = 0;          // run while simMs() < until (Infinity: free run)
   let busyNs = 0, waitNs = 0;
   const cycleNanos = 1e9 / 125e6;
@@ -353,7 +368,7 @@ function main() {
           stats.edge_max_wait_us = Math.max(stats.edge_max_wait_us, Math.round((clock.nanos - edgeAt) / 1e3));
           edgeAt = -1;
         }
-        if (mcu.core.waiting) {
+        if (dual.waiting) {
           // Asleep (WFE/WFI) until the next alarm, but never past the time
           // asked for: an input from the host (a pin, the serial) may wake
           // the core there.  With no alarm at all, only such an input can.
@@ -375,9 +390,9 @@ function main() {
           waitNs += n;
           i += n / cycleNanos;
         } else {
-          const c = mcu.core.executeInstruction();
+          const c = dual.step();
           clock.tick(c * cycleNanos);
-          busyNs += c * cycleNanos;
+          if (dual.core0Ran) busyNs += c * cycleNanos; else waitNs += c * cycleNanos;
         }
       }
     }
@@ -396,7 +411,10 @@ function main() {
       case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +
-            ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs());
+            ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs() +
+            ' core1_launches=' + dual.launches + ' core1_busy_ns=' + Math.round(dual.core1Cycles * cycleNanos) +
+            ' fifo_words0=' + dual.fifoWords[0] + ' fifo_words1=' + dual.fifoWords[1] +
+            ' fifo_irqs0=' + dual.fifoIrqs[0] + ' fifo_irqs1=' + dual.fifoIrqs[1]);
         break;
       case 'TRACE': {
         const seen = [];
@@ -406,6 +424,13 @@ function main() {
         for (let i = 0; i < 2000; i++) mcu.core.executeInstruction();
         mcu.readUint32 = r32; mcu.writeUint32 = w32;
         out('TRACE regs=' + Array.from(mcu.core.registers.slice(0, 16)).map((x) => x.toString(16)).join(',') + ' rx=' + ssi.rx.length + ' ' + seen.join(' '));
+        break;
+      }
+      case 'PEEK': {   // PEEK <hex address> <words>: the emulated memory, as words
+        const a = parseInt(w[1], 16), n = Number(w[2]);
+        const words = [];
+        for (let k = 0; k < n; k++) words.push(mcu.readUint32(a + 4 * k) >>> 0);
+        out('PEEK ' + words.join(','));
         break;
       }
       case 'PC': out('PC ' + mcu.core.PC.toString(16) + ' ' + simMs() + ' sel=' + ssi.selected + ' cmd=' + ssi.cmd); break;

@@ -4,7 +4,7 @@ the simulator uses only these.  Played on the real app through the Rig."""
 import os
 
 import clockcore as cc
-import menu
+import refereemenu
 import profiles
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE
@@ -26,7 +26,7 @@ def referee_adjust_in_ready(r):
     r.perform(gestures.referee())
     assert r.app.mode == 3, r.screen()
     for _ in range(12):
-        if r.app.menu.item == menu.R_L_MIN:
+        if r.app.menu.item == refereemenu.R_L_MIN:
             break
         r.press(PAUSE)
     r.press(RIGHT)                # left +1:00 (pending)
@@ -46,11 +46,11 @@ def test_new_game_with_rules_sets_clock_header_and_forgets_the_old_game(tmp_path
     r.run(100)
     assert r.clock.state == cc.READY and r.clock.rules is rules
     assert r.clock.rem == [12 * 60000, 12 * 60000]
-    assert r.screen()[0].strip() == "pfs 12:00"      # the 20x4 header row
+    assert r.screen()[3].strip() == "pfs 12:00"      # the 20x4's rules row
     assert not r.app.session.on and r.app.store.load() is None  # nothing to restore
     r.app.new_game(r.now)                            # the settings' rules
     r.run(100)
-    assert r.clock.rules.name == "sdev" and r.screen()[0].strip() == "sdev 30:00"
+    assert r.clock.rules.name == "sdev" and r.screen()[3].strip() == "sdev 30:00"
 
 
 def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):
@@ -62,28 +62,6 @@ def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):
     assert r.screen() == ["  30:00   30:00 ", "     READY      "], r.screen()
 
 
-def test_setup_after_a_referee_change_starts_a_fresh_game(tmp_path):
-    """A referee's adjustment in ready, then the organizer's setup: the new
-    settings make a new game (SPEC §4 Setup), so a power cut after it brings
-    back the new rules, not the adjusted clock of the old ones."""
-    r = boot(tmp_path)
-    referee_adjust_in_ready(r)
-    r.press(PAUSE, hold=2100)       # setup menu (ready)
-    assert r.app.mode == 2
-    r.press(RIGHT)                  # profile sdev -> pfs
-    r.press(PAUSE, hold=2100)       # save
-    assert r.clock.rules.name == "pfs" and r.clock.rem == [20 * 60000] * 2
-    r.run(1000)
-    r2 = Rig(r.board, str(tmp_path) + "/")          # power cut and back
-    r2.run(1600)
-    assert r2.clock.rules.name == "pfs" and r2.clock.rem == [20 * 60000] * 2, \
-        (r2.clock.rules.name, r2.clock.rem)
-    r2.press(LEFT)
-    r2.run(3000)
-    text = open(os.path.join(str(tmp_path), "games", "g%04d.txt" % r2.app.log.number)).read()
-    assert text.startswith("profile pfs"), text
-
-
 def test_the_simulator_replays_through_the_public_api(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("profile pfs\nset base=05:00\n0 left\n65000 right\n")
@@ -91,5 +69,5 @@ def test_the_simulator_replays_through_the_public_api(tmp_path):
     s = sim.Sim(load_board("sim"), str(tmp_path) + "/", game=game)
     assert s.app.clock.rules.base == [5 * 60000, 5 * 60000]
     s.rig.run(10)                    # one loop: the game screen, no splash
-    assert s.app.mode == 1 and s.app.view.notice is None
+    assert s.app.mode == 1 and s.app.frame.notice is None
     assert s.rig.screen()[1].strip() == "READY", s.rig.screen()

@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+import boardfacts
+import display
 import wiring
 from conftest import ROOT, venv_tool
 from host_sim import boards as boardfiles  # the one board loader
@@ -78,21 +80,56 @@ TYPES = {
     "BUZZER": (int, type(None)), "LED_LEFT": (int, type(None)),
     "LED_RIGHT": (int, type(None)), "BATTERY_ADC": (int, type(None)),
     "BATTERY_DIVIDER": tuple, "BATTERY_LOW_MV": int,
-    "MCU": (str, type(None)), "HARD_IRQ": bool, "ADC_ATTN": (str, type(None)),
 }
 
 
-# Optional names: WIFI = True on boards whose clock can join the tournament
-# hall (firmware/net.py, docs/hall.md; issue 14).
-OPTIONAL_NAMES = {"WIFI": bool}
+# The platform facts: a board file may leave one out, and then gets its
+# default (firmware/boardfacts.py); a hardware board names every one but
+# WIFI (test_hardware_boards_name_their_platform).  WIFI = True on boards
+# whose clock can join the tournament hall (firmware/net.py, docs/hall.md).
+OPTIONAL_NAMES = {"MCU": (str, type(None)), "HARD_IRQ": bool, "ADC_ATTN": (str, type(None)),
+                  "WDT_MS": int, "RAW_FLASH": (str, type(None)), "TLS_THREAD_STACK": int,
+                  "WIFI": bool, "DISPLAY": (str, tuple)}
+# The raw flash each MCU's journal uses (hw.raw_flash): rp2.Flash(), the
+# ESP32's "vfs" data partition (MicroPython's partition tables name it so).
+RAW_FLASH = {"rp2040": "rp2", "esp32": "esp32:vfs"}
+# The watchdog's longest timeout: rp2 at most 8388 ms (MicroPython's
+# machine.WDT docs); the ESP32 port names no limit, a minute is the most a
+# hung clock should stay dark.
+WDT_MAX_MS = {"rp2040": 8388, "esp32": 60000}
+
+
+def test_the_names_are_the_firmwares():
+    """This file checks the names the firmware reads, no more, no fewer."""
+    assert set(TYPES) == set(boardfacts.REQUIRED)
+    assert set(OPTIONAL_NAMES) == set(boardfacts.DEFAULTS)
+
+
+# A board's display families (issue 28, firmware/display.py): DISPLAY names
+# them (default: the HD44780 alone); a family that needs names of its own in
+# the board file declares them, BOARD_NAMES = {name: type} and BOARD_PINS
+# (the GPIO names among them), e.g. firmware/tm1637.py.  Checked here for
+# every board that names the family, with no edit here for a new family.
+def family_names(mod):
+    out = {}
+    for fam in display.names(mod):
+        out.update(getattr(__import__(fam), "BOARD_NAMES", {}))
+    return out
+
+
+def family_pins(mod):
+    return [n for fam in display.names(mod) for n in getattr(__import__(fam), "BOARD_PINS", ())]
 
 
 def names(mod):
-    return {n for n in vars(mod) if not n.startswith("_") and n not in OPTIONAL_NAMES}
+    return {n for n in vars(mod) if not n.startswith("_") and n not in OPTIONAL_NAMES
+            and n not in family_names(mod)}
 
 
 def pins(mod):
-    return {n: getattr(mod, n) for n in PIN_NAMES if getattr(mod, n) is not None}
+    out = {n: getattr(mod, n) for n in PIN_NAMES if getattr(mod, n) is not None}
+    out.update((n, getattr(mod, n)) for n in family_pins(mod))
+    return out
 
 
 def hw_boards():
@@ -117,12 +154,32 @@ def test_platform_facts():
         assert mod.ADC_ATTN == ("ATTN_11DB" if MCU[b] == "esp32" else None), b
 
 
+def test_hardware_boards_name_their_platform():
+    """Every platform fact of a hardware board is in its board file (issue
+    28), not left to a default: the watchdog within what the MCU allows,
+    the journal's raw flash where the MCU's port keeps its filesystem."""
+    for b in hw_boards():
+        mod = load(b)
+        for name in OPTIONAL_NAMES:
+            if name != "WIFI":
+                assert hasattr(mod, name), (b, name)
+        assert 1000 <= mod.WDT_MS <= WDT_MAX_MS[MCU[b]], b
+        assert mod.RAW_FLASH == RAW_FLASH[MCU[b]], b
+        assert mod.TLS_THREAD_STACK >= 8192, b
+
+
 @pytest.mark.parametrize("board", BOARDS)
 def test_names_and_types(board):
     mod = load(board)
     assert names(mod) == set(TYPES), "exactly the documented names"
     for name, typ in OPTIONAL_NAMES.items():
-        assert type(getattr(mod, name, typ())) is typ, name
+        value = getattr(mod, name, boardfacts.DEFAULTS[name])
+        if typ is bool or typ is int:
+            assert type(value) is typ, (name, value)
+        else:
+            assert isinstance(value, typ), (name, value)
+    for name, typ in family_names(mod).items():
+        assert type(getattr(mod, name)) is typ, (name, "its display family needs it")
     for name, typ in TYPES.items():
         value = getattr(mod, name)
         if typ is bool:
@@ -131,7 +188,7 @@ def test_names_and_types(board):
         assert isinstance(value, typ), (name, value)
         assert not isinstance(value, bool), name
     for name in TYPES:
-        if name not in OPTIONAL + ("MCU", "ADC_ATTN"):
+        if name not in OPTIONAL:
             assert getattr(mod, name) is not None, name
     num, den = mod.BATTERY_DIVIDER
     assert len(mod.BATTERY_DIVIDER) == 2
@@ -322,8 +379,8 @@ def test_pico_w_is_the_pico_build_with_wifi():
     constant is the same (docs/build.md says the Pico W is wired exactly
     like the Pico)."""
     pico, pico_w = load("pico"), load("pico_w")
-    for name in TYPES:
-        if name != "NAME":
+    for name in set(TYPES) | set(OPTIONAL_NAMES):
+        if name not in ("NAME", "WIFI"):
             assert getattr(pico_w, name) == getattr(pico, name), name
     assert pico_w.WIFI is True and not hasattr(pico, "WIFI")
 
@@ -343,9 +400,9 @@ def test_derived_boards_change_only_what_their_build_changes():
     assert changed("pico_w", "pico") == ["NAME", "WIFI"]
     # the simulator's boards are the real ones on the fake machine
     assert boardfiles.bases("sim") == ["pico"]
-    assert changed("sim", "pico") == ["MCU", "NAME"]
+    assert changed("sim", "pico") == ["MCU", "NAME", "RAW_FLASH"]
     assert boardfiles.bases("sim_2004") == ["pico_2004", "pico"]
-    assert changed("sim_2004", "pico_2004") == ["MCU", "NAME"]
+    assert changed("sim_2004", "pico_2004") == ["MCU", "NAME", "RAW_FLASH"]
     assert boardfiles.bases("pico") == boardfiles.bases("esp32") == []
 
 

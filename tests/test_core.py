@@ -12,6 +12,8 @@ the steady-state calls allocate (MicroPython only).
 import clockcore as cc
 import profiles
 import ticks
+import frame as framemod
+import hd44780
 import view
 from clockcore import LEFT, RIGHT
 from mptest import eq, heap_bytes as _alloc, micropython_only
@@ -33,8 +35,7 @@ def pfs(**over):
 
 def shown(clock, s):
     """The 6 characters the LCD shows for side s."""
-    v = view.View(16, 2)
-    row = view.to_text(v.render(clock)[0])
+    row = hd44780.text_of(clock)[0]
     return row[1:7] if s == LEFT else row[9:15]
 
 
@@ -574,10 +575,10 @@ def test_challenge_window_seconds_on_the_display_tso_1_4_2_a_iv():
     c.press(LEFT, 0)
     c.press(RIGHT, 1000)
     c.update(1001)
-    row = view.to_text(view.View().render(c)[1])
+    row = hd44780.text_of(c)[1]
     assert "CHL 20" in row
     c.update(1000 + 19001)
-    assert "CHL 01" in view.to_text(view.View().render(c)[1])
+    assert "CHL 01" in hd44780.text_of(c)[1]
 
 
 def test_pfs_has_no_challenge_window_pfs_4_9():
@@ -730,8 +731,7 @@ def at(ms):
 
 
 def rows(c, cols=16, nrows=2):
-    v = view.View(cols, nrows)
-    return [view.to_text(b) for b in v.render(c)]
+    return hd44780.text_of(c, cols, nrows)
 
 
 def test_sdev_game_overtime_penalty_and_forfeit_tso_5_2():
@@ -797,8 +797,9 @@ def test_snapshot_restore_same_future():
 @micropython_only
 def test_steady_state_calls_allocate_nothing():
     c = clock("sdev", {"base": "01:00"})
+    f = framemod.Frame()
     v = view.View(16, 2)
-    v4 = view.View(20, 4)
+    v4 = hd44780.layout(20, 4)
     c.press(cc.LEFT, at(0))
     c.press(cc.RIGHT, at(1000))
     state = {"t": 1000}
@@ -816,8 +817,9 @@ def test_steady_state_calls_allocate_nothing():
         c.out(0)
 
     def render():
-        v.render(c)
-        v4.render(c)
+        f.fill(c)
+        v.render(f)
+        v4.render(f)
 
     eq(_alloc(tick), 0, "update() bytes")
     eq(_alloc(query), 0, "queries bytes")
@@ -836,8 +838,9 @@ def test_steady_state_calls_allocate_nothing():
 
     def render_late():
         d.update(at(5001))
-        v.render(d)
-        v4.render(d)
+        f.fill(d)
+        v.render(f)
+        v4.render(f)
     eq(_alloc(render_late), 0, "view render of a lateness bytes")
 
 

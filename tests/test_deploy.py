@@ -130,7 +130,7 @@ def test_bundle_modules_import_under_micropython(bundle_dir, tmp_path):
 
 # Written by hand from boards/*.py: WIFI = True on pico_w and esp32 only.
 BOARD_PACKAGES = {"esp32": NET, "pico": CORE, "pico_2004": CORE, "pico_w": NET,
-                  "sim": CORE, "sim_2004": CORE}
+                  "sim": CORE, "sim_2004": CORE, "pico_tm1637": CORE, "sim_tm1637": CORE}
 NET_WORDS = (b"network", b"socket", b"mqtt", b"MQTT")   # what network code names
 
 

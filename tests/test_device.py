@@ -349,12 +349,14 @@ def test_scenario_inside_micropython(scenario):
 
 
 @micropython_only
-def test_main_loop_allocates_nothing_in_a_running_game():
-    """Issue budget: 0 bytes per main-loop iteration in steady state."""
+@parametrize("board", ["sim", "sim_2004"])
+def test_main_loop_allocates_nothing_in_a_running_game(board):
+    """Issue budget: 0 bytes per main-loop iteration in steady state (the
+    16x2, and the 20x4's big digits: issue 28)."""
     from rig import Rig, LEFT
-    root = new_root("alloc")
+    root = new_root("alloc_" + board)
     ds.write_settings(root, "sdev", 600)
-    rig = Rig(load_board("sim"), root)
+    rig = Rig(load_board(board), root)
     rig.run(1600)
     rig.press(LEFT)                       # right runs
     rig.run(4500)                          # past the first checkpoint

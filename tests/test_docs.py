@@ -26,7 +26,7 @@ import clockcore as cc
 import lang
 import profiles
 import screens
-import view
+import hd44780
 from conftest import ROOT
 
 DOCS = os.path.join(ROOT, "docs")
@@ -294,7 +294,7 @@ def test_card_quotes_the_words_the_clock_shows(lg):
     that language (or a time, a penalty, a menu value)."""
     text = card(lg)
     words = {lang.word(lg, k).decode("latin-1") for k in lang.keys(lg)}
-    words |= set(profiles.NAMES)
+    words |= set(profiles.NAMES) | {p["label"] for p in profiles.PROFILES.values() if p["label"]}
     ok = re.compile(r"^-?\d\d:\d\d$|^[A-Z]{1,3} ?\d\d$|^[PSK]\d\d$|^python -m ")
     unknown = [q for q in SPAN.findall(text) if q not in words and not ok.match(q)]
     assert unknown == []
@@ -483,5 +483,5 @@ def test_claim_overtime_display_capped_at_99_59():
     c.update(MIN + 100 * MIN + 5000)
     assert c.overtime(cc.RIGHT) == 100 * MIN + 5000
     assert c.penalty(cc.RIGHT) == 1010
-    row = view.to_text(view.View().render(c)[0])
+    row = hd44780.text_of(c)[0]
     assert "-99:59" in row

@@ -20,6 +20,8 @@ from host_sim import hall_sim
 from host_sim import replay
 
 import net
+import netcfg
+import outbox as outboxmod
 
 CA = open(os.path.join(pki_dir(), H.TLS.CA_CERT)).read()   # a hall CA (PEM)
 
@@ -242,7 +244,7 @@ def _cfg(**kw):
 ])
 def test_bad_net_json_is_one_clear_line(cfg, word):
     """Bad input gets one clear line (common rules): check_config names the key."""
-    msg = net.check_config(cfg)
+    msg = netcfg.check_config(cfg)
     assert msg and msg.startswith("net.json: ") and word in msg and "\n" not in msg
 
 
@@ -252,7 +254,7 @@ def test_clock_config_is_a_valid_net_json(hall):
                     "--host", "192.168.1.10", "--ssid", "Hall", event="cup", port=hall.port)
     assert proc.returncode == 0, proc.stderr
     cfg = json.loads(proc.stdout)
-    assert net.check_config(cfg) is None
+    assert netcfg.check_config(cfg) is None
     assert cfg["table"] == 12 and cfg["password"] == hall.passwords()[12]
     bad = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "40",
                    "--host", "10.0.0.1")
@@ -267,7 +269,7 @@ def test_clock_config_is_a_valid_net_json(hall):
                     "--host", "192.168.1.10", "--out", out, event="cup")
     assert made.returncode == 0 and made.stdout == "", made.stderr
     assert os.stat(out).st_mode & 0o777 == 0o600
-    assert net.check_config(json.load(open(out))) is None
+    assert netcfg.check_config(json.load(open(out))) is None
     # Each clock's client id is its own secret (issue 19: not guessable).
     assert re.match(r"^c12-[0-9a-f]{16}$", cfg["client_id"])
     nohost = hall_cmd(hall.folder, "clock-config", "--tables", "12", "--table", "3")
@@ -314,7 +316,7 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
                                                    "event": "cup", "table": 12,
                                                    "password": "pw", "ca": CA}))
     app = Rig(_wifi_board(), root).app
-    assert app.net is not None and app.net.prefix == "scrabble/cup/12/"
+    assert app.net is not None and app.net.msg.prefix == "scrabble/cup/12/"
     assert app.net.link is None  # no ssid: a wired (or unix-port) clock
     (tmp_path / "net.json").write_text('{"host": "10.0.0.2", "port": 1883}')
     capsys.readouterr()
@@ -381,7 +383,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
         _settings_table(c, 7)
-        assert n.table == 7 and c.rig.app.settings.log_table() == 7
+        assert n.msg.table == 7 and c.rig.app.log_table() == 7
         assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
                          and not n.dirty and not n.wire.busy())
         time.sleep(0.3)
@@ -396,7 +398,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert " table 7\n" in app.log.read(app.log.number)
         # Back to 0 in the menu: net.json's table again.
         _settings_table(c, 0)
-        assert n.table == 1
+        assert n.msg.table == 1
     finally:
         fleet.close()
 
@@ -417,7 +419,7 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
     not come back (the broker frozen); broker_down: it never left the clock."""
     fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
     c = fleet.clocks[0]
-    outbox = c.root + net.OUTBOX
+    outbox = c.root + outboxmod.OUTBOX
     try:
         # Up to just before the end gesture's confirmation.
         end = c.script[-1][0]
@@ -466,7 +468,7 @@ def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
     fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
     c = fleet.clocks[0]
     n = c.net
-    outbox = c.root + net.OUTBOX
+    outbox = c.root + outboxmod.OUTBOX
     try:
         assert fleet.run(seconds=30, until=lambda: c.over() and any(m[5] for m in n.q1))
         result = [m for m in n.q1 if m[4] is not None]

@@ -22,7 +22,7 @@ from host_sim import hall_recorder as REC
 from host_sim import hall_sim
 from host_sim import smalldisk
 
-import net
+import outbox
 
 pytestmark = needs_browser
 
@@ -72,7 +72,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         fleet.run(seconds=30, until=lambda: fleet.clocks[0].rig.ms() > t + 3 * net.RESEND_MS)
         assert all(c.net.q1 and c.net.confirmed == 0 for c in fleet.clocks), \
             [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
-        assert all(os.path.isfile(c.root + net.OUTBOX) for c in fleet.clocks)
+        assert all(os.path.isfile(c.root + outbox.OUTBOX) for c in fleet.clocks)
         assert not REC.read_records(folder, lambda m: None)
         alarm = json.loads(h.collect(REC.ALARM_TOPIC % "cup")[REC.ALARM_TOPIC % "cup"])
         assert "No space left on device" in alarm["writing"] and alarm["waiting"] >= 1, alarm

@@ -11,9 +11,11 @@ from host_sim import hall_sim
 import clockcore as cc
 import lang
 import menu
+import setupmenu
 import net
 import profiles
 import settings as st
+import hd44780
 import view
 
 G = {net.HALL_DOWN: view.GLYPH_CHARS[view.G_HALL],
@@ -22,7 +24,8 @@ G = {net.HALL_DOWN: view.GLYPH_CHARS[view.G_HALL],
 
 
 def screen(v, clock):
-    return [view.to_text(r) for r in v.render(clock)]
+    """v: (cols, rows, hall)."""
+    return hd44780.text_of(clock, v[0], v[1], hall=v[2])
 
 
 def clock(rules=None):
@@ -35,25 +38,16 @@ def test_the_mark_in_the_free_last_column(state):
     """16x2: the last column of row 1; 20x4: the header's last column; the
     three states are three different glyphs."""
     c = clock()
-    v = view.View(16, 2)
-    plain = screen(v, c)
-    v.hall = state
-    rows = screen(v, c)
+    plain = screen((16, 2, -1), c)
+    rows = screen((16, 2, state), c)
     assert rows[0] == plain[0] and rows[1][:15] == plain[1][:15]
     assert plain[1][15] == " " and rows[1][15] == G[state]
-    big = view.View(20, 4)
-    big.show_rules(c.rules)
-    big.hall = state
-    rows = screen(big, c)
-    assert rows[0] == "sdev 30:00" + " " * 9 + G[state]
     assert len(set(G.values())) == 3
     assert len(set(view.GLYPHS)) == 7 and all(len(p) == 8 for p in view.GLYPHS.values())
 
 
 def test_no_hall_configured_no_mark():
-    v = view.View(16, 2)
-    assert v.hall == -1
-    rows = screen(v, clock())
+    rows = screen((16, 2, -1), clock())
     assert not any(ch in "".join(rows) for ch in G.values())
 
 
@@ -61,8 +55,7 @@ def test_a_right_side_word_takes_the_column_and_the_mark_comes_back():
     """The penalty of the right side ends in the last column (TSO § 5.2 b):
     the number is never overwritten; without it the mark is back."""
     c = clock(profiles.make_rules("sdev", {"base": "00:01"}))
-    v = view.View(16, 2)
-    v.hall = net.HALL_UP
+    v = (16, 2, net.HALL_UP)
     c.press(cc.LEFT, 0)              # right runs
     c.update(62000)                  # right 61 s over: 20 points
     rows = screen(v, c)
@@ -94,7 +87,7 @@ def test_mark_follows_the_connection(hall):
     c = fleet.clocks[0]
     n = c.net
     try:
-        assert n.hall == net.HALL_WAIT and c.rig.app.view.hall == net.HALL_WAIT
+        assert n.hall == net.HALL_WAIT and c.rig.app.frame.hall == net.HALL_WAIT
         assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
         assert n.st == net.UP and n.hall == net.HALL_UP
         hall.stop()
@@ -130,14 +123,21 @@ def test_no_wifi_is_no_hall_after_the_wait(hall):
 
 # -- the setup menu ------------------------------------------------------------------------
 class _Hall:
+    """What the setup menu reads of the hall (source.Source's side of it)."""
     def __init__(self, state, table):
-        self.hall = state
+        self.state = state
         self.table = table
+
+    def hall(self):
+        return self.state
+
+    def hall_table(self):
+        return self.table
 
 
 def _goto_hall(m):
     for _ in range(20):
-        if m.item == menu.S_HALL:
+        if m.item == setupmenu.S_HALL:
             return
         m.handle(menu.A_NEXT)
     raise AssertionError("no hall item")
@@ -147,12 +147,11 @@ def test_the_setup_menu_has_no_hall_item_without_a_hall():
     s = st.Settings()
     for profile, zero in (("sdev", 0), ("custom", profiles.ZERO_FLAG), ("custom", 0)):
         s.profile, s.zero = profile, zero
-        assert menu.S_HALL not in menu.SetupMenu(s).items()
-        s.hall = _Hall(net.HALL_UP, 4)
-        items = menu.SetupMenu(s).items()
-        assert items[-2:] == (menu.S_HALL, menu.S_RESULTS)
-        assert items.index(menu.S_TABLE) == items.index(menu.S_HALL) - 1
-        s.hall = None
+        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s).items()
+        assert setupmenu.S_HALL not in setupmenu.SetupMenu(s, _Hall(-1, 0)).items()
+        items = setupmenu.SetupMenu(s, _Hall(net.HALL_UP, 4)).items()
+        assert items[-2:] == (setupmenu.S_HALL, setupmenu.S_RESULTS)
+        assert items.index(setupmenu.S_TABLE) == items.index(setupmenu.S_HALL) - 1
 
 
 @pytest.mark.parametrize("lg, words", [
@@ -167,13 +166,13 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
     shown: the arrows change nothing."""
     s = st.Settings()
     s.lang = lg
-    h = s.hall = _Hall(net.HALL_DOWN, 12)
-    m = menu.SetupMenu(s)
+    h = _Hall(net.HALL_DOWN, 12)
+    m = setupmenu.SetupMenu(s, h)
     _goto_hall(m)
     buf = [bytearray(cols) for _ in range(rows)]
     k = 1 if rows >= 4 else 0
     for state in (net.HALL_DOWN, net.HALL_WAIT, net.HALL_UP):
-        h.hall = state
+        h.state = state
         m.render(buf)
         label, value = view.to_text(buf[k]), view.to_text(buf[k + 1])
         assert label.startswith(words[0]) and label.endswith(" 12"), label

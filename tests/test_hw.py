@@ -26,7 +26,8 @@ from mptest import MICROPYTHON, cpython_only, heap_bytes, micropython_only, para
 # qemu image, so it takes the typed list; test_the_board_list_is_every_board_file
 # keeps that equal to boards/ (CPython lists the folder: a new board file is
 # tested at once, tests/test_recipes.py).
-BOARDS_TYPED = ["esp32", "pico", "pico_2004", "pico_w", "sim", "sim_2004"]
+BOARDS_TYPED = ["esp32", "pico", "pico_2004", "pico_tm1637", "pico_w", "sim", "sim_2004",
+                "sim_tm1637"]
 if MICROPYTHON:
     ALL = BOARDS_TYPED
 else:

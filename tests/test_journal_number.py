@@ -55,7 +55,7 @@ def new_game(d):
 def test_the_number_is_known_from_the_first_press_and_the_result_carries_it():
     fs = NorFS()
     d = Device(fs)
-    assert d.s.j is not None and d.s.j.ok
+    assert d.s.sp.j is not None and d.s.sp.j.ok
     assert d.s.log.number == 1                # reserved at power-up (stopped)
     play(d, 1)
     new_game(d)

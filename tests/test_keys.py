@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 import app as appmod
 import clockcore as cc
 import device_scenarios as ds
-import menu as menumod
+import refereemenu
 import question as qmod
 import rig as rigmod
 from rig import LEFT, PAUSE, RIGHT, Rig
@@ -725,7 +725,7 @@ def test_void_5_2_d_acts_only_after_the_confirmation():
     try:
         c = rig.clock
         want = c.void_rem
-        lines = asked_then_confirmed(rig, menumod.R_VOID, log_text(rig))
+        lines = asked_then_confirmed(rig, refereemenu.R_VOID, log_text(rig))
         assert c.state == cc.OVER and c.rem[LEFT] == want
         assert [e[1:] for e in events_of(lines)] == [("void", "left")], lines
         assert rig.app.mode == appmod.MODE_GAME
@@ -741,7 +741,7 @@ def test_resume_acts_only_after_the_confirmation():
     try:
         c = rig.clock
         rem = list(c.rem)
-        lines = asked_then_confirmed(rig, menumod.R_RESUME, log_text(rig))
+        lines = asked_then_confirmed(rig, refereemenu.R_RESUME, log_text(rig))
         assert c.state == cc.PAUSED and c.rem == rem
         assert [e[1:] for e in events_of(lines)] == [("resume",)], lines
         replay_matches_live(rig, rig.root)
@@ -754,7 +754,7 @@ def test_reset_acts_only_after_the_confirmation():
     rig = referee_menu("paused")
     try:
         c = rig.clock
-        asked_then_confirmed(rig, menumod.R_RESET, log_text(rig))
+        asked_then_confirmed(rig, refereemenu.R_RESET, log_text(rig))
         assert c.state == cc.READY and c.rem == list(c.rules.base)
         assert rig.app.mode == appmod.MODE_GAME
     finally:
@@ -776,21 +776,21 @@ def test_time_adjustment_acts_as_a_whole_only_after_the_confirmation(start):
         s0 = snap(rig)
         log0 = log_text(rig)
         rem = list(c.rem)
-        menu_to(rig, menumod.R_L_SEC)
+        menu_to(rig, refereemenu.R_L_SEC)
         for _ in range(3):
             rig.press(RIGHT)                    # left +3 s
         rig.press(LEFT)                         # ... -1 s: +2 s
-        menu_to(rig, menumod.R_R_MIN)
+        menu_to(rig, refereemenu.R_R_MIN)
         rig.press(LEFT)
         rig.press(LEFT)                         # right -2 min
         assert snap(rig) == s0
         rig.press(PAUSE, hold=2100)             # leave: asks
-        assert rig.app.mode == appmod.MODE_REFEREE and rig.app.menu.ask == menumod.R_EXIT
+        assert rig.app.mode == appmod.MODE_REFEREE and rig.app.menu.ask == refereemenu.R_EXIT
         rig.press(PAUSE)                        # drops the question, keeps the changes
         assert rig.app.menu.ask == -1 and rig.app.menu.pend == [2000, -120000]
         rig.press(PAUSE, hold=2100)             # asks again
         both(rig, 900)
-        assert rig.app.menu.ask == menumod.R_EXIT
+        assert rig.app.menu.ask == refereemenu.R_EXIT
         assert snap(rig) == s0 and log_text(rig) == log0
         both(rig, 1100)                         # yes
         assert rig.app.mode == appmod.MODE_GAME
@@ -805,7 +805,7 @@ def test_time_adjustment_acts_as_a_whole_only_after_the_confirmation(start):
         rig.run(100)
         s1 = snap(rig)
         log1 = log_text(rig)
-        menu_to(rig, menumod.R_L_MIN)
+        menu_to(rig, refereemenu.R_L_MIN)
         rig.press(RIGHT)
         rig.press(PAUSE, hold=2100)             # asks
         rig.press(PAUSE, hold=2100)             # leave without them

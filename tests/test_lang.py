@@ -109,10 +109,11 @@ def test_menu_cycles_the_table_and_shows_each_languages_own_name():
     """SPEC §4 Setup (language): the setup menu steps through every language
     of the table in its order and names each in its own language."""
     import menu
+    import setupmenu
     import settings
     import view
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     for _ in range(20):
         if view.to_text(m.render([bytearray(16), bytearray(16)])[0]).strip() == \
                 lang.text("en", "T_LANG"):

@@ -162,7 +162,7 @@ def test_a_notice_ends_on_time(tmp_path):
     lp = Loop(rig, 8)
     times = [rig.add(l0, s[0]) for s in lp.steps]
     assert end in times
-    assert rig.app.view.notice is None
+    assert rig.app.frame.notice is None
 
 
 def _press_in_sleep(tmp_path, offset):
@@ -245,7 +245,7 @@ def test_a_beep_and_the_menus_keep_the_pause_short(tmp_path):
     assert naps[:5] == [90, 70, 90, 70, 90]        # each tone switched on time
     rig.run(3000)  # the beep is over
     assert Loop(rig, 1).naps == [appmod.MAX_SLEEP_MS]
-    rig.app._open(appmod.MODE_SETUP, appmod.menumod.SetupMenu(rig.app.settings))
+    rig.app._open(appmod.MODE_SETUP, appmod.setupmenu.SetupMenu(rig.app.settings))
     assert Loop(rig, 3).naps == [appmod.LOOP_MS] * 3
 
 

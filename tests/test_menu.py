@@ -1,4 +1,5 @@
-"""The setup menu and the referee menu (firmware/menu.py), driven by action
+"""The setup menu and the referee menu (firmware/setupmenu.py, refereemenu.py;
+what they share: menu.py), driven by action
 codes exactly as the app passes them, checked on the rendered LCD rows.
 
 Rules behind the menus: SPEC §4 Setup and Referee functions; TSO § 7.3.2.2
@@ -14,6 +15,8 @@ on the 32-bit image.
 import clockcore as cc
 import lang
 import menu
+import refereemenu
+import setupmenu
 import profiles
 import settings
 import view
@@ -71,7 +74,7 @@ def test_action_codes_are_the_apps():
 def test_setup_walk_default_profile_items_and_wrap():
     """sdev/pfs show profile, time, language, sound, the table number and the
     last games' results (SPEC v2 §4); A_NEXT wraps round."""
-    m = menu.SetupMenu(settings.Settings())
+    m = setupmenu.SetupMenu(settings.Settings())
     assert items(m, 7) == [
         ["Rules           ", "<  SDeV (TSO)  >"],
         ["Time per player ", "<    30:00     >"],
@@ -88,7 +91,7 @@ def test_setup_walk_default_profile_items_and_wrap():
 def test_setup_profile_change_jumps_base_to_profile_default():
     """TSO § 1.1 b: 30 min; PFS § 1.2: 20 min usual; custom starts at 20."""
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     m.handle(A_NEXT)
     press(m, A_LEFT, A_LEFT, A_LEFT, A_LEFT, A_LEFT)       # 25:00 (TSO option)
     assert (s.base_left, s.base_right) == (25 * MIN, 25 * MIN)
@@ -108,7 +111,7 @@ def test_setup_profile_change_jumps_base_to_profile_default():
 
 def test_setup_base_time_bounds_one_minute_steps():
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     m.handle(A_NEXT)
     m.handle(A_RIGHT)
     assert s.base_left == s.base_right == 31 * MIN
@@ -124,7 +127,7 @@ def test_setup_base_time_bounds_one_minute_steps():
 
 def test_setup_custom_walkthrough_every_item():
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
     assert items(m, 13) == [
         ["Rules           ", "<    Custom    >"],
@@ -154,7 +157,7 @@ def goto(m, label):
 def custom_menu():
     s = settings.Settings()
     s.set_profile("custom")
-    return s, menu.SetupMenu(s)
+    return s, setupmenu.SetupMenu(s)
 
 
 def test_setup_custom_sdev_like_rules_and_their_rules_object():
@@ -252,7 +255,7 @@ def test_setup_per_side_times_and_the_both_item_keeps_the_difference():
 
 def test_setup_language_switches_the_menu_words_at_once():
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     goto(m, "Language")
     m.handle(A_RIGHT)
     assert s.lang == "de"
@@ -270,7 +273,7 @@ def test_setup_german_and_polish_rows_with_rom_letters():
     s = settings.Settings()
     s.lang = "de"
     s.set_profile("custom")
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     goto(m, "Bei 00:00")
     assert shown(m)[1] == "<  Hochzählen  >"
     raw = m.render(rows_of())[1]
@@ -281,7 +284,7 @@ def test_setup_german_and_polish_rows_with_rom_letters():
 
 def test_setup_sound_toggles():
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     goto(m, "Sound")
     m.handle(A_RIGHT)
     assert s.sound is False and shown(m)[1] == "<     off      >"
@@ -311,7 +314,7 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
             fs_files.pop(p, None)
 
     s = settings.Settings.load(fs=Fs())
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     m.handle(A_RIGHT)                                      # pfs
     goto(m, "Language")
     m.handle(A_RIGHT)
@@ -323,7 +326,7 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     assert shown(m, 20, 4) == ["Setup            1/6",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
@@ -338,7 +341,7 @@ def test_setup_render_20x4_title_position_hint():
 def test_setup_table_number_none_then_1_to_99():
     """Issue 12 item 4: the table number (0 = none) every game log carries."""
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     goto(m, "Table number")
     assert shown(m) == ["Table number    ", "      none     >"]
     assert m.handle(A_RIGHT) is None and s.table == 1
@@ -357,7 +360,7 @@ def test_setup_table_number_none_then_1_to_99():
 
 def test_setup_unknown_actions_do_nothing():
     s = settings.Settings()
-    m = menu.SetupMenu(s)
+    m = setupmenu.SetupMenu(s)
     before = s.as_dict()
     for a in (0, 5, -1, 99):
         assert m.handle(a) is None
@@ -430,7 +433,7 @@ def ref_goto(m, label, t=0):
 def referee_menu(label):
     """paused_game() and its referee menu at the item `label`: (clock, log, menu)."""
     c, log = paused_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, label)
     return c, log, m
 
@@ -450,7 +453,7 @@ def test_referee_adjust_items_change_a_pending_time_applied_as_a_whole_on_confir
     log untouched; leaving asks; A_CONFIRM applies the side's net change as
     one clock.adjust() (EV_ADJUST with the delta) at the confirmation."""
     c, log = paused_game() if state == "paused" else clock()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, label)
     before = list(c.rem)
     assert m.handle(A_RIGHT, 100000) is None
@@ -495,7 +498,7 @@ def test_both_sides_pending_apply_as_one_adjust_each():
 
 def test_referee_adjust_rows_show_the_pending_time_with_a_star():
     c, log = paused_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     assert shown(m) == ["Left +/- 1 s    ", "<     29:30    >"]  # 29:29.75 rounds up
     m.handle(A_LEFT, 92000)
     assert shown(m)[1] == "<     29:29*   >"
@@ -514,7 +517,7 @@ def test_the_apply_question_a_pause_tap_drops_it_and_keeps_the_changes(other):
     a single player button does nothing (it may be the first key of the
     confirmation); leaving again asks again."""
     c, log = paused_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     m.handle(A_RIGHT, 1)                                     # left +1 s pending
     assert m.handle(A_DONE, 2) is None
     assert m.handle(other, 3) is None
@@ -537,7 +540,7 @@ def test_the_apply_question_a_long_pause_leaves_without_the_changes():
     hold is a gesture, so undo() brings the question back, then A_DONE.)"""
     c, log = paused_game()
     before = list(c.rem)
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Right +/- 1 min")
     m.handle(A_LEFT, 1)
     m.handle(A_DONE, 2)
@@ -568,7 +571,7 @@ def test_late_arrival_sets_elapsed_time_in_minute_steps_tso_2_4_pfs_6_3_3():
     elapsed time before the start (PFS § 6.3.3, TSO § 2.4 c), applied as
     one adjustment a side when confirmed."""
     c, log = clock("pfs")
-    m = menu.RefereeMenu(c, "pl")
+    m = refereemenu.RefereeMenu(c, "pl")
     ref_goto(m, "Spoznienie L")
     assert shown(m)[1] == "      00:00    >"
     for _ in range(7):
@@ -594,7 +597,7 @@ def test_late_arrival_after_the_clock_ran_tso_2_4_b():
     c.press(cc.RIGHT, 0)                 # the late left player's clock runs
     c.pause(7 * MIN + 23000)
     log.ev.clear()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Late arrival L")
     assert shown(m)[1] == "<     07:23    >"
     m.handle(A_RIGHT, 7 * MIN + 24000)
@@ -606,7 +609,7 @@ def test_late_arrival_after_the_clock_ran_tso_2_4_b():
 
 def test_late_arrival_stays_within_0_and_the_base_time():
     c, log = clock("sdev", {"base": "01:30"})
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Late arrival R")
     m.handle(A_LEFT, 0)                  # nothing elapsed: nothing to take back
     assert m.pend == [0, 0]
@@ -628,7 +631,7 @@ def test_base_time_change_acts_only_after_a_confirmation():
     """SPEC v4 §4 Referee functions: a base-time change, like an
     adjustment, acts only after a confirmation; each step only shows it."""
     c, log = clock("sdev")
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Time per player")
     assert shown(m)[1] == "<    30:00     >"
     # TSO § 1.1 b: 25 minutes
@@ -647,13 +650,13 @@ def test_base_time_change_acts_only_after_a_confirmation():
 
 def test_base_time_change_given_up_changes_nothing():
     c, log = clock("sdev")
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Time per player")
     m.handle(A_LEFT, 10)
     m.handle(A_DONE, 20)
     assert m.handle(A_DONE, 2020) == "exit"           # "no": left without it
     assert c.rules.base == [30 * MIN, 30 * MIN] and log.ev == []
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Time per player")
     m.handle(A_LEFT, 10)
     m.handle(A_DONE, 20)
@@ -670,7 +673,7 @@ def test_base_time_change_keeps_the_charged_time_tso_2_4_b_i():
         c.pause(7 * MIN)                              # arrived: 7:00 late
         assert c.adjust(1 - s, -MIN, 7 * MIN)
         log.ev.clear()
-        m = menu.RefereeMenu(c)
+        m = refereemenu.RefereeMenu(c)
         ref_goto(m, "Time per player")
         for _ in range(5):
             m.handle(A_LEFT, 8 * MIN)
@@ -685,7 +688,7 @@ def test_base_time_step_down_stops_before_a_side_would_have_no_time():
     c, log = clock("pfs", {"base": "05:00"})
     c.start_late(cc.RIGHT, 0)
     c.pause(3 * MIN + 30000)                          # 3:30 charged
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Time per player")
     assert shown(m)[1] == "<    05:00     >"
     m.handle(A_LEFT, 0)
@@ -702,7 +705,7 @@ def test_late_referee_menu_base_reset_exit_and_the_lateness_runs_on():
         c, log = clock("sdev")
         c.start_late(s, 0)
         c.update(5 * MIN)
-        m = menu.RefereeMenu(c)
+        m = refereemenu.RefereeMenu(c)
         assert labels(m, 4, 5 * MIN) == ["Time per player", "Reset game", "Exit",
                                          "Time per player"]
         ref_goto(m, "Time per player", 5 * MIN)
@@ -719,7 +722,7 @@ def test_late_referee_menu_base_reset_exit_and_the_lateness_runs_on():
 
 def test_base_time_item_absent_when_paused():
     c, log = paused_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     assert labels(m, 8, 0) == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
                       "Right +/- 1 min", "Late arrival L", "Late arrival R",
                       "Reset game", "Exit"]
@@ -730,7 +733,7 @@ def test_base_time_item_absent_when_paused():
 def test_reset_asks_and_acts_only_on_the_confirmation_tso_1_4_1_a():
     c, log = paused_game()
     rem = list(c.rem)
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Reset game")
     assert shown(m) == ["Reset game      ", "               >"]
     assert m.handle(A_RIGHT, 1) is None
@@ -801,19 +804,19 @@ def test_mark_and_undo_restore_item_pending_times_and_question():
     m.handle(A_RIGHT, 6)
     assert m.ask < 0 and m.pend == [-MIN, 2000]
     m.undo()
-    assert m.ask == menu.R_EXIT and m.pend == [-MIN, 0] and m.item == menu.R_L_MIN
+    assert m.ask == refereemenu.R_EXIT and m.pend == [-MIN, 0] and m.item == refereemenu.R_L_MIN
     assert shown(m)[0] == "Apply new times?"
     assert log.ev == []
 
 
 def _any_keys_but_confirm(c, seq):
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     out = []
     for i, a in enumerate(seq):
         r = m.handle(a, 100 + i)
         out.append(r)
         if r == "exit":
-            m = menu.RefereeMenu(c)        # the referee opens it again
+            m = refereemenu.RefereeMenu(c)        # the referee opens it again
     return out
 
 
@@ -851,7 +854,7 @@ def test_scrolling_and_any_keys_without_a_confirmation_never_change_the_game(sta
 def test_one_right_press_on_any_item_never_resets():
     for k in range(9):
         c, log = paused_game()
-        m = menu.RefereeMenu(c)
+        m = refereemenu.RefereeMenu(c)
         for _ in range(k):
             m.handle(A_NEXT, 0)
         out = m.handle(A_RIGHT, 1)
@@ -861,7 +864,7 @@ def test_one_right_press_on_any_item_never_resets():
 
 def test_exit_by_long_press_or_the_exit_item():
     c, log = paused_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     assert m.handle(A_DONE, 0) == "exit"
     ref_goto(m, "Exit")
     assert shown(m) == ["Exit            ", "<              >"]
@@ -875,7 +878,7 @@ def test_void_5_2_d_asks_and_acts_only_on_the_confirmation():
     right's last move; the item shows what left gets back, A_RIGHT asks,
     only A_CONFIRM applies it (the game stays over, times corrected)."""
     c, log = over_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     assert [shown(m)[0].rstrip() for _ in (0,)] == ["5.2d: refund L"]
     # 30.25 s: the shown time goes from 29:30 to 30:00
     assert shown(m)[1] == "     +00:30    >"
@@ -892,7 +895,7 @@ def test_resume_asks_and_acts_only_on_the_confirmation():
     """Undoing an end made by mistake (SPEC §4): A_RIGHT asks, A_NEXT drops
     the question, A_CONFIRM resumes (paused, times unchanged)."""
     c, log = over_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Resume game")
     assert m.handle(A_RIGHT, 1) is None
     assert shown(m) == ["Resume game     ", "  L+R 1s = yes  "]
@@ -907,13 +910,13 @@ def test_resume_asks_and_acts_only_on_the_confirmation():
 
 def test_over_menu_has_no_time_items():
     c, log = over_game()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     assert labels(m, 4, 0) == ["5.2d: refund L", "Resume game", "Reset game", "Exit"]
 
 
 def test_referee_render_20x4_shows_both_times():
     c, log = paused_game()
-    m = menu.RefereeMenu(c, "de")
+    m = refereemenu.RefereeMenu(c, "de")
     assert shown(m, 20, 4) == ["Schiedsrichter   1/8",
                                "Links +/- 1 s       ",
                                "<       29:30      >",
@@ -922,7 +925,7 @@ def test_referee_render_20x4_shows_both_times():
 
 def test_referee_german_labels_with_umlaut():
     c, log = clock()
-    m = menu.RefereeMenu(c, "de")
+    m = refereemenu.RefereeMenu(c, "de")
     ref_goto(m, "Verspätung L")
     for _ in range(3):
         m.handle(A_NEXT, 0)
@@ -936,10 +939,10 @@ def test_referee_german_labels_with_umlaut():
 
 def test_render_reuses_the_rows():
     c, log = clock()
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     rows = rows_of()
     assert m.render(rows) is rows
-    s = menu.SetupMenu(settings.Settings())
+    s = setupmenu.SetupMenu(settings.Settings())
     assert s.render(rows) is rows
 
 
@@ -958,7 +961,7 @@ def test_deduction_in_a_flag_profile_stops_at_zero_and_logs_the_net_change():
     """PFS § 6.2.1: a side's time ends at 00:00; the pending change stops
     there, and the log's delta is the real change, applied as a whole."""
     c, log = clock("pfs", {"base": "00:40"})
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Left +/- 1 min")
     m.handle(A_LEFT, 0)
     assert m.rem(0) == 0 and m.pend == [-40000, 0]
@@ -968,7 +971,7 @@ def test_deduction_in_a_flag_profile_stops_at_zero_and_logs_the_net_change():
     m.handle(A_DONE, 0)
     assert m.handle(A_CONFIRM, 1000) == "exit"
     assert c.rem[0] == 0 and log.adjusts() == [(0, -40000)]
-    m = menu.RefereeMenu(c)
+    m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Left +/- 1 min")
     m.handle(A_RIGHT, 2000)
     m.handle(A_DONE, 2001)
@@ -993,8 +996,8 @@ def test_render_allocates_nothing():
     s = settings.Settings()
     s.set_profile("custom")
     s.lang = "de"
-    sm = menu.SetupMenu(s)
-    rm = menu.RefereeMenu(c, "pl")
+    sm = setupmenu.SetupMenu(s)
+    rm = refereemenu.RefereeMenu(c, "pl")
     for i in range(10):
         assert _alloc(lambda: sm.render(r2)) == 0, "setup render item %d" % sm.item
         assert _alloc(lambda: sm.render(r4)) == 0, "setup 20x4 item %d" % sm.item
@@ -1006,11 +1009,11 @@ def test_render_allocates_nothing():
         rm.handle(A_NEXT, 0)
     rm.handle(A_LEFT, 0)                           # a pending change: '*'
     assert rm.pend != [0, 0]
-    for ask in (menu.R_EXIT, menu.R_RESET):        # a question showing
+    for ask in (refereemenu.R_EXIT, refereemenu.R_RESET):        # a question showing
         rm.ask = ask
         assert _alloc(lambda: rm.render(r2)) == 0, "referee question %d" % ask
         assert _alloc(lambda: rm.render(r4)) == 0, "referee 20x4 question %d" % ask
-    om = menu.RefereeMenu(over_game()[0], "de")    # the final screen: 5.2 d
+    om = refereemenu.RefereeMenu(over_game()[0], "de")    # the final screen: 5.2 d
     assert _alloc(lambda: om.render(r2)) == 0, "referee 5.2d item"
     om.handle(A_RIGHT, 0)
     assert _alloc(lambda: om.render(r4)) == 0, "referee 5.2d question"
@@ -1022,8 +1025,8 @@ def test_a_gesture_undoes_a_base_time_step_its_key_made():
     question, whose left press stepped the pending base down, puts it back;
     the clock never changed (v4: a base change waits for its confirmation)."""
     c = cc.Clock(profiles.make_rules("sdev"), 0)
-    m = menu.RefereeMenu(c)
-    while m.item != menu.R_BASE:
+    m = refereemenu.RefereeMenu(c)
+    while m.item != refereemenu.R_BASE:
         m.handle(menu.A_NEXT, 0)
     m.mark()                                   # the group's first key goes down
     assert m.handle(menu.A_LEFT, 10) is None

@@ -10,7 +10,7 @@ import clockcore as cc
 import gamelog
 import profiles
 import report
-import view
+import hd44780
 from host_sim import logs, replay
 
 # SPEC §4, written out by hand: remaining rounds up (00:00 exactly when time
@@ -45,7 +45,7 @@ def plain(name):
 
 def lcd_times(clock):
     """The two 6-column time fields of the 16x2 LCD, spaces stripped."""
-    row = view.to_text(view.View(16, 2).render(clock)[0])
+    row = hd44780.text_of(clock)[0]
     return row[1:7].strip(), row[9:15].strip()
 
 

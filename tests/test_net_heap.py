@@ -229,7 +229,6 @@ def test_a_game_log_reaches_the_hall_from_a_fragmented_pico_w_heap():
     cfg = {"host": "10.0.0.2", "port": 1883, "event": "cup", "table": 3, "password": "pw"}
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "t003", None, socks)
-    a.settings.hall = a.net
     n = a.net
     rig.run(2000)
     eq(n.st, net.UP, "connected to the fake broker")
@@ -258,7 +257,7 @@ def test_a_game_log_reaches_the_hall_from_a_fragmented_pico_w_heap():
     size, check = _checksum(root + "games/g%04d.txt" % number)
     assert size > big + 512, (size, big)  # the log is larger than any free block
     got = socks.broker.got
-    eq(n.final_due, False, "final_due cleared")
+    eq(n.msg.final_due, False, "final_due cleared")
     eq(len(got), 1, "one log published")
     eq(got[0][0], b"scrabble/cup/3/log/%d/3" % number, "its topic")
     eq((got[0][1], got[0][2]), (size, check), "the log, byte for byte (length, checksum)")

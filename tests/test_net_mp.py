@@ -26,13 +26,14 @@ def mp_hall(tmp_path):
     return h, h.write()[1]
 
 
-def rig(tmp_path, h, password, scenario):
+def rig(tmp_path, h, password, scenario, *args):
     """tests/mp/net_rig.py `scenario` inside MicroPython against hall h: its
     JSON line of figures."""
-    root = str(tmp_path / "clock") + "/"
+    root = str(tmp_path / ("clock" + "".join(args))) + "/"
     os.mkdir(root)
     shutil.copy(os.path.join(h.folder, "ca.crt"), root)   # TLS (issue 29)
-    proc = run_micropython([NET_RIG, root, str(h.port), password, scenario], timeout=120)
+    proc = run_micropython([NET_RIG, root, str(h.port), password, scenario] + list(args),
+                           timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -71,5 +72,21 @@ def test_no_heap_per_iteration_while_a_result_waits_for_its_confirmation(tmp_pat
         assert r["connected"] and r["acked_unconfirmed"], r
         assert r["waiting_bytes_per_iter"] == 0, r
         assert r["resent"] >= 1 and r["kept"] == 1, r
+    finally:
+        h.stop()
+
+
+def test_the_boards_tls_thread_stack_decides_where_the_handshake_runs(tmp_path):
+    """issue 28 (every platform fact in the board file): TLS_THREAD_STACK 0
+    runs the TLS handshake in the loop's own non-blocking steps, a stack
+    size runs it on its own thread (the RP2040's second core); both reach
+    the real broker over TLS, in the real MicroPython."""
+    h, pw = mp_hall(tmp_path)
+    h.start()
+    try:
+        steps = rig(tmp_path, h, pw, "stack", "0")
+        assert steps["connected"] and not steps["thread"], steps
+        thread = rig(tmp_path, h, pw, "stack", "16384")
+        assert thread["connected"] and thread["thread"], thread
     finally:
         h.stop()

@@ -8,7 +8,9 @@ import os
 
 from host_sim.sim import load_board
 from host_sim.hall_sim import attach
+import hallmsg
 import net
+import outbox
 import rig as gestures
 from rig import Rig, LEFT, RIGHT
 from test_power_loss import FakeFlash, PowerCut
@@ -58,7 +60,7 @@ def packet(n, m):
     if m[6] is None:
         w.start(m[1])
     else:
-        assert n._stream(m)
+        assert n.msg.stream(w, m)
     while w.busy():
         w.send(0)
     out = bytes(w.sock.data)
@@ -73,7 +75,7 @@ def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
     n = rig.app.net
     assert queue(n)[0].startswith("R scrabble/cup/5/result/1/5 {")
     assert queue(n)[1] == "L scrabble/cup/5/log/1/5 1"
-    assert flash.files[net.OUTBOX].decode().split("\n")[:-1] == queue(n)
+    assert flash.files[outbox.OUTBOX].decode().split("\n")[:-1] == queue(n)
     after = boot(flash).app.net               # the power came back
     assert queue(after) == queue(n)
     # the same result, byte for byte; the log as its file is now (the boot
@@ -87,15 +89,15 @@ def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
         m[2] = True                           # both written on the link
     result, log = after.q1
     after.on_puback(0, result[0])
-    assert result[5] and flash.files[net.OUTBOX].decode() == "\n".join(queue(n)) + "\n"
+    assert result[5] and flash.files[outbox.OUTBOX].decode() == "\n".join(queue(n)) + "\n"
     after.on_puback(0, log[0])
-    assert flash.files[net.OUTBOX].decode() == queue(n)[0] + "\n"
-    after.on_publish(0, after.confirm_b, b"{}")  # not its body: kept
+    assert flash.files[outbox.OUTBOX].decode() == queue(n)[0] + "\n"
+    after.on_publish(0, after.msg.confirm_b, b"{}")  # not its body: kept
     assert after.q1 == [result]
     after.on_publish(0, b"scrabble/cup/confirm/6", result[4])  # another clock's
     assert after.q1 == [result]
-    after.on_publish(0, after.confirm_b, result[4])
-    assert after.q1 == [] and net.OUTBOX not in flash.files and after.acked_r == 0
+    after.on_publish(0, after.msg.confirm_b, result[4])
+    assert after.q1 == [] and outbox.OUTBOX not in flash.files and after.box.acked == 0
 
 
 def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
@@ -106,7 +108,7 @@ def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
     play_to_the_end(rig)
     n = rig.app.net
     old = queue(n)
-    n.enqueue("scrabble/cup/5/state/5", b"", "C scrabble/cup/5/state/5", True)
+    n.box.add("scrabble/cup/5/state/5", b"", "C scrabble/cup/5/state/5", True)
     new = queue(n)
     before = dict(flash.files)
     seen = set()
@@ -115,7 +117,7 @@ def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
         flash.files = dict(before)
         flash.budget = k
         try:
-            n.save_outbox()
+            n.box.save()
             done = True
         except PowerCut:
             done = False
@@ -131,13 +133,13 @@ def test_a_power_cut_while_the_queue_is_written_leaves_the_old_or_the_new():
 
 
 def test_a_foreign_outbox_is_one_line_and_the_clock_plays(capsys):
-    flash = FakeFlash({"settings.json": SETTINGS, net.OUTBOX: b"\xff\xfegarbage\n"},
+    flash = FakeFlash({"settings.json": SETTINGS, outbox.OUTBOX: b"\xff\xfegarbage\n"},
                       dirs={"games"})
     rig = boot(flash)
     assert capsys.readouterr().out == "net.out: not a queue of this clock's messages; ignored\n"
     assert rig.app.net.q1 == []
     play_to_the_end(rig)  # and its own result replaces the file
-    assert flash.files[net.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 ")
+    assert flash.files[outbox.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 ")
 
 
 def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
@@ -154,7 +156,7 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     f.write(SETTINGS)
     f.close()
     rig = boot(fs)
-    assert rig.app.session.j is not None      # the journal is on (raw flash)
+    assert rig.app.session.sp.j is not None      # the journal is on (raw flash)
     rig.run(2000)
     rig.press(LEFT)                           # right runs: 60 s + 5 min overtime
     n = rig.app.net
@@ -174,27 +176,27 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
 
 
 def test_a_full_queue_drops_logs_before_results():
-    """issue 19 (no result lost): when the queue is full (net.MAX_QOS1), the
+    """issue 19 (no result lost): when the queue is full (outbox.MAX_QOS1), the
     oldest log or emptied topic goes first; a result only when nothing but
     results is left (and that is counted in dropped)."""
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     n = boot(flash).app.net
-    for g in range(1, net.MAX_QOS1 // 2 + 1):
+    for g in range(1, outbox.MAX_QOS1 // 2 + 1):
         t = "scrabble/cup/5/result/%d/5" % g
-        n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
+        n.box.add(t, "{}", "R %s {}" % t, False, b"{}")
         t = "scrabble/cup/5/log/%d/5" % g
-        n.enqueue(t, "log", "L %s %d" % (t, g), True)
-    assert len(n.q1) == net.MAX_QOS1
-    for g in range(10, 10 + net.MAX_QOS1 // 2):
+        n.box.add(t, "log", "L %s %d" % (t, g), True)
+    assert len(n.q1) == outbox.MAX_QOS1
+    for g in range(10, 10 + outbox.MAX_QOS1 // 2):
         t = "scrabble/cup/5/result/%d/5" % g
-        n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
+        n.box.add(t, "{}", "R %s {}" % t, False, b"{}")
     kinds = [m[3][0] for m in n.q1]
-    assert kinds == ["R"] * net.MAX_QOS1, kinds          # every log went first
-    assert n.dropped == net.MAX_QOS1 // 2 and n.unsent == net.MAX_QOS1
+    assert kinds == ["R"] * outbox.MAX_QOS1, kinds          # every log went first
+    assert n.box.dropped == outbox.MAX_QOS1 // 2 and n.box.unsent == outbox.MAX_QOS1
     t = "scrabble/cup/5/result/99/5"
-    n.enqueue(t, "{}", "R %s {}" % t, False, b"{}")
+    n.box.add(t, "{}", "R %s {}" % t, False, b"{}")
     assert n.q1[0][3].startswith("R scrabble/cup/5/result/2/5")   # the oldest result
-    assert n.dropped == net.MAX_QOS1 // 2 + 1
+    assert n.box.dropped == outbox.MAX_QOS1 // 2 + 1
 
 
 def _wifi_board():
@@ -220,15 +222,15 @@ def test_net_json_and_the_queue_are_read_through_the_apps_filesystem(tmp_path, m
                                           "table": 5, "password": "pw", "ca": ca}).encode()
     rig = Rig(_wifi_board(), "", fs=flash)
     n = rig.app.net
-    assert n is not None and n.prefix == "scrabble/cup/5/" and n.link is None
-    assert rig.app.settings.hall is n          # the setup menu's "Hall" item
+    assert n is not None and n.msg.prefix == "scrabble/cup/5/" and n.link is None
+    assert rig.app.source is n.src and n.src.hall_table() == 5   # the menu's "Hall" item
     play_to_the_end(rig)
-    assert flash.files[net.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 {")
-    assert not (tmp_path / net.OUTBOX).exists()
+    assert flash.files[outbox.OUTBOX].startswith(b"R scrabble/cup/5/result/1/5 {")
+    assert not (tmp_path / outbox.OUTBOX).exists()
     flash = FakeFlash({"settings.json": SETTINGS, "net.json": b"\xff\xfe{"}, dirs={"games"})
     capsys.readouterr()
     rig = Rig(_wifi_board(), "", fs=flash)
-    assert rig.app.net is None and rig.app.settings.hall is None
+    assert rig.app.net is None and rig.app.source.hall() == -1   # no "Hall" item
     assert capsys.readouterr().out == "net.json: not valid JSON; the clock stays off the network\n"
     play_to_the_end(rig)                       # it still plays
 
@@ -240,29 +242,29 @@ def test_the_hall_mark_reaches_the_app_through_its_callback():
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     rig = boot(flash)
     n = rig.app.net
-    assert n.hall == net.HALL_WAIT and rig.app.view.hall == net.HALL_WAIT
+    assert n.hall == net.HALL_WAIT and rig.app.frame.hall == net.HALL_WAIT
     for _ in range(200):
         rig.run(20)
         if n.hall != net.HALL_WAIT:
             break
-    assert n.hall == net.HALL_DOWN and rig.app.view.hall == net.HALL_DOWN, n.note
+    assert n.hall == net.HALL_DOWN and rig.app.frame.hall == net.HALL_DOWN, n.note
 
 
 def test_a_log_longer_than_log_max_is_cut_between_two_characters():
-    """A game log longer than net.LOG_MAX is published cut, with a line
+    """A game log longer than hallmsg.LOG_MAX is published cut, with a line
     saying so; the cut never splits a UTF-8 character (a player's name with
     an umlaut in the header of a long game): the payload is valid text."""
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     rig = boot(flash)
     play_to_the_end(rig)
     n = rig.app.net
-    text = ("x" * (net.LOG_MAX - 1) + "\u00e4" + "tail\n").encode()   # ä: 2 bytes over the cut
+    text = ("x" * (hallmsg.LOG_MAX - 1) + "\u00e4" + "tail\n").encode()   # ä: 2 bytes over the cut
     flash.files["games/g0001.txt"] = text
     log = [m for m in n.q1 if m[3].startswith("L ")][0]
     p = packet(n, log)
     body = p[p.index(b"log/1/5") + len(b"log/1/5") + 2:]    # after the topic and the id
-    note = ("\n# cut at %d bytes\n" % net.LOG_MAX).encode()
-    assert body == text[:net.LOG_MAX - 1] + note
+    note = ("\n# cut at %d bytes\n" % hallmsg.LOG_MAX).encode()
+    assert body == text[:hallmsg.LOG_MAX - 1] + note
     body.decode("utf-8")
 
 
@@ -273,7 +275,7 @@ def test_a_memory_error_while_queueing_the_result_and_log_loses_neither():
     flash = FakeFlash({"settings.json": SETTINGS}, dirs={"games"})
     rig = boot(flash)
     n = rig.app.net
-    save = n.save_outbox
+    save = n.box.save
     fail = [True]
 
     def save_outbox():
@@ -282,14 +284,14 @@ def test_a_memory_error_while_queueing_the_result_and_log_loses_neither():
             raise MemoryError("memory allocation failed, allocating 6528 bytes")
         save()
 
-    n.save_outbox = save_outbox
+    n.box.save = save_outbox
     try:
         play_to_the_end(rig)
     except MemoryError:
         pass
     assert not fail[0]                    # it failed once, at the game's end
-    assert n.final_due
+    assert n.msg.final_due
     rig.run(100)                          # the next steps: queued now
-    assert not n.final_due
+    assert not n.msg.final_due
     assert [x[:2] for x in queue(n)] == ["R ", "L "], queue(n)
-    assert flash.files[net.OUTBOX].decode().split("\n")[:-1] == queue(n)
+    assert flash.files[outbox.OUTBOX].decode().split("\n")[:-1] == queue(n)

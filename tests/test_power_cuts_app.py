@@ -60,10 +60,10 @@ import os
 import pytest
 
 import clockcore as cc
-import menu
+import refereemenu
 import persist
 import rig as gestures
-from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD
+from rig import Rig, LEFT, RIGHT, PAUSE, PERIOD, menu_pick
 from host_sim import replay
 from test_power_loss import FakeFlash, PowerCut
 
@@ -96,15 +96,6 @@ def wait(rig, ms):
         rig.run(ms)
     finally:
         rig.step_ms = step
-
-
-def menu_pick(rig, item):
-    """In the referee menu: short pause presses until `item` is shown."""
-    for _ in range(12):
-        if rig.app.menu.item == item:
-            return
-        rig.press(PAUSE)
-    raise AssertionError("no such menu item %d" % item)
 
 
 # -- the scenarios (SPEC v3 §4 states and gestures) ------------------------------------------------
@@ -154,9 +145,9 @@ def sc_ready_referee(rig):
     game starts and goes on."""
     rig.perform(gestures.referee())
     assert rig.app.mode == 3, rig.screen()
-    menu_pick(rig, menu.R_BASE)
+    menu_pick(rig, refereemenu.R_BASE)
     rig.press(RIGHT)                    # base 01:00 -> 02:00 (pending)
-    menu_pick(rig, menu.R_L_SEC)
+    menu_pick(rig, refereemenu.R_L_SEC)
     rig.press(LEFT)                     # left -1 s (pending)
     rig.perform(gestures.long_press())  # leave the menu: "Apply new times?"
     assert rig.app.mode == 3 and rig.clock.rem == [60000, 60000], rig.clock.rem
@@ -203,13 +194,13 @@ def sc_end_void_resume(rig):
     rig.perform(gestures.end_game(True))
     assert rig.clock.state == cc.OVER, rig.screen()
     rig.perform(gestures.referee())
-    assert rig.app.mode == 3 and rig.app.menu.item == menu.R_VOID, rig.screen()
+    assert rig.app.mode == 3 and rig.app.menu.item == refereemenu.R_VOID, rig.screen()
     rig.press(RIGHT)                    # void left? (asked, nothing changed yet)
-    assert rig.clock.rem[LEFT] < 60000 and rig.app.menu.ask == menu.R_VOID
+    assert rig.clock.rem[LEFT] < 60000 and rig.app.menu.ask == refereemenu.R_VOID
     rig.perform(gestures.confirm())     # yes: over, left's turn given back
     assert rig.clock.rem[LEFT] == 60000, rig.clock.rem
     rig.perform(gestures.referee())
-    menu_pick(rig, menu.R_RESUME)
+    menu_pick(rig, refereemenu.R_RESUME)
     rig.press(RIGHT)                    # resume? (asked)
     assert rig.clock.state == cc.OVER, rig.screen()
     rig.perform(gestures.confirm())     # yes: paused(left)
@@ -707,14 +698,14 @@ def _journal_play(scenario, settings, budget):
     rig = Rig(BOARD, "", t0=PERIOD - 30000, fs=fs)
     ses = rig.app.session
     for _ in range(400):         # a fresh flash: the journal is set up in
-        if ses.j.ok:             # ready, a slice a step (issue 20)
+        if ses.sp.j.ok:             # ready, a slice a step (issue 20)
             break
         rig.run(20)
-    assert ses.j is not None and ses.j.ok
+    assert ses.sp.j is not None and ses.sp.j.ok
     retract = ses.retract
     rig.retracts = 0
 
-    flush = ses.flush
+    flush = ses.sp.flush
     rig.due = False
 
     def spy_retract(k, now):
@@ -730,7 +721,7 @@ def _journal_play(scenario, settings, budget):
             rig.retracts += 1
 
     ses.retract = spy_retract
-    ses.flush = spy_flush
+    ses.sp.flush = spy_flush
     fs.nor.budget = budget
     cut = False
     try:

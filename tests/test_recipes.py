@@ -207,8 +207,8 @@ def test_add_a_language_is_the_table_and_the_card(repo):
 
     # the setup menu cycles into it and names it; settings keep it
     code = ("import sys; sys.path[:0] = ['firmware']\n"
-            "import lang, settings, menu\n"
-            "s = settings.Settings(); m = menu.SetupMenu(s)\n"
+            "import lang, settings, menu, setupmenu\n"
+            "s = settings.Settings(); m = setupmenu.SetupMenu(s)\n"
             "print(lang.LANGS, settings.LANGS == lang.LANGS)\n"
             "import view\n"
             "rows = [bytearray(b' ' * 16), bytearray(b' ' * 16)]\n"

@@ -1099,7 +1099,7 @@ def test_a_window_of_100_s_or_more_fits_the_display(tmp_path):
     rep = state(tmp_path, content, "--at", "52000")   # 99 000 ms left
     assert "CHL 99" in rep["lcd"][1]
     proc = run_cli(write(tmp_path, content), "--json", "--at", "1000", "--lcd", "20x4")
-    assert "CHL150" in one_json_object(out_text(proc))["lcd"][3]
+    assert "CHL150" in one_json_object(out_text(proc))["lcd"][2]   # the 20x4's row 2
 
 
 # -- 3. --at as a referee writes it --------------------------------------------------

@@ -64,6 +64,7 @@ def test_torn_and_foreign_lines_never_crash(tmp_path):
 
 # -- "Last games" in words (issue 21: a referee reads what each game came to) --------
 import menu  # noqa: E402
+import resultsmenu  # noqa: E402
 import view  # noqa: E402
 
 PFS_FLAG = """profile pfs
@@ -110,7 +111,7 @@ def test_last_games_name_each_result_in_words(tmp_path, text, verdict, words):
     r = _result(tmp_path, text)
     assert r.verdict() == verdict
     for lg, want in zip(("en", "de", "pl"), words):
-        m = menu.ResultsMenu([r], lg)
+        m = resultsmenu.ResultsMenu([r], lg)
         rows = [bytearray(16) for _ in range(2)]
         m.render(rows)
         assert view.to_text(rows[1]).rstrip() == want, lg
@@ -132,5 +133,5 @@ def test_penalties_beyond_the_row_keep_the_numbers(tmp_path):
     r = _result(tmp_path, text)
     assert (r.penalty(0), r.penalty(1)) == (150, 200)
     rows = [bytearray(16) for _ in range(2)]
-    menu.ResultsMenu([r], "en").render(rows)
+    resultsmenu.ResultsMenu([r], "en").render(rows)
     assert view.to_text(rows[1]).endswith("L150 R200")

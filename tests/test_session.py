@@ -355,7 +355,7 @@ def test_retract_drops_the_lines_after_the_mark_and_keeps_those_before(journal, 
     the log replays to, and left is charged exactly up to that edge."""
     fs = _fs(journal)
     d = Device(fs)
-    assert (d.s.j is not None) == journal
+    assert (d.s.sp.j is not None) == journal
     _game(d)
     g = Gesture(d)
     left = d.clock.rem[cc.LEFT]
@@ -366,7 +366,7 @@ def test_retract_drops_the_lines_after_the_mark_and_keeps_those_before(journal, 
         d.clock.pause(d.t)                # the pause key (undone)
     d.run(2700)                           # held: a stopped clock folds the journal
     if journal and stopped:
-        assert d.s.j.count == d.s.folded and " pause  # " in _log(fs)
+        assert d.s.sp.j.count == d.s.sp.folded and " pause  # " in _log(fs)
     g.undo()
     g.stop()
     d.run(500)
@@ -612,16 +612,16 @@ def test_fifty_undos_in_one_arming_never_fold_while_a_clock_runs():
     fs = norflash.NorFS()
     d = Device(fs)
     for _ in range(400):                  # ready: the journal armed in slices
-        if d.s.j.ok and not d.s.arm_due:
+        if d.s.sp.j.ok and not d.s.sp.arm_due:
             break
         d.run(20)
-    assert d.s.j.ok and not d.s.j.arming()
+    assert d.s.sp.j.ok and not d.s.sp.j.arming()
     d.press(cc.LEFT)                      # 0 left: right runs
     d.run(2000)
     e, p = fs.nor.erases, fs.nor.programs
     moves, busy = _undos(d, 50)
     assert busy == 0 and (fs.nor.erases, fs.nor.programs) == (e, p)
-    assert d.s.folded == 0 and d.clock.running() >= 0
+    assert d.s.sp.folded == 0 and d.clock.running() >= 0
     presses = 1 + moves                   # the first press and the real moves
     d2 = Device(_power_cut(fs), t0=555)   # a power-up: the journal's lines
     assert d2.restored == session.RESTORED
@@ -633,7 +633,7 @@ def test_fifty_undos_in_one_arming_never_fold_while_a_clock_runs():
     d.clock.end(d.t)
     for _ in range(50):                   # over: folded where nobody waits
         d.run(100)
-    assert d.s.folded == d.s.j.count or d.s.j.count == 0
+    assert d.s.sp.folded == d.s.sp.j.count or d.s.sp.j.count == 0
     text = _log(fs)
     assert _presses(text) == presses, text
     assert text.count(" pause  # ") == 1 and " end  # " in text
@@ -642,7 +642,7 @@ def test_fifty_undos_in_one_arming_never_fold_while_a_clock_runs():
     # after its UNDO record, before its records were made void
     d2.clock.pause(d2.t)                  # running again
     d2.run(500)
-    d2.s._kill = lambda a, b: None
+    d2.s.sp.j.kill_range = lambda a, b: None
     g = Gesture(d2)
     d2.press(d2.clock.running())
     d2.run(300)

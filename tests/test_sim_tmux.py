@@ -357,14 +357,37 @@ def test_referee_time_change_not_confirmed_changes_nothing(term):
     assert times(rows) == before
 
 
+def big_time(lines, pos):
+    """The time the terminal draws in big digits (the 20x4's rows 0-1 as
+    four lines of quadrant blocks, host_sim/sim.py) at LCD column pos."""
+    import bigview
+    from host_sim import sim
+    font = {}
+    for d in range(12):
+        cells = [bigview.FONT[d * 4 + i] for i in range(4)]
+        parts = [sim.glyph_lines(bigview.GLYPHS[c]) if c < 8 else (" ", " ") for c in cells]
+        key = (parts[0][0] + parts[1][0] + parts[0][1] + parts[1][1]
+               + parts[2][0] + parts[3][0] + parts[2][1] + parts[3][1])
+        font[key] = "0123456789- "[d]
+    out = ""
+    for p in (pos, pos + 2, -1, pos + 5, pos + 7):
+        if p < 0:
+            out += ":"
+            continue
+        out += font.get("".join(lines[i][p:p + 2] for i in range(4)), "?")
+    return out
+
+
 def test_20x4_board_in_german(term):
+    """The 20x4 (issue 28): the times in big digits, four lines tall in the
+    terminal, the words and the rules under them."""
     t = term("--board", "sim_2004", "--lang", "de", "--profile", "pfs", "--speed", "20")
     ready = word("READY", "de")
     assert ready == "BEREIT"
-    rows = t.wait_lcd(lambda r: len(r) == 4 and ready in r[3], ready)
+    rows = t.wait_lcd(lambda r: len(r) == 6 and ready in r[4], ready)
     assert all(len(r) == 20 for r in rows)
-    assert rows[0].startswith("pfs 20:00")
-    assert rows[1][1:7] == " 20:00" and rows[1][13:19] == " 20:00"
+    assert rows[5].strip() == "pfs 20:00"
+    assert big_time(rows, 0) == "20:00" and big_time(rows, 11) == "20:00"
 
 
 def test_quit_restores_the_terminal(term):
@@ -395,14 +418,24 @@ def test_replay_ends_on_the_replay_tools_lcd(term, board, geometry):
     out = subprocess.run([PY, "-m", "host_sim", "replay", f, "--json", "--lcd", geometry],
                          cwd=ROOT, env=ENV, capture_output=True, text=True, check=True)
     want = json.loads(out.stdout)["lcd"]
+    if geometry == "20x4":   # the big digits: four lines in the terminal
+        from device_scenarios import big_time as text_time
+        want = [text_time(want, 0), text_time(want, 11)] + want[2:]
     t = term("--replay", f, "--speed", "1000", "--board", board)
     s = t.wait(lambda s: "replay 1" in status(s) or "replay 2" in status(s)
                or "replay end" in status(s), "the replay playing")
     s = t.wait(lambda s: "replay end" in status(s), "the replay's end", timeout=30)
-    assert lcd(s) == want
+    assert shown(lcd(s)) == want
     assert "0:53:50.0" in status(s), "virtual time stopped at the last event (3230000 ms)"
     time.sleep(0.3)
-    assert lcd(t.screen()) == want
+    assert shown(lcd(t.screen())) == want
+
+
+def shown(rows):
+    """The LCD as the terminal draws it; a 20x4's big times read back."""
+    if len(rows) == 6:
+        return [big_time(rows, 0), big_time(rows, 11)] + rows[4:]
+    return rows
 
 
 # -- headless: the Sim under the TUI ---------------------------------------------------

@@ -5,8 +5,8 @@ The real app (firmware/app.py, App.run itself) on the rig, its files on the
 real littlefs over the NOR model (tests/norfs.py) whose erases and page
 programs take the W25Q16's datasheet maxima (400 ms a 4 KB sector erase,
 3 ms a page program) on the rig's virtual clock, and a watchdog model that
-resets the board when nobody fed it for 8 s (firmware/main.py: WDT_MS, 8000
-unless a board file says otherwise).  The keys are pressed at scheduled
+resets the board when nobody fed it for the board file's WDT_MS (8 s on the
+Pico, boards/pico.py; firmware/hw.py watchdog() starts it).  The keys are pressed at scheduled
 instants of the same clock (the pin IRQ stamps them there).
 
 Without slices the journal's set-up alone is 41 sector erases (16.4 s at
@@ -16,12 +16,13 @@ import pytest
 
 import clockcore as cc
 import journal
+import spool
 import session
 from host_sim import boards, replay
 from norfs import NorFS
 from rig import LEFT, PAUSE, RIGHT, Rig, confirm, long_press, tap
 
-WDT_MS = 8000           # firmware/main.py: getattr(board, "WDT_MS", 8000)
+WDT_MS = boards.load("pico").WDT_MS   # the board's (hw.watchdog)
 GOAL_MS = 2000          # issue 20: the longest time between two feeds
 
 
@@ -164,7 +165,7 @@ def test_no_flash_work_starves_the_watchdog(monkeypatch, units):
     wdt = Watchdog()
     r = TimedRig(fs, wdt, t0=(1 << 30) - 20000)
     # the journal is set up in ready, a unit a step (an erase every 4th: ~20 s at the maxima)
-    assert r.app.session.j is not None and not r.app.session.j.ok
+    assert r.app.session.sp.j is not None and not r.app.session.sp.j.ok
     t = _game(r, 25000)
     r.at(t, tap(PAUSE))
     r.at(t + 500, long_press())                       # END? ...
@@ -172,7 +173,7 @@ def test_no_flash_work_starves_the_watchdog(monkeypatch, units):
     r.play_until(t + 500 + 2400 + 1500)
     assert r.clock.state == cc.OVER
     s = r.app.session
-    used = s.j.count
+    used = s.sp.j.count
     t += 12000                                        # (over: folded meanwhile)
     r.at(t, long_press())                             # NEW GAME? ...
     # ... yes: ready.  Held 2 s, not 1.1: the journal is being re-armed in
@@ -182,16 +183,16 @@ def test_no_flash_work_starves_the_watchdog(monkeypatch, units):
     r.at(t + 2400, [(0, LEFT, 1), (20, RIGHT, 1), (2020, LEFT, 0), (2020, RIGHT, 0)])
     t += 6000
     r.play_until(t)
-    assert r.clock.state == cc.READY and s.j.ok
-    rearmed = 2 * used > s.j.slots
+    assert r.clock.state == cc.READY and s.sp.j.ok
+    rearmed = 2 * used > s.sp.j.slots
     # re-armed when more than half used; else the game's records are kept
     # (and the records of the new-game gestures follow: SPEC v3 gestures
     # retract their keys with a record of their own, and log a comment)
-    assert (s.j.count == 0) if rearmed else (s.j.count >= used)
+    assert (s.sp.j.count == 0) if rearmed else (s.sp.j.count >= used)
     assert rearmed == (units < journal.UNITS // 2)
     t2 = _game(r, t)
     r.play_until(t2 - 1000)                           # the power fails, a clock running
-    assert s.j is not None and s.j.ok
+    assert s.sp.j is not None and s.sp.j.ok
     assert r.clock.running() >= 0
     turns = [ln for ln in fs.read("games/g0001.txt").decode().split("\n")
              if ln.split(" ")[1:2] in (["left"], ["right"])]
@@ -221,12 +222,12 @@ def test_the_model_resets_a_board_that_sets_its_journal_up_in_one_go(monkeypatch
     """The control: the journal set up in one go with nobody feeding the
     watchdog (as before issue 20: 41 erases, 16.4 s at the maxima) resets
     the board at its first power-up."""
-    def in_one_go(s):
-        s.j.feed = None
-        while s.j.arm_step() == 0:
+    def in_one_go(sp):
+        sp.j.feed = None
+        while sp.j.arm_step() == 0:
             pass
-        s.folded = 0
-    monkeypatch.setattr(session.Session, "_arm_step", in_one_go)
+        sp.folded = 0
+    monkeypatch.setattr(spool.Spool, "_arm_step", in_one_go)
     r = TimedRig(NorFS(), Watchdog(), t0=1000)
     with pytest.raises(WatchdogReset):
         r.play_until(25000)
@@ -240,14 +241,15 @@ def test_a_stop_is_drawn_before_its_flash_work(monkeypatch):
     seen = []
     append = journal.Journal.append
 
-    def spy(j):
+    def spy(j, rec=None):
         r = seen_rig[0]
         b = r.board
+        rec = rec if rec is not None else j.rec
         leds = (machine.pin(b.LED_LEFT).value(), machine.pin(b.LED_RIGHT).value())
-        if j.rec[0] == journal.KIND_EVENT:   # (not checkpoints, undos, notes)
-            seen.append((j.rec[12], r.clock.state, r.screen()[1].strip(), leds,
+        if rec[0] == journal.KIND_EVENT:   # (not checkpoints, undos, notes)
+            seen.append((rec[12], r.clock.state, r.screen()[1].strip(), leds,
                          (r.fs.nor.programs, r.fs.nor.erases)))
-        return append(j)
+        return append(j, rec)
 
     import machine
     monkeypatch.setattr(journal.Journal, "append", spy)
@@ -263,7 +265,7 @@ def test_a_stop_is_drawn_before_its_flash_work(monkeypatch):
     r.at(t + 6500, long_press())
     r.at(t + 6500 + 2400, confirm())
     r.play_until(t - 100)
-    assert r.app.session.j.ok
+    assert r.app.session.sp.j.ok
     files = (fs.nor.programs, fs.nor.erases)
     r.play_until(t + 6500 + 2400 + 1300)
     assert r.clock.state == cc.OVER

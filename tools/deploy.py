@@ -70,6 +70,7 @@ import sys
 import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
+import buildparts  # what tools/fwimage.py uses too
 from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_package, firmware_files
 from host_sim import boards as boardfiles  # the one board loader
 from host_sim import usb  # mpremote: shared with `python -m host_sim logs`
@@ -203,13 +204,12 @@ def app_sources(board, firmware_dir=FIRMWARE):
 SOURCE_ONLY = ("main", "board")
 # buildinfo: generated, the app's commit (host_sim.app_commit), which the
 # splash and the game logs show (firmware/appversion.py); the firmware
-# image freezes the same module (tools/fwimage.py buildinfo_source).
+# image freezes the same module (tools/buildparts.py buildinfo_source, fwimage.py too).
 BUILDINFO = "buildinfo"
 
 
 def buildinfo_source():
-    from fwimage import buildinfo_source as text  # tools/fwimage.py: the one text
-    return text(app_commit())
+    return buildparts.buildinfo_source(app_commit())   # the one text, fwimage's too
 
 
 def _ours(name):
@@ -544,31 +544,11 @@ def note(msg):
 # -- many clocks in one go (make deploy-tables, docs/hall.md) ----------------------
 
 def parse_tables(text, most=None):
-    """'1-20', '3,5,9', '1-4,8' -> [1, 2, ...] in the order given; '12-' is
-    12, 13, ... without an end (until Ctrl-C).  DeployError on anything
-    else (one line).  At most the setup menu's highest table number."""
-    if most is None:
-        import settings  # firmware/: the menu's TABLE_MAX
-        most = settings.TABLE_MAX
-    out = []
-    parts = [p.strip() for p in text.split(",")]
-    for i, p in enumerate(parts):
-        a, dash, b = p.partition("-")
-        if not a.isdigit() or (b and not b.isdigit()) or not 1 <= int(a) <= most:
-            raise DeployError("tables: expected numbers 1-%d like 1-20 or 3,5,9 (or 12- for "
-                              "12, 13, ...), got %r" % (most, text), 2)
-        if dash and not b:
-            if i != len(parts) - 1:
-                raise DeployError("tables: an open range (%s) must come last" % p, 2)
-            out.extend(range(int(a), most + 1))
-            continue
-        hi = int(b) if dash else int(a)
-        if hi < int(a) or hi > most:
-            raise DeployError("tables: %r is not a range up to %d" % (p, most), 2)
-        out.extend(range(int(a), hi + 1))
-    if len(set(out)) != len(out):
-        raise DeployError("tables: a table twice in %r" % text, 2)
-    return out
+    """buildparts.parse_tables, its complaint a DeployError (exit status 2)."""
+    try:
+        return buildparts.parse_tables(text, most)
+    except buildparts.TablesError as e:
+        raise DeployError(str(e), 2)
 
 
 ID_QUERY = "import machine; print('ID', list(machine.unique_id()))"

@@ -242,7 +242,7 @@ def scene_late(lang, shot):
 
 
 def scene_2004(lang, shot):
-    """The 20x4 build: the same game screen spread over four rows."""
+    """The 20x4 build: the times in big digits (docs/display.md)."""
     with Bench("sdev", lang, board="sim_2004") as b:
         b.moves((LEFT, 102000), (RIGHT, 2700))
         expect(b.clock.running() == cc.LEFT, "20x4 running")
@@ -270,6 +270,11 @@ FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 def _esc(text):
     return (text.replace("&", "&amp;").replace("<", "&lt;")
             .replace(">", "&gt;").replace('"', "&quot;"))
+
+
+# ROM characters the pictures' fonts often lack, drawn as their look-alikes
+# (the 20x4's colon between its big digits is the ROM's centred dot)
+SVG_CHARS = {"\uff65": "\u00b7"}
 
 
 def svg(lcd, caption):
@@ -308,6 +313,7 @@ def svg(lcd, caption):
                                        % (x + j * DOT, y + i * DOT, DOT, DOT))
             else:
                 ch = a00_char(code)
+                ch = SVG_CHARS.get(ch, ch)
                 if ch != " ":
                     ink.append('<text x="%d" y="%d">%s</text>'
                                % (x + 5 * DOT // 2, y + 7 * DOT, _esc(ch)))

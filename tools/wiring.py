@@ -33,8 +33,9 @@ class Header:
     """Where a GPIO is on a board's pin header, and what power pins it has."""
 
     def __init__(self, short, gpio_pos, gnd, supply, supply_note, adc_name,
-                 pin_name, orient):
+                 pin_name, orient, supply_3v3=None):
         self.short = short  # board name in the picture
+        self.supply_3v3 = supply_3v3  # label of the 3.3 V pin (3.3 V logic parts)
         self.gpio_pos = gpio_pos  # gpio -> (side, position, position label)
         self.gnd = gnd  # [(side, position, label)]
         self.supply = supply  # label of the 5 V pin for the LCD
@@ -75,7 +76,8 @@ def _pico():
         "VSYS: USB 5 V less a diode drop, or the battery",
         {26: "ADC0", 27: "ADC1", 28: "ADC2"}, lambda g: "GP%d" % g,
         "pin 1 top left with the USB socket up, seen from above; "
-        "pins 1-20 down the left edge, 21-40 up the right edge")
+        "pins 1-20 down the left edge, 21-40 up the right edge",
+        "3V3(OUT) (pin 36)")
 
 
 def _devkitc():
@@ -97,7 +99,8 @@ def _devkitc():
         "5V: USB 5 V, or the battery on the 5V pin",
         adc, lambda g: "IO%d" % g,
         "antenna end up, seen from above; J2 is the left header, J3 the right, "
-        "both counted from the antenna end")
+        "both counted from the antenna end",
+        "3V3 (J2-1)")
 
 
 PICO = _pico()
@@ -142,6 +145,16 @@ def groups(ns, hdr):
         ("SDA", hdr.label(sda), sda, "I2C_SDA"),
         ("SCL", hdr.label(scl), scl, "I2C_SCL"),
     ]))
+    for side in ("LEFT", "RIGHT"):
+        clk, dio = ns.get("TM_%s_CLK" % side), ns.get("TM_%s_DIO" % side)
+        if clk is None:
+            continue
+        out.append(("lcd", "TM1637 4-digit display, %s player's" % side.lower(), [
+            ("GND", hdr.nearest_gnd(clk), None, None),
+            ("VCC", hdr.supply_3v3, None, None),
+            ("CLK", hdr.label(clk), clk, "TM_%s_CLK" % side),
+            ("DIO", hdr.label(dio), dio, "TM_%s_DIO" % side),
+        ]))
     for const, title in (("BTN_LEFT", "Left player button"),
                          ("BTN_PAUSE", "Pause key"),
                          ("BTN_RIGHT", "Right player button")):
@@ -189,6 +202,8 @@ def markdown_table(board, boards_dir=BOARDS):
     ]
     for kind, title, conns in groups(ns, hdr):
         part = {"lcd": "LCD backpack", "battery": "Battery divider"}.get(kind, title)
+        if title.startswith("TM1637"):
+            part = title.replace(" 4-digit display,", "").replace("'s", "")
         for part_pin, label, gpio, const in conns:
             lines.append("| %s | %s | %s | %s | %s |" % (
                 part, part_pin, label,
@@ -225,6 +240,7 @@ PIN_X = BOX_X + BOX_W
 PART_X = 440  # where the parts start
 WIDTH = 900
 COLORS = {"GND": "#222222", "VCC": "#d62728", "SDA": "#1f77b4", "SCL": "#e6a700",
+          "DIO": "#1f77b4", "CLK": "#e6a700",
           "button": "#2ca02c", "buzzer": "#9467bd", "led": "#ff7f0e",
           "battery": "#8c564b"}
 
@@ -287,6 +303,7 @@ def svg_for(board, boards_dir=BOARDS):
     top = y - 40
     for kind, title, conns in gs:
         if kind == "lcd":
+            y += 0 if y == 110 else 16  # room for a second display's title
             y = _lcd(s, y, title, conns)
         elif kind in ONE_PIN_PARTS:
             y = _one_pin_part(s, y, kind, title, conns)
@@ -303,6 +320,9 @@ def svg_for(board, boards_dir=BOARDS):
         ("Its SDA/SCL pull-ups go to that supply: see docs/build.md on 3.3 V logic "
          "levels.  Address 0x%02X (0x3F on some backpacks)." % ns["LCD_ADDR"], False),
     ]
+    if ns.get("TM_LEFT_CLK") is not None:
+        notes.append(("TM1637 modules powered from %s, never 5 V: their CLK/DIO pull-ups "
+                      "go to that supply." % hdr.supply_3v3, False))
     if ns["BATTERY_ADC"] is not None:
         num, den = ns["BATTERY_DIVIDER"]
         notes.append(("Battery: V_bat = V_pin \u00d7 %d/%d, low warning below %d mV.  "
@@ -349,8 +369,9 @@ def _lcd(s, y, title, conns):
     s.text(x0 + 70, y - 28, title, size=12, weight="bold", fill="#1f3b73")
     # a little screen
     s.rect(x0 + 120, y - 8, 160, h - 34, fill="#9fc76a", stroke="#4a6b2a", rx=3)
-    s.text(x0 + 200, y + (h - 34) // 2 - 2, title.split(" ")[1], size=16,
-           anchor="middle", fill="#2f4a16", weight="bold")
+    big = title.startswith("TM1637")
+    s.text(x0 + 200, y + (h - 34) // 2 - 2, "88:88" if big else title.split(" ")[1],
+           size=16, anchor="middle", fill="#2f4a16", weight="bold")
     for i, (part_pin, label, _gpio, _const) in enumerate(conns):
         yy = y + i * ROW
         color = COLORS.get(part_pin, "#222222")

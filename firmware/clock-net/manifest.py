@@ -8,6 +8,10 @@ metadata(description="Scrabble tournament clock: the app with the hall's network
 
 require("clock-core")
 
-module("net.py", base_path="..")      # the hall's client: what it publishes, when
+module("net.py", base_path="..")      # the hall's client: when what goes out
+module("netcfg.py", base_path="..")   # net.json read and checked, the TLS context
+module("hallmsg.py", base_path="..")  # what it publishes: topics, state, result, log
+module("outbox.py", base_path="..")   # the QoS 1 queue and its file
 module("mqtt.py", base_path="..")     # the MQTT 3.1.1 wire under it
+module("tlsjob.py", base_path="..")   # the TLS handshake, on its own thread
 module("source.py", base_path="..")   # the clock as net.py sees it (App.hall_source())

@@ -93,6 +93,10 @@ class Hd44780Pcf8574:
         self.rows = rows
         self.strict = strict
         self.glyph_char = list(GLYPH_CHARS)
+        # how a person reads a glyph by its pattern (bytes of 8 rows): the
+        # firmware redefines CGRAM codes (hd44780.py), so a code alone does
+        # not say what a cell shows; set by attach() from the firmware's sets
+        self.pattern_char = {}
         self.ddram = bytearray(128)  # indexed by DDRAM address
         self.cgram = bytearray(64)
         self.reset_counters()
@@ -314,9 +318,13 @@ class Hd44780Pcf8574:
         for r in range(self.rows):
             s = ""
             for code in self.row_codes(r):
-                s += self.glyph_char[code & 7] if code < 16 else a00_char(code)
+                s += self._glyph(code & 7) if code < 16 else a00_char(code)
             out.append(s)
         return out
+
+    def _glyph(self, code):
+        c = self.pattern_char.get(bytes(self.cgram[code * 8:code * 8 + 8]))
+        return c if c is not None else self.glyph_char[code]
 
     def cgram_pattern(self, code):
         """The 8 row bytes of CGRAM glyph `code` (0..7)."""
@@ -325,3 +333,15 @@ class Hd44780Pcf8574:
     def glyph_rows(self, code):
         """Glyph `code` as 8 strings of 5 dots ('#' on, '.' off)."""
         return ["".join("#" if v & (0x10 >> i) else "." for i in range(5)) for v in self.cgram_pattern(code)]
+
+
+def attach(board, machine):
+    """The display family's emulator (firmware/display.py's contract): an
+    HD44780 of the board's LCD_COLS x LCD_ROWS on the fake I2C bus at its
+    LCD_ADDR, its glyphs read as the firmware means them (hd44780.CHARS)."""
+    import hd44780
+    emu = Hd44780Pcf8574(board.LCD_COLS, board.LCD_ROWS)
+    for pattern, ch in hd44780.chars().items():
+        emu.pattern_char[bytes(pattern)] = ch
+    machine.I2C(board.I2C_ID).attach(board.LCD_ADDR, emu)
+    return emu

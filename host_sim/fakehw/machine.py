@@ -8,7 +8,11 @@
 #   drives onto it (`drive(level)`, used by tests and the simulator: a switch to
 #   GND pulls it to 0).  An IRQ handler registered with `irq()` is called on the
 #   matching edge, synchronously, exactly as a hard IRQ would interrupt the
-#   main loop at that moment.
+#   main loop at that moment.  An OPEN_DRAIN pin is a wired-AND line: it reads
+#   low while it or the outside world pulls it low, else high (the pull-up,
+#   the internal one or the module's).  A device on a pin's wire
+#   (`wire(id, fn)`, e.g. fakehw/tm1637_emu.py) is told every change of the
+#   line's level, fn(id, level), and answers with drive().
 # * I2C: `writeto(addr, buf)` hands the bytes to the device attached at that
 #   address (`attach(addr, device)`); an absent address raises OSError(ENODEV)
 #   as the real bus does (errno 19 on rp2/esp32: no ACK).
@@ -23,6 +27,17 @@ IRQ_RISING = 8
 # devices, as a real board's peripherals do.
 _buses = {}
 _pins = {}
+_wires = {}  # pin id -> fn(id, level): a device watching that line
+
+
+def wire(id, fn):
+    """Connect a device to pin `id`'s line: fn(id, level) after every change
+    of its level (fn None: disconnect).  Survives the firmware creating the
+    Pin again."""
+    if fn is None:
+        _wires.pop(id, None)
+    else:
+        _wires[id] = fn
 
 
 class Pin:
@@ -46,28 +61,52 @@ class Pin:
         self.init(mode, pull, value)
 
     def init(self, mode=-1, pull=-1, value=None):
+        before = self.line()
         if mode != -1:
             self.mode = mode
+            if mode == Pin.OPEN_DRAIN and value is None:
+                value = 1  # as the rp2 port: an open-drain pin starts released
         if pull != -1:
             self.pull = pull
         if value is not None:
             self._out = 1 if value else 0
+        if self.line() != before:
+            self._tell()
 
     def value(self, v=None):
         if v is None:
-            if self.mode == Pin.OUT:
-                return self._out
-            if self._driven is not None:
-                return self._driven
-            return 1 if self.pull == Pin.PULL_UP else 0
-        self._out = 1 if v else 0
+            return self.line()
+        self._set(1 if v else 0)
         return None
 
+    def line(self):
+        """The level on the wire."""
+        if self.mode == Pin.OUT:
+            return self._out
+        if self.mode == Pin.OPEN_DRAIN:
+            if self._out == 0 or self._driven == 0:
+                return 0
+            return 1
+        if self._driven is not None:
+            return self._driven
+        return 1 if self.pull == Pin.PULL_UP else 0
+
+    def _set(self, v):
+        before = self.line()
+        self._out = v
+        if self.line() != before:
+            self._tell()
+
+    def _tell(self):
+        fn = _wires.get(self.id)
+        if fn is not None:
+            fn(self.id, self.line())
+
     def on(self):
-        self._out = 1
+        self._set(1)
 
     def off(self):
-        self._out = 0
+        self._set(0)
 
     def __call__(self, v=None):
         return self.value(v)
@@ -85,7 +124,10 @@ class Pin:
         before = self.value()
         self._driven = level
         after = self.value()
-        if self._handler is None or before == after:
+        if before == after:
+            return
+        self._tell()
+        if self._handler is None:
             return
         if after == 0 and self._trigger & IRQ_FALLING:
             self._handler(self)
@@ -173,6 +215,7 @@ def reset_world():
     """Forget every pin and bus (a fresh board, between tests)."""
     _buses.clear()
     _pins.clear()
+    _wires.clear()
 
 
 def unique_id():

@@ -7,10 +7,9 @@
 # benchmarks all drive exactly the code that runs on the clock.
 import machine
 import ticks
-from hd44780_emu import Hd44780Pcf8574
 from app import App
+import display as dispmod
 import lcd as lcdmod
-from view import GLYPH_CHARS
 
 PERIOD = 1 << 30
 LEFT = 0
@@ -85,6 +84,20 @@ def new_game():
     return end_game(False)
 
 
+def menu_pick(rig, item):
+    """In the referee menu: short pause presses until `item` is shown."""
+    for _ in range(12):
+        if rig.app.menu.item == item:
+            return
+        rig.press(PAUSE)
+    raise AssertionError("no such menu item %d" % item)
+
+
+def attach_displays(board):
+    """{family: its emulator}, each attached to the fake machine."""
+    return {n: __import__(n + "_emu").attach(board, machine) for n in dispmod.names(board)}
+
+
 class Rig:
     def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5, fs=None,
                  feed=None):
@@ -94,10 +107,10 @@ class Rig:
         self.now = t0
         self.t0 = t0
         self.step_ms = step_ms
-        self.lcd = Hd44780Pcf8574(board.LCD_COLS, board.LCD_ROWS)
-        for code in GLYPH_CHARS:  # show CGRAM glyphs as a person reads them
-            self.lcd.glyph_char[code] = GLYPH_CHARS[code]
-        machine.I2C(board.I2C_ID).attach(board.LCD_ADDR, self.lcd)
+        # each display family's emulator, host_sim/fakehw/<family>_emu.py
+        # (display.py's contract); self.lcd: the HD44780's, if the board has one
+        self.emus = attach_displays(board)
+        self.lcd = self.emus.get("hd44780")
         # The LCD driver's init delays (about 60 ms) pass in virtual time,
         # and none at all while the app is built (virtual time starts when
         # the app's main loop does, as the scenarios and replays count it).

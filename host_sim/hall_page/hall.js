@@ -15,6 +15,7 @@ var shown = null;  // the row key in the log view
 var bad = {count: 0, last: ""};
 var MAX_LOGS = 20; // game logs kept per row
 var ROUND = HallModel.newRound();  // the round, its seating and games (model.js)
+var OWNERS = HallModel.newOwners(); // each clock's account, as the recorder says (issue 29)
 
 function now() { return performance.now(); }
 
@@ -120,6 +121,11 @@ function render() {
   Object.keys(rows).forEach(function (k) {
     var x = rows[k];
     if (!x.state) { x.row.hidden = true; return; }
+    // issue 29: another account's clock is refused here as by the recorder
+    // (it stores no result of it): no row, one warning for each reason
+    var no = M.refused(OWNERS, x.account, x.state);
+    if (no !== x.refused) { x.refused = no; if (no) warn(x.key, no); }
+    if (no) { x.row.hidden = true; return; }
     try {
       renderRow(x, f, show, n);
       list.push(x);
@@ -205,6 +211,11 @@ function onMessage(topic, payload) {
     if (r.error) { warn(topic, r.error); return; }
     M.addRound(ROUND, r);
     if (ROUND.round !== null) set(document.getElementById("round"), "round " + ROUND.round);
+    return;
+  }
+  var o = M.parseOwner(EV, topic, payload.toString());
+  if (o !== null) {   // whose clock is it (issue 29): rows are checked in render()
+    if (o.error) warn(topic, o.error); else M.addOwner(OWNERS, o);
     return;
   }
   if (topic === "scrabble/" + EV + "/alarm") {   // the recorder's trouble (issue 29)

@@ -239,6 +239,36 @@ var HallModel = (function () {
     return {writing: a.writing, waiting: a.waiting, events: a.events};
   }
 
+  // Whose clock is it (issue 29): the recorder publishes each clock's account,
+  // retained, on scrabble/<event>/owner/<clock> (host_sim/hall_recorder.py
+  // publish_owners, from owners.jsonl: the deploy's line, else the first
+  // account seen with that clock).  A view refuses a clock's state or result
+  // under another account, as the recorder refuses to store it; a clock the
+  // recorder has not named yet is shown (the recorder takes it for the first
+  // account it sees).  O = newOwners(), then addOwner(O, m) for each "owner"
+  // message; refused(O, account, state) -> null or the reason.
+  function newOwners() { return Object.create(null); }
+
+  function parseOwner(event, topic, text) {
+    var p = String(topic).split("/");
+    if (p.length !== 4 || p[0] !== "scrabble" || p[1] !== event || p[2] !== "owner") return null;
+    if (!/^[\w.-]{1,40}$/.test(p[3])) return {error: "not a clock id"};
+    text = String(text);
+    if (text !== "" && num(text, 1, INT_MAX) === null) return {error: "not an account"};
+    return {kind: "owner", clock: p[3], account: text === "" ? null : text};
+  }
+
+  function addOwner(O, m) {
+    if (m.account === null) delete O[m.clock];
+    else O[m.clock] = m.account;
+  }
+
+  function refused(O, account, s) {
+    var owner = O && s ? O[s.clock] : undefined;
+    if (owner === undefined || owner === account) return null;
+    return "clock " + s.clock + " belongs to account " + owner + ", not to account " + account;
+  }
+
   // -- what a row shows --------------------------------------------------------------
   function fmt(ms) {
     // As the clock's display shows it (firmware/gamelog.py fmt_time): remaining
@@ -303,7 +333,8 @@ var HallModel = (function () {
   return {parse: parse, logLang: logLang, parseTopic: parseTopic, checkState: checkState, parseRound: parseRound,
           parseSeat: parseSeat, parseRoundTopic: parseRoundTopic, newRound: newRound,
           addRound: addRound, names: names, current: current, begun: begun, progress: progress,
-          parseAlarm: parseAlarm, fmt: fmt, brokerUrl: brokerUrl,
+          parseAlarm: parseAlarm, newOwners: newOwners, parseOwner: parseOwner,
+          addOwner: addOwner, refused: refused, fmt: fmt, brokerUrl: brokerUrl,
           signed: signed, times: times, words: words};
 })();
 

@@ -97,6 +97,7 @@ var P = {
   event: (typeof HALL !== "undefined" ? HALL.event : ""),
   cards: {},          // "table/account" -> {table, account, state, at, status, offAt, el}
   round: HallModel.newRound(),   // the round, its seating and games (model.js)
+  owners: HallModel.newOwners(), // each clock's account, as the recorder says (issue 29)
   page: 0,
   pageAt: 0,
   PAGE_MS: 10000,
@@ -169,7 +170,9 @@ var BYE_TABLE = 100000;   // bye cards stand after every table
 function render() {
   var now = pnow();
   var R = P.round;
-  var got = Projector.cardsOf(Object.keys(P.cards).map(function (k) { return P.cards[k]; }), R);
+  // (issue 29: another account's clock is refused, as by the recorder)
+  var got = Projector.cardsOf(Object.keys(P.cards).map(function (k) { return P.cards[k]; })
+      .filter(function (x) { return !HallModel.refused(P.owners, x.account, x.state); }), R);
   var all = got.cards.slice();
   // a table of the seating without a clock gets a card too
   Object.keys(R.tables).forEach(function (t) {
@@ -218,6 +221,12 @@ function onProjectorMessage(topic, text) {
   if (r !== null) {           // the round, a table's seating and games (issue 27)
     if (r.error) { P.warnings++; console.warn("projector: skipped " + topic + ": " + r.error); return; }
     HallModel.addRound(P.round, r);
+    return;
+  }
+  var o = HallModel.parseOwner(P.event, topic, String(text));
+  if (o !== null) {           // whose clock is it (issue 29)
+    if (o.error) { P.warnings++; return; }
+    HallModel.addOwner(P.owners, o);
     return;
   }
   var m = HallModel.parse(P.event, topic, String(text));

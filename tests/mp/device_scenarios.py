@@ -218,20 +218,11 @@ def scenario_end_keeps_the_last_movers_turn(board, root):
     return rig
 
 
-def _menu_pick(rig, item):
-    """In the referee menu: step (short pause presses) to `item`."""
-    for _ in range(12):
-        if rig.app.menu.item == item:
-            return
-        rig.press(PAUSE)
-    raise AssertionError("no such menu item %d" % item)
-
-
 def scenario_void_after_a_stop(board, root):
     """TSO § 5.2 d through the referee menu after someone stopped the clock:
     right's last press started left's clock, nobody noticed for 90 s; the
     referee's void gives left it all back and ends the game."""
-    import menu
+    import refereemenu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     rig.press(LEFT)                             # right runs
@@ -242,7 +233,7 @@ def scenario_void_after_a_stop(board, root):
     expect(rig.clock.penalty(LEFT) == 10, "P10 before the void", rig)
     rig.perform(gestures.referee())
     expect(rig.app.mode == 3, "referee menu", rig)
-    _menu_pick(rig, menu.R_VOID)
+    gestures.menu_pick(rig, refereemenu.R_VOID)
     expect("5.2d" in rig.screen()[0], "the 5.2d item names its side", rig)
     rig.press(RIGHT)                            # asks first (SPEC v3 §4)
     expect(rig.clock.state == cc.PAUSED, "nothing before the confirmation", rig)
@@ -257,7 +248,7 @@ def scenario_void_after_a_stop(board, root):
 def scenario_void_after_a_forfeit(board, root):
     """TSO § 5.2 d after the clock declared a forfeit (nobody noticed for five
     minutes): the referee menu on the final screen withdraws it."""
-    import menu
+    import refereemenu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     rig.press(LEFT)
@@ -267,7 +258,7 @@ def scenario_void_after_a_forfeit(board, root):
     expect(rig.clock.forfeited[LEFT] and "LOST" in rig.screen()[1], "LOST", rig)
     rig.perform(gestures.referee())
     expect(rig.app.mode == 3, "the referee menu opens on the final screen", rig)
-    expect(rig.app.menu.item == menu.R_VOID and "5.2d" in rig.screen()[0],
+    expect(rig.app.menu.item == refereemenu.R_VOID and "5.2d" in rig.screen()[0],
            "the final screen's menu starts at its first item, 5.2d", rig)
     rig.press(RIGHT)                            # asks first (SPEC v3 §4)
     expect(rig.clock.forfeited[LEFT], "nothing before the confirmation", rig)
@@ -438,7 +429,7 @@ def scenario_results_of_the_last_games(board, root):
     """SPEC v3 §4: the results of the last games (both final times, overtime,
     penalty points, a forfeit, when the game ended) can be read on the clock
     afterwards, from the setup menu, out of the game logs."""
-    import menu
+    import setupmenu
     write_settings(root, "sdev", 60)
     rig = boot(board, root)
     # game 1: right forfeits (TSO § 5.2 c)
@@ -461,7 +452,7 @@ def scenario_results_of_the_last_games(board, root):
     expect(rig.clock.state == cc.READY, "ready for game 3", rig)
     rig.perform(gestures.long_press())          # the setup menu
     for _ in range(12):
-        if rig.app.menu.item == menu.S_RESULTS:
+        if rig.app.menu.item == setupmenu.S_RESULTS:
             break
         rig.press(PAUSE)
     expect("Last games" in rig.screen()[0], "the results item", rig)
@@ -496,8 +487,11 @@ def _bus(board):
 
 
 def _expected_screen(rig):
-    import view
-    return [view.to_text(r) for r in rig.app.view.render(rig.clock)]
+    import hd44780
+    a = rig.app
+    f = a.frame
+    return hd44780.text_of(rig.clock, a.display.cols, a.display.nrows, f.language,
+                           f.hall, f.notice)
 
 
 def scenario_bus_faults(board, root):
@@ -868,19 +862,49 @@ def scenario_press_during_lcd_write(board, root):
     return rig
 
 
+def big_time(rows, pos):
+    """The time the 20x4's big digits show at column pos of rows 0-1, read
+    back from the emulator's text through bigview.py's font ("-0:01")."""
+    import bigview
+    chars = {}
+    for d in range(12):
+        cells = ""
+        for i in range(4):
+            code = bigview.FONT[d * 4 + i]
+            cells += bigview.GLYPH_CHARS[code] if code < 8 else " "
+        chars[cells] = "0123456789- "[d]
+    out = ""
+    for p in (pos, pos + 2, -1, pos + 5, pos + 7):
+        if p < 0:
+            out += ":" if rows[0][pos + 4] == rows[1][pos + 4] == "\uff65" else "?"
+            continue
+        out += chars.get(rows[0][p:p + 2] + rows[1][p:p + 2], "?")
+    return out
+
+
 def scenario_20x4_layout(board4, root):
-    """A 20x4 display (boards/sim_2004.py): header, times, info, status."""
+    """A 20x4 display (boards/sim_2004.py): the times in big digits on rows
+    0-1 with the marks between them, info and status on row 2, the rules on
+    row 3 (issue 28, docs/display.md)."""
     write_settings(root, "sdev", 60)
     rig = boot(board4, root)
     rows = rig.screen()
-    expect(rows[0].startswith("sdev 01:00"), "header", rig)
-    expect(rows[1] == "  01:00       01:00 ", "times row", rig)
-    expect(rows[3].strip() == "READY", "status row", rig)
+    expect(big_time(rows, 0) == " 1:00" and big_time(rows, 11) == " 1:00", "big times", rig)
+    expect(rows[3].strip() == "sdev 01:00", "rules row", rig)
+    expect(rows[2].strip() == "READY", "status", rig)
+    expect(rows[0][9:11] == "  ", "no marks in ready", rig)
     rig.press(LEFT)
+    rows = rig.screen()
+    expect(rows[0][9:11] == " \u2192" and rows[1][9:11] == " \u2192", "right runs: ->", rig)
     rig.run(61500)
     rows = rig.screen()
-    expect(rows[1][13:20] == "-00:01" + RUN_R, "right in overtime, running", rig)
+    expect(big_time(rows, 11) == "-0:01", "right in overtime: a big minus", rig)
+    expect(big_time(rows, 0) == " 1:00", "left untouched", rig)
     expect(rows[2].rstrip().endswith("P10"), "penalty under the right time", rig)
+    rig.press(PAUSE)
+    rows = rig.screen()
+    expect(rows[0][9:11] == " \u2588", "the side the pause stopped: a block", rig)
+    expect("PAUSE" in rows[2], "PAUSE", rig)
     return rig
 
 

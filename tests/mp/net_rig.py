@@ -23,6 +23,7 @@ import sys
 import time
 
 import micropython
+import hallmsg
 import mqtt
 import net
 import sim as board  # boards/sim.py: on MICROPYPATH
@@ -39,7 +40,7 @@ def settings(root, base_s):
     f.close()
 
 
-def make(root, port, password, table=1, step_ms=5):
+def make(root, port, password, table=1, step_ms=5, stack=None):
     settings(root, 60)
     rig = Rig(board, root, step_ms=step_ms)
     cfg = {"host": "127.0.0.1", "port": port, "event": "mp", "table": table,
@@ -51,9 +52,9 @@ def make(root, port, password, table=1, step_ms=5):
     except OSError:
         pass
     a = rig.app   # (as App does on a board with Wi-Fi; host_sim.hall_sim.attach)
+    kw = {} if stack is None else {"stack": stack}   # (else the board's default)
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
-                    a.add, "mp%03d" % table)
-    a.settings.hall = a.net
+                    a.add, "mp%03d" % table, **kw)
     return rig
 
 
@@ -128,7 +129,7 @@ def waiting(root, port, password):
     rig.run(3000)
     rig.press(RIGHT)
     rig.perform(gestures.end_game(True))
-    acked = until(rig, lambda: n.acked_r == 1 and not n.unsent and not n.wire.busy()
+    acked = until(rig, lambda: n.box.acked == 1 and not n.box.unsent and not n.wire.busy()
                   and len(n.q1) == 1)
     step = rig.app.step
 
@@ -141,7 +142,7 @@ def waiting(root, port, password):
     per_iter = alloc(idle, 500)
     n.resend_at = rig.now
     before = n.published
-    until(rig, lambda: n.published > before and n.acked_r == 1, 3000)
+    until(rig, lambda: n.published > before and n.box.acked == 1, 3000)
     return {"connected": ok, "acked_unconfirmed": acked, "waiting_bytes_per_iter": per_iter,
             "resent": n.published - before, "kept": len(n.q1), "note": n.note}
 
@@ -160,12 +161,11 @@ def loop(root, port, password, n_iter, threaded=None):
     (issue 29): the clock connects over TLS again and again (a reconnect
     forced every 200 iterations: a TLS handshake each time), the handshake
     on its own thread (1) or in the loop's own steps (0)."""
-    rig = make(root, port, password, step_ms=5)
+    stack = None if threaded is None else (board.TLS_THREAD_STACK if threaded else 0)
+    rig = make(root, port, password, step_ms=5, stack=stack)
     if port == 0:
         rig.app.net = None  # the baseline: the same loop without the network
     n = rig.app.net
-    if threaded is not None:
-        n.wire.threaded = bool(threaded)
     rig.run(1700)
     rig.press(LEFT)
     worst = 0
@@ -186,6 +186,15 @@ def loop(root, port, password, n_iter, threaded=None):
             "note": n.note if n else "", "connects": n.connects if n else 0, "rem": [rig.clock.rem[0], rig.clock.rem[1]]}
 
 
+def stack(root, port, password, size):
+    """A board whose TLS_THREAD_STACK is `size` (0: the handshake in the
+    loop's own steps): does it connect, and did a thread do the handshake."""
+    rig = make(root, port, password, stack=size)
+    n = rig.app.net
+    ok = until(rig, lambda: n.st == net.UP and n.subscribed)
+    return {"connected": ok, "note": n.note, "thread": n.wire.hs.threads > 0}
+
+
 def blocking_connect(port, password, timeout_s):
     """What a blocking client (umqtt.simple's connect(): socket.connect, then
     read(4) for the CONNACK) costs one loop iteration: us until it returns,
@@ -197,7 +206,7 @@ def blocking_connect(port, password, timeout_s):
         s.settimeout(timeout_s)
         s.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
         s.write(mqtt.connect_packet("blocking", "1", password, "scrabble/mp/1/status", "x",
-                                     net.KEEPALIVE_S))
+                                     hallmsg.KEEPALIVE_S))
         s.read(4)
     except OSError:
         pass
@@ -213,6 +222,8 @@ if __name__ == "__main__":
         r = waiting(root, port, password)
     elif what == "tlsloop":
         r = loop(root, port, password, int(sys.argv[5]), int(sys.argv[6]))
+    elif what == "stack":
+        r = stack(root, port, password, int(sys.argv[5]))
     elif what == "refused":
         r = refused(root, port, password)
     elif what == "blocking":

@@ -20,14 +20,6 @@ from mptest import MICROPYTHON, small_heap
 if not MICROPYTHON:
     from norfs import BLOCK, Nor, NorFS, PowerCut  # noqa: F401
 
-    def copy_nor(src):
-        nor = Nor(src.blocks)
-        nor.buffer[:] = src.buffer
-        return nor
-
-    def power_cut(fs):
-        return NorFS(copy_nor(fs.nor), fresh=False)
-
 else:
     import os
     from norraw import BLOCK, PowerCut, Raw
@@ -163,10 +155,14 @@ else:
         def files(self, folder="/"):
             return os.listdir(self.root + "/" + folder.strip("/"))
 
-    def copy_nor(src):
-        nor = Nor(src.blocks)
-        nor.buffer[:] = src.buffer
-        return nor
 
-    def power_cut(fs):
-        return NorFS(copy_nor(fs.nor), fresh=False)
+def copy_nor(src):
+    """A copy of a flash, not mounted."""
+    nor = Nor(src.blocks)
+    nor.buffer[:] = src.buffer
+    return nor
+
+
+def power_cut(fs):
+    """The flash as a power cut leaves it, mounted again."""
+    return NorFS(copy_nor(fs.nor), fresh=False)

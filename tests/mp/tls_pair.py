@@ -51,10 +51,9 @@ class End(io.IOBase):
         return 0
 
 
-def handshake(ballast=0):
-    hold = bytearray(ballast) if ballast else None
-    gc.collect()
-    a, b = Box(), Box()
+def contexts():
+    """(the clock's context: the hall CA pinned, the broker's: its certificate
+    and key)"""
     cctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     cctx.verify_mode = ssl.CERT_REQUIRED
     if TLS:
@@ -63,6 +62,14 @@ def handshake(ballast=0):
         cctx.load_verify_locations(cadata=binascii.a2b_base64(CA))
     sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     sctx.load_cert_chain(binascii.a2b_base64(SERVER_CERT), binascii.a2b_base64(SERVER_KEY))
+    return cctx, sctx
+
+
+def handshake(ballast=0):
+    hold = bytearray(ballast) if ballast else None
+    gc.collect()
+    a, b = Box(), Box()
+    cctx, sctx = contexts()
     gc.collect()
     free0 = gc.mem_free()
     alloc0 = gc.mem_alloc()
