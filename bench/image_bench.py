@@ -41,9 +41,19 @@ LEFT, RIGHT, PAUSE = 14, 15, 13
 GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "60"))   # (fewer: a quick look)
 PICO_W_HEAP = 210016        # RPI_PICO_W v1.28.0: __GcHeapEnd - __GcHeapStart
 GAP_MS = 600                # between presses (the game's 500 ms lock-out)
-NET_JSON = (b'{"host": "192.168.1.10", "port": 1883, "event": "open", "table": 7, '
-            b'"user": "7", "password": "bench-password-0123456789", '
-            b'"client_id": "c7-0123456789abcdef", "ssid": "", "wifi_password": ""}\n')
+
+
+def net_json(folder):
+    """A table's net.json as `hall clock-config` writes it, with a hall CA
+    made in `folder` (host_sim/hall_tls.py): net.py checks it (the CA loaded
+    into an ssl context) and runs; without the CA (issue 29) it stays off."""
+    import json
+    from host_sim import hall_tls
+    hall_tls.ensure(folder)
+    return (json.dumps({"host": "192.168.1.10", "port": 8883, "event": "open", "table": 7,
+                        "user": "7", "password": "bench-password-0123456789",
+                        "client_id": "c7-0123456789abcdef", "ssid": "", "wifi_password": "",
+                        "ca": hall_tls.ca_pem(folder)}) + "\n").encode()
 
 CODE = """\
 import gc, micropython, time
@@ -61,9 +71,12 @@ a = App(board, machine)
 c = a.clock
 info('BOOT')
 E = [0, 0, 0]   # MemoryErrors, collections, steps
+def pause():
+    now = time.ticks_ms()
+    a._sleep(time.sleep_ms, now, a._pause_ms(now))
 while c.state == cc.READY:
     a.step()
-    time.sleep_ms(a._pause_ms())
+    pause()
 gc.collect()
 last = gc.mem_alloc()
 while c.state != cc.OVER:
@@ -76,7 +89,7 @@ while c.state != cc.OVER:
         E[1] += 1
     last = m
     E[2] += 1
-    time.sleep_ms(a._pause_ms())
+    pause()
 print('GAME', E[0], E[1], E[2])
 info('OVER')
 print('END', 'OK')
@@ -135,6 +148,9 @@ def game_run(uf2, fs_image, flash, heap=0):
         raise RuntimeError("the game run did not finish:\n" + out[-1500:])
     boot = _heap_lines(out, "BOOT")
     over = _heap_lines(out, "OVER")
+    if heap and not boot[2]:    # the pico_w runs: net.py must run
+        why = [ln for ln in out.splitlines() if "network" in ln or "net.json" in ln]
+        raise RuntimeError("net.py did not run (%s)" % ("; ".join(why) or "no reason printed"))
     return {"boot_free": boot[0], "boot_alloc": boot[1], "net": boot[2], "boot_block": boot[3],
             "over_free": over[0], "over_alloc": over[1], "over_block": over[3],
             "memory_errors": int(m.group(1)), "collections": int(m.group(2)),
@@ -211,9 +227,10 @@ def measure(log=None, workers=6, only=None):
             return p
 
         empty = fs("empty", {})
-        net = fs("net", {"net.json": NET_JSON})
+        cfg = net_json(os.path.join(d, "hall"))
+        net = fs("net", {"net.json": cfg})
         pico_bundle = bundle("pico", None)
-        w_bundle = bundle("pico_w", {"net.json": NET_JSON})
+        w_bundle = bundle("pico_w", {"net.json": cfg})
         runs = [("pico_frozen", game_run, imgs["pico"]["path"], empty, 0),
                 ("pico_mpy", game_run, official, pico_bundle, 0),
                 ("pico_w_frozen", game_run, imgs["pico_w"]["path"], net, PICO_W_HEAP),
@@ -253,9 +270,14 @@ FIGURES = ("target_free_heap_after_boot_bytes", "image_pico_free_after_game_byte
            "image_pico_uf2_bytes", "image_pico_w_flash_bytes")
 
 
-def figures(r=None):
+FROZEN_RUNS = ("pico_frozen", "pico_w_frozen", "boot_frozen")
+MPY_RUNS = ("pico_mpy", "pico_w_mpy", "boot_mpy")   # the baseline (bench/run.py keeps it)
+
+
+def figures(r=None, mpy_how=""):
     """[Figure] of measure() (or of its result `r`): the frozen images
-    against the .mpy deployment."""
+    against the .mpy deployment (`mpy_how`: when and where that baseline was
+    measured, added to its texts)."""
     from bench.figures import BenchError, Figure
     try:
         r = r or measure()
@@ -265,11 +287,11 @@ def figures(r=None):
     game = ("a game of %d turns, each with a stop (pause, resume), to its end, played "
             "through the GPIOs at the REPL (bench/image_bench.py)" % GAME_STOPS)
     fro = "the app frozen into MicroPython v1.28.0 (make firmware, RPI_PICO), on rp2040js"
-    mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)"
+    mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)%s" % mpy_how
     wfro = ("pico_w frozen on an RPI_PICO image with lwIP and no radio (rp2040js has no "
             "CYW43), net.json present (net.py running), the heap cut to a Pico W's "
             "%d B by a ballast" % PICO_W_HEAP)
-    wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem"
+    wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem%s" % mpy_how
     notes_w = ["after boot: %d B free, largest block %d B (the .mpy bundle: %d B, %d B)"
                % (wf["boot_free"], wf["boot_block"], wm["boot_free"], wm["boot_block"]),
                "after the game: %d B allocated, live (the .mpy bundle: %d B)"

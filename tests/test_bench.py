@@ -258,3 +258,73 @@ def test_the_kept_baselines_file_names_its_commits():
     for name, e in data.items():
         assert set(e) >= {"value", "notes", "commit", "date"}, name
         assert re.match(r"^[0-9a-f]{7,}$", e["commit"]), (name, e["commit"])
+
+
+def test_image_figures_measure_the_frozen_runs_and_keep_the_mpy_baseline(monkeypatch, tmp_path):
+    """Issue 30 ("a bench people run"): `make bench` boots only the frozen
+    images; their baseline, today's .mpy deployment (three more emulator
+    runs), is kept in bench/baselines.json with its commit and measured again
+    only with --baselines (or when none is kept)."""
+    import json
+    from bench import image_bench
+    game = {"boot_free": 1, "boot_alloc": 2, "net": 1, "boot_block": 3, "over_free": 4,
+            "over_alloc": 5, "over_block": 6, "memory_errors": 0, "collections": 0,
+            "steps": 7}
+    asked = []
+
+    def measure(only=None, **_):
+        asked.append(only)
+        runs = only or image_bench.FROZEN_RUNS + image_bench.MPY_RUNS
+        r = {n: ([10, 20] if n.startswith("boot") else dict(game)) for n in runs}
+        r["images"] = {"pico": {"bytes": 8, "flash_bytes": 9},
+                       "pico_w": {"bytes": 10, "flash_bytes": 11}}
+        r["official_uf2_bytes"] = 12
+        return r
+
+    path = tmp_path / "baselines.json"
+    path.write_text("{}")
+    monkeypatch.setattr(image_bench, "measure", measure)
+    monkeypatch.setattr(bench, "BASELINES", str(path))
+    monkeypatch.setattr(bench._Kept, "data", None)
+    monkeypatch.setattr(bench._Kept, "new", {})
+    monkeypatch.setattr(bench._Kept, "remeasure", False)
+    figs = bench.image_figures()            # none kept: all six runs, the baseline noted
+    assert asked == [None] and "image_mpy" in bench._Kept.new
+    assert "measured in this run" in figs[0].baseline_what
+    assert bench.write_baselines()
+    assert set(json.loads(path.read_text())["image_mpy"]["value"]) == set(image_bench.MPY_RUNS)
+    bench._Kept.data, bench._Kept.new = None, {}
+    figs = bench.image_figures()            # kept: the frozen runs only
+    assert asked[1] == image_bench.FROZEN_RUNS and bench._Kept.new == {}
+    assert "bench/baselines.json" in figs[0].baseline_what
+    assert [f.name for f in figs] == list(image_bench.FIGURES)
+
+
+def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeypatch):
+    """Issue 30 ("a bench people run"): the emulated Pico's figures (simulated
+    time) run EMULATORS at a time, once the wall-clock figures, which other
+    work on the machine would disturb, have run alone."""
+    import threading
+    order, both = [], threading.Barrier(2, timeout=10)
+
+    def wall():
+        order.append("wall")
+        return bench.Figure("accounting_error_ms", 0, "ms", 1, "w", "b")
+
+    def emu(name):
+        def fn():
+            order.append(name)
+            both.wait()          # the two emulated groups at once, or this times out
+            return bench.Figure(name, 1, "ms", 2, "w", "b")
+        return fn
+
+    monkeypatch.setattr(bench, "EMULATORS", 2)
+    monkeypatch.setattr(bench, "MEASURES", (
+        (("target_cpu_busy_fraction",), emu("target_cpu_busy_fraction"), bench.EMULATED),
+        (("accounting_error_ms",), wall),
+        (("image_pico_uf2_bytes",), emu("image_pico_uf2_bytes"), bench.EMULATED)))
+    figs, failures = bench.measure()
+    assert failures == [] and order[0] == "wall" and len(order) == 3
+    assert [f.name for f in figs] == [n for n in bench.ALL if n in
+                                      ("accounting_error_ms", "target_cpu_busy_fraction",
+                                       "image_pico_uf2_bytes")]
