@@ -1273,6 +1273,11 @@ def _tls(name):
     return measure_tls
 
 
+# every display family on the emulated Pico (issue 28): family_figures()
+FAMILY_FIGURES = ("target_press_to_display_ms_p99_2004", "target_press_to_display_ms_p99_tm1637",
+                  "target_heap_bytes_running_6s_tm1637")
+
+
 ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second",
        "lcd_bytes_per_minute", "press_to_charge_error_ms", "flash_bytes_per_hour",
        "flash_writes_per_hour", "mpy_total_bytes", "mpy_total_bytes_pico_w",
@@ -1286,7 +1291,45 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "press_to_page_p50_ms", "press_to_page_p99_ms",
        "tls_worst_loop_us_connecting"
        ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + TARGET_TLS_FIGURES + \
-    TARGET_TLS_PRESS_FIGURES + image_bench.FIGURES
+    TARGET_TLS_PRESS_FIGURES + FAMILY_FIGURES + image_bench.FIGURES
+
+
+# == every display family on the emulated Pico (issue 28) ===========================
+def family_figures():
+    """Press-to-display and heap per loop for the display families beside
+    the 16x2 (whose figures are target_press_to_lcd_ms_* and
+    target_heap_bytes_running_6s): the 20x4's big digits (boards/pico_2004.py)
+    and the two TM1637 modules (boards/pico_tm1637.py, read from their wire)."""
+    from bench import press_bench, target_bench
+    from host_sim import target
+    why = target.pico_missing()
+    if why:
+        raise BenchError(why)
+    how = ("%d presses at random simulated ms on the emulated Pico (the official "
+           "MicroPython RPI_PICO v1.28.0 on rp2040js, main.py from the deployed bundle), "
+           "as target_press_to_lcd_ms_p99, " % PICO_PRESSES)
+    figs = []
+    for name, r, what in (
+            (FAMILY_FIGURES[0], press_bench.pico_game(PICO_PRESSES, board="pico_2004"),
+             "the 20x4 LCD's big digits (boards/pico_2004.py), the press read from the "
+             "LCD decoded from its I2C traffic"),
+            (FAMILY_FIGURES[1], press_bench.pico_tm1637(PICO_PRESSES),
+             "two TM1637 modules beside the 16x2 (boards/pico_tm1637.py), the press read "
+             "from the modules' wire (target/tm1637.js)")):
+        p50, p99 = press_bench.pct(r["lat_ms"])
+        figs.append(Figure(name, round(p99, 1), "ms", 30,
+                           "from a key's pin edge to the display showing it, 99th "
+                           "percentile: " + how + what, "the budget (SPEC v3 §6)",
+                           "<= 30 (SPEC v3 §6)",
+                           p99 <= 30, ["median %.1f ms, max %.1f ms" % (p50, max(r["lat_ms"]))]))
+    t = target_bench.tm1637_steps()
+    figs.append(Figure(FAMILY_FIGURES[2], t["tm1637_heap_run_window"], "bytes", 0,
+                       "as target_heap_bytes_running_6s, on boards/pico_tm1637.py (the LCD "
+                       "and the two TM1637 modules drawn; %d iterations)"
+                       % round(t["tm1637_iterations_per_s"] * 6),
+                       "the budget: SPEC §6, no garbage collection during a game", "0",
+                       t["tm1637_heap_run_window"] == 0))
+    return figs
 
 
 def _hall(name):
@@ -1326,6 +1369,7 @@ MEASURES = (
     (TARGET_PRESS_FIGURES, target_press_to_lcd, EMULATED),
     (TARGET_TLS_FIGURES, _tls("target_tls_figures"), EMULATED),
     (TARGET_TLS_PRESS_FIGURES, _tls("target_tls_press_figures"), EMULATED),  # two cores (issue 29)
+    (FAMILY_FIGURES, family_figures, EMULATED),          # every display family (issue 28)
     (image_bench.FIGURES, image_figures, EMULATED),      # the firmware image (issue 30)
 )
 

@@ -323,7 +323,7 @@ class App:
         """Setup left: its settings saved, in force; a new game if the rules changed."""
         s = self.settings
         s.save()
-        self.buzzer.enabled = s.sound
+        self.buzzer.set_enabled(s.sound)
         self.frame.set_language(s.lang)
         self.log.set_lang(s.lang)
         was, self._setup_was = self._setup_was, None

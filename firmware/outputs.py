@@ -32,6 +32,10 @@ class Buzzer:
         self.last = -1      # the last pattern started
         self.sounding = False
 
+    def set_enabled(self, on):
+        """Sound on or off (the setup menu's Sound item)."""
+        self.enabled = on
+
     def beep(self, kind, now):
         if not self.enabled:
             return

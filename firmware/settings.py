@@ -75,6 +75,10 @@ def _is_int(v):
     return type(v) is int  # not bool (JSON true/false)
 
 
+_EDITABLE = ("base_left", "base_right", "lang", "sound", "zero", "penalty",
+             "forfeit", "window", "table")
+
+
 class Settings:
     def __init__(self):
         self.profile = "sdev"
@@ -99,6 +103,13 @@ class Settings:
         """Choose a profile; the base times jump to its default."""
         self.profile = name
         self.base_left = self.base_right = profiles.PROFILES[name]["base"]
+
+    def put(self, name, value):
+        """One value the setup menu changed (a name of as_dict()'s; the menu
+        writes the settings only through this and set_profile())."""
+        if name not in _EDITABLE:
+            raise KeyError(name)
+        setattr(self, name, value)
 
     def rules(self):
         """The profiles.Rules these settings give, from the numbers as they

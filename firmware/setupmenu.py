@@ -106,38 +106,37 @@ class SetupMenu:
             s.set_profile(cycle(profiles.NAMES, s.profile, up))
         elif it == S_BASE:
             if can_shift(s.base_left, s.base_right, up):
-                s.base_left = base_step(s.base_left, up)
-                s.base_right = base_step(s.base_right, up)
+                s.put("base_left", base_step(s.base_left, up))
+                s.put("base_right", base_step(s.base_right, up))
         elif it == S_BASE_L:
-            s.base_left = step(s.base_left, st.BASE_STEP, up, st.BASE_MIN,
-                                st.BASE_MAX)
+            s.put("base_left", step(s.base_left, st.BASE_STEP, up, st.BASE_MIN,
+                                    st.BASE_MAX))
         elif it == S_BASE_R:
-            s.base_right = step(s.base_right, st.BASE_STEP, up, st.BASE_MIN,
-                                 st.BASE_MAX)
+            s.put("base_right", step(s.base_right, st.BASE_STEP, up, st.BASE_MIN,
+                                     st.BASE_MAX))
         elif it == S_ZERO:
-            s.zero = profiles.ZERO_FLAG if s.zero == profiles.ZERO_OVERTIME \
-                else profiles.ZERO_OVERTIME
+            s.put("zero", profiles.ZERO_FLAG if s.zero == profiles.ZERO_OVERTIME
+                  else profiles.ZERO_OVERTIME)
         elif it == S_PENALTY:
-            s.penalty = step(s.penalty, st.PENALTY_STEP, up, 0,
-                              st.PENALTY_MAX)
+            s.put("penalty", step(s.penalty, st.PENALTY_STEP, up, 0, st.PENALTY_MAX))
         elif it == S_FORFEIT:
             f = s.forfeit
             if f < 0:
                 if up:
-                    s.forfeit = st.FORFEIT_MIN
+                    s.put("forfeit", st.FORFEIT_MIN)
             elif not up and f <= st.FORFEIT_MIN:
-                s.forfeit = -1
+                s.put("forfeit", -1)
             else:
-                s.forfeit = step(f, st.FORFEIT_STEP, up, st.FORFEIT_MIN,
-                                  st.FORFEIT_MAX)
+                s.put("forfeit", step(f, st.FORFEIT_STEP, up, st.FORFEIT_MIN,
+                                      st.FORFEIT_MAX))
         elif it == S_WINDOW:
-            s.window = step(s.window, st.WINDOW_STEP, up, 0, st.WINDOW_MAX)
+            s.put("window", step(s.window, st.WINDOW_STEP, up, 0, st.WINDOW_MAX))
         elif it == S_LANG:
-            s.lang = cycle(lang.LANGS, s.lang, up)
+            s.put("lang", cycle(lang.LANGS, s.lang, up))
         elif it == S_SOUND:
-            s.sound = not s.sound
+            s.put("sound", not s.sound)
         elif it == S_TABLE:
-            s.table = step(s.table, 1, up, 0, st.TABLE_MAX)
+            s.put("table", step(s.table, 1, up, 0, st.TABLE_MAX))
 
     def mark(self):
         self._saved = (self.item, self.settings.as_dict())
