@@ -133,7 +133,9 @@ def ensure(folder, ips=("127.0.0.1",)):
     missing).  True if anything was made."""
     os.makedirs(folder, exist_ok=True)
     made = False
-    with tempfile.TemporaryDirectory(prefix="hall-ca-") as tmp:
+    # (the work folder inside the hall's: its files are renamed into place,
+    # which fails across filesystems, e.g. a hall folder on its own disk)
+    with tempfile.TemporaryDirectory(prefix=".hall-ca-", dir=folder) as tmp:
         ca = os.path.join(folder, CA_CERT)
         if not (os.path.isfile(ca) and os.path.isfile(os.path.join(folder, CA_KEY))):
             for p in (BROKER_CERT, BROKER_KEY):

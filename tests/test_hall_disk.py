@@ -120,3 +120,17 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
     for r in rows:
         c = fleet.clocks[int(r["table"]) - 1]
         assert (int(r["left_time"]), int(r["right_time"])) == tuple(c.rig.clock.rem[:2]), r
+
+
+def test_the_halls_keys_are_made_on_a_disk_of_its_own(small_disk):
+    """A hall folder on a filesystem of its own (a USB stick, a small
+    partition): the CA and the broker's key and certificate are made there
+    and renamed into place on that filesystem (the work folder was /tmp's,
+    and `make bench` failed with "Invalid cross-device link")."""
+    from host_sim import hall_tls
+    folder = str(small_disk / "hall")
+    assert hall_tls.ensure(folder)
+    for name in (hall_tls.CA_KEY, hall_tls.BROKER_KEY):
+        assert os.stat(os.path.join(folder, name)).st_mode & 0o777 == 0o600
+    assert hall_tls.broker_ips(folder) >= {"127.0.0.1"}
+    assert not [n for n in os.listdir(folder) if n.startswith(".hall-ca-")]
