@@ -31,7 +31,7 @@
 #              a new frame
 import clockcore as cc
 import lang
-from profiles import fmt_mmss
+from profiles import fmt_mmss, shown_secs
 
 I_NONE = 0
 I_LOST = 1
@@ -104,7 +104,7 @@ class Frame:
         frame; between them only the running side's seconds, the challenge
         window's and the lateness can move."""
         r = c.running()
-        k = (c.rem[r] + 999) // 1000 if r >= 0 else 0
+        k = shown_secs(c.rem[r]) if r >= 0 else 0   # (the one display rounding)
         w = (c.win + 999) // 1000
         if k != self._k_run or w != self._k_win or r != self._k_side:
             self._k_run = k
