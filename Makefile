@@ -26,7 +26,8 @@ $(STAMP): requirements.txt
 # make deps: the Debian packages the tests drive, one explicit step that
 # `make test`, `make bench` and `make hall` call first: tmux (the simulator's
 # terminal test), qemu-system-arm (the suites on a 32-bit MicroPython image),
-# mosquitto (the tournament hall's broker), chromium + chromium-driver (the
+# mosquitto (the tournament hall's broker), mosquitto-clients (mosquitto_sub:
+# the instrument of make bench's hall_messages_per_second), chromium + chromium-driver (the
 # director's page in a real browser), npm (the page's MQTT library and the
 # emulated Pico), poppler-utils (pdftoppm: the printable cards' pages), the
 # ARM toolchain and cmake (make firmware: gcc-arm-none-eabi, its newlib and
@@ -34,7 +35,7 @@ $(STAMP): requirements.txt
 # so; otherwise it prints one line naming what to install, and the tests that
 # need them are skipped; under CI=true a missing one fails the run.
 OS_TOOLS := tmux:tmux qemu-system-arm:qemu-system-arm mosquitto:mosquitto \
-            mosquitto_passwd:mosquitto chromium:chromium chromedriver:chromium-driver npm:npm \
+            mosquitto_passwd:mosquitto mosquitto_sub:mosquitto-clients chromium:chromium chromedriver:chromium-driver npm:npm \
             pdftoppm:poppler-utils arm-none-eabi-gcc:gcc-arm-none-eabi cmake:cmake c++:build-essential \
             /usr/lib/arm-none-eabi/newlib/libc.a:libnewlib-arm-none-eabi \
             /usr/lib/arm-none-eabi/newlib/libstdc++.a:libstdc++-arm-none-eabi-newlib

@@ -161,8 +161,9 @@ def test_not_a_number_is_a_failure(value):
         bench.fmt(value)
 
 
-@pytest.mark.skipif(__import__("host_sim.hall", fromlist=["x"]).find_mosquitto() is None,
-                    reason="mosquitto missing (make deps)")
+@pytest.mark.skipif(__import__("host_sim.hall", fromlist=["x"]).find_mosquitto() is None
+                    or __import__("shutil").which("mosquitto_sub") is None,
+                    reason="mosquitto or mosquitto-clients missing (make deps)")
 def test_hall_figures_small():
     """The tournament hall's quick figures (issue 14): heap per message under
     MicroPython, the hall's throughput on a short run.  (The loop-latency and
