@@ -341,33 +341,47 @@ def hall_throughput(seconds=3.0, clocks=50, runs=3):
         ">= 80%% of the baseline and > %d" % need, rate >= 0.8 * base and rate > need)]
 
 
-def hall_attacks():
-    """Every attack of host_sim/hall_attacks.py against the hall as generated,
-    and against the same hall with main's ACL."""
+def attacks_now():
+    """Every attack of host_sim/hall_attacks.py and host_sim/hall_sniff.py
+    against the hall as generated: [(name, repelled, detail)]."""
     from host_sim import hall_attacks as A
     from host_sim import hall_sniff as S
-    out = {}
     with tempfile.TemporaryDirectory() as d:
-        for name, legacy in (("new", False), ("old", True)):
-            h, pw = _hall(os.path.join(d, name), tables=8)
-            if legacy:
-                _legacy(h)
-            h.start()
-            try:
-                out[name] = A.run_all(h)
-                if not legacy:   # issue 29: a listener on the Wi-Fi tries what it records
-                    out[name] += S.run_all(h, workdir=d)
-            finally:
-                h.stop()
-        # the sniffing attacks' baseline: the same hall in clear (before issue 29)
+        h, pw = _hall(os.path.join(d, "new"), tables=8)
+        h.start()
+        try:
+            # (then a listener on the Wi-Fi tries what it records: issue 29)
+            return A.run_all(h) + S.run_all(h, workdir=d)
+        finally:
+            h.stop()
+
+
+def attacks_before():
+    """The same attacks against the hall as it was: main's ACL before issue
+    19 (%u patterns), the sniffing ones against it in clear as before issue
+    29 (the baseline: bench/run.py keeps it).  [(name, repelled, detail)]"""
+    from host_sim import hall_attacks as A
+    from host_sim import hall_sniff as S
+    with tempfile.TemporaryDirectory() as d:
+        h, pw = _hall(os.path.join(d, "old"), tables=8)
+        _legacy(h)
+        h.start()
+        try:
+            out = A.run_all(h)
+        finally:
+            h.stop()
         h, pw = _hall(os.path.join(d, "clear"), tables=8)
         _in_clear(h)
         h.start_broker()     # (the recorder speaks TLS only: none here)
         try:
-            out["old"] += S.run_all(h, tls=False, workdir=d)
+            out += S.run_all(h, tls=False, workdir=d)
         finally:
             h.stop()
-    new, old = out["new"], out["old"]
+    return out
+
+
+def attacks_figure(new, old, old_how=""):
+    """hall_attacks_repelled from attacks_now() and attacks_before()."""
     ok = sum(1 for r in new if r[1])
     failed = [r[0] for r in new if not r[1]]
     through = [r[0] for r in old if not r[1]]
@@ -385,8 +399,8 @@ def hall_attacks():
         "another CA or in clear) repelled by the hall as generated%s" % (
             "; NOT repelled: %s" % ", ".join(failed) if failed else ""),
         "the same attacks against the same hall with main's ACL before issue 19 "
-        "(%%u patterns), the sniffing ones against it in clear as before issue 29; "
-        "got through: %s" % (", ".join(through) or "none"),
+        "(%%u patterns), the sniffing ones against it in clear as before issue 29%s; "
+        "got through: %s" % (old_how, ", ".join(through) or "none"),
         "all %d" % len(new), ok == len(new))]
 
 

@@ -178,7 +178,7 @@ def _step_run(img, flash, res, **pico_kw):
 
 # == issue 20: stops, the watchdog, edges in flash work ============================
 
-WDT_RUN_PRESSES = 12
+WDT_RUN_PRESSES = 6
 
 def _wdt_run(img, flash, res):
     """Run 3: main.py with its watchdog on a fresh flash whose erases and
@@ -240,6 +240,7 @@ def _confirm(pico, at):
 
 GAME_PRESSES = 80       # player presses in run 4 ...
 GAME_STOPS = 60         # ... and stops (a pause, then a resume)
+GAME_GAP_MS = 500       # between them (the lock-out, 500 ms, is the other side's)
 
 GAME_CODE = """\
 import gc, time, board, machine
@@ -328,14 +329,14 @@ def _stops_run(img, flash, res):
         for k in range(GAME_PRESSES):
             pico.press(side, t)
             side = RIGHT if side == LEFT else LEFT
-            t += 700
+            t += GAME_GAP_MS
             if stops < GAME_STOPS and (k % 4 != 3):
                 if stops % 4 == 0:
                     # the pause key's edge at the start of the next page
                     # program (a checkpoint of the running clock: the battery
                     # loop programs the press's own record in its step), the
                     # rest of the schedule from there
-                    pico.run_to(t - 650)
+                    pico.run_to(t - GAME_GAP_MS + 50)
                     e0 = pico.stats()["edges"]
                     pico.pin_at_flash(PAUSE, 0)
                     while pico.stats()["edges"] == e0 and pico.t_ms < t + 6000:
@@ -345,9 +346,9 @@ def _stops_run(img, flash, res):
                     pico.pin(PAUSE, 1)      # (held from the program on)
                 else:
                     pico.press(PAUSE, t)
-                pico.press(PAUSE, t + 700)
+                pico.press(PAUSE, t + GAME_GAP_MS)
                 stops += 1
-                t += 1400
+                t += 2 * GAME_GAP_MS
         pico.run_to(t)
         on = pico.stats()                     # the edges while the game was on
         pico.press(PAUSE, t)

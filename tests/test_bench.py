@@ -4,6 +4,7 @@ Every measurement runs once on tiny inputs and must come back as a sane
 number with the published line format.  No timing is asserted here: the
 figures are published by `make bench`, not enforced by `make test`.
 """
+import json
 import os
 import re
 
@@ -306,16 +307,20 @@ def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeyp
     time) run EMULATORS at a time, once the wall-clock figures, which other
     work on the machine would disturb, have run alone."""
     import threading
-    order, both = [], threading.Barrier(2, timeout=10)
+    from host_sim import target
+    order, both = [], threading.Barrier(3, timeout=10)
+    slots = []
 
     def wall():
         order.append("wall")
+        assert target.Pico.slots is None and target.Pico.nice == 0
         return bench.Figure("accounting_error_ms", 0, "ms", 1, "w", "b")
 
     def emu(name):
         def fn():
             order.append(name)
-            both.wait()          # the two emulated groups at once, or this times out
+            slots.append((target.Pico.slots, target.Pico.nice))
+            both.wait()          # the three groups at once, or this times out
             return bench.Figure(name, 1, "ms", 2, "w", "b")
         return fn
 
@@ -323,9 +328,39 @@ def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeyp
     monkeypatch.setattr(bench, "MEASURES", (
         (("target_cpu_busy_fraction",), emu("target_cpu_busy_fraction"), bench.EMULATED),
         (("accounting_error_ms",), wall),
-        (("image_pico_uf2_bytes",), emu("image_pico_uf2_bytes"), bench.EMULATED)))
+        (("image_pico_uf2_bytes",), emu("image_pico_uf2_bytes"), bench.EMULATED),
+        # a count, not a time (the hall's attacks): beside the emulators
+        (("hall_attacks_repelled",), emu("hall_attacks_repelled"), bench.BESIDE)))
     figs, failures = bench.measure()
-    assert failures == [] and order[0] == "wall" and len(order) == 3
+    assert failures == [] and order[0] == "wall" and len(order) == 4
     assert [f.name for f in figs] == [n for n in bench.ALL if n in
                                       ("accounting_error_ms", "target_cpu_busy_fraction",
-                                       "image_pico_uf2_bytes")]
+                                       "image_pico_uf2_bytes", "hall_attacks_repelled")]
+    # the emulators: at most EMULATORS at a time, whichever group starts
+    # them (one shared set of slots), niced; and after the run as before
+    (sem, nice), = set(slots)
+    assert nice > 0 and [sem.acquire(blocking=False) for _ in range(3)] == [True, True, False]
+    assert target.Pico.slots is None and target.Pico.nice == 0
+
+
+def test_a_kept_baseline_that_no_longer_fits_is_measured_again(monkeypatch, tmp_path):
+    """Issue 30: a baseline measured once is kept (bench/baselines.json);
+    when what it is the baseline of has changed (other attacks tried now
+    than when hall_attacks_before was kept), the run measures it again and
+    says so, rather than set a figure against a baseline of other things."""
+    path = tmp_path / "baselines.json"
+    path.write_text(json.dumps({"b": {"value": [["old_attack", True]], "notes": [],
+                                      "commit": "abc1234", "date": "2026-01-01"}}))
+    monkeypatch.setattr(bench, "BASELINES", str(path))
+    monkeypatch.setattr(bench._Kept, "data", None)
+    monkeypatch.setattr(bench._Kept, "new", {})
+    calls = []
+
+    def measure_it():
+        calls.append(1)
+        return [["old_attack", False], ["new_attack", False]], []
+    names = lambda v: sorted(r[0] for r in v)     # noqa: E731
+    kept = bench.baseline("b", measure_it, lambda v: names(v) == ["old_attack"])
+    assert not kept["measured"] and calls == [] and kept["commit"] == "abc1234"
+    again = bench.baseline("b", measure_it, lambda v: names(v) == ["new_attack", "old_attack"])
+    assert again["measured"] and calls == [1] and "this run" in bench.kept_how(again)

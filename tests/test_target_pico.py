@@ -205,3 +205,28 @@ def test_scripted_game_on_the_emulated_pico(scripted_game):
     """play_scripted_game (above): its emulation and every assertion of it ran
     in the module's thread; an assertion that failed there fails here."""
     print(scripted_game.result())
+
+
+def test_bench_slots_bound_the_emulators_and_lower_their_priority(fs_image, tmp_path,
+                                                                   monkeypatch):
+    """Issue 30 ("a bench people run"): make bench runs at most EMULATORS
+    emulators at a time whichever thread starts them (target.Pico.slots: a
+    slot taken at start, given back at stop, also when the start fails), and
+    niced, so that the hall's counts measured beside them get the CPU first."""
+    import threading
+    slots = threading.BoundedSemaphore(1)
+    monkeypatch.setattr(target.Pico, "slots", slots)
+    monkeypatch.setattr(target.Pico, "nice", 10)
+    pico = target.Pico(str(tmp_path / "flash.bin"), fs_image=fs_image).start()
+    try:
+        assert not slots.acquire(blocking=False)       # the one slot is taken
+        assert os.getpriority(os.PRIO_PROCESS, pico.proc.pid) >= 10
+    finally:
+        pico.stop()
+    assert slots.acquire(blocking=False)               # and given back
+    slots.release()
+    broken = target.Pico(str(tmp_path / "flash2.bin"), uf2=str(tmp_path / "no.uf2"))
+    with pytest.raises(Exception):
+        broken.start()
+    assert slots.acquire(blocking=False)               # a failed start gives it back
+    slots.release()
