@@ -61,6 +61,7 @@ EMULATORS = max(2, min(4, os.cpu_count() or 2))
 # Figures that are counts (attacks repelled, results lost), not times: they
 # run beside the emulated Pico's, whose emulators are niced (target.Pico.nice).
 BESIDE = "beside"
+HEAD_START_S = 20   # at most this long for an emulated group to ask for its first emulator
 BOARD = "pico"
 
 STATE_NAMES = ("ready", "running", "paused", "over", "late")
@@ -1402,7 +1403,8 @@ MEASURES = (
 def measure(only=None, log=None):
     """Run the measurements; returns (figures in ALL order, failures).  The
     wall-clock ones one after the other, alone; then the emulated ones
-    side by side (EMULATORS at a time)."""
+    side by side (EMULATORS emulators at a time, niced: target.Pico.slots
+    and .nice), and the hall's counts (BESIDE) beside them."""
     from concurrent.futures import ThreadPoolExecutor
     figs = {}
     failures = []
@@ -1436,7 +1438,19 @@ def measure(only=None, log=None):
     target.Pico.slots, target.Pico.nice = threading.BoundedSemaphore(EMULATORS), 10
     try:
         with ThreadPoolExecutor(max_workers=max(1, len(side_by_side))) as pool:
-            list(pool.map(lambda m: one(m[0], m[1]), [m for m in todo if m[1] in side_by_side]))
+            done = []
+            # the counts first (no emulator); then each emulated group in
+            # MEASURES order, the next one once this one has asked for its
+            # first emulator (or HEAD_START_S later): the slots are handed out
+            # in that order, so the longest runs start first
+            for m in sorted((m for m in todo if m[1] in side_by_side), key=lambda m: m[2] != BESIDE):
+                asked = target.Pico.asked
+                done.append(pool.submit(one, m[0], m[1]))
+                end = time.monotonic() + (HEAD_START_S if m[2] == EMULATED else 0)
+                while target.Pico.asked == asked and not done[-1].done() and time.monotonic() < end:
+                    time.sleep(0.05)
+            for f in done:
+                f.result()
     finally:
         target.Pico.slots, target.Pico.nice = None, 0
     if log and side_by_side:
@@ -1549,7 +1563,9 @@ def markdown(figs, seconds):
         "How it runs: the wall-clock figures (CPython, MicroPython's unix port, "
         "the hall with its broker) one after the other, alone, then the "
         "emulated Pico's (simulated time, so what else runs does not change "
-        "them) %d at a time. Every figure above comes from this run of this "
+        "them) %d emulators at a time, niced, with the hall's counts (attacks "
+        "repelled, results lost: real time, little CPU) beside them. Every "
+        "figure above comes from this run of this "
         "commit; only the baselines named as kept in bench/baselines.json "
         "(older firmware, and today's `.mpy` deployment for the image figures) "
         "come from the run and commit each names." % EMULATORS,

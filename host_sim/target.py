@@ -281,6 +281,7 @@ class Pico:
     # Pico keeps its own simulated time: neither changes what it measures.
     slots = None
     nice = 0
+    asked = 0       # starts asked for so far while slots are set (the bench's order)
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
@@ -315,6 +316,7 @@ class Pico:
 
     def start(self):
         if self.slots is not None and self._slot is None:
+            Pico.asked += 1
             self.slots.acquire()
             self._slot = self.slots
         try:

@@ -320,6 +320,7 @@ def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeyp
         def fn():
             order.append(name)
             slots.append((target.Pico.slots, target.Pico.nice))
+            target.Pico.asked += 1   # as its first Pico.start() would: the next group may go
             both.wait()          # the three groups at once, or this times out
             return bench.Figure(name, 1, "ms", 2, "w", "b")
         return fn
@@ -333,6 +334,10 @@ def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeyp
         (("hall_attacks_repelled",), emu("hall_attacks_repelled"), bench.BESIDE)))
     figs, failures = bench.measure()
     assert failures == [] and order[0] == "wall" and len(order) == 4
+    # the counts first, then the emulated groups in MEASURES order (the
+    # slots go to the longest runs first)
+    assert order[1:] == ["hall_attacks_repelled", "target_cpu_busy_fraction",
+                         "image_pico_uf2_bytes"]
     assert [f.name for f in figs] == [n for n in bench.ALL if n in
                                       ("accounting_error_ms", "target_cpu_busy_fraction",
                                        "image_pico_uf2_bytes", "hall_attacks_repelled")]
