@@ -40,7 +40,8 @@ from host_sim import target
 LEFT, RIGHT, PAUSE = 14, 15, 13
 GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "60"))   # (fewer: a quick look)
 PICO_W_HEAP = 210016        # RPI_PICO_W v1.28.0: __GcHeapEnd - __GcHeapStart
-GAP_MS = 600                # between presses (the game's 500 ms lock-out)
+GAP_MS = 400                # between presses: a turn, a pause, a resume (the 500 ms
+                            # lock-out is the started side's, whose next press is 1.2 s on)
 
 
 def net_json(folder):

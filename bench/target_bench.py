@@ -238,9 +238,11 @@ def _confirm(pico, at):
     pico.pin(RIGHT, 1)
 
 
-GAME_PRESSES = 80       # player presses in run 4 ...
-GAME_STOPS = 60         # ... and stops (a pause, then a resume)
+GAME_PRESSES = 40       # player presses in run 4 (a game's forty) ...
+GAME_STOPS = 30         # ... and stops (a pause, then a resume)
 GAME_GAP_MS = 500       # between them (the lock-out, 500 ms, is the other side's)
+EDGE_IN_FLASH_EVERY = 6    # every 6th stop's pause edge lands in a page program (5 in
+                           # the game; each waits up to seconds for the next checkpoint)
 
 GAME_CODE = """\
 import gc, time, board, machine
@@ -331,7 +333,7 @@ def _stops_run(img, flash, res):
             side = RIGHT if side == LEFT else LEFT
             t += GAME_GAP_MS
             if stops < GAME_STOPS and (k % 4 != 3):
-                if stops % 4 == 0:
+                if stops % EDGE_IN_FLASH_EVERY == 0:
                     # the pause key's edge at the start of the next page
                     # program (a checkpoint of the running clock: the battery
                     # loop programs the press's own record in its step), the

@@ -259,6 +259,16 @@ def bundle_image(dest, board="pico", extra=None):
     return littlefs_image(out, dirs=(), extra=extra)
 
 
+def _cpu_s(pid):
+    """The CPU seconds process `pid` has used so far (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / float(os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class Pico:
     """One run of the emulated Pico on a flash file.  `stop()` (or killing the
     process) is a power cut; a new Pico on the same file powers up again.
@@ -282,6 +292,7 @@ class Pico:
     slots = None
     nice = 0
     asked = 0       # starts asked for so far while slots are set (the bench's order)
+    on_stop = None  # make bench -v: called (pico, who, cpu_s, wall_s) as each run stops
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
@@ -326,6 +337,7 @@ class Pico:
             raise
 
     def _start(self):
+        self._began = time.monotonic()
         args = ["node", HARNESS, "--bootrom", image(BOOTROM), "--uf2", self.uf2,
                 "--flash", self.flash]
         if self.reflash:
@@ -464,6 +476,9 @@ class Pico:
         return None
 
     def stop(self):
+        if self.proc is not None and Pico.on_stop is not None:     # (a plain function)
+            Pico.on_stop(self, sys._getframe(1).f_code.co_name, _cpu_s(self.proc.pid),
+                         time.monotonic() - self._began)
         if self.proc is not None:
             if self.proc.poll() is None:
                 self.proc.kill()           # a power cut: nothing is flushed
