@@ -1316,12 +1316,18 @@ def family_figures():
     how = ("%d presses at random simulated ms on the emulated Pico (the official "
            "MicroPython RPI_PICO v1.28.0 on rp2040js, main.py from the deployed bundle), "
            "as target_press_to_lcd_ms_p99, " % PICO_PRESSES)
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=3) as pool:     # (make bench: target.Pico.slots)
+        big = pool.submit(press_bench.pico_game, PICO_PRESSES, board="pico_2004")
+        tm = pool.submit(press_bench.pico_tm1637, PICO_PRESSES)
+        steps = pool.submit(target_bench.tm1637_steps)
+        big, tm, t = big.result(), tm.result(), steps.result()
     figs = []
     for name, r, what in (
-            (FAMILY_FIGURES[0], press_bench.pico_game(PICO_PRESSES, board="pico_2004"),
+            (FAMILY_FIGURES[0], big,
              "the 20x4 LCD's big digits (boards/pico_2004.py), the press read from the "
              "LCD decoded from its I2C traffic"),
-            (FAMILY_FIGURES[1], press_bench.pico_tm1637(PICO_PRESSES),
+            (FAMILY_FIGURES[1], tm,
              "two TM1637 modules beside the 16x2 (boards/pico_tm1637.py), the press read "
              "from the modules' wire (target/tm1637.js)")):
         p50, p99 = press_bench.pct(r["lat_ms"])
@@ -1330,7 +1336,6 @@ def family_figures():
                            "percentile: " + how + what, "the budget (SPEC v3 §6)",
                            "<= 30 (SPEC v3 §6)",
                            p99 <= 30, ["median %.1f ms, max %.1f ms" % (p50, max(r["lat_ms"]))]))
-    t = target_bench.tm1637_steps()
     figs.append(Figure(FAMILY_FIGURES[2], t["tm1637_heap_run_window"], "bytes", 0,
                        "as target_heap_bytes_running_6s, on boards/pico_tm1637.py (the LCD "
                        "and the two TM1637 modules drawn; %d iterations)"
