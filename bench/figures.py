@@ -1,6 +1,6 @@
 """What every bench module shares: a published figure, its number format,
-the error that says a figure could not be measured, and finding a tool
-(.venv first).  bench/run.py collects the figures; bench/hall_bench.py and
+the error that says a figure could not be measured, finding a tool (.venv
+first), and running measurements side by side.  bench/run.py collects the figures; bench/hall_bench.py and
 bench/target_bench.py measure some of them."""
 import dataclasses
 import os
@@ -54,3 +54,14 @@ def tool(name):
     if not found:
         raise BenchError("%s not found (run `make venv`)" % name)
     return found
+
+
+def side_by_side(*calls):
+    """Each call (a function of no arguments) in a thread of its own, all at
+    once; their results, in order.  Under make bench the emulators they
+    start wait for target.Pico.slots, so no more run than the machine has
+    cores for."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=max(1, len(calls))) as pool:
+        futures = [pool.submit(c) for c in calls]
+        return [f.result() for f in futures]

@@ -331,8 +331,9 @@ def hall_throughput(seconds=3.0, clocks=50, runs=3):
         "hall_messages_per_second", int(rate), "msgs/s", int(base),
         "state messages (%d bytes of JSON each) one subscriber (mosquitto_sub, the "
         "viewer's account) received per second through the hall's Mosquitto "
-        "(loopback, this machine) while %d clock accounts published flat out (%d sent in %.1f s), everything over TLS as the "
-        "hall runs it (issue 29; the generated ACL of issue 19); the best of %d runs "
+        "(loopback, this machine) while %d clock accounts published flat out (%d sent "
+        "in %.1f s), everything over TLS as the hall runs it (issue 29; the generated "
+        "ACL of issue 19); the best of %d runs "
         "(all: %s); 100 running clocks need %d (a heartbeat every 5 s each, plus a "
         "state per press)" % (size, clocks, sent, elapsed, runs, [int(r[0]) for r in new],
                               need),

@@ -34,6 +34,7 @@ import os
 import re
 import tempfile
 
+from bench.figures import side_by_side
 from bench.target_bench import _confirm, _long  # the end: long pause, both keys
 from host_sim import target
 
@@ -196,11 +197,10 @@ def images():
                                     out=os.path.join(out, "pico_w-rpi_pico.uf2"))}
 
 
-def measure(log=None, workers=6, only=None):
+def measure(log=None, only=None):
     """The figures of every run (the module's docstring), the runs side by
     side (each an emulator process of its own: on two cores they take about
     as long as the longest run alone would on a busy machine)."""
-    from concurrent.futures import ThreadPoolExecutor
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)
@@ -248,9 +248,8 @@ def measure(log=None, workers=6, only=None):
             return name, got
 
         runs = [r for r in runs if not only or r[0] in only]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for name, got in pool.map(one, runs):
-                res[name] = got
+        for name, got in side_by_side(*(lambda run=run: one(run) for run in runs)):
+            res[name] = got
     res["official_uf2_bytes"] = os.path.getsize(official)
     return res
 

@@ -347,13 +347,10 @@ def lcd_shows(pico, want):
     return marker(pico.lcd.row_codes(0), want[1], pico.lcd.cols) == want[0]
 
 
-TM1637_PINS = ((10, 11), (20, 21))   # boards/pico_tm1637.py: TM_LEFT_*, TM_RIGHT_*
-
-
 def tm1637_shows(pico, want):
     """The press shows on the TM1637 modules (firmware/tm1637.py): the side
     whose clock now runs bright, the other dimmed; after a stop both bright."""
-    bright = [m.brightness for m in (pico.tm[c] for c, _ in TM1637_PINS)]
+    bright = [m.brightness for m in (pico.tm[c] for c, _ in pico.tm_pins)]
     lit = want[2]
     if lit < 0:
         return bright[0] == bright[1]
@@ -364,8 +361,7 @@ def pico_tm1637(presses=40, seed=28):
     """pico_game on boards/pico_tm1637.py, the press read from the TM1637
     modules' wire (issue 28: the same press-to-display p99 for every display
     family)."""
-    return pico_game(presses, seed, board="pico_tm1637", shown=tm1637_shows,
-                     pico_kw={"tm1637": TM1637_PINS})
+    return pico_game(presses, seed, board="pico_tm1637", shown=tm1637_shows)
 
 
 def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
@@ -422,8 +418,7 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
             state = 2 if state == 1 else 1
 
 
-def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows,
-              pico_kw=None):
+def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows):
     """Game presses on the emulated Pico: {'lat_ms': [...], 'kinds': [...],
     'after_start_ms': [...]} (each press's time since its game's start).
     The game starts right after power-up (the journal is still being set
@@ -446,7 +441,7 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", show
         from host_sim import boards
         bd = boards.load(board)
         pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img, cols=bd.LCD_COLS,
-                           rows=bd.LCD_ROWS, **(pico_kw or {})).start()
+                           rows=bd.LCD_ROWS, tm1637=target.tm1637_pins(board)).start()
         try:
             pico.run_to(2400)
             if "READY" not in "".join(pico.lcd.text_rows()):

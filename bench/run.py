@@ -50,7 +50,7 @@ import clockcore as cc  # noqa: E402
 import profiles  # noqa: E402
 import ticks  # noqa: E402
 import rig as gestures  # noqa: E402  (the cards' gestures, as data)
-from bench.figures import BenchError, Figure, fmt, tool  # noqa: E402,F401
+from bench.figures import BenchError, Figure, fmt, side_by_side, tool  # noqa: E402,F401
 from bench import image_bench  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
@@ -1081,16 +1081,14 @@ def target_figures():
     """bench/target_bench.py: the deployed bundle on the official RPI_PICO
     image under rp2040js (host_sim/target.py)."""
     from bench import target_bench
-    from concurrent.futures import ThreadPoolExecutor
-    runs = ("game", "steps", "wdt", "stops", "timed")
+    runs = ("stops", "wdt", "timed", "steps", "game")     # the longest first
 
     def one(run):   # each run its own emulator, flash and bundle image
-        return target_bench.measure(**{k: k == run for k in runs})
+        return lambda: target_bench.measure(**{k: k == run for k in runs})
     r = {}
     try:
-        with ThreadPoolExecutor(max_workers=len(runs)) as pool:   # (target.Pico.slots)
-            for got in pool.map(one, ("stops", "wdt", "timed", "steps", "game")):
-                r.update(got)
+        for got in side_by_side(*(one(run) for run in runs)):
+            r.update(got)
     except RuntimeError as e:
         raise BenchError(str(e))
     import app
@@ -1316,12 +1314,9 @@ def family_figures():
     how = ("%d presses at random simulated ms on the emulated Pico (the official "
            "MicroPython RPI_PICO v1.28.0 on rp2040js, main.py from the deployed bundle), "
            "as target_press_to_lcd_ms_p99, " % PICO_PRESSES)
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=3) as pool:     # (make bench: target.Pico.slots)
-        big = pool.submit(press_bench.pico_game, PICO_PRESSES, board="pico_2004")
-        tm = pool.submit(press_bench.pico_tm1637, PICO_PRESSES)
-        steps = pool.submit(target_bench.tm1637_steps)
-        big, tm, t = big.result(), tm.result(), steps.result()
+    big, tm, t = side_by_side(lambda: press_bench.pico_game(PICO_PRESSES, board="pico_2004"),
+                              lambda: press_bench.pico_tm1637(PICO_PRESSES),
+                              target_bench.tm1637_steps)
     figs = []
     for name, r, what in (
             (FAMILY_FIGURES[0], big,
@@ -1416,7 +1411,7 @@ def measure(only=None, log=None):
     failures = []
     todo = [m for m in MEASURES if not only or any(n in only for n in m[0])]
 
-    def one(names, fn):
+    def one(names, fn, cpu_too):
         start = time.perf_counter()
         cpu = _cpu_s()
         try:
@@ -1432,13 +1427,17 @@ def measure(only=None, log=None):
         if log:
             log("bench: %s took %.1f s%s" % (
                 ", ".join(names), time.perf_counter() - start,
-                "" if fn in side_by_side else " (CPU %.1f s, its emulators and tools "
-                "included)" % (_cpu_s() - cpu)))
+                " (CPU %.1f s, its emulators and tools included)" % (_cpu_s() - cpu)
+                if cpu_too else ""))
 
-    side_by_side = [m[1] for m in todo if m[2:] in ((EMULATED,), (BESIDE,))]
     for m in todo:
-        if m[1] not in side_by_side:
-            one(m[0], m[1])
+        if m[2:] == ():
+            one(m[0], m[1], True)
+    # the counts first (no emulator); then each emulated group in MEASURES
+    # order, the next one once this one has asked for its first emulator (or
+    # HEAD_START_S later): the slots are handed out in that order, so the
+    # longest runs start first
+    together = [m for m in todo if m[2:] == (BESIDE,)] + [m for m in todo if m[2:] == (EMULATED,)]
     start, cpu = time.perf_counter(), _cpu_s()
     from host_sim import target
     target.Pico.slots, target.Pico.nice = threading.BoundedSemaphore(EMULATORS), 10
@@ -1447,15 +1446,11 @@ def measure(only=None, log=None):
             "bench:   an emulator in %s: %.1f s simulated, %.1f s CPU, %.1f s wall"
             % (who, pico.t_ms / 1000.0, cpu, wall))
     try:
-        with ThreadPoolExecutor(max_workers=max(1, len(side_by_side))) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, len(together))) as pool:
             done = []
-            # the counts first (no emulator); then each emulated group in
-            # MEASURES order, the next one once this one has asked for its
-            # first emulator (or HEAD_START_S later): the slots are handed out
-            # in that order, so the longest runs start first
-            for m in sorted((m for m in todo if m[1] in side_by_side), key=lambda m: m[2] != BESIDE):
+            for m in together:
                 asked = target.Pico.asked
-                done.append(pool.submit(one, m[0], m[1]))
+                done.append(pool.submit(one, m[0], m[1], False))
                 end = time.monotonic() + (HEAD_START_S if m[2] == EMULATED else 0)
                 while target.Pico.asked == asked and not done[-1].done() and time.monotonic() < end:
                     time.sleep(0.05)
@@ -1463,7 +1458,7 @@ def measure(only=None, log=None):
                 f.result()
     finally:
         target.Pico.slots, target.Pico.nice, target.Pico.on_stop = None, 0, None
-    if log and side_by_side:
+    if log and together:
         log("bench: the emulated Pico's figures and the counts beside them took %.1f s "
             "together (CPU %.1f s)" % (time.perf_counter() - start, _cpu_s() - cpu))
     return [figs[n] for n in ALL if n in figs], failures

@@ -467,9 +467,6 @@ def _timed_run(d, flash, res):
     res["timed_busy"] = busy / float(busy + st["wait_ns"] - s0["wait_ns"])
 
 
-TM1637_PINS = ((10, 11), (20, 21))   # boards/pico_tm1637.py: TM_LEFT_*, TM_RIGHT_*
-
-
 def tm1637_steps():
     """Run 2 on boards/pico_tm1637.py (issue 28: the TM1637 display family,
     its modules decoded from the GPIO lines, target/tm1637.js): heap per
@@ -478,7 +475,8 @@ def tm1637_steps():
     res = {}
     with tempfile.TemporaryDirectory(prefix="pico-bench-tm-") as d:
         img = _bundle(d, "pico_tm1637")
-        _step_run(img, os.path.join(d, "flash.bin"), res, tm1637=TM1637_PINS)
+        _step_run(img, os.path.join(d, "flash.bin"), res,
+                  tm1637=target.tm1637_pins("pico_tm1637"))
     return {"tm1637_" + k: v for k, v in res.items()}
 
 

@@ -223,9 +223,8 @@ def _pct(v):
 
 
 def target_tls_press_figures():
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=2) as pool:   # (make bench: target.Pico.slots)
-        r, base = pool.map(target_tls_press, (True, False))
+    from bench.figures import side_by_side
+    r, base = side_by_side(lambda: target_tls_press(True), lambda: target_tls_press(False))
     n = len(r["lat_ms"])
     p50, p99 = _pct(r["lat_ms"])
     b50, b99 = _pct(base["lat_ms"])

@@ -240,6 +240,17 @@ if __name__ == "__main__":  # python -m host_sim.target qemu test_core
 HARNESS = os.path.join(ROOT, "target", "harness.js")
 
 
+def tm1637_pins(board):
+    """A board's TM1637 modules as Pico(tm1637=) takes them: ((clk, dio) of
+    the left module, (clk, dio) of the right), from its board file; () for
+    a board without them."""
+    from host_sim import boards
+    b = boards.load(board)
+    if not hasattr(b, "TM_LEFT_CLK"):
+        return ()
+    return ((b.TM_LEFT_CLK, b.TM_LEFT_DIO), (b.TM_RIGHT_CLK, b.TM_RIGHT_DIO))
+
+
 def pico_missing():
     why = missing(images=[PICO_UF2, BOOTROM], tools=["node", "mpy-cross"])
     if why is None and not os.path.isdir(os.path.join(ROOT, "target", "node_modules", "rp2040js")):
