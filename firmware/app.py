@@ -30,6 +30,7 @@ import display as dispmod
 import game as gamemod
 import errlog
 import appversion
+from profiles import shown_secs
 
 MODE_SPLASH = 0
 MODE_GAME = 1
@@ -166,7 +167,7 @@ class App:
             self._late_menu(now)
             if self.mode != MODE_REFEREE:
                 return False
-            k = (c.rem[c.side] + 999) // 1000   # the 20x4 menu shows it
+            k = shown_secs(c.rem[c.side])   # the 20x4 menu shows it
             if k != self.menu_k:
                 self.menu_k = k
                 f.touch()
@@ -185,9 +186,8 @@ class App:
         self.game.tick(now, self.battery.low)
         self.display.notices(now)
         self.leds.show(self.clock.running())
-        f = self.game.render()
-        if f is not None:
-            self.display.draw_frame(f)
+        if self.game.render() is not None:     # (the display's frame, filled)
+            self.display.draw_frame()
 
     def _inputs(self, now):
         """Each action of the keys, at its own time, to the screen showing."""

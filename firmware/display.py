@@ -79,7 +79,6 @@ class Display:
         self.until = None         # when the notice showing ends (None: a key)
         self.held = False         # a question shows instead of the notices
         self.ndown = 0            # how many displays are down
-        self._f = frame           # the frame draw_frame() is drawing
         for o in self.outs:
             if not self._start(o):
                 self._failed(o, now)
@@ -115,9 +114,8 @@ class Display:
             # on the heap every iteration.)
             self._lost(self.text)
 
-    def draw_frame(self, f):
+    def draw_frame(self):
         """The game screen's frame to every display."""
-        self._f = f
         outs = self.outs
         i = 0
         while i < len(outs):
@@ -130,7 +128,7 @@ class Display:
         # arguments in one function make the frame too large for MicroPython
         # to keep it off the heap)
         try:
-            o.fam.draw(self._f)
+            o.fam.draw(self.frame)
         except OSError:
             self._lost(o)
 

@@ -35,9 +35,7 @@ class Hd44780:
 
     def start(self):
         self.lcd.reinit()
-        g = viewmod.GLYPHS
-        for code in g:
-            self.lcd.glyph(code, g[code])
+        self._load(viewmod.GLYPHS)
         self.game = False
 
     def draw(self, frame):

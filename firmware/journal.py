@@ -57,7 +57,7 @@
 from persist import put_i32 as _put, get_i32 as _get
 
 import jflash
-from jflash import MAGIC, HEAD, UNIT, ARM_UNITS, SCAN_BLOCKS, NONE as _NONE
+from jflash import MAGIC, HEAD, UNIT, SCAN_BLOCKS, NONE as _NONE
 # 160 KB: ~1380 records (littlefs on 4 KB blocks), ~86 min of running time
 # at 8 records a 30 s turn (a checkpoint per 4 s, one per press): a whole
 # sdev game (2 x 25 min + overtime up to 2 x 10 min) without a stop.  Arming

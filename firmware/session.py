@@ -32,8 +32,8 @@
 #                         event opens a new log (with the journal: its
 #                         number, log.number, is reserved now)
 #   log_ms(t)             the log time of tick t
-#   pending() / fold(now) journal records not yet in the files? / put them
-#                         there now (the files' writes and erases: not in a game)
+#   pending()             journal records not yet in the files? (the spool's
+#                         fold(now) puts them there: not in a game)
 # and, for its parts only: line(rec, index) and keep(now) (the spool's
 # output: a record's log line, a state file checkpoint), resumed(on, begun),
 # reserve() (powerup.py), undo_record(), checkpoint() (marks.py).
@@ -57,7 +57,7 @@
 #      does not fold: a game's log file is written at its end.  Then, when
 #      more than half used, the journal is RE-ARMED (its file rewritten: 41
 #      erases, then its units searched for on the raw flash) in short
-#      slices, one a step (journal.ARM_UNITS, SCAN_BLOCKS).  A game that
+#      slices, one a step (jflash.ARM_UNITS, SCAN_BLOCKS).  A game that
 #      begins meanwhile never waits for it: the arming goes on a slice a
 #      step while its clock runs, and the records staged until it is armed
 #      go to the files after the draw (a spill: log lines, one state file
@@ -228,11 +228,6 @@ class Session:
     def pending(self):
         """Journal records not yet in the files (staged ones included)?"""
         return self.sp.pending()
-
-    def fold(self, now):
-        """Every journal record into the files now (and re-armed if more
-        than half used: erases, only while no clock runs)."""
-        self.sp.fold(now)
 
     # -- the core's events ------------------------------------------------------------
     def event(self, code, side, t, arg):

@@ -118,8 +118,6 @@ class Spool:
         arming = j is not None and j.arming()
         if j is not None and not arming and j.count > self.folded:
             self._fold_all()
-            self.folded = self.j.count
-            self.fcur = False
         n = self.j.count if self.j is not None else 0
         while k < self.nst:
             self.out.line(self.st[k], n + k)
@@ -174,19 +172,21 @@ class Spool:
         self.flush(now)
         if self.pending():
             self._fold_all()
-            self.folded = self.j.count
-            self.fcur = False
 
-    def _fold_all(self):
-        while not self._fold_step(FOLD_SLICE):
+    def _fold_all(self, stop=0x3FFFFFFF):
+        """Every record's log line (up to `stop`), in slices: the watchdog is
+        fed between; then they are folded."""
+        while not self._fold_step(FOLD_SLICE, stop):
             pass
+        self.folded = self.j.count
+        self.fcur = False
 
-    def _fold_step(self, n):
-        """Up to n records' log lines; True at the journal's end."""
+    def _fold_step(self, n, stop=0x3FFFFFFF):
+        """Up to n records' log lines; True at the journal's end (or `stop`)."""
         if not self.fcur:
             self.j.rewind(self.folded)
             self.fcur = True
-        return self._lines(n)
+        return self._lines(n, stop)
 
     def _lines(self, n, stop=0x3FFFFFFF):
         """The log lines of up to n records from the journal's read cursor,
@@ -287,13 +287,7 @@ class Spool:
         j = self.j
         if j is None or not j.ok or j.arming() or j.count <= self.folded:
             return
-        if not self.fcur:
-            j.rewind(self.folded)
-            self.fcur = True
-        while not self._lines(FOLD_SLICE, mk):
-            pass                # (in slices: the watchdog is fed between)
-        self.folded = j.count
-        self.fcur = False
+        self._fold_all(mk)
 
     # -- a reset: the records stay until re-armed ------------------------------------
     def reset(self):

@@ -51,6 +51,7 @@
 # second while a clock runs), after 1, 2, then 4 skipped draws.
 import frame as framemod
 from profiles import shown_secs
+from rows import MAX_SECS, copy
 
 try:
     from micropython import const
@@ -65,7 +66,6 @@ _ADDR = const(0xC0)     # address command: register 0
 _CTRL = const(0x88)     # display control: display on | brightness
 COLON = const(0x80)     # digit 1's bit 7
 MINUS = const(0x40)     # segment g
-MAX_SECS = const(5999)  # 99:59, as the LCD's rows.mmss
 DIM = const(5)          # the waiting side: this much less bright
 
 # Segment patterns (bit 0 = a ... bit 6 = g).
@@ -98,7 +98,7 @@ class Tm1637:
         self.valid = False
         if not (self._cmd(_DATA) and self._digits(segs) and self._cmd(self.ctrl)):
             return False
-        word_segs(self.shown, segs)
+        copy(self.shown, segs)
         self.valid = True
         return True
 
@@ -161,10 +161,15 @@ def time_segs(buf, rem):
     """Fill buf (4 bytes) with remaining time `rem` ms as shown (see the
     table at the top)."""
     secs = shown_secs(rem)
-    if secs < 0:
-        _over(buf, -secs)
+    over = secs < 0
+    if over:
+        secs = -secs
+    if secs > MAX_SECS:     # 99:59, as the LCD's rows.mmss
+        secs = MAX_SECS
+    if over:
+        _over(buf, secs)
     else:
-        _mmss(buf, secs if secs < MAX_SECS else MAX_SECS)
+        _mmss(buf, secs)
 
 
 def _mmss(buf, secs):
@@ -184,18 +189,9 @@ def _over(buf, secs):
         buf[2] = DIGITS[(secs % 60) // 10]
         buf[3] = DIGITS[secs % 10]
     else:
-        m = m if m < 99 else 99
         buf[1] = DIGITS[m // 10]
         buf[2] = DIGITS[m % 10]
         buf[3] = 0
-
-
-def word_segs(buf, w):
-    """Copy 4 segment bytes into buf (FLAG, LOST)."""
-    buf[0] = w[0]
-    buf[1] = w[1]
-    buf[2] = w[2]
-    buf[3] = w[3]
 
 
 class Modules:
@@ -275,9 +271,9 @@ class Family:
         m = self.mods
         info = f.info[s]
         if info == framemod.I_LOST:
-            word_segs(m.bufs[s], LOST)
+            copy(m.bufs[s], LOST)
         elif info == framemod.I_TIME:
-            word_segs(m.bufs[s], FLAG)
+            copy(m.bufs[s], FLAG)
         else:
             time_segs(m.bufs[s], f.rem[s])
         b = self.bright

@@ -143,7 +143,7 @@ def test_two_families_draw_the_same_frame_and_fail_on_their_own():
     c.press(cc.LEFT, 0)
     c.update(3000)
     f.fill(c)
-    d.draw_frame(f)
+    d.draw_frame()
     assert probe.drawn == [(f.seq, 60000, 57000, cc.RIGHT)]
     assert emu.text_rows()[0] == "  01:00   00:57\u25b6"
     d.draw([bytearray(b"menu".ljust(16)), bytearray(16)])
@@ -151,11 +151,11 @@ def test_two_families_draw_the_same_frame_and_fail_on_their_own():
     probe.broken = True
     c.update(4000)
     f.fill(c)
-    d.draw_frame(f)                          # the probe's bus fails ...
+    d.draw_frame()                          # the probe's bus fails ...
     assert d.down and d.outs[1].down and not d.outs[0].down and d.errors == 1
     c.update(5000)
     f.fill(c)
-    d.draw_frame(f)                          # ... the LCD draws on
+    d.draw_frame()                          # ... the LCD draws on
     assert "00:55" in emu.text_rows()[0]
     probe.broken = False
     t[0] = 100

@@ -433,7 +433,7 @@ def test_retract_of_a_games_first_press_leaves_no_game(journal):
     d.run(1000)
     d.clock.pause(d.t)
     d.run(100)
-    d.s.fold(d.t)                         # (with the journal: at the game's end)
+    d.s.sp.fold(d.t)                      # (with the journal: at the game's end)
     assert d.s.log.number == 1
     text = _replays(fs, d.clock, d.s, d.t)
     assert "\n0 late right  #" in text and "\n3000 left  #" in text, text

@@ -14,7 +14,8 @@ clock's falling edge to the 9th's; commands 0x40 (data, auto-increment),
 """
 import machine
 import tm1637
-from tm1637 import Tm1637, Modules, time_segs, word_segs, FLAG, LOST, RETRY, RETRY_MAX
+from rows import copy
+from tm1637 import Tm1637, Modules, time_segs, FLAG, LOST, RETRY, RETRY_MAX
 from tm1637_emu import Tm1637Emu
 from mptest import eq, micropython_only, parametrize
 from test_lcd import _measure  # (mem_alloc, mem_total) deltas of one call
@@ -232,10 +233,10 @@ def test_time_as_the_module_shows_it(rem, text):
 def test_flag_and_lost_words():
     d, emu = module()
     b = bytearray(4)
-    word_segs(b, FLAG)
+    copy(b, FLAG)
     d.show(b)
     eq(emu.text(), "FL AG", "flag")
-    word_segs(b, LOST)
+    copy(b, LOST)
     d.show(b)
     eq(emu.segments(), LOST, "lost: L O S t")
     eq(emu.text(), "L0 5t", "(as 7 segments read)")
