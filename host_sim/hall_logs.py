@@ -71,7 +71,6 @@ def file_log(hall, rnd, table, game, data, clock=None):
 
 def timeline(text, lang="en", cols=16, rows=2):
     """The log's replay as readable lines: `mm:ss  event  |row 0|row 1|`."""
-    import hd44780
     lines = text.split("\n")
     if lines and lines[-1] != "" and "#" not in lines[-1]:
         lines.pop()                      # a torn last line (logs.read_log's rule)
@@ -84,7 +83,7 @@ def timeline(text, lang="en", cols=16, rows=2):
         what = ev.kind + ("" if ev.side < 0 else " " + ("left", "right")[ev.side])
         if ev.kind == "adjust":
             what += " %+d s" % (ev.delta // 1000)
-        shown = " ".join("|%s|" % b for b in hd44780.text_of(clock, cols, rows, lang))
+        shown = " ".join("|%s|" % b for b in replay.lcd_rows(clock, cols, rows, lang))
         out.append("%-7s %-12s %s" % (_mmss(ev.t), what, shown))
     rep = replay.report(clock, clock.t, cols, rows)
     out.append("")

@@ -533,10 +533,9 @@ class Tui:
         return FACE_W, self.block_h() + 1
 
     def block_h(self):
-        # title, the face (display rows + 11), status, note
+        # title, the face (the LCD's lines as drawn + 11), status, note
         extra = len(self.sim.face_lines())
-        return self.sim.board.LCD_ROWS + (16 if self.sim.board.LCD_ROWS >= 4 else 14) \
-            + (extra + 1 if extra else 0)
+        return len(self.sim.lcd_lines()) + 14 + (extra + 1 if extra else 0)
 
     def draw(self):
         scr = self.scr
@@ -578,10 +577,11 @@ class Tui:
             y += 1
         self.put(y, lx, g["lbl"] + g["lh"] * cols + g["lbr"])
         y += 2
-        for line in sim.face_lines():     # the other displays (digit modules)
+        faces = sim.face_lines()          # the other displays (digit modules)
+        for line in faces:
             self.put(y, x0 + (FACE_W - len(line)) // 2, self.lcd_text(line), self.attr_lcd)
             y += 1
-        if sim.face_lines():
+        if faces:
             y += 1
         # LEDs under their side, the beeper in the middle
         third = inner // 3

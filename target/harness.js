@@ -272,6 +272,7 @@ function main() {
   if (advance) clock.tick(advance * 1e6);      // the timer starts near its wrap
   const t0 = clock.nanos;
   const simMs = () => Math.floor((clock.nanos - t0) / 1e6);
+  const simUs = () => Math.round((clock.nanos - t0) / 1e3);
 
   for (const p of HIGH_PINS) mcu.gpio[p].setInputValue(true);
 
@@ -309,14 +310,14 @@ function main() {
   i2c.onWriteByte = (v) => { bytes.push(v); i2c.completeWrite(true); };
   i2c.onReadByte = () => i2c.completeRead(0xff);
   i2c.onStop = () => {
-    if (bytes.length) out('I ' + addr + ' ' + hex(bytes) + (I2C_US ? ' ' + Math.round((clock.nanos - t0) / 1e3) : ''));
+    if (bytes.length) out('I ' + addr + ' ' + hex(bytes) + (I2C_US ? ' ' + simUs() : ''));
     bytes = [];
     i2c.completeStop();
   };
 
   const tm = arg('--tm1637', '').split(',').filter((x) => x).map(Number);
   for (let k = 0; k + 1 < tm.length; k += 2) {
-    require('./tm1637.js').attach(mcu, tm[k], tm[k + 1], out, () => Math.round((clock.nanos - t0) / 1e3));
+    require('./tm1637.js').attach(mcu, tm[k], tm[k + 1], out, simUs);
   }
 
   const cdc = new USBCDC(mcu.usbCtrl);

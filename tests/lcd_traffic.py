@@ -14,6 +14,7 @@ import hashlib
 
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE
+from device_scenarios import write_settings
 
 
 class Tap:
@@ -34,34 +35,20 @@ class Tap:
         return self.emu.readfrom(n)
 
 
-def _settings(root, lang="en"):
-    with open(root + "settings.json", "w") as f:
-        f.write('{"v": 1, "profile": "sdev", "base_left": 60000, "base_right": 60000, '
-                '"lang": "%s", "sound": true}' % lang)
-
-
 def record(board, root):
     """Play the script; returns [(phase, [transfer lines])] in order."""
     import machine
-    _settings(root)
+    write_settings(root, "sdev", 60)
     phases = []
     # the boot's own transfers (init, glyphs, splash) go through the tap too:
     # it is put on the bus before the app is built
-    holder = {}
-
-    class Early:
-        def writeto(self, buf):
-            holder["tap"].writeto(buf)
-
-        def readfrom(self, n):
-            return holder["tap"].readfrom(n)
-
+    taps = []
     orig_attach = machine.I2C.attach
 
     def attach(self, addr, device):
-        if addr == board.LCD_ADDR and "tap" not in holder:
-            holder["tap"] = Tap(None, device)
-            device = Early()
+        if addr == board.LCD_ADDR and not taps:
+            device = Tap(None, device)
+            taps.append(device)
         orig_attach(self, addr, device)
 
     machine.I2C.attach = attach
@@ -69,7 +56,7 @@ def record(board, root):
         rig = Rig(board, root)
     finally:
         machine.I2C.attach = orig_attach
-    tap = holder["tap"]
+    tap = taps[0]
     tap.rig = rig
     bus = machine.I2C(board.I2C_ID).devices
     emu = bus[board.LCD_ADDR]

@@ -341,7 +341,6 @@ def attach(board, machine):
     LCD_ADDR, its glyphs read as the firmware means them (hd44780.CHARS)."""
     import hd44780
     emu = Hd44780Pcf8574(board.LCD_COLS, board.LCD_ROWS)
-    for pattern, ch in hd44780.chars().items():
-        emu.pattern_char[bytes(pattern)] = ch
+    emu.pattern_char.update(hd44780.chars())
     machine.I2C(board.I2C_ID).attach(board.LCD_ADDR, emu)
     return emu

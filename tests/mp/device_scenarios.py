@@ -876,7 +876,8 @@ def big_time(rows, pos):
     out = ""
     for p in (pos, pos + 2, -1, pos + 5, pos + 7):
         if p < 0:
-            out += ":" if rows[0][pos + 4] == rows[1][pos + 4] == "\uff65" else "?"
+            dot = bigview.ROM_TEXT[bigview.COLON]
+            out += ":" if rows[0][pos + 4] == rows[1][pos + 4] == dot else "?"
             continue
         out += chars.get(rows[0][p:p + 2] + rows[1][p:p + 2], "?")
     return out
