@@ -28,14 +28,10 @@ _NAMES = {"micropython": "MicroPy", "cpython": "CPython"}
 
 def runtime(impl=None):
     """The interpreter and its release, at most 16 columns: "MicroPy
-    1.28.0" (a pre-release's tag after it where it fits)."""
+    1.28.0" (a pre-release's tag, "preview", has no room)."""
     impl = impl or sys.implementation
     v = impl.version
-    out = "%s %d.%d.%d" % (_NAMES.get(impl.name, impl.name), v[0], v[1], v[2])
-    tag = v[3] if len(v) > 3 and isinstance(v[3], str) else ""
-    if tag not in ("", "final") and len(out) + 1 + len(tag) <= 16:
-        out += "-" + tag        # MicroPython (1, 28, 0, "rc1"); CPython's "final"
-    return out[:16]
+    return ("%s %d.%d.%d" % (_NAMES.get(impl.name, impl.name), v[0], v[1], v[2]))[:16]
 
 
 RUNTIME = runtime()

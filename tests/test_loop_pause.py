@@ -252,6 +252,7 @@ def test_a_beep_and_the_menus_keep_the_pause_short(tmp_path):
 MP_SCRIPT = """
 import micropython
 import sim as board
+import nap as napmod
 from rig import Rig, LEFT
 rig = Rig(board, %r)
 rig.run(2000)
@@ -259,8 +260,9 @@ rig.press(LEFT)
 rig.run(1000)
 a = rig.app
 p = a._pause_ms
-def nap(ms):
+def sleep_ms(ms):
     rig.now = rig.add(rig.now, ms)
+nap = napmod.Nap(a.buttons, sleep_ms)
 u = a.clock.update
 t = rig.ticks_ms
 def one():
