@@ -1,5 +1,5 @@
 """The results desk and the exports a director enters into TSH (issue 27;
-host_sim/tournament.py, `hall scores`, `hall results --tsh / --csv
+hall/tournament.py, `hall scores`, `hall results --tsh / --csv
 [--excel]`): three rounds of tests/data/open2026.t (41 players, Polish and
 German names, a bye each round), every game's result as the recorder files
 it, each side's time penalty computed by the clock's core for the game's
@@ -18,9 +18,9 @@ import pytest
 
 from conftest import ROOT
 from hallkit import hall_cmd
-from host_sim import pairings
+from hall import pairings
 from host_sim import replay
-from host_sim import tournament as T
+from hall import tournament as T
 from test_tournament import Hall, body, state
 
 import profiles
@@ -153,7 +153,7 @@ def test_the_csv_has_mmss_tsh_numbers_scores_penalties_byes_and_an_excel_form(da
     bye = rows[-1]
     assert (bye["bye"], bye["left_player"], bye["table"]) == ("bye", seat.byes[0], "")
     assert names[int(bye["left_tsh"])] == seat.byes[0]
-    raw = subprocess.run([sys.executable, "-m", "host_sim", "hall", "results", "--round", "1",
+    raw = subprocess.run([sys.executable, "-m", "hall", "results", "--round", "1",
                           "--csv", "--excel", "--dir", folder], cwd=ROOT, capture_output=True,
                          timeout=60).stdout
     assert raw.startswith(b"\xef\xbb\xbfround;table;") and raw.count(b"\r\n") == len(rows) + 1
@@ -215,14 +215,14 @@ def test_the_desk_page_types_scores_and_gives_the_exports(day, tmp_path):
     import shutil
     import tempfile
     import urllib.request
-    from host_sim import desk as D
-    from host_sim import hall as H
-    if None in H.browser_tools():
+    from hall import desk as D
+    from bench import browser
+    if None in browser.browser_tools():
         pytest.skip("chromium / chromium-driver missing (make deps)")
     folder, played = day
     d = D.Desk(folder, 0).start()
     profile = tempfile.mkdtemp(prefix="desk-chromium-")
-    drv = H.headless_chromium(profile)
+    drv = browser.headless_chromium(profile)
     try:
         from hallkit import until
         drv.get(d.url())          # the current round, 3
