@@ -13,17 +13,15 @@ import sys
 
 import appversion
 import fsys
-import hallmsg
-import hd44780
-import json
 import lang
-import outputs
 import selftest
 import setupmenu
-import tm1637
-from device_scenarios import fresh_dir, write_settings
-from rig import Rig, LEFT, RIGHT, PAUSE, LONG_MS, TAP_MS
 from mptest import MICROPYTHON, cpython_only, eq, micropython_only, parametrize, tmp_path
+
+# The rig (and with it the whole app) is imported in each test, so the
+# MicroPython runner lets it go after it (tests/mp/mptest.py: on the qemu
+# image's 240 KB heap an app kept from test to test leaves too little).
+LEFT, RIGHT, PAUSE = 0, 1, 2        # rig.LEFT, RIGHT, PAUSE (boot() checks)
 
 _boards = {}
 
@@ -39,6 +37,9 @@ def load_board(name):
 
 
 def boot(name="sim", board="sim", lang_code="en", sound=True):
+    import rig as rigmod
+    from device_scenarios import fresh_dir, write_settings
+    eq((rigmod.LEFT, rigmod.RIGHT, rigmod.PAUSE), (LEFT, RIGHT, PAUSE), "the rig's keys")
     root = fresh_dir(tmp_path("selftest_" + name))
     write_settings(root, "sdev", 1800, lang_code)
     if not sound:
@@ -46,15 +47,21 @@ def boot(name="sim", board="sim", lang_code="en", sound=True):
         f.write('{"v": 1, "profile": "sdev", "base_left": 1800000, "base_right": 1800000, '
                 '"lang": "%s", "sound": false}' % lang_code)
         f.close()
-    rig = Rig(load_board(board), root)
+    rig = rigmod.Rig(load_board(board), root)
     rig.run(1600)                               # the splash
     return rig
+
+
+def hold(rig):
+    """The pause key held 2 s (the rig's long press)."""
+    import rig as rigmod
+    rig.press(PAUSE, rigmod.LONG_MS)
 
 
 def to_item(rig, item):
     """The setup menu opened (the pause key held 2 s in READY) and walked
     with the pause key to `item`."""
-    rig.press(PAUSE, LONG_MS)
+    hold(rig)
     eq(rig.app.mode, 2, "the setup menu")
     for _ in range(20):
         if rig.app.menu.item == item:
@@ -194,6 +201,7 @@ def test_the_self_test_item_starts_it_and_every_item_passes():
     lcd = rig.lcd
     eq(set("".join(rig.screen())), {"\u2588"}, "every cell lit")
     rig.run(selftest.PATTERN_MS)
+    import hd44780
     eq("".join(rig.screen()), ("".join(hd44780.TEST_CHARS) * 4)[:16]
        + ("".join(hd44780.TEST_CHARS) * 4)[1:17], "the staircase")
     for code in range(8):
@@ -231,7 +239,7 @@ def test_the_self_test_item_starts_it_and_every_item_passes():
     eq(app.tested.summary(), "pass", "for the hall")
     rig.press(PAUSE)                            # a tap does not leave
     eq(app.mode, 5, "still the self-test")
-    rig.press(PAUSE, LONG_MS)
+    hold(rig)
     eq(app.mode, 1, "back to the game")
     eq(rig.screen()[1].strip(), "READY", "READY again")
     to_item(rig, setupmenu.S_SELFTEST)
@@ -248,9 +256,9 @@ def test_failures_are_named_and_holding_pause_moves_on():
     rig.press(PAUSE)                            # the right key never comes
     rig.run(selftest.KEYS_DONE_MS + 50)
     eq(page(st), selftest.K_KEYS, "the keys page waits for it")
-    rig.press(PAUSE, LONG_MS)
+    hold(rig)
     eq((page(st), st.items[0].state), (selftest.K_DISPLAY, selftest.FAIL), "keys failed")
-    rig.press(PAUSE, LONG_MS)                   # the display not judged: failed
+    hold(rig)                   # the display not judged: failed
     eq(page(st), selftest.K_BEEP, "on")
     rig.run(100)
     eq(rig.app.buzzer.last, selftest.TEST_BEEP, "it sounds with the sound off")
@@ -260,7 +268,7 @@ def test_failures_are_named_and_holding_pause_moves_on():
     eq(rig.app.tested.summary(), "fail keys hd44780 buzzer", "named")
     rig.run(selftest.SHOW_MS)
     eq(rig.screen(), ["KEYX LCDX SNDX  ", "LED+ FLS+ BAT+  "], "each item")
-    rig.press(PAUSE, LONG_MS)
+    hold(rig)
     to_item(rig, setupmenu.S_SELFTEST)
     eq(rig.screen()[1].split(), words("en", "V_ST_FAIL").split() + [">"], "failed")
 
@@ -293,6 +301,7 @@ def test_the_digit_modules_light_every_segment():
     rig.press(RIGHT)                            # the LCD: yes
     eq(page(st), selftest.K_DISPLAY, "the modules' page")
     eq(st.item().code, "tm1637", "the family's name")
+    import tm1637
     tm = rig.emus["tm1637"]
     seen = set()
     for _ in range(8 * 4):
@@ -359,6 +368,7 @@ def test_the_flash_check_reads_back_and_counts_the_free_space():
     filesystem); at least MIN_FREE bytes free.  A bit flipped on the way,
     too little room, or a filesystem that refuses: FAIL."""
     import os
+    from device_scenarios import fresh_dir
     root = fresh_dir(tmp_path("selftest_flash"))
     kb, ok = selftest.check_flash(_FS(), root)
     eq(ok, True, "the real filesystem")
@@ -400,13 +410,15 @@ def test_the_20x4_shows_every_cell_and_every_result_at_once():
         rig.run(selftest.SHOW_MS + 20)
     eq(rig.screen(), ["Self-test       PASS", "KEY+ LCD+ SND+ LED+ ", "FLS+ BAT+           ",
                       (words("en", "ST_EXIT") + " " * 20)[:20]], "at once")
-    rig.press(PAUSE, LONG_MS)
+    hold(rig)
     eq(rig.app.mode, 1, "READY")
     eq(rig.screen()[2].strip() != "", True, "the game screen drawn again: %r" % rig.screen())
 
 
 def _state(rig):
     """The state message's JSON (hallmsg.py) of the rig's clock."""
+    import hallmsg
+    import json
     cfg = {"table": 7, "event": "cup", "user": "7"}
     m = hallmsg.Messages(cfg, rig.app.hall_source(), "c0ffee", rig.now)
     pkt = bytes(m.report(rig.now, True))
@@ -428,6 +440,7 @@ def test_the_hall_gets_the_result_in_one_field():
     d = _state(rig)
     eq(d["selftest"], "fail buzzer", "named")
     eq(d["clock"] == "c0ffee" and d["table"] == 7, True, "the rest as ever")
+    import hallmsg
     eq("selftest" in hallmsg.Messages.fields(hallmsg.Messages(
         {"table": 7, "event": "cup"}, rig.app.hall_source(), "c0ffee", rig.now), rig.now),
        False, "not in the result (fields())")
