@@ -541,8 +541,8 @@ def missing(folder, rnd, found, warn=_warn, iso=plain):
             out.append("round %d, table %d (%s): no result from its clock yet" % (rnd, t, names))
         elif len(got) > 1:
             out.append("round %d, table %d (%s): %d results (clocks %s): keep one with a "
-                       "referee's correction" % (rnd, t, names, len(got),
-                                                 ", ".join(r["clock"] for r in got)))
+                       "referee's correction (none goes to TSH until then)"
+                       % (rnd, t, names, len(got), ", ".join(r["clock"] for r in got)))
         elif got[0]["left_score"] == "":
             out.append("round %d, table %d (%s): no scores typed yet (hall scores --round %d "
                        "--table %d LEFT RIGHT)" % (rnd, t, names, rnd, t))
@@ -617,10 +617,11 @@ def tsh_lines(found, rnd, division, bye_score=BYE_SCORE, iso=plain):
     line, `player1 score1 player2 score2` (the TSH numbers and the adjusted
     scores, the player who went first, sitting left, first), one line per
     bye (`player score`), and an empty line (back to the prompt).  A game
-    without scores, without TSH numbers, lost by a forfeit (TSO § 5.2 c,
-    scored by § 6.1.1, which the director decides) or at a table with more
-    than one result is no line but a problem.  No line to enter at all
-    (lines []) when no game of the round has its scores typed."""
+    without scores or at a table with more than one result is no line (and
+    missing() says so); one without TSH numbers or lost by a forfeit (TSO §
+    5.2 c, scored by § 6.1.1, which the director decides) is no line but a
+    problem.  No line to enter at all (lines [], one problem) when no game
+    of the round has its scores typed."""
     lines = ["a %d %s" % (rnd, division)]
     problems = []
     mine = [r for r in found if r["round"] == rnd]
@@ -637,16 +638,11 @@ def tsh_lines(found, rnd, division, bye_score=BYE_SCORE, iso=plain):
                 lines.append("%d %d" % (r["left_tsh"], bye_score))
             continue
         where = "round %d, table %d" % (rnd, r["table"])
-        if len(at[r["table"]]) > 1:
-            if r is at[r["table"]][0]:
-                problems.append("%s: %d results (clocks %s): none exported: keep one with a "
-                                "referee's correction" % (where, len(at[r["table"]]), ", ".join(
-                                    x["clock"] for x in at[r["table"]])))
-        elif r["left_tsh"] == "" or r["right_tsh"] == "":
+        if len(at[r["table"]]) > 1 or r["left_score"] == "":
+            continue        # (missing() names it)
+        if r["left_tsh"] == "" or r["right_tsh"] == "":
             problems.append("%s: no TSH player numbers (not seated from a .t file): not "
                             "exported" % where)
-        elif r["left_score"] == "":
-            problems.append("%s: no scores typed yet: not exported" % where)
         elif r["forfeit"]:
             problems.append("%s: %s lost by overtime (TSO § 5.2 c): score it by § 6.1.1 and "
                             "enter it by hand" % (where, iso(r[r["forfeit"] + "_player"])
@@ -673,9 +669,7 @@ def tsh_export(folder, rnd, division_name=None, bye_score=BYE_SCORE, warn=_warn,
     lines, problems = tsh_lines(found, rnd, div, bye_score, iso)
     if not lines:
         return lines, problems
-    gaps = missing(folder, rnd, found, lambda m: None, iso)
-    said = [g for g in gaps if " results (clocks " not in g]
-    return lines, said + [p for p in problems if "no scores typed" not in p]
+    return lines, missing(folder, rnd, found, lambda m: None, iso) + problems
 
 
 # -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------

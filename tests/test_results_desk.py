@@ -492,7 +492,8 @@ def test_two_results_at_one_table_are_no_tsh_line_but_a_refusal(tmp_path):
     assert proc.returncode == 1
     assert proc.stdout.split("\n") == ["a 1 div", "3 402 4 300", "", ""]
     said = [ln for ln in proc.stderr.splitlines() if "table 1" in ln]
-    assert len(said) == 1 and "2 results (clocks c1, intruder): none exported" in said[0]
+    assert len(said) == 1 and "2 results (clocks c1, intruder)" in said[0]
+    assert "none goes to TSH until then" in said[0]
     assert any("2 results (clocks c1, intruder)" in m for m in D.tsh_view(folder, 1)["messages"])
 
 
