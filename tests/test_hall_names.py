@@ -20,8 +20,8 @@ import tempfile
 import pytest
 
 from hallkit import chromium, hall_cmd, needs_browser, running_hall, until
-from host_sim import hall_attacks as A
-from host_sim import tournament as T
+from bench import hall_attacks as A
+from hall import tournament as T
 from test_projector import state
 
 pytestmark = needs_browser
@@ -154,7 +154,7 @@ def test_no_name_reorders_its_neighbour_on_the_projector(hall_with_names, browse
 def test_no_name_reorders_its_neighbour_on_the_desk(hall_with_names, browser):
     """Issue 35: the results desk's lines name both players of a table
     (`round 1, table 1 (A – B): no result ...`): each name a <bdi>."""
-    from host_sim import desk as D
+    from hall import desk as D
     d = D.Desk(hall_with_names.folder, 0).start()
     try:
         browser.get(d.url())

@@ -1,5 +1,5 @@
 """Who sits where (issue 21): TSH `.t` files and the plain CSV
-(host_sim/pairings.py, docs/hall.md "Pairings").
+(hall/pairings.py, docs/hall.md "Pairings").
 
 tests/data/open2026.t is a TSH-shaped division written for these tests: 41
 players (so one bye a round), 3 rounds paired with `board` and `p12`, two of
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from host_sim import pairings
+from hall import pairings
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 OPEN = os.path.join(DATA, "open2026.t")

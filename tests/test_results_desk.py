@@ -1,5 +1,5 @@
 """The results desk and the exports a director enters into TSH (issue 27;
-host_sim/tournament.py, `hall scores`, `hall results --tsh / --csv
+hall/tournament.py, `hall scores`, `hall results --tsh / --csv
 [--excel]`): three rounds of tests/data/open2026.t (41 players, Polish and
 German names, a bye each round), every game's result as the recorder files
 it, each side's time penalty computed by the clock's core for the game's
@@ -18,9 +18,9 @@ import pytest
 
 from conftest import ROOT
 from hallkit import hall_cmd
-from host_sim import pairings
+from hall import pairings
 from host_sim import replay
-from host_sim import tournament as T
+from hall import tournament as T
 from test_tournament import Hall, body, state
 
 import profiles
@@ -153,7 +153,7 @@ def test_the_csv_has_mmss_tsh_numbers_scores_penalties_byes_and_an_excel_form(da
     bye = rows[-1]
     assert (bye["bye"], bye["left_player"], bye["table"]) == ("bye", seat.byes[0], "")
     assert names[int(bye["left_tsh"])] == seat.byes[0]
-    raw = subprocess.run([sys.executable, "-m", "host_sim", "hall", "results", "--round", "1",
+    raw = subprocess.run([sys.executable, "-m", "hall", "results", "--round", "1",
                           "--csv", "--excel", "--dir", folder], cwd=ROOT, capture_output=True,
                          timeout=60).stdout
     assert raw.startswith(b"\xef\xbb\xbfround;table;") and raw.count(b"\r\n") == len(rows) + 1
@@ -215,14 +215,14 @@ def test_the_desk_page_types_scores_and_gives_the_exports(day, tmp_path):
     import shutil
     import tempfile
     import urllib.request
-    from host_sim import desk as D
-    from host_sim import hall as H
-    if None in H.browser_tools():
+    from hall import desk as D
+    from bench import browser
+    if None in browser.browser_tools():
         pytest.skip("chromium / chromium-driver missing (make deps)")
     folder, played = day
     d = D.Desk(folder, 0).start()
     profile = tempfile.mkdtemp(prefix="desk-chromium-")
-    drv = H.headless_chromium(profile)
+    drv = browser.headless_chromium(profile)
     try:
         from hallkit import until
         drv.get(d.url())          # the current round, 3
@@ -291,7 +291,7 @@ def test_a_score_for_an_unseated_table_or_round_is_refused_with_its_reason(day):
     or for a round with no seating, is refused with the reason, at the desk
     (400, the reason) and by `hall scores` (one line, exit 2); nothing
     stored."""
-    from host_sim import desk as D
+    from hall import desk as D
     folder, _played = day
     before = open(os.path.join(folder, T.SCORES), "rb").read()
     proc = cmd(folder, "scores", "--round", "3", "--table", "21", "400", "300")
@@ -315,7 +315,7 @@ def test_the_desks_tsh_view_says_what_hall_results_tsh_says(day):
     """Issue 35: the desk dropped `hall results --tsh`'s warnings (a loss on
     time, a table without scores vanished there).  Its TSH view is the
     command's: the same block and the same lines, every round."""
-    from host_sim import desk as D
+    from hall import desk as D
     import json
     folder, _played = day
     d = D.Desk(folder, 0).start()
@@ -339,7 +339,7 @@ def test_every_desk_answer_forbids_framing(day):
     """Issue 35: any site could frame the desk (and make the director click
     through an overlay): every answer says `frame-ancestors 'none'` and
     `X-Frame-Options: DENY`, refusals too."""
-    from host_sim import desk as D
+    from hall import desk as D
     folder, _played = day
     d = D.Desk(folder, 0).start()
     try:
@@ -364,7 +364,7 @@ def test_a_room_of_desk_users_typing_at_once_all_get_answers(tmp_path):
     score stored exactly once with its values."""
     import json
     import threading
-    from host_sim import desk as D
+    from hall import desk as D
     folder = str(tmp_path)
     for n in (1, 2):
         T.store_pairings(folder, pairings.read(OPEN, n), OPEN)
@@ -433,7 +433,7 @@ def test_the_division_is_one_word_tsh_takes_or_one_clear_line(tmp_path, file_nam
     or from the .t file's name when it is a plain word (ASCII letters,
     digits, _); otherwise `hall results --tsh` prints nothing on stdout and
     one line naming --division, and the desk's TSH view says the same."""
-    from host_sim import desk as D
+    from hall import desk as D
     folder = str(tmp_path)
     small_round(folder, FOUR, file_name)
     proc = cmd(folder, "results", "--round", "1", "--tsh",
@@ -473,7 +473,7 @@ def test_a_round_without_scores_is_one_line_not_an_empty_entry(tmp_path):
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == ("hall: round 1: no scores typed for any of its games yet (2 with a "
                            "result): nothing to enter in TSH\n")
-    from host_sim import desk as D
+    from hall import desk as D
     assert D.tsh_view(folder, 1) == {"lines": [], "messages": [proc.stderr[6:-1]], "error": ""}
 
 
@@ -481,7 +481,7 @@ def test_two_results_at_one_table_are_no_tsh_line_but_a_refusal(tmp_path):
     """Issue 35: a table with two results (two clocks) printed two TSH lines
     and the desk said nothing; now neither is exported and one line says
     why, on the terminal and the desk."""
-    from host_sim import desk as D
+    from hall import desk as D
     folder = str(tmp_path)
     small_round(folder, FOUR)
     h = Hall(folder)
@@ -520,7 +520,7 @@ def test_unicode_digits_are_never_a_table_a_round_or_a_score(day, args):
 
 def test_the_desk_takes_no_unicode_digit_for_a_round(day):
     """Issue 35: `round=３` (fullwidth) was round 3 to the desk's int()."""
-    from host_sim import desk as D
+    from hall import desk as D
     folder, _played = day
     d = D.Desk(folder, 0).start()
     try:
@@ -569,11 +569,11 @@ def test_the_csv_neutralizes_formulas_and_keeps_numbers_numeric(hostile):
     the desk's exports; the names and the profile read back whole after
     the `'`.  Numbers stay bare numbers: a score of -50, the adjusted -50,
     the overtime -301000; the clock's mm:ss -05:01 is no formula and stays."""
-    from host_sim import desk as D
+    from hall import desk as D
     folder = hostile
     plain_csv = cmd(folder, "results", "--round", "1", "--csv")
     assert plain_csv.returncode == 0, plain_csv.stderr
-    excel = subprocess.run([sys.executable, "-m", "host_sim", "hall", "results", "--round",
+    excel = subprocess.run([sys.executable, "-m", "hall", "results", "--round",
                             "1", "--csv", "--excel", "--dir", folder], cwd=ROOT,
                            capture_output=True, timeout=60).stdout
     desk_csv = D.export(folder, 1, "csv")[0].decode("utf-8")

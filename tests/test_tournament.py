@@ -1,7 +1,7 @@
 """Rounds, seating and the results CSV of a round (issue 21;
-host_sim/tournament.py, docs/hall.md "A round").  The files are written as
+hall/tournament.py, docs/hall.md "A round").  The files are written as
 the hall writes them: results.jsonl by the recorder's Journal
-(host_sim/hall_recorder.py), games.jsonl and rounds.jsonl by
+(hall/recorder.py), games.jsonl and rounds.jsonl by
 tournament.py."""
 import io
 import json
@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from host_sim import pairings
-from host_sim import tournament as T
-from host_sim import hall_recorder as REC
-from host_sim.hall_recorder import Journal
+from hall import pairings
+from hall import tournament as T
+from hall import recorder as REC
+from hall.recorder import Journal
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -236,7 +236,7 @@ def test_a_result_is_never_dated_before_its_start_line(monkeypatch):
     time.time(); a result stored right after its start line (a clock's
     first message is its result) got the second before it and round 0.
     Both stamps read one clock."""
-    from host_sim import hall_recorder as REC
+    from hall import recorder as REC
     monkeypatch.setattr(time, "time", lambda: 1764000000.9995)
     assert T.utc_now_ms() == "2025-11-24T16:00:00.999Z"
     assert REC.utc_now() == T.utc_now() == "2025-11-24T16:00:00Z"

@@ -196,7 +196,7 @@ function showLog(key) {
   document.getElementById("logtext").textContent = g !== undefined ? x.logs[g] :
       "No log yet: the clock publishes its game log when the game ends.";
   // issue 27: the log as a file, and its timeline (the recorder writes one
-  // per language next to the page, host_sim/hall_logs.py)
+  // per language next to the page, hall/filing.py)
   var file = document.getElementById("logfile"), tl = document.getElementById("timeline");
   file.hidden = tl.hidden = g === undefined;
   if (g !== undefined) {
@@ -265,7 +265,7 @@ function showAlarm(a) {
 
 function start() {
   document.getElementById("event").textContent = EV;
-  // the results desk (host_sim/desk.py): served by `hall` on the hall
+  // the results desk (hall/desk.py): served by `hall` on the hall
   // computer's loopback only (config.js's deskPort)
   document.getElementById("desk").href = "http://127.0.0.1:" + HALL.deskPort + "/";
   var url = HallModel.brokerUrl(location, HALL);

@@ -2,7 +2,7 @@
 sat where, and the results as a pairing program takes them.
 
 Three files in the hall folder, next to the recorder's results.jsonl
-(host_sim/hall_recorder.py), each appended or replaced so that a power cut
+(hall/recorder.py), each appended or replaced so that a power cut
 leaves the old or the new content:
 
     rounds.jsonl     {"round": 3, "set": "2026-11-24T14:00:05Z"} a line per
@@ -16,7 +16,7 @@ leaves the old or the new content:
     pairings-3.json  round 3's seating, {"round": 3, "source": "div.t",
                      "tables": {"12": ["left name", "right name"]},
                      "byes": [...]}, from `hall pairings --round 3 FILE`
-                     (host_sim/pairings.py reads the file)
+                     (hall/pairings.py reads the file)
 
 A game belongs to the round of its games.jsonl line: the round current when
 its first press was seen.  That line is written once and never rewritten, so
@@ -34,10 +34,10 @@ import re
 import sys
 import time
 
-from host_sim import durable
+from hall import durable
 from host_sim import replay
-from host_sim.hall_files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
-                                 read_records, read_accepted, counted)
+from hall.files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
+                        read_records, read_accepted, counted)
 
 ROUNDS = "rounds.jsonl"
 GAMES = "games.jsonl"
@@ -672,7 +672,7 @@ def tsh_export(folder, rnd, division_name=None, bye_score=BYE_SCORE, warn=_warn,
     return lines, missing(folder, rnd, found, lambda m: None, iso) + problems
 
 
-# -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------
+# -- what the recorder does with the clocks' states (hall/recorder.py) --------
 def parse_state(event, topic, payload):
     """(account, table, body) of a clock's state or heartbeat message whose
     body agrees with its topic, else None (the recorder only needs to know
@@ -799,7 +799,7 @@ def payload(folder, event="open"):
     return messages(folder, event)[ROUND_TOPIC % event]
 
 
-# -- the commands (host_sim/hall.py calls these) ----------------------------------------
+# -- the commands (hall/cli.py calls these) ----------------------------------------
 def cmd_round(folder, n, out=sys.stdout):
     """`hall round N`: from now on new games are round N."""
     set_round(folder, n)
@@ -815,7 +815,7 @@ def cmd_pairings(folder, n, path, out=sys.stdout, err=sys.stderr):
     or a table,player1,player2 CSV.  Each malformed line is one line on err;
     the good lines' tables are stored all the same (status 1 then: fix the
     file and load it again, it replaces the round's seating)."""
-    from host_sim import pairings
+    from hall import pairings
     try:
         rnd = pairings.read(path, n)
     except OSError as e:

@@ -44,7 +44,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
-from host_sim import tournament
+from hall import tournament
 
 PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "desk.html")
 MAX_BODY = 1024

@@ -3,7 +3,7 @@
 // isolate), so a right-to-left name, or a right-to-left override in one,
 // never reorders the text around it: the opponent's name, the separator,
 // the other byes.  The director's page, the projector and the results desk
-// (host_sim/desk.html) draw every name so.
+// (hall/desk.html) draw every name so.
 "use strict";
 
 var HallIsolate = (function () {
