@@ -334,3 +334,38 @@ def test_a_latin1_t_file_is_read_as_tsh_reads_it_with_one_line(tmp_path):
     assert len(r.warnings) == 1 and "ISO-8859-1" in r.warnings[0]
     r = pairings.read(write(tmp_path, text), 1)
     assert r.pairs[1].left == "Wei\u00df, Stefan" and r.warnings == []
+
+
+def tsh_written(name, rating, opps, scores, extras):
+    """A player line as TSH writes it (TSH.md): the name left-aligned in 22
+    columns, the rating right-aligned in 5, the pairings, `; `, the scores,
+    then the extras sorted by key."""
+    line = "%-22s%5s %s; %s" % (name, rating, " ".join(str(o) for o in opps),
+                                " ".join(str(s) for s in scores))
+    for k in sorted(extras):
+        line += "; %s %s" % (k, " ".join(str(v) for v in extras[k]))
+    return line
+
+
+def test_lines_in_tsh_s_own_layout_read_back_as_written(tmp_path):
+    """Issue 35 ("ratings and names as TSH parses a .t line"): names with
+    digits and commas, one longer than the 22 columns, ratings 0, 950, 2001
+    and 1712.5, a negative score, boards, p12 and a withdrawn player, in the
+    layout TSH writes: every name, table and seat read back as written."""
+    players = [("Jan 2 Kowalski", 2001, [2, 4], [412, -20], {"board": [3, 1], "p12": [1, 2]}),
+               ("Kowalski-Nowak, Anna Maria", 0, [1, 3], [380, 401], {"board": [3, 2],
+                                                                       "p12": [2, 1]}),
+               ("Weiß, Stefan", "1712.5", [4, 2], [350, 300], {"board": [5, 2], "p12": [1, 2]}),
+               ("O'Brien, Seán 3rd", 950, [3, 1], [299, 388], {"board": [5, 1], "p12": [2, 1]}),
+               ("Zieliński, Ewa", 1655, [0, 0], [50, -50], {"off": [-50]})]
+    text = "\n".join(tsh_written(*p) for p in players) + "\n"
+    path = write(tmp_path, text)
+    r1, r2 = pairings.read(path, 1), pairings.read(path, 2)
+    assert r1.problems == r2.problems == []
+    assert [(p.table, p.left, p.right) for p in r1.tables()] == [
+        (3, "Jan 2 Kowalski", "Kowalski-Nowak, Anna Maria"),
+        (5, "Weiß, Stefan", "O'Brien, Seán 3rd")]
+    assert [(p.table, p.left, p.right) for p in r2.tables()] == [
+        (1, "O'Brien, Seán 3rd", "Jan 2 Kowalski"),
+        (2, "Kowalski-Nowak, Anna Maria", "Weiß, Stefan")]
+    assert r1.byes == r2.byes == [] and len(r1.warnings) == 1   # withdrawn: no bye
