@@ -848,7 +848,7 @@ def add_arguments(p):
     p.add_argument("value", nargs="*", default=[],
                    help="round: the round number; pairings: the pairings file; scores: the "
                         "left and the right player's score")
-    p.add_argument("--round", type=int, default=None,
+    p.add_argument("--round", type=tournament.whole, default=None,
                    help="results: only this round; pairings: the round the file is for")
     p.add_argument("--dir", default=DEFAULT_DIR, help="the hall's folder (default build/hall)")
     p.add_argument("--event", default="open", help="the event's name in the topics (default open)")
@@ -873,12 +873,13 @@ def add_arguments(p):
                    help="results --round N: the round in TSH's score-entry form (a ROUND "
                         "DIVISION, then `player score player score` a game a line)")
     p.add_argument("--division", default=None,
-                   help="results --tsh: TSH's division (default: the .t file's name, a.t: a)")
-    p.add_argument("--bye-score", type=int, default=tournament.BYE_SCORE,
+                   help="results --tsh: TSH's division, one word (default: the .t file's "
+                        "name when it is one word, a.t: a)")
+    p.add_argument("--bye-score", type=tournament.whole, default=tournament.BYE_SCORE,
                    help="results --tsh: the score of a bye's line (default 50)")
-    p.add_argument("--table", type=int, default=0,
+    p.add_argument("--table", type=tournament.whole, default=0,
                    help="clock-config, revoke: the clock account; scores, accept: the table")
-    p.add_argument("--game", type=int, default=0, help="accept: the game number")
+    p.add_argument("--game", type=tournament.whole, default=0, help="accept: the game number")
     p.add_argument("--account", default=None,
                    help="accept: the clock account (default: the table's)")
     p.add_argument("--first", action="store_true",
@@ -989,21 +990,25 @@ def results(hall, args):
     game, then the byes) or the TSH entry block of round N; each seated
     table without a result or scores, and each result outside the seating,
     is one line on stderr (issue 27: never silently missing)."""
+    if args.tsh:
+        if args.round is None:
+            raise HallError("--tsh needs --round N: TSH takes one round at a time")
+        try:
+            lines, said = tournament.tsh_export(hall.folder, args.round, args.division,
+                                                args.bye_score, _say)
+        except tournament.TournamentError as e:
+            raise HallError(str(e))
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+        for m in said:
+            _say(m)
+        return 1 if said else 0
     found = tournament.rows(hall.folder, args.round, _say)
     rounds = [args.round] if args.round is not None else sorted({r["round"] for r in found
                                                                  if r["round"]})
     gaps = []
     for n in rounds:
         gaps += tournament.missing(hall.folder, n, found, lambda m: None)
-    if args.tsh:
-        if args.round is None:
-            raise HallError("--tsh needs --round N: TSH takes one round at a time")
-        division = args.division or _division(hall.folder, args.round)
-        lines, problems = tournament.tsh_lines(found, args.round, division, args.bye_score)
-        sys.stdout.write("\n".join(lines) + "\n")
-        for m in gaps + [p for p in problems if "no scores typed" not in p]:
-            _say(m)
-        return 1 if problems or gaps else 0
     out = sys.stdout
     if args.excel:
         out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
@@ -1046,14 +1051,6 @@ def logs_out(hall, args):
     return 0
 
 
-def _division(folder, rnd):
-    src = tournament.load_seating(folder, rnd, lambda m: None).source
-    if src.lower().endswith(".t"):
-        return src[:-2]
-    raise HallError("--tsh needs --division NAME (round %d's seating is not from a TSH .t "
-                    "file)" % rnd)
-
-
 def scores(hall, args):
     """hall scores --round N [--table T LEFT RIGHT]: type a table's two
     scores from its score sheet (left and right as seated), or list the
@@ -1087,7 +1084,7 @@ def scores(hall, args):
 
 
 def _int(v):
-    return v.lstrip("-").isdigit() and len(v) <= 6
+    return tournament.number(v, -999999, 999999) is not None
 
 
 def desk_line(r):
@@ -1111,7 +1108,7 @@ def _tournament(hall, args):
     """hall round N / hall pairings --round N FILE (hall/tournament.py)."""
     args.value = args.value[0] if len(args.value) == 1 else None if not args.value else "x"
     if args.action == "round":
-        if args.value is None or not args.value.isdigit():
+        if args.value is None or tournament.number(args.value, 0, 10 ** 9) is None:
             raise HallError("round needs the round's number: hall round 3")
         try:
             return tournament.cmd_round(hall.folder, int(args.value))

@@ -14,10 +14,10 @@ import shutil
 import pytest
 
 from hall import cli as H
-from bench import browser
+from bench import browser as chromium_tools   # (the fixture below is "browser")
 
 pytestmark = pytest.mark.skipif(
-    None in browser.browser_tools() or not os.path.isfile(H.MQTT_JS),
+    None in chromium_tools.browser_tools() or not os.path.isfile(H.MQTT_JS),
     reason="chromium / chromium-driver or the page's mqtt.js missing (make deps hall-page)")
 
 W, HGT = 1920, 1080
@@ -44,11 +44,11 @@ def browser(tmp_path_factory):
     d = tmp_path_factory.mktemp("projector")
     www = d / "www"
     www.mkdir()
-    for n in ("projector.html", "projector.js", "projector.css", "model.js"):
+    for n in ("projector.html", "projector.js", "projector.css", "model.js", "isolate.js"):
         shutil.copy(os.path.join(H.PAGE_DIR, n), str(www / n))
     shutil.copy(H.MQTT_JS, str(www / "mqtt.min.js"))
     (www / "config.js").write_text("var HALL = %s;\n" % json.dumps({"event": EV}))
-    drv = browser.headless_chromium(str(d / "profile"))
+    drv = chromium_tools.headless_chromium(str(d / "profile"))
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                         {"width": W, "height": HGT, "deviceScaleFactor": 1, "mobile": False})
     drv.page_url = "file://%s/projector.html" % www
