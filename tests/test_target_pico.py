@@ -230,3 +230,42 @@ def test_bench_slots_bound_the_emulators_and_lower_their_priority(fs_image, tmp_
         broken.start()
     assert slots.acquire(blocking=False)               # a failed start gives it back
     slots.release()
+
+
+PATIENCE_PROBE = r"""
+import sys, types
+from mpremote import transport_serial as ts
+from host_sim import usb
+clock = [0.0]
+ts.time = types.SimpleNamespace(monotonic=lambda: clock[0],
+                                sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+class Silent:                      # a board that sends nothing
+    def inWaiting(self):
+        return 0
+t = ts.SerialTransport.__new__(ts.SerialTransport)
+t.serial = Silent()
+t.read_until(1, b"\x04")                              # exec_raw's wait (10 s)
+between = clock[0]
+clock[0] = 0.0
+t.read_until(1, b">", timeout=None, timeout_overall=10)   # enter_raw_repl's
+print(round(between), round(clock[0]), usb.TIMEOUT_S)
+"""
+
+
+@pytest.mark.parametrize("patient", [False, True])
+def test_host_programs_on_the_emulated_board_get_patient_limits(patient):
+    """Issue 37: mpremote gives up on a board silent for 10 s (between
+    characters, and entering the raw REPL), deploy and logs on an mpremote
+    command after usb.TIMEOUT_S; the emulated Pico on a loaded host is far
+    slower than a real one, so the programs Pico.with_pty and plug() run get
+    each limit target.PATIENCE times longer (target.patient_env): the real
+    mpremote, on a clock of its own here (no wall-clock time passes)."""
+    import subprocess
+    import sys
+    from host_sim import usb
+    env = target.patient_env() if patient else dict(os.environ, PYTHONPATH="")
+    proc = subprocess.run([sys.executable, "-c", PATIENCE_PROBE], capture_output=True,
+                          text=True, cwd=target.ROOT, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    k = target.PATIENCE if patient else 1
+    assert proc.stdout.split() == [str(10 * k), str(10 * k), str(usb.TIMEOUT_S * k)]
