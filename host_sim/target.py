@@ -295,7 +295,7 @@ def bundle_image(dest, board="pico", extra=None):
     return littlefs_image(out, dirs=(), extra=extra)
 
 
-def _cpu_s(pid):
+def cpu_s(pid):
     """The CPU seconds process `pid` has used so far (Linux /proc; 0 elsewhere)."""
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -513,7 +513,7 @@ class Pico:
 
     def stop(self):
         if self.proc is not None and Pico.on_stop is not None:     # (a plain function)
-            Pico.on_stop(self, sys._getframe(1).f_code.co_name, _cpu_s(self.proc.pid),
+            Pico.on_stop(self, sys._getframe(1).f_code.co_name, cpu_s(self.proc.pid),
                          time.monotonic() - self._began)
         if self.proc is not None:
             if self.proc.poll() is None:
