@@ -434,7 +434,11 @@ def test_quit_restores_the_terminal(term):
     t = term("--speed", "20")
     t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
     t.send("q")
-    s = t.wait(lambda s: "EXIT=0" in s, "the simulator's exit")
+
+    def stty_said(s):      # (its lines come after EXIT=0: wait for them too)
+        w = s.split()
+        return "EXIT=0" in w and {"icanon", "-icanon"} & set(w) and {"echo", "-echo"} & set(w)
+    s = t.wait(stty_said, "the simulator's exit and stty -a")
     assert not lcd(s), "the clock face is gone (alternate screen left)"
     assert HELP not in s
     words = s.split()
