@@ -332,7 +332,7 @@ class Pico:
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
-                 lcd_times=False, tm1637=()):
+                 lcd_times=False, tm1637=(), every_poll=False):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -341,6 +341,10 @@ class Pico:
         self.uid = uid            # 0-255: another board's unique id (harness --uid)
         self.erase_ms = erase_ms
         self.program_us = program_us
+        # a busy flash's status polls: by default (core 1 not launched) the
+        # poll gets its answer when the flash is ready, the time passing at
+        # once (target/harness.js waitReady); every_poll: each one emulated
+        self.every_poll = every_poll
         # the image a blank flash gets (default: the official RPI_PICO one;
         # e.g. build/firmware/pico.uf2, the app frozen in), and with
         # reflash=True copied over a used flash first (an upgrade: BOOTSEL)
@@ -389,6 +393,8 @@ class Pico:
             args += ["--i2c-us"]
         if self.erase_ms or self.program_us:
             args += ["--erase-ms", str(self.erase_ms), "--program-us", str(self.program_us)]
+        if self.every_poll:
+            args.append("--every-poll")
         if self.tm_pins:
             from host_sim.fakehw.tm1637_emu import Tm1637Emu
             self.tm = {clk: Tm1637Emu() for clk, _dio in self.tm_pins}
