@@ -49,7 +49,7 @@ def add_arguments(p):
     p.add_argument("value", nargs="*", default=[],
                    help="round: the round number; pairings: the pairings file; scores: the "
                         "left and the right player's score")
-    p.add_argument("--round", type=int, default=None,
+    p.add_argument("--round", type=tournament.whole, default=None,
                    help="results: only this round; pairings: the round the file is for")
     shown = (os.path.relpath(DEFAULT_DIR) if DEFAULT_DIR.startswith(os.getcwd() + os.sep)
              else DEFAULT_DIR)
@@ -76,12 +76,13 @@ def add_arguments(p):
                    help="results --round N: the round in TSH's score-entry form (a ROUND "
                         "DIVISION, then `player score player score` a game a line)")
     p.add_argument("--division", default=None,
-                   help="results --tsh: TSH's division (default: the .t file's name, a.t: a)")
-    p.add_argument("--bye-score", type=int, default=tournament.BYE_SCORE,
+                   help="results --tsh: TSH's division, one word (default: the .t file's "
+                        "name when it is one word, a.t: a)")
+    p.add_argument("--bye-score", type=tournament.whole, default=tournament.BYE_SCORE,
                    help="results --tsh: the score of a bye's line (default 50)")
-    p.add_argument("--table", type=int, default=0,
+    p.add_argument("--table", type=tournament.whole, default=0,
                    help="clock-config, revoke: the clock account; scores, accept: the table")
-    p.add_argument("--game", type=int, default=0, help="accept: the game number")
+    p.add_argument("--game", type=tournament.whole, default=0, help="accept: the game number")
     p.add_argument("--account", default=None,
                    help="accept: the clock account (default: the table's)")
     p.add_argument("--first", action="store_true",

@@ -13,8 +13,7 @@ import shutil
 
 import pytest
 
-from hall.paths import MQTT_JS
-from hall.paths import PAGE_DIR
+from hall.paths import MQTT_JS, PAGE_DIR
 from bench.browser import browser_tools, headless_chromium
 
 pytestmark = pytest.mark.skipif(
@@ -45,7 +44,7 @@ def browser(tmp_path_factory):
     d = tmp_path_factory.mktemp("projector")
     www = d / "www"
     www.mkdir()
-    for n in ("projector.html", "projector.js", "projector.css", "model.js"):
+    for n in ("projector.html", "projector.js", "projector.css", "model.js", "isolate.js"):
         shutil.copy(os.path.join(PAGE_DIR, n), str(www / n))
     shutil.copy(MQTT_JS, str(www / "mqtt.min.js"))
     (www / "config.js").write_text("var HALL = %s;\n" % json.dumps({"event": EV}))

@@ -270,3 +270,17 @@ def test_round_messages_stay_small_at_500_tables(tmp_path):
     assert len(msgs[T.ROUND_TOPIC % "cup"]) < 4096
     one = json.loads(msgs[T.TABLE_TOPIC % ("cup", 500)])
     assert one["left"] == "\u017b" * 64 and len(one["games"]) == 3
+
+
+def test_a_csv_cell_beginning_like_a_formula_is_text_and_numbers_stay_numbers():
+    """Issue 35, OWASP's CSV injection guidance: every text cell beginning
+    with one of T.FORMULA_START (=, +, -, @, tab, CR) gets a leading `'`;
+    numbers (ints), the clock's signed mm:ss and plain digits are values and
+    stay as they are."""
+    assert set(T.FORMULA_START) == {"=", "+", "-", "@", "\t", "\r"}
+    for c in T.FORMULA_START:
+        assert T.csv_cell(c + "SUM(A1)") == "'" + c + "SUM(A1)"
+        assert T.csv_cell(c) == "'" + c
+    for v in (-50, 0, 412, "-05:01", "01:00", "12", "", "Kowalski, Jan", " =x"):
+        assert T.csv_cell(v) == v
+    assert T.csv_cell("-1-1") == "'-1-1" and T.csv_cell("-05:01+1") == "'-05:01+1"

@@ -18,21 +18,25 @@ def command(hall, args):
                         "recorder" % (hall.folder, RESULTS))
     if args.round is not None and args.round < 1:
         raise HallError("--round: rounds start at 1")
+    if args.tsh:
+        if args.round is None:
+            raise HallError("--tsh needs --round N: TSH takes one round at a time")
+        try:
+            lines, said = tournament.tsh_export(hall.folder, args.round, args.division,
+                                                args.bye_score, say)
+        except tournament.TournamentError as e:
+            raise HallError(str(e))
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+        for m in said:
+            say(m)
+        return 1 if said else 0
     found = tournament.rows(hall.folder, args.round, say)
     rounds = [args.round] if args.round is not None else sorted({r["round"] for r in found
                                                                  if r["round"]})
     gaps = []
     for n in rounds:
         gaps += tournament.missing(hall.folder, n, found, lambda m: None)
-    if args.tsh:
-        if args.round is None:
-            raise HallError("--tsh needs --round N: TSH takes one round at a time")
-        division = args.division or division_of(hall.folder, args.round)
-        lines, problems = tournament.tsh_lines(found, args.round, division, args.bye_score)
-        sys.stdout.write("\n".join(lines) + "\n")
-        for m in gaps + [p for p in problems if "no scores typed" not in p]:
-            say(m)
-        return 1 if problems or gaps else 0
     out = sys.stdout
     if args.excel:
         out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
@@ -45,13 +49,6 @@ def command(hall, args):
         began = sum(len(v) for v in tournament.round_games(hall.folder, args.round,
                                                           lambda m: None).values())
         say("round %d: no game has a result yet (%d game%s began in it)"
-             % (args.round, began, "" if began == 1 else "s"))
+            % (args.round, began, "" if began == 1 else "s"))
     return 0
 
-
-def division_of(folder, rnd):
-    src = tournament.load_seating(folder, rnd, lambda m: None).source
-    if src.lower().endswith(".t"):
-        return src[:-2]
-    raise HallError("--tsh needs --division NAME (round %d's seating is not from a TSH .t "
-                    "file)" % rnd)

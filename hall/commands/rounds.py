@@ -4,7 +4,7 @@ from hall.errors import HallError
 
 
 def command(hall, args):
-    if len(args.value) != 1 or not args.value[0].isdigit():
+    if len(args.value) != 1 or tournament.number(args.value[0], 0, 10 ** 9) is None:
         raise HallError("round needs the round's number: hall round 3")
     try:
         return tournament.cmd_round(hall.folder, int(args.value[0]))

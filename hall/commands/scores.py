@@ -37,7 +37,7 @@ def command(hall, args):
 
 
 def _int(v):
-    return v.lstrip("-").isdigit() and len(v) <= 6
+    return tournament.number(v, -999999, 999999) is not None
 
 
 def desk_line(r):

@@ -61,7 +61,9 @@ function renderRow(x, f, show, n) {
   var off = x.status === "offline", e = now() - x.at, s = x.state;
   // both players of the round's seating (issue 21: hall pairings), left - right
   var names = M.names(ROUND, x.table);
-  set(x.cells.players, names ? names[0] + " \u2013 " + names[1] : "");
+  // (issue 35: each name isolated, HallIsolate: an override in one never
+  // reverses the other)
+  HallIsolate.names(x.cells.players, names ? [names[0], names[1]] : [], " \u2013 ");
   x.cur = M.current(ROUND, x.table, x.account, s);
   if (!x.cur) {
     // issue 27: a game of an earlier round (the clock still shows its end):
@@ -140,7 +142,7 @@ function render() {
       n.playing + " playing, " + n.finished + " finished, " + n.offline + " offline" +
       (n.waiting ? ", " + n.waiting + " waiting for round " + ROUND.round : ""));
   set(document.getElementById("progress"), ROUND.round === null ? "" : M.progress(ROUND, list).text);
-  set(document.getElementById("byes"), ROUND.byes.length ? "bye: " + ROUND.byes.join(", ") : "");
+  HallIsolate.labelled(document.getElementById("byes"), "bye: ", ROUND.byes, ", ");
 }
 
 function set(el, text) { if (el.textContent !== text) el.textContent = text; }
