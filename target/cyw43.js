@@ -258,7 +258,12 @@ class Cyw43 {
     const n = (c.len + 3) & ~3;
     const data = new Uint8Array(n);
     if (c.fn === 0) {
-      for (let i = 0; i < c.len; i++) data[i] = this.f0Read(c.addr + i);
+      let bad = -1;
+      for (let i = 0; i < c.len; i++) {
+        const v = this.f0Read(c.addr + i);
+        if (v === null) { if (bad < 0) bad = c.addr + i; } else data[i] = v;
+      }
+      if (bad >= 0) this.unsupported('F0 read of register ' + hex(bad, 4) + ' (cmd ' + hex(c.raw) + ', ' + c.len + ' bytes from ' + hex(c.addr, 4) + ')');
       if (c.addr === TEST_RO && c.len === 4 && !this.steps.includes('test_pattern')) this.step('test_pattern', 'mode=' + (this.word32 ? 32 : 16));
       if (c.addr === STATUS_REG && (this.status() & STATUS_F2_RX_READY) && !this.steps.includes('f2_ready')) this.step('f2_ready');
     } else if (c.fn === 1) {
@@ -286,8 +291,7 @@ class Cyw43 {
     if (a === F2_INFO) return this.firmwareUp() ? 0x03 | ((2048 << 2) & 0xfc) : 0;
     if (a === F2_INFO + 1) return this.firmwareUp() ? (2048 << 2) >> 8 & 0xff : 0;
     if (a < 0x20 && a !== 0x12 && a !== 0x13) return this.f0[a];
-    this.unsupported('F0 read of register ' + hex(a, 4));
-    return 0;
+    return null;
   }
   intBits() {
     return (this.f0[INT_REG] | (this.f0[INT_REG + 1] << 8)) | (this.rx.length ? F2_PACKET_AVAILABLE : 0);
