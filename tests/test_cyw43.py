@@ -5,9 +5,9 @@ The model alone first (tests/cyw43_wire.js clocks transactions into it bit by
 bit, as pico-sdk's cyw43_bus_pio_spi.pio does): the bus test register in both
 word modes, the upload checked by length and checksum, every unsupported
 command logged.  Then the real RPI_PICO_W image (build/firmware/pico_w.uf2,
-the app frozen) on the emulated Pico with the model attached, driven to
-`network.WLAN(network.STA_IF).active(True)`: how far cyw43_ll_bus_init and
-cyw43_ll_wifi_on get, asserted step by step.
+the app frozen) with a table's net.json on the emulated Pico with the model
+attached: how far cyw43_ll_bus_init, cyw43_ll_wifi_on and the join get,
+asserted step by step, and READY on the LCD.
 """
 import json
 import os
@@ -123,31 +123,50 @@ def test_every_unsupported_command_is_logged(tmp_path):
     assert out["reads"]["f0_unknown"] == 0
 
 
-def test_the_real_pico_w_image_brings_the_radio_up(tmp_path):
-    """pico_w.uf2 with the model: the driver's whole cyw43_ll_bus_init
-    (cyw43_ll.c 1424-1799) and cyw43_ll_wifi_on (1843-1914), then
-    WLAN.active(True) returns True.  Ctrl-C stops the app at its splash (it
-    starts no network without a net.json) for the REPL."""
+def _table_image(tmp_path, blobs):
+    """pico_w.uf2 with table 7's net.json in its filesystem, as `make deploy
+    ... TABLE=7` / tools/fwimage.py tables() make it (a hall of the test's own
+    for the CA the clock pins)."""
+    from hall.folder import Hall
+    from tools import fwimage
+    src_root = blobs[0].split(os.sep + "micropython" + os.sep + "lib" + os.sep)[0]
+    region_bytes = fwimage.storage_bytes(src_root, "RPI_PICO_W")
+    hall = Hall(str(tmp_path / "hall"), "open", tables=100)
+    cfg = hall.clock_config(7, "192.168.4.10", SSID, PASSPHRASE)
+    region = fwimage.littlefs_region({"net.json": (json.dumps(cfg) + "\n").encode()}, region_bytes)
+    out = str(tmp_path / "table-07.uf2")
+    fwimage.with_filesystem(PICO_W_UF2, out, region, region_bytes)
+    return out
+
+
+SSID, PASSPHRASE = "hall", "correct horse battery"
+WLC_SET_SSID, WLC_SET_WSEC_PMK = 26, 268   # cyw43_ll.c
+
+
+def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_path):
+    """A table's image (pico_w.uf2 + net.json naming an access point) on the
+    emulated Pico W with the model: net.start() runs WLAN.active(True), the
+    driver's whole cyw43_ll_bus_init (cyw43_ll.c 1424-1799) and
+    cyw43_ll_wifi_on (1843-1914), then connect() sends the join's ioctls
+    (cyw43_ll_wifi_join), which the model does not answer yet (logged), and
+    the clock shows READY all the same."""
     need(target.pico_missing())
     need(None if os.path.isfile(PICO_W_UF2) else
          "target run: no %s (make firmware BOARD=pico_w builds it)" % PICO_W_UF2)
     blobs = target.cyw43_blobs()
     need(None if blobs else "target run: no cyw43-driver sources (make firmware unpacks them)")
-    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=PICO_W_UF2, cyw43=blobs)
+    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path, blobs), cyw43=blobs)
     pico.nice = 10
     pico.start()
     try:
-        pico.run_to(500)
-        pico.type_serial(b"\x03\x03")
-        pico.run_to(pico.t_ms + 100)
-        line = pico.paste("import network\nw = network.WLAN(network.STA_IF)\nw.active(True)\n"
-                          "print('ACTIVE', w.active())\n", "ACTIVE", timeout_s=300, step_ms=50)
+        pico.run_to(2500)
+        rows = pico.lcd.text_rows()
         stats = pico.stats()
     finally:
         pico.stop()
     log = "\n".join(pico.wifi)
     steps = [w.split()[2] for w in pico.wifi if w.split()[1] == "STEP"]
-    assert line == "True", pico.pasted[-1500:] + log
+    assert "READY" in rows[1], (rows, pico.serial[-600:])
     # the bus (cyw43_ll.c 1451-1489), the clocks, the upload, the firmware's boot
     assert steps[:8] == ["wl_on", "test_pattern", "bus_config", "resp_delay_f1", "int_enable",
                          "alp_req", "alp_avail", "upload"], steps
@@ -160,11 +179,14 @@ def test_the_real_pico_w_image_brings_the_radio_up(tmp_path):
     assert "CLM len=984 expected=984 sha256=match" in log
     # the control channel: the ioctls of bus_init and wifi_on answered
     for io in ("GET clmload_status: CLM loaded", "SET country: country XX", "SET 2: WLC_UP",
-               "SET 86: WLC_SET_PM=2"):
+               "SET 86: WLC_SET_PM=2", "SET cur_etheraddr: mac "):
         assert io in log, (io, log)
     # what is not modelled yet is logged, never answered silently: the
-    # driver's SDIO-only CCCR write (cyw43_ll.c 1718) and lwIP's first frames
-    # on the data channel
-    unsup = [w for w in pico.wifi if " UNSUPPORTED " in w]
-    assert all("F0 write of register 00f0" in w or "SDPCM channel 2" in w for w in unsup), unsup
+    # driver's SDIO-only CCCR write (cyw43_ll.c 1718), lwIP's first frames on
+    # the data channel, and the join: the passphrase (WLC_SET_WSEC_PMK) and
+    # the SSID (WLC_SET_SSID, the last ioctl of cyw43_ll_wifi_join)
+    unsup = [w.split(" ", 1)[1] for w in pico.wifi if " UNSUPPORTED " in w]
+    assert unsup[0] == "UNSUPPORTED F0 write of register 00f0 = 08", unsup
+    pmk = unsup.index("UNSUPPORTED ioctl SET cmd %d len 68 iface 0" % WLC_SET_WSEC_PMK)
+    assert unsup.index("UNSUPPORTED ioctl SET cmd %d len 36 iface 0" % WLC_SET_SSID) > pmk, unsup
     assert stats["cyw43_unsupported"] == len(unsup)
