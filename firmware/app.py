@@ -50,8 +50,10 @@ def _take_table_block(board, fs, root):
     settings and the hall read them; a flash that cannot take them is one
     line and the clock starts as it was."""
     import provision
+    raw = getattr(fs, "raw", None)       # (a test's filesystem may have none)
     try:
-        return provision.apply(fs, root, hw.table_block(board), setmod.Settings)
+        return provision.apply(fs, root, hw.table_block(board, raw() if raw else None),
+                               setmod.Settings)
     except OSError as e:
         print("table image: cannot write its net.json (%s); the clock keeps its own" % e)
         return 0

@@ -100,12 +100,15 @@ def watchdog(board, machine):
     return machine.WDT(timeout=ms).feed
 
 
-def table_block(board):
+def table_block(board, raw):
     """The table block a table's image wrote below the filesystem
     (provision.py), as provision.payload_of() gives it, or None: not an
-    RP2040 clock with Wi-Fi, no block there, or a damaged one.  Read in
-    place from the memory-mapped flash (XIP)."""
-    if boardfacts.fact(board, "MCU") != "rp2040" or not boardfacts.fact(board, "WIFI"):
+    RP2040 clock with Wi-Fi on its own flash (`raw`, the filesystem's raw
+    flash, raw_flash(): None off the chip, the fakes, the unix port), no
+    block there, or a damaged one.  Read in place from the memory-mapped
+    flash (XIP)."""
+    if raw is None or boardfacts.fact(board, "RAW_FLASH") != "rp2" \
+            or not boardfacts.fact(board, "WIFI"):
         return None
     try:
         import uctypes

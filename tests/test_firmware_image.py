@@ -303,7 +303,7 @@ def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
         [("3", "table-03.uf2", "open", "192.168.1.10", images["pico_w"]["commit"]),
          ("12", "table-12.uf2", "open", "192.168.1.10", images["pico_w"]["commit"])]
     for r, p in zip(rows, written):
-        assert r["sha256"] == fwimage._file_sha(p)
+        assert r["sha256"] == fwimage.file_sha(p)
     assert password not in (out / fwimage.MANIFEST).read_text()
     if shutil.which("pdftotext") and shutil.which("chromium"):    # (tests/test_cards.py's)
         text = subprocess.run(["pdftotext", "-layout", str(out / fwimage.LABELS), "-"],

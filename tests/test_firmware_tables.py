@@ -152,7 +152,7 @@ def run_fake_step(tmp_path, tty, monkeypatch):
     out = Out(tty)
     p = fwimage.Progress(total=2, out=out)
     p.step("cmake (rp2 RPI_PICO)")              # (the step before it)
-    t = threading.Thread(target=fwimage._run, args=(["sh", "-c", script], log),
+    t = threading.Thread(target=fwimage.run_step, args=(["sh", "-c", script], log),
                          kwargs={"what": "make (rp2 RPI_PICO)", "progress": p})
     t.start()
     try:
@@ -206,7 +206,7 @@ def test_a_build_waiting_for_the_cache_lock_says_so_and_how_long(tmp_path, monke
         got = threading.Event()
 
         def take():
-            with fwimage._Lock(path, fwimage.Progress(out=out), "the build tree's lock"):
+            with fwimage.BuildLock(path, fwimage.Progress(out=out), "the build tree's lock"):
                 got.set()
         t = threading.Thread(target=take)
         t.start()
@@ -249,10 +249,10 @@ def test_the_layout_leaves_the_table_block_and_the_filesystem_alone(tmp_path):
     assert "\n" not in str(e.value) and "0x1012b000" in str(e.value)
     # the board headers get the one region, and a header without the line is refused
     h = b"#define MICROPY_HW_BOARD_NAME \"x\"\n#define MICROPY_HW_FLASH_STORAGE_BYTES (1408 * 1024)\n"
-    new = fwimage._one_region(h, "mpconfigboard.h")
+    new = fwimage.one_region(h, "mpconfigboard.h")
     assert b"(%d * 1024)" % (provision.FS_BYTES // 1024) in new and b"1408" not in new
     with pytest.raises(fwimage.FirmwareError):
-        fwimage._one_region(b"#define X 1\n", "mpconfigboard.h")
+        fwimage.one_region(b"#define X 1\n", "mpconfigboard.h")
 
 
 def test_a_table_image_writes_only_the_table_block_below_the_filesystem(tmp_path):

@@ -24,18 +24,23 @@ MICROPY_SRC=a tarball / an unpacked tree) with a manifest that freezes:
 * what the port's own board manifest freezes (asyncio, onewire, ...), so the
   image is the official one plus the clock.
 
-A firmware-only image holds no filesystem blocks: flashing it over a used
-clock (BOOTSEL, copy the file) keeps settings, results and game logs.
-`tables` writes, per table, the image plus a littlefs filesystem holding
-that table's net.json (the hall account, `make deploy TABLE=n`'s file) in
-the port's filesystem region: a fresh clock for the hall in one copy.
+Every rp2 image keeps its filesystem in the same place, the flash's last
+848 KB (firmware/provision.py: the board header's region is rewritten), and
+holds no filesystem block: flashing any of them over a used clock (BOOTSEL,
+copy the file) keeps settings, results and game logs.  `tables` writes,
+per table, the image plus the table block (that table's net.json, the hall
+account `make deploy TABLE=n` writes) below the filesystem, which the clock
+takes at power-up: a clock for the hall in one copy that loses nothing it
+held.  Before anything is built it refuses a board without Wi-Fi and a
+broker no clock could reach (host_sim.hall.clock_broker); it writes the
+folder's manifest.csv and this run's labels.pdf (tools/tablelabels.py).
 
 The work is cached outside the repository, so a fresh clone on the same
 machine (CI) reuses it: ${SCRABBLE_FIRMWARE_CACHE:-${XDG_CACHE_HOME:-~/.cache}
 /scrabble-clock/firmware}:
 
     src-<sha>/         the unpacked sources, mpy-cross and picotool built
-    tree-<sha>-<port board>-<options>/
+    tree-<sha>-<port board>-<options>[-fs848k]/
                        one CMake build tree per port board and option set
                        (board/: the board definition, app/: the staged
                        frozen files, build/: objects); a new app commit
@@ -47,7 +52,9 @@ machine (CI) reuses it: ${SCRABBLE_FIRMWARE_CACHE:-${XDG_CACHE_HOME:-~/.cache}
 
 Each build writes <out>.json beside the image: the key, the commit, whether
 the image was reused (`"reused": true`) and the sizes.  Builds run under
-`nice`, with a lock per tree (two builds of one tree wait for each other).
+`nice`, with a lock per tree (two builds of one tree wait for each other,
+the waiting one saying so); each step says what it runs and how long it
+has taken (Progress).
 
 Options (a variant for a test, e.g. TLS on a Pico without Wi-Fi):
 --define NAME=VALUE adds `#define NAME (VALUE)` to the board's
@@ -132,7 +139,7 @@ def _sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def _file_sha(path):
+def file_sha(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for b in iter(lambda: f.read(1 << 20), b""):
@@ -218,7 +225,7 @@ class Progress:
         self.line("%s %s after %s" % (label, "failed" if failed else "done", _clock(elapsed)))
 
 
-class _Lock:
+class BuildLock:
     """An exclusive flock on `path` while in the with-block.  Waiting for
     another build's says so (`progress`), who holds it and for how long."""
 
@@ -275,7 +282,7 @@ class _Lock:
         self.f.close()
 
 
-def _run(argv, log, cwd=None, env=None, what="build", progress=None):
+def run_step(argv, log, cwd=None, env=None, what="build", progress=None):
     """Run a build step under nice, its output appended to `log`, saying
     how it goes (Progress); FirmwareError with the log's last lines if it
     fails."""
@@ -344,7 +351,7 @@ def find_sources(src=None):
     if not os.path.isfile(src):
         raise FirmwareError("no MicroPython sources at %s; give MICROPY_SRC=<tarball or folder>"
                             % src, EXIT_MISSING)
-    return "archive", src, _file_sha(src)
+    return "archive", src, file_sha(src)
 
 
 def prepare_sources(kind, path, sha, log=None, progress=None):
@@ -361,7 +368,7 @@ def prepare_sources(kind, path, sha, log=None, progress=None):
                                 "gcc-arm-none-eabi libnewlib-arm-none-eabi "
                                 "libstdc++-arm-none-eabi-newlib cmake build-essential)" % tool,
                                 EXIT_MISSING)
-    with _Lock(root + ".lock", p, "the MicroPython sources' lock"):
+    with BuildLock(root + ".lock", p, "the MicroPython sources' lock"):
         if os.path.isfile(ready):
             return root
         log = log or os.path.join(cache_dir(), "src-%s.log" % sha[:12])
@@ -387,15 +394,15 @@ def prepare_sources(kind, path, sha, log=None, progress=None):
                 if not os.path.islink(link):
                     os.symlink(target, link)
         say("building mpy-cross and picotool (once per MicroPython sources)")
-        _run(["make", "-C", os.path.join(mp, "mpy-cross"), "-j" + jobs()], log, what="mpy-cross",
+        run_step(["make", "-C", os.path.join(mp, "mpy-cross"), "-j" + jobs()], log, what="mpy-cross",
              progress=p)
         ptb = os.path.join(root, "picotool-build")
-        _run(["cmake", "-S", pt, "-B", ptb,
+        run_step(["cmake", "-S", pt, "-B", ptb,
               "-DPICO_SDK_PATH=" + os.path.join(mp, "lib", "pico-sdk"),
               "-DPICOTOOL_NO_LIBUSB=1", "-DPICOTOOL_FLAT_INSTALL=1",
               "-DCMAKE_INSTALL_PREFIX=" + os.path.join(root, "tools")], log,
              what="cmake (picotool)", progress=p)
-        _run(["make", "-C", ptb, "-j" + jobs(), "install"], log, what="make (picotool)",
+        run_step(["make", "-C", ptb, "-j" + jobs(), "install"], log, what="make (picotool)",
              progress=p)
         with open(ready, "w") as f:
             f.write("%s %s\n" % (kind, path))
@@ -487,7 +494,7 @@ def _write_if_changed(path, data):
     return True
 
 
-def _one_region(header, name):
+def one_region(header, name):
     """An rp2 board header with the filesystem region every image for the
     chip shares (FS_BYTES at the flash's end)."""
     line = (b"#define MICROPY_HW_FLASH_STORAGE_BYTES (%d * 1024)  "
@@ -521,7 +528,7 @@ def _stage(tree, src_root, port, mpboard, defines, cmake, files):
             with open(p, "rb") as f:
                 data = f.read()
             if n == "mpconfigboard.h" and port == "rp2":
-                data = _one_region(data, n)
+                data = one_region(data, n)
             if n == "mpconfigboard.h" and defines:
                 data += b"\n// tools/fwimage.py --define\n" + b"".join(
                     b"#define %s (%s)\n" % (k.encode(), v.encode()) for k, v in defines)
@@ -580,19 +587,19 @@ def _build_tree(tree, src_root, port, mpboard, manifest, progress=None):
     mp = os.path.join(src_root, "micropython")
     if port == "rp2":
         if not os.path.isfile(os.path.join(build, "Makefile")):
-            _run(["cmake", "-S", os.path.join(mp, "ports", "rp2"), "-B", build,
+            run_step(["cmake", "-S", os.path.join(mp, "ports", "rp2"), "-B", build,
                   "-DPICO_BUILD_DOCS=0", "-DMICROPY_BOARD=" + mpboard,
                   "-DMICROPY_BOARD_DIR=" + bdir, "-DMICROPY_FROZEN_MANIFEST=" + manifest,
                   "-Dpicotool_DIR=" + os.path.join(src_root, "tools", "picotool")],
                  log, env=env, what="cmake (rp2 %s)" % mpboard, progress=progress)
-        _run(["make", "-C", build, "-j" + jobs()], log, env=env, what="make (rp2 %s)" % mpboard,
+        run_step(["make", "-C", build, "-j" + jobs()], log, env=env, what="make (rp2 %s)" % mpboard,
              progress=progress)
         out = os.path.join(build, "firmware.uf2")
     else:
         _check_esp_idf()
         # (not tried here: this machine has no ESP-IDF; the port's own make
         # wrapper around idf.py, with the same manifest)
-        _run(["make", "-C", os.path.join(mp, "ports", "esp32"), "BOARD=" + mpboard,
+        run_step(["make", "-C", os.path.join(mp, "ports", "esp32"), "BOARD=" + mpboard,
               "BOARD_DIR=" + bdir, "BUILD=" + build, "FROZEN_MANIFEST=" + manifest], log,
              env=env, what="make (esp32 %s)" % mpboard, progress=progress)
         out = os.path.join(build, "firmware.bin")
@@ -663,7 +670,7 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
     if not reused:
         progress = Progress(_steps_to_go(kind, ssha, tree, port))
         src_root = prepare_sources(kind, spath, ssha, progress=progress)
-        with _Lock(os.path.join(tree + ".lock"), progress, "the build tree's lock"):
+        with BuildLock(os.path.join(tree + ".lock"), progress, "the build tree's lock"):
             reused = os.path.isfile(cached)   # (built meanwhile by another run)
             if not reused:
                 os.makedirs(tree, exist_ok=True)
@@ -803,7 +810,7 @@ def read_manifest(out_dir):
             for r in csv.DictReader(f):
                 p = os.path.join(out_dir, r.get("file") or "-")
                 if r.get("table", "").isdigit() and os.path.isfile(p) \
-                        and _file_sha(p) == r.get("sha256"):
+                        and file_sha(p) == r.get("sha256"):
                     rows[int(r["table"])] = {k: r.get(k, "") for k in MANIFEST_FIELDS}
     except (OSError, ValueError):
         pass
@@ -863,7 +870,7 @@ def tables(board, table_list, broker, ssid="", wifi_password="", event="open", h
             with_table_block(info["path"], path, cfg.encode())
         except ValueError as e:
             raise FirmwareError(str(e), 2)
-        rows[t] = {"table": t, "file": name, "sha256": _file_sha(path),
+        rows[t] = {"table": t, "file": name, "sha256": file_sha(path),
                    "commit": info["commit"], "event": event, "broker": host,
                    "board": board, "micropython": MICROPY_VERSION, "built": built}
         written.append(path)
