@@ -116,3 +116,142 @@ def apply(fs, root, found, settings_cls):
             s.save()
     fsys.write_atomic(fs, root + APPLIED, digest + "\n")
     return table
+
+
+# -- the filesystem at power-up (the image's _boot.py; issue 37) ------------------
+# The rp2 port's own _boot.py formats the region when it does not mount.
+# On a clock whose files an image of the older layout left (the Pico's
+# filesystem at LEGACY_OFFSET, 1408 KB, where the official RPI_PICO image
+# keeps it too, e.g. after `make deploy`), that would overwrite them: the
+# new region is the old one's last 848 KB.  boot() moves them instead: the
+# old filesystem read in place (read-only), its files kept in RAM, the
+# region formatted and the files written there.  Not moved: the running-
+# clock journal (the clock makes it again) and the app's modules a `make
+# deploy` left (*.mpy, *.py but board.py: they would shadow the frozen app);
+# past MOVE_MOST (the game logs keep within 64 KB, so only on a flash that
+# holds other things) the oldest game logs stay behind, and it says how
+# many.  Anything else that does not mount (a blank chip, another
+# firmware's leftovers) is formatted as before.
+LEGACY_OFFSET = 0xA0000               # the official RPI_PICO image's region ...
+LEGACY_BLOCKS = 352                   # ... 1408 KB of 4 KB blocks
+LFS_BLOCK = 4096
+MOVE_MOST = 96 * 1024                 # the most bytes of files moved through RAM
+SKIP = ("journal.bin",)
+
+
+def moved(path):
+    """Whether boot() moves a file of the older layout's filesystem."""
+    if path in SKIP or path.endswith(".mpy"):
+        return False
+    return not path.endswith(".py") or path == "board.py"
+
+
+class _ReadOnly:
+    """A block device over the memory-mapped flash that only reads."""
+
+    def __init__(self, mem, count):
+        self.mem = memoryview(mem)
+        self.count = count
+
+    def readblocks(self, n, buf, off=0):
+        a = n * LFS_BLOCK + off
+        buf[:] = self.mem[a:a + len(buf)]
+
+    def writeblocks(self, n, buf, off=None):
+        raise OSError(30)             # EROFS
+
+    def ioctl(self, op, arg):
+        if op == 4:
+            return self.count
+        if op == 5:
+            return LFS_BLOCK
+        if op == 6:
+            raise OSError(30)
+        return 0
+
+
+def legacy_files(fs, top=""):
+    """[(path, bytes or None for a folder)] of a filesystem object's files
+    (vfs.VfsLfs2 or littlefs-python's: ilistdir, open), folders first."""
+    out = []
+    for e in fs.ilistdir(top or "/"):
+        name, kind = e[0], e[1]
+        path = (top + "/" + name) if top else name
+        if kind == 0x4000:
+            out.append((path, None))
+            out.extend(legacy_files(fs, path))
+        elif moved(path):
+            f = fs.open(path, "rb")
+            try:
+                out.append((path, f.read()))
+            finally:
+                f.close()
+    return out
+
+
+def is_littlefs(head):
+    """Whether a block's first bytes are a littlefs superblock's."""
+    return bytes(head[8:16]) == b"littlefs"
+
+
+def boot():
+    """Mount the clock's filesystem at / (the image's _boot.py)."""
+    import vfs
+    import rp2
+    bdev = rp2.Flash()
+    try:
+        fs = vfs.VfsLfs2(bdev, progsize=256)
+    except OSError:
+        found = _old_files()
+        vfs.VfsLfs2.mkfs(bdev, progsize=256)
+        fs = vfs.VfsLfs2(bdev, progsize=256)
+        if found:
+            for path, data in found:
+                if data is None:
+                    fs.mkdir(path)
+                else:
+                    f = fs.open(path, "wb")
+                    f.write(data)
+                    f.close()
+            print("filesystem: moved %d files from 0x%x (the older layout) to 0x%x"
+                  % (len(found), XIP_BASE + LEGACY_OFFSET, XIP_BASE + FS_OFFSET))
+    vfs.mount(fs, "/")
+
+
+def within(files, most=MOVE_MOST):
+    """legacy_files()'s list cut to `most` bytes: the files outside games/
+    first, then the game logs newest first; (kept, how many left out)."""
+    games = sorted([f for f in files if f[0].startswith("games/") and f[1] is not None],
+                   reverse=True)
+    kept = [f for f in files if f not in games]
+    n = sum(len(d) for _p, d in kept if d is not None)
+    left = 0
+    for f in games:
+        if n + len(f[1]) > most:
+            left += 1
+            continue
+        n += len(f[1])
+        kept.append(f)
+    return kept, left
+
+
+def _old_files():
+    """The files of an older layout's filesystem to move, or None (none
+    there, or it cannot be read)."""
+    import uctypes
+    import vfs
+    mem = uctypes.bytearray_at(XIP_BASE + LEGACY_OFFSET, LEGACY_BLOCKS * LFS_BLOCK)
+    if not (is_littlefs(mem[:16]) or is_littlefs(mem[LFS_BLOCK:LFS_BLOCK + 16])):
+        return None
+    try:
+        old = vfs.VfsLfs2(_ReadOnly(mem, LEGACY_BLOCKS), progsize=256)
+        files = legacy_files(old)
+    except (OSError, MemoryError) as e:
+        print("filesystem: the older layout's at 0x%x cannot be read (%s)"
+              % (XIP_BASE + LEGACY_OFFSET, e))
+        return None
+    kept, left = within(files)
+    if left:
+        print("filesystem: %d older game logs at 0x%x left behind (more than %d KB)"
+              % (left, XIP_BASE + LEGACY_OFFSET, MOVE_MOST // 1024))
+    return kept

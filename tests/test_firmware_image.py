@@ -150,11 +150,12 @@ def test_the_image_holds_the_app_the_board_and_its_commit(images):
     with the commit, which the image's flash bytes carry."""
     pico, w = images["pico"], images["pico_w"]
     from host_sim import CORE, NET, board_files, firmware_files
+    made = ["board.py", "buildinfo.py", "_boot.py"]      # (_boot.py: provision.boot())
     assert sorted(pico["frozen"]) == sorted(firmware_files(package=CORE) + ["hd44780.py"]
-                                            + ["board.py", "buildinfo.py"])
-    assert sorted(pico["frozen"]) == sorted(board_files("pico") + ["board.py", "buildinfo.py"])
+                                            + made)
+    assert sorted(pico["frozen"]) == sorted(board_files("pico") + made)
     assert "tm1637.py" not in pico["frozen"]
-    assert sorted(w["frozen"]) == sorted(board_files("pico_w") + ["board.py", "buildinfo.py"])
+    assert sorted(w["frozen"]) == sorted(board_files("pico_w") + made)
     flash = b"".join(p for _a, p in fwimage.uf2_blocks(images["upgrade"]["path"]))
     assert UPGRADE_COMMIT.encode() in flash
     # a firmware-only image writes nothing into the table block or the
@@ -426,6 +427,51 @@ def test_one_chip_given_every_image_in_turn_keeps_all_it_holds(images, pico_ok, 
     pico = boot(images["pico"]["path"])                                     # 5
     pico.stop()
     unchanged(fs_files(flash))
+
+
+def test_the_older_layouts_files_are_moved_not_formatted_over(images, pico_ok, tmp_path):
+    """A clock whose files an image of the older layout left (the Pico's
+    filesystem at 0x100a0000, 1408 KB: pico.uf2 before issue 37, and the
+    official RPI_PICO MicroPython after `make deploy`).  The new region is
+    that one's last 848 KB, where the port's _boot.py would have formatted;
+    the image's boot (provision.boot) moves the files there instead: the
+    settings (the clock starts at 01:00), the game log and the unsent
+    result byte for byte, board.py too; not the journal or the app's .mpy
+    files (they would shadow the frozen app)."""
+    from host_sim import boards
+    old = {"settings.json": SDEV_1MIN, "games/g0001.txt": b"# scrabble clock\n0 start\n",
+           "net.out": b"R scrabble/open/12/result {}\n", "journal.bin": b"\xff" * 8192,
+           "clockcore.mpy": b"M\x06", "board.py": boards.source("pico").encode()}
+    legacy = tmp_path / "old.img"             # the harness puts it at the flash's end
+    legacy.write_bytes(fwimage.littlefs_region(old, target.LFS_BLOCKS * target.LFS_BLOCK,
+                                               dirs=("games",)))
+    flash = str(tmp_path / "flash.bin")
+    pico = target.Pico(flash, fs_image=str(legacy), uf2=images["pico"]["path"]).start()
+    try:
+        pico.run_to(2400)
+        rows = pico.lcd.text_rows()
+    finally:
+        pico.stop()
+    assert rows == ["  01:00   01:00 ", "     READY      "], rows
+    files = fs_files(flash)
+    for name in ("settings.json", "games/g0001.txt", "net.out", "board.py"):
+        assert files.get(name) == old[name], (name, sorted(files))
+    assert "clockcore.mpy" not in files
+    assert files.get("journal.bin") != old["journal.bin"]      # (the clock's own, new)
+
+
+def test_moving_keeps_the_newest_logs_within_its_budget():
+    """Past MOVE_MOST (only a flash holding more than the clock's own files)
+    the oldest game logs stay behind, and boot() says how many."""
+    big = b"x" * (provision.MOVE_MOST // 3)
+    files = [("settings.json", b"{}"), ("games", None)] + [
+        ("games/g%04d.txt" % n, big) for n in range(1, 6)]
+    kept, left = provision.within(files)
+    assert left == 3 and [p for p, _d in kept] == ["settings.json", "games", "games/g0005.txt",
+                                                  "games/g0004.txt"]
+    assert provision.within(files[:3]) == (files[:3], 0)
+    assert not provision.moved("journal.bin") and not provision.moved("app.mpy")
+    assert not provision.moved("main.py") and provision.moved("board.py")
 
 
 def test_a_pico_w_image_without_net_json_shows_no_hall_mark(images, pico_ok, tmp_path):

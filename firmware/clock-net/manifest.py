@@ -14,5 +14,4 @@ module("hallmsg.py", base_path="..")  # what it publishes: topics, state, result
 module("outbox.py", base_path="..")   # the QoS 1 queue and its file
 module("mqtt.py", base_path="..")     # the MQTT 3.1.1 wire under it
 module("tlsjob.py", base_path="..")   # the TLS handshake, on its own thread
-module("source.py", base_path="..")
-module("provision.py", base_path="..")  # a table image's block taken at power-up   # the clock as net.py sees it (App.hall_source())
+module("source.py", base_path="..")   # the clock as net.py sees it (App.hall_source())
