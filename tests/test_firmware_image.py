@@ -36,7 +36,7 @@ import pytest
 
 import fwimage
 import provision
-from bench.target_bench import _confirm, _long  # the end: long pause, both keys
+from bench.target_bench import both_keys, long_pause  # the end: long pause, both keys
 from conftest import ROOT, need
 from host_sim import target
 
@@ -220,8 +220,8 @@ def test_an_upgrade_keeps_settings_results_and_game_logs(images, pico_ok, tmp_pa
         pico.press(RIGHT, 5000)
         pico.press(LEFT, 7000)
         pico.press(PAUSE, 9000)
-        _long(pico, 9600)
-        _confirm(pico, 12200)
+        long_pause(pico, 9600)
+        both_keys(pico, 12200)
         pico.run_to(16000)
         ended = pico.lcd.text_rows()
     finally:
@@ -279,7 +279,7 @@ def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
     SHA-256, commit, event, broker) and labels.pdf (one label per table).
     On a blank Pico the table's image boots to READY and the clock takes
     its net.json: the hall mark shows (net.py started)."""
-    from host_sim import hall as hallmod
+    from hall import cli as hallmod
     out = tmp_path / "tables"
     written = fwimage.tables("pico_w", [3, 12], "192.168.1.10", event="open",
                              hall_dir=str(tmp_path / "hall"), port_board_override="RPI_PICO",
@@ -334,8 +334,8 @@ def play_a_game(pico, t0):
     pico.press(RIGHT, t0 + 2600)
     pico.press(LEFT, t0 + 4600)
     pico.press(PAUSE, t0 + 6600)
-    _long(pico, t0 + 7200)
-    _confirm(pico, t0 + 9800)
+    long_pause(pico, t0 + 7200)
+    both_keys(pico, t0 + 9800)
     pico.run_to(t0 + 13600)
     return pico.lcd.text_rows()
 
@@ -395,8 +395,8 @@ def test_one_chip_given_every_image_in_turn_keeps_all_it_holds(images, pico_ok, 
     try:
         rows = pico.lcd.text_rows()
         assert "GAME RESTORED" in rows[1], rows    # game 1, as it ended (the hall mark beside)
-        _long(pico, 2500)                  # a new game from the final screen
-        _confirm(pico, 5100)
+        long_pause(pico, 2500)                  # a new game from the final screen
+        both_keys(pico, 5100)
         pico.run_to(6900)
         assert "READY" in pico.lcd.text_rows()[1], pico.lcd.text_rows()
         play_a_game(pico, 7000)

@@ -27,7 +27,7 @@ import pytest
 import fwimage
 import provision
 from conftest import ROOT
-from host_sim import hall as hallmod
+from hall import cli as hallmod
 
 FWIMAGE = os.path.join(ROOT, "tools", "fwimage.py")
 MAKE_TRAILER = "make: ***"      # make's own line after a failed recipe

@@ -32,7 +32,7 @@ per table, the image plus the table block (that table's net.json, the hall
 account `make deploy TABLE=n` writes) below the filesystem, which the clock
 takes at power-up: a clock for the hall in one copy that loses nothing it
 held.  Before anything is built it refuses a board without Wi-Fi and a
-broker no clock could reach (host_sim.hall.clock_broker); it writes the
+broker no clock could reach (hall.cli.clock_broker); it writes the
 folder's manifest.csv and this run's labels.pdf (tools/tablelabels.py).
 
 The work is cached outside the repository, so a fresh clone on the same
@@ -877,7 +877,7 @@ def tables(board, table_list, broker, ssid="", wifi_password="", event="open", h
     folder's manifest.csv and this run's label sheet (labels.pdf).  Every
     refusal (a board without Wi-Fi, a broker no clock could reach, a bad
     event or hall folder) comes before anything is built."""
-    from host_sim import hall as hallmod
+    from hall import cli as hallmod
     if not getattr(_load(board), "WIFI", False):
         raise FirmwareError("board %s has no Wi-Fi: the hall's per-table images are for a "
                             "board with WIFI = True (BOARD=pico_w)" % board, 2)
