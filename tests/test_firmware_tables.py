@@ -17,6 +17,8 @@ The images themselves, on the emulated Pico: tests/test_firmware_image.py.
 import io
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -343,3 +345,50 @@ def test_the_clock_takes_a_table_block_once_and_keeps_everything_else():
     assert provision.payload_of(bytes(bad[:provision.HEAD]), lambda at, n: bad[at:at + n]) is None
     assert provision.payload_of(b"\xff" * provision.HEAD, lambda at, n: b"") is None
     assert provision.apply(fs, "", None, setmod.Settings) == 0
+
+
+# -- the label sheet ---------------------------------------------------------------------
+
+@pytest.mark.skipif(not (shutil.which("chromium") or os.path.exists("/usr/bin/chromium"))
+                    or not shutil.which("pdftoppm"),
+                    reason="chromium or poppler-utils missing (make deps)")
+def test_the_label_sheet_has_one_label_per_table(tmp_path):
+    """Issue 37: a printable label sheet, one label per table with its
+    number and what it is for.  22 tables: two A4 pages of 3 x 7 labels
+    (tools/tablelabels.py), as pictures (pdftoppm, as tests/test_cards.py
+    reads the cards): ink in each of page 1's 21 cells and in page 2's
+    first only; as text (pdftotext): every table's number, large, and the
+    file, the event and the hall's address."""
+    import tablelabels
+    from hallkit import png_pixels
+    rows = [{"table": t, "file": "table-%02d.uf2" % t, "sha256": "%064x" % t, "commit": "c39ae82",
+             "event": "cup", "broker": "192.168.1.10", "board": "pico_w",
+             "micropython": "v1.28.0", "built": "2026-12-01 22:00 UTC"} for t in range(1, 23)]
+    pdf = tablelabels.sheet(rows, str(tmp_path / "labels.pdf"))
+    info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True, timeout=60).stdout
+    assert re.search(r"Pages:\s+2\n", info) and "(A4)" in info, info
+    text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True,
+                          timeout=60).stdout
+    for r in rows:
+        assert "Table %d" % r["table"] in text and r["file"] in text
+    assert len(re.findall(r"\bcup\b", text)) == 22 and text.count("192.168.1.10") == 22
+    bbox = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                          timeout=60).stdout
+    heights = [float(m.group(2)) - float(m.group(1)) for m in re.finditer(
+        r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">Table<', bbox)]
+    assert len(heights) == 22 and min(heights) > 20, heights       # (24 pt: across a table)
+    subprocess.run(["pdftoppm", "-r", "30", "-png", pdf, str(tmp_path / "p")], check=True,
+                   timeout=120)
+    cells = []
+    for page in (1, 2):
+        pw, ph, px = png_pixels(open(str(tmp_path / ("p-%d.png" % page)), "rb").read())
+        top, left = round(ph * 15.1 / 297), round(pw * 7.2 / 210)
+        cw, ch, gap = pw * 63.5 / 210, ph * 38.1 / 297, pw * 2.5 / 210
+        for r in range(7):
+            for c in range(3):      # the middle of a cell: inside its dashed frame
+                x0, y0 = int(left + c * (cw + gap) + cw * 0.1), int(top + r * ch + ch * 0.1)
+                ink = sum(1 for row in px[y0:int(y0 + ch * 0.8)]
+                          for p in row[x0:int(x0 + cw * 0.8)] if max(p) < 100)
+                cells.append(ink)
+    assert all(n > 20 for n in cells[:22]), cells
+    assert all(n == 0 for n in cells[22:]), cells

@@ -805,6 +805,12 @@ def _tables(args):
     from hall import cli as hallmod
     tables = parse_tables(args.tables)
     hall_dir = args.hall_dir or hallmod.DEFAULT_DIR
+    try:   # a broker no clock could reach (as make firmware-tables): now
+        args.broker, note = hallmod.clock_broker(args.broker)
+    except hallmod.HallError as e:
+        raise DeployError(str(e), 2)
+    if note:
+        print(note, flush=True)
     try:
         hall = hallmod.Hall(hall_dir, args.event, tables=max(100, max(tables)))
         hall.clock_config(tables[0], args.broker)   # a bad event or folder: now
