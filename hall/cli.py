@@ -831,7 +831,8 @@ write_csv = tournament.write_csv
 def add_arguments(p):
     p.add_argument("action", nargs="?", default="run",
                    choices=("run", "results", "clock-config", "revoke", "round", "pairings",
-                            "scores", "logs", "start", "stop", "status", "accept"),
+                            "scores", "logs", "start", "stop", "status", "accept",
+                            "drop", "restore"),
                    help="run (default): run the hall in this terminal (Ctrl-C or closing "
                         "it stops it); start: run it in the background as a service "
                         "(its output in <dir>/hall.log); stop: stop the hall running in "
@@ -844,7 +845,9 @@ def add_arguments(p):
                         "the round's seating from a TSH .t file or a table,player1,player2 CSV; "
                         "scores --round N --table T LEFT RIGHT: the scores of a table's score "
                         "sheet (--round N alone: the round's results desk); logs --round N "
-                        "[--table T] [--out DIR]: copy the round's game logs out")
+                        "[--table T] [--out DIR]: copy the round's game logs out; "
+                        "drop T / restore T: a rehearsal's clock at table T off the "
+                        "network and back")
     p.add_argument("value", nargs="*", default=[],
                    help="round: the round number; pairings: the pairings file; scores: the "
                         "left and the right player's score")
@@ -910,6 +913,11 @@ def parser(prog="python -m hall"):
 
 def main(argv=None, prog="python -m hall"):
     """The command line (python -m hall, scrabble-hall)."""
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["sim"]:      # issue 37: the terminal simulator as a clock of this hall
+        from hall.rehearsal import join
+        return join.main(argv[1:])
     p = parser(prog)
     args, extra = p.parse_known_args(argv)
     # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412
@@ -939,6 +947,9 @@ def dispatch(args):
             return scores(hall, args)
         if args.action == "logs":
             return logs_out(hall, args)
+        if args.action in ("drop", "restore"):       # issue 37: a rehearsal's silent table
+            from hall.rehearsal import clocks as rehearsal
+            return rehearsal.drop_command(hall.folder, args.value, args.action == "drop")
         if args.action in ("round", "pairings"):
             return _tournament(hall, args)
         if args.action == "clock-config":
@@ -1191,7 +1202,7 @@ def run(hall, args):
             # issue 27: a rehearsal: each `hall round N` gives every clock a
             # fresh game; their flash is kept in the hall folder
             sim = rehearsal.Fleet(hall, args.clocks, speed=args.speed,
-                                 folder=os.path.join(hall.folder, "sim-clocks"),
+                                 folder=os.path.join(hall.folder, rehearsal.SIM_CLOCKS),
                                  rnd=tournament.current_round(hall.folder))
             sim.rehearse(lambda m: print(m, flush=True))
         hall.watch(args.seconds or None)
