@@ -913,11 +913,6 @@ def parser(prog="python -m hall"):
 
 def main(argv=None, prog="python -m hall"):
     """The command line (python -m hall, scrabble-hall)."""
-    if argv is None:
-        argv = sys.argv[1:]
-    if argv[:1] == ["sim"]:      # issue 37: the terminal simulator as a clock of this hall
-        from hall.rehearsal import join
-        return join.main(argv[1:])
     p = parser(prog)
     args, extra = p.parse_known_args(argv)
     # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412
