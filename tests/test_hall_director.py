@@ -69,7 +69,8 @@ class Clocks:
         if a not in self.c:
             self.c[a] = A._client(self.h, a, self.pw[account])
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        A._publish(self.c[a], "scrabble/cup/%d/%s/%s" % (table, kind, a), data, retain=True)
+        A._publish(self.c[a], "scrabble/cup/%d/%s/%s" % (table, kind, a), data,
+                   retain=not kind.startswith("result"))
 
     def close(self):
         for c in self.c.values():
@@ -108,7 +109,10 @@ def test_each_alert_raises_the_banner_and_the_switches_are_remembered(tmp_path, 
             # two finished games at one table (two clocks' accounts there)
             ("check", [(5, 5, "state", state(5, "c5", running=None, over=True)),
                        (6, 5, "state", state(5, "c6", running=None, over=True))]),
+            # a result the recorder refuses (its alarm's new warning)
+            ("check", [(8, 8, "result/1", b"{}")]),
         ]
+        texts = []
         for kind, msgs in steps:
             before = browser.execute_script(ALERTS_JS)
             for account, table, what, body in msgs:
@@ -117,10 +121,12 @@ def test_each_alert_raises_the_banner_and_the_switches_are_remembered(tmp_path, 
                        and a["items"][0][0] == "alert-" + kind)
             assert a["shown"] and a["items"][0][0] == "alert-" + kind, (kind, a)
             assert a["beeps"] > before["beeps"], (kind, a)
+            texts += [t for _c, t in a["items"]]
             browser.find_element("id", "alertseen").click()
             assert not browser.execute_script(ALERTS_JS)["shown"]
-        texts = [t for _c, t in a["items"]]
         assert any("2 results at this table" in t for t in texts), texts
+        assert texts[-1].startswith("recorder: ") and \
+            "skipped 'scrabble/cup/8/result/1/8'" in texts[-1], texts
         # each table's alert once: the page's next renders raise nothing new
         n = a["raised"]
         page_until(browser, "return document.getElementById('counts').textContent",

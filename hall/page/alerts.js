@@ -112,12 +112,13 @@ var HallAlerts = (function () {
     });
   }
 
-  // The recorder's warnings (its alarm's events): each new one is a result to check.
-  function recorder(events) {
-    var first = seenEvents === null;   // (what the alarm held when the page opened
-    if (first) seenEvents = {};        // is in its own section: not raised again)
+  // The recorder's warnings (its alarm's events): each new one is a result
+  // to check.  known: the alarm as retained when the page (re)connected: what
+  // it held then is in the alarm's own section, not raised again.
+  function recorder(events, known) {
+    if (seenEvents === null) seenEvents = {};
     events.forEach(function (e) {
-      if (first) { seenEvents[e] = true; return; }
+      if (known) { seenEvents[e] = true; return; }
       if (seenEvents[e]) return;
       seenEvents[e] = true;
       raise("check", "recorder: " + e);

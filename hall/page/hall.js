@@ -213,7 +213,7 @@ function showLog(key) {
   }
 }
 
-function onMessage(topic, payload) {
+function onMessage(topic, payload, retained) {
   var r = M.parseRoundTopic(EV, topic, payload.toString());
   if (r !== null) {   // the round, a table's seating and games (issues 21, 27)
     if (r.error) { warn(topic, r.error); return; }
@@ -233,7 +233,7 @@ function onMessage(topic, payload) {
   if (topic === "scrabble/" + EV + "/alarm") {   // the recorder's trouble (issue 29)
     var a = M.parseAlarm(payload.toString());
     if (a.error) { warn(topic, a.error); return; }
-    showAlarm(a);
+    showAlarm(a, retained);
     return;
   }
   var m = M.parse(EV, topic, payload.toString());
@@ -263,7 +263,7 @@ function onMessage(topic, payload) {
 // The recorder's alarm: results that cannot be stored (a full disk, a
 // read-only folder: they wait unconfirmed on the clocks) in red; its last
 // warnings (a result refused, a re-published result not counted) below.
-function showAlarm(a) {
+function showAlarm(a, retained) {
   var el = document.getElementById("alarm");
   el.hidden = !a.writing && !a.events.length;
   el.className = a.writing ? "alarm bad" : "alarm";
@@ -272,7 +272,7 @@ function showAlarm(a) {
       " waiting unconfirmed on their clocks (they are re-sent)" :
       a.events.length + " recorder warning" + (a.events.length > 1 ? "s" : ""));
   set(document.getElementById("alarmlog"), a.events.slice().reverse().join("\n"));
-  HallAlerts.recorder(a.events);
+  HallAlerts.recorder(a.events, retained);   // (issue 37: a new warning calls the director)
 }
 
 function start() {
@@ -299,8 +299,8 @@ function start() {
     }
     conn.className = "conn off";
   });
-  c.on("message", function (topic, payload) {
-    try { onMessage(topic, payload); } catch (e) { warn(topic, "" + e); }
+  c.on("message", function (topic, payload, packet) {
+    try { onMessage(topic, payload, !!(packet && packet.retain)); } catch (e) { warn(topic, "" + e); }
   });
   ["filter", "show", "sort"].forEach(function (id) {
     document.getElementById(id).addEventListener("input", render);
