@@ -16,6 +16,7 @@ Every wait is on the page's state (hallkit.page_until), never a sleep."""
 import copy
 import json
 import os
+import socket
 import urllib.error
 import urllib.request
 
@@ -168,37 +169,53 @@ now = function () { return window.__vnow; };   // hall.js reads its time here on
 
 def test_times_stay_as_shown_when_the_hall_stops(tmp_path, browser):
     """Issue 37: "after the hall stops the shown times jump back to the last
-    message" (the broker sends every clock's last will as it stops, and an
-    offline row showed the last state's time).  The page's clock is made
-    virtual, a running clock's time has counted down 7 s past its last
-    message; the hall stops: the row keeps showing those same seconds while
-    the virtual clock goes on, and the page says its times are stale."""
+    message".  Both ways a page learns of it are held: a clock's last will
+    (the broker sends them as it stops; an offline row showed its last
+    state's time) and the page's own connection closing (the rows counted
+    on).  The page's clock is made virtual; two running clocks' times have
+    counted down 7 s past their last messages; clock 1's connection drops
+    (its last will: offline): its row keeps those seconds; then the hall
+    stops: both rows keep them while the virtual clock goes on 20 s, and the
+    page says its times are stale."""
     h = new_hall(tmp_path, tables=2)
     h.start()
-    fleet = rehearsal.Fleet(h, 1, speed=1, base_s=600, scripts={1: [(1500, LEFT, 80)]})
+    fleet = rehearsal.Fleet(h, 2, speed=1, base_s=600,
+                            scripts={1: [(1500, LEFT, 80)], 2: [(1500, LEFT, 80)]})
     lock = fleet.background(0.005)
     try:
         browser.get(h.url())
-        rows = page_until(browser, ROWS_JS, lambda r: "1" in r and "running" in r["1"][2])
-        assert "running" in rows["1"][2], rows
-        with lock:       # the clock stands still: no state, heartbeat or ping meanwhile
-            want = fleet.clocks[0].rig.clock.rem[1]
-            page_until(browser, "return rows['1/1'].state.right.remaining_ms",
-                       lambda ms: ms == want)
+        rows = page_until(browser, ROWS_JS, lambda r: {"1", "2"} <= set(r) and
+                          all("running" in r[k][2] for k in ("1", "2")), seconds=30)
+        assert "running" in rows["2"][2], rows
+        with lock:       # the clocks stand still: no state, heartbeat or ping meanwhile
+            for c in fleet.clocks:
+                page_until(browser, "return rows[arguments[0]].state.right.remaining_ms"
+                           .replace("arguments[0]", "'%d/%d'" % (c.table, c.table)),
+                           lambda ms, c=c: ms == c.rig.clock.rem[1])
             browser.execute_script(VIRTUAL_NOW_JS)
-            browser.execute_script("window.__vnow = rows['1/1'].at + 7000; render();")
-            shown = browser.execute_script(ROWS_JS)["1"][1]
-            last = browser.execute_script(
-                "return HallModel.fmt(rows['1/1'].state.right.remaining_ms)")
-            assert seconds(shown) == seconds(last) - 7, (shown, last)
+            browser.execute_script("window.__vnow = Math.max(rows['1/1'].at, rows['2/2'].at)"
+                                   " + 7000; render();")
+            shown = browser.execute_script(ROWS_JS)
+            for t in ("1", "2"):
+                last = browser.execute_script(
+                    "return HallModel.fmt(rows['%s/%s'].state.right.remaining_ms)" % (t, t))
+                assert seconds(last) - 8 <= seconds(shown[t][1]) <= seconds(last) - 6, \
+                    (t, shown[t], last)
+            one = fleet.clocks[0]                 # clock 1's Wi-Fi and connection drop:
+            one.link.up = False                   # (its sockets fail from now on)
+            one.net.wire.sock.s.shutdown(socket.SHUT_RDWR)   # the broker sends its will
+            page_until(browser, "return rows['1/1'].status", lambda s: s == "offline")
+            browser.execute_script("render();")
+            got = browser.execute_script(ROWS_JS)
+            assert "offline" in got["1"][2] and got["1"][1] == shown["1"][1], (got, shown)
             h.stop()
             page_until(browser, "return document.body.className", lambda c: "stale" in c)
             browser.execute_script("window.__vnow += 20000; render();")
-            got = browser.execute_script(ROWS_JS)["1"]
-            assert got[1] == shown, (got, shown, last)        # neither back nor on
+            got = browser.execute_script(ROWS_JS)
+            assert [got[t][1] for t in ("1", "2")] == [shown[t][1] for t in ("1", "2")], \
+                (got, shown)                                  # neither back nor on
             conn = browser.find_element("id", "conn").text
-            assert "stale" in conn and "stale" in browser.execute_script(
-                "return document.body.className"), conn
+            assert "stale" in conn, conn
     finally:
         fleet.close()
         h.stop()
