@@ -100,8 +100,10 @@ def test_each_alert_raises_the_banner_and_the_switches_are_remembered(tmp_path, 
         steps = [
             ("silent", [(1, 1, "state", state(1, "c1")), (1, 1, "status", b"online"),
                         (1, 1, "status", b"offline")]),
+            # (an overtime profile's flag is its overtime, no result to check)
             ("overtime", [(2, 2, "state", state(2, "c2", left={"remaining_ms": -5000,
-                                                                "overtime_ms": 5000}))]),
+                                                                "overtime_ms": 5000,
+                                                                "flag": True}))]),
             ("forfeit", [(3, 3, "state", state(3, "c3", running=None, over=True,
                                                right={"forfeit": True}))]),
             # a loss on time on a flag profile (pfs: 00:00 ends the game)
@@ -126,6 +128,8 @@ def test_each_alert_raises_the_banner_and_the_switches_are_remembered(tmp_path, 
             browser.find_element("id", "alertseen").click()
             assert not browser.execute_script(ALERTS_JS)["shown"]
         assert any("2 results at this table" in t for t in texts), texts
+        assert "table 4: result to check: the left flag fell at 00:00" in " ".join(texts)
+        assert not [t for t in texts if t.startswith("table 2: result")], texts
         assert texts[-1].startswith("recorder: ") and \
             "skipped 'scrabble/cup/8/result/1/8'" in texts[-1], texts
         # each table's alert once: the page's next renders raise nothing new

@@ -7,8 +7,8 @@
 //             silent again
 //   overtime  a side went past 00:00
 //   forfeit   a game ended by forfeit (TSO § 5.2 c)
-//   check     a result to look at: a flag (a loss on time on a flag
-//             profile), two finished games of the round at one table, or a
+//   check     a result to look at: a flag fallen at 00:00 (a loss on time
+//             on a flag profile), two finished games of the round at one table, or a
 //             new warning of the recorder (a result refused, a re-published
 //             result not counted)
 // HallAlerts.kinds() is pure (no DOM); the rest draws the banner and beeps
@@ -33,10 +33,15 @@ var HallAlerts = (function () {
     if (!s.over && (w[0] === "offline" || w.indexOf("no signal") >= 0)) out.push("silent");
     if (!s.over && w.indexOf("overtime") >= 0) out.push("overtime");
     if (s.over && (s.left.forfeit || s.right.forfeit)) out.push("forfeit");
-    if (s.over && !s.left.forfeit && !s.right.forfeit && (s.left.flag || s.right.flag)) {
-      out.push("check");
-    } else if (s.over && finishedAt > 1) out.push("check");
+    if (fell(s) || (s.over && finishedAt > 1)) out.push("check");
     return out;
+  }
+
+  // A flag at 00:00 with no overtime: a loss on time on a flag profile (pfs;
+  // an overtime profile's flag counts on into overtime, said as overtime).
+  function fell(s) {
+    return !s.left.forfeit && !s.right.forfeit &&
+        ((s.left.flag && !s.left.overtime_ms) || (s.right.flag && !s.right.overtime_ms));
   }
 
   var WHY = {silent: "is silent (offline or no signal)", overtime: "went into overtime",
@@ -47,8 +52,9 @@ var HallAlerts = (function () {
         " (account " + x.account + ")" : "");
     if (kind === "forfeit") return t + ": forfeit " + (s.left.forfeit ? "left" : "right");
     if (kind === "check") {
-      return t + ": result to check: " + (s.left.flag || s.right.flag ?
-          "a flag (loss on time?)" : finishedAt + " results at this table");
+      return t + ": result to check: " + (fell(s) ? "the " +
+          (s.left.flag && !s.left.overtime_ms ? "left" : "right") + " flag fell at 00:00 " +
+          "(a loss on time)" : finishedAt + " results at this table");
     }
     return t + " " + WHY[kind];
   }
