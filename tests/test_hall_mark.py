@@ -148,7 +148,8 @@ def test_the_setup_menu_has_no_hall_item_without_a_hall():
         assert setupmenu.S_HALL not in setupmenu.SetupMenu(s).items()
         assert setupmenu.S_HALL not in setupmenu.SetupMenu(s, _hall(-1, 0)).items()
         items = setupmenu.SetupMenu(s, _hall(net.HALL_UP, 4)).items()
-        assert items[-2:] == (setupmenu.S_HALL, setupmenu.S_RESULTS)
+        assert items[-4:] == (setupmenu.S_HALL, setupmenu.S_RESULTS, setupmenu.S_SELFTEST,
+                              setupmenu.S_VERSION)     # (issue 37: the last two)
         assert items.index(setupmenu.S_TABLE) == items.index(setupmenu.S_HALL) - 1
 
 
