@@ -29,7 +29,8 @@ import pytest
 import fwimage
 import provision
 from conftest import ROOT
-from hall import cli as hallmod
+from hall.broker import clock_broker
+from hall.errors import HallError
 
 FWIMAGE = os.path.join(ROOT, "tools", "fwimage.py")
 MAKE_TRAILER = "make: ***"      # make's own line after a failed recipe
@@ -94,18 +95,18 @@ def test_a_broker_name_is_resolved_once_and_loopback_names_refused():
                 raise OSError(-2, "Name or service not known")
             return [(2, 1, 6, "", (table[name], 0))]
         return getaddrinfo
-    addr, note = hallmod.clock_broker("hall-laptop", resolver({"hall-laptop": "192.168.7.2"}))
+    addr, note = clock_broker("hall-laptop", resolver({"hall-laptop": "192.168.7.2"}))
     assert addr == "192.168.7.2" and "192.168.7.2" in note and "hall-laptop" in note
     import netcfg
     assert netcfg.is_ipv4(addr)
     for name in ("my-laptop", "other"):
-        with pytest.raises(hallmod.HallError) as e:
-            hallmod.clock_broker(name, resolver({"my-laptop": "127.0.1.1"}))
+        with pytest.raises(HallError) as e:
+            clock_broker(name, resolver({"my-laptop": "127.0.1.1"}))
         assert "\n" not in str(e.value)
         assert ("loopback" if name == "my-laptop" else "does not resolve") in str(e.value)
-    assert hallmod.clock_broker(" 10.0.0.5 ") == ("10.0.0.5", None)
-    with pytest.raises(hallmod.HallError) as e:
-        hallmod.clock_broker("fe80::1")
+    assert clock_broker(" 10.0.0.5 ") == ("10.0.0.5", None)
+    with pytest.raises(HallError) as e:
+        clock_broker("fe80::1")
     assert "IPv4 only" in str(e.value)
 
 

@@ -32,7 +32,7 @@ per table, the image plus the table block (that table's net.json, the hall
 account `make deploy TABLE=n` writes) below the filesystem, which the clock
 takes at power-up: a clock for the hall in one copy that loses nothing it
 held.  Before anything is built it refuses a board without Wi-Fi and a
-broker no clock could reach (hall.cli.clock_broker); it writes the
+broker no clock could reach (hall.broker.clock_broker); it writes the
 folder's manifest.csv and this run's labels.pdf (tools/tablelabels.py).
 
 The work is cached outside the repository, so a fresh clone on the same
@@ -880,22 +880,25 @@ def tables(board, table_list, broker, ssid="", wifi_password="", event="open", h
     folder's manifest.csv and this run's label sheet (labels.pdf).  Every
     refusal (a board without Wi-Fi, a broker no clock could reach, a bad
     event or hall folder) comes before anything is built."""
-    from hall import cli as hallmod
+    from hall.broker import clock_broker
+    from hall.errors import HallError
+    from hall.folder import Hall
+    from hall.paths import DEFAULT_DIR
     if not getattr(_load(board), "WIFI", False):
         raise FirmwareError("board %s has no Wi-Fi: the hall's per-table images are for a "
                             "board with WIFI = True (BOARD=pico_w)" % board, 2)
     try:
-        host, note = hallmod.clock_broker(broker)
-    except hallmod.HallError as e:
+        host, note = clock_broker(broker)
+    except HallError as e:
         raise FirmwareError(str(e), 2)
     if note:
         say_(note)
     try:
-        hall = hallmod.Hall(hall_dir or hallmod.DEFAULT_DIR, event,
+        hall = Hall(hall_dir or DEFAULT_DIR, event,
                             tables=max(100, max(table_list)))
         hall.clock_config(table_list[0], host)
-    except (hallmod.HallError, OSError) as e:
-        raise FirmwareError("the hall in %s: %s" % (hall_dir or hallmod.DEFAULT_DIR, e), 2)
+    except (HallError, OSError) as e:
+        raise FirmwareError("the hall in %s: %s" % (hall_dir or DEFAULT_DIR, e), 2)
     info = build(board, port_board_override, src=src)
     out_dir = os.path.abspath(out_dir or os.path.join(
         ROOT, "build", "firmware", "tables-" + default_name(board, port_board_override)))
