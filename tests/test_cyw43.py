@@ -123,19 +123,16 @@ def test_every_unsupported_command_is_logged(tmp_path):
     assert out["reads"]["f0_unknown"] == 0
 
 
-def _table_image(tmp_path, blobs):
-    """pico_w.uf2 with table 7's net.json in its filesystem, as `make deploy
-    ... TABLE=7` / tools/fwimage.py tables() make it (a hall of the test's own
-    for the CA the clock pins)."""
+def _table_image(tmp_path):
+    """pico_w.uf2 with table 7's net.json in its table block, as `make
+    firmware-tables` (tools/fwimage.py tables()) makes it, from a hall of the
+    test's own (the CA the clock pins)."""
     from hall.folder import Hall
     from tools import fwimage
-    src_root = blobs[0].split(os.sep + "micropython" + os.sep + "lib" + os.sep)[0]
-    region_bytes = fwimage.storage_bytes(src_root, "RPI_PICO_W")
     hall = Hall(str(tmp_path / "hall"), "open", tables=100)
     cfg = hall.clock_config(7, "192.168.4.10", SSID, PASSPHRASE)
-    region = fwimage.littlefs_region({"net.json": (json.dumps(cfg) + "\n").encode()}, region_bytes)
     out = str(tmp_path / "table-07.uf2")
-    fwimage.with_filesystem(PICO_W_UF2, out, region, region_bytes)
+    fwimage.with_table_block(PICO_W_UF2, out, (json.dumps(cfg) + "\n").encode())
     return out
 
 
@@ -155,7 +152,7 @@ def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_pat
          "target run: no %s (make firmware BOARD=pico_w builds it)" % PICO_W_UF2)
     blobs = target.cyw43_blobs()
     need(None if blobs else "target run: no cyw43-driver sources (make firmware unpacks them)")
-    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path, blobs), cyw43=blobs)
+    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path), cyw43=blobs)
     pico.nice = 10
     pico.start()
     try:
