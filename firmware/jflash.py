@@ -21,9 +21,11 @@
 #                           position put there
 import fsys
 
-MAGIC = b"SCj2"         # (b"SCjn": the layout without log_hi, live, game)
+MAGIC = b"SCj3"         # (b"SCjn": the layout without log_hi, live, game;
+                        # b"SCj2": with 19-int snapshots, SPEC v4)
 HEAD = 10              # MAGIC, nonce (4), unit index (2)
-UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
+UNIT = 1024            # 8 records of 124 B a unit (97 % used; 9 of 108 B before
+                       # the lateness accounts, SPEC v5)
 # Arming in slices (arm_step(), one a main-loop step): ARM_UNITS units
 # written, then the search for them SCAN_BLOCKS blocks at a time.  On the
 # emulated Pico a 1 KB unit's write is ~8 ms (and a sector erase every 4th:

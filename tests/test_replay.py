@@ -24,7 +24,8 @@ EXAMPLES = os.path.join(ROOT, "examples")
 
 TOP_KEYS = {"profile", "t_ms", "running", "paused", "over", "challenge_ms",
             "late", "left", "right", "lcd"}
-SIDE_KEYS = {"remaining_ms", "overtime_ms", "penalty", "flag", "forfeit"}
+SIDE_KEYS = {"remaining_ms", "overtime_ms", "penalty", "flag", "forfeit",
+             "lateness_ms"}    # SPEC v5 §5: each side's lateness account
 
 SDEV_BASE = 1800000  # 30:00 (TSO § 1.1 b)
 
@@ -89,7 +90,7 @@ def check_contract(rep, cols=16, rows=2):
     for side in ("left", "right"):
         s = rep[side]
         assert isinstance(s, dict) and set(s) == SIDE_KEYS, (side, s)
-        for k in ("remaining_ms", "overtime_ms", "penalty"):
+        for k in ("remaining_ms", "overtime_ms", "penalty", "lateness_ms"):
             assert type(s[k]) is int and s[k] >= 0, (side, k, s[k])
         for k in ("flag", "forfeit"):
             assert type(s[k]) is bool, (side, k, s[k])
