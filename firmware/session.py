@@ -274,6 +274,12 @@ class Session:
         comment in the log, so a referee reading it sees why."""
         if not self.on:
             return
+        # Its record is the clock as it is at t, like every record: a
+        # lateness clock the late-arrival gesture started runs from the
+        # gesture's first edge (SPEC v5 §4), so it is settled to t first.
+        # (Issue 36: the record carried the clock of the first edge, dated
+        # at the recognition; a power-up from it lost that lateness.)
+        self.clock.update(t)
         if self.sp.usable():
             jmod.set_kind(self._stage(code, -1, 0, t), jmod.KIND_NOTE)
             return
