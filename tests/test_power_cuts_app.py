@@ -933,3 +933,28 @@ def test_lateness_with_the_journal_at_every_record_byte(name):
     assert tried > 100
     assert not bad, "%d of %d cuts disagree; first at byte %d: %s" % (
         len(bad), tried, bad[0][0], bad[0][1])
+
+
+def test_the_log_header_on_the_journal_states_the_rules_at_the_games_start():
+    """Issue 36 on the journal (the game file is begun at its first fold,
+    after the referee's confirmed base change 1:00 -> 2:00 in ready): the
+    header states the rules the game was set up with (`set base=01:00`),
+    the change is its `base` lines; the log replays to the live clock."""
+    rig, fs, cut = _journal_play(sc_ready_referee, settings_file("sdev", 60), 10 ** 9)
+    assert not cut
+    rig.press(PAUSE)
+    wait(rig, 3000)                     # paused: nothing folds ...
+    c = rig.clock
+    c.end(c.t)
+    wait(rig, 3000)                     # ... the end folds the journal
+    games = sorted(n for n in fs.files("games") if n.startswith("g"))
+    text = fs.read("games/" + games[-1]).decode()
+    lines = [ln.split("#")[0].split() for ln in text.split("\n")]
+    lines = [ln for ln in lines if ln]
+    assert lines[1] == ["set", "base=01:00"], text
+    assert [ln[1:] for ln in lines[2:5]] == [["adjust", "left", "-1000"],
+                                            ["base", "left", "02:00"],
+                                            ["base", "right", "02:00"]], text
+    at = rig.app.session.log_ms(c.t)
+    got, _ = replay.run(replay.parse(text.split("\n")), at)
+    assert replay.report(got, at) == replay.report(c, at), text
