@@ -7,7 +7,7 @@
 # record and resumes the game paused (Clock.restore(ints, t=now)).
 #
 # One record, little-endian, fixed size for a given number n of ints
-# (n = clockcore.SNAPSHOT_LEN = 23 -> 124 bytes; the SPEC v4 firmware's 19
+# (n = clockcore.SNAPSHOT_LEN = 20 -> 112 bytes; the SPEC v4 firmware's 19
 # -> 108 bytes are still read):
 #
 #   offset  size

@@ -905,6 +905,21 @@ def test_snapshot_carries_the_lateness_accounts_and_the_set_up_base_spec_5():
     assert d.lateness() == 3100 and d.rem[RIGHT] == 30 * MIN - 3100
 
 
+def test_the_set_up_base_times_survive_the_snapshot_at_their_bounds():
+    """The set-up base times ride in the forfeit-bits int, in whole seconds
+    (what a log header's mm:ss states): 99:59 and 00:01, a forfeit on
+    each side, all come back."""
+    c = plain(profiles.make_rules("custom", [("base_left", "99:59"), ("base_right", "00:01")]))
+    c.rebase(LEFT, 5 * MIN, 0)
+    c.forfeited[0] = c.forfeited[1] = True
+    snap = list(c.snapshot())
+    assert 0 <= snap[10] < 1 << 28
+    d = sdev()
+    d.restore(snap)
+    assert d.start_rules().base == [profiles.MAX_BASE_MS, 1000]
+    assert d.rules.base == [5 * MIN, 1000] and d.forfeited == [True, True]
+
+
 def test_a_version_2_snapshot_still_restores():
     """The SPEC v4 firmware's 19-int snapshot (its lateness was base -
     remaining): before the game that is the account, after the start 0."""
@@ -924,9 +939,9 @@ def test_a_version_2_snapshot_still_restores():
 def test_restore_rejects_foreign_data():
     c = sdev()
     late = list(c.snapshot())
-    late[19] = -1                           # a lateness account below 0
+    late[9] = -1                            # a lateness account below 0
     over = list(c.snapshot())
-    over[20] = cc.OVERTIME_CAP + 1
+    over[19] = cc.OVERTIME_CAP + 1
     v2_long = [2] + [0] * (cc.SNAPSHOT_LEN - 1)
     for bad in ([], [0] * cc.SNAPSHOT_LEN, [cc.SNAPSHOT_VERSION, 9] + [0] * 16,
                 late, over, v2_long, [cc.SNAPSHOT_VERSION] + [0] * (cc.SNAPSHOT_LEN_V2 - 1)):

@@ -507,7 +507,7 @@ def test_other_profiles_restore_at_every_save(seed, profile, over):
 
 # -- the store on its own -------------------------------------------------------------
 
-SNAP = list(range(-11, 12))  # clockcore.SNAPSHOT_LEN ints
+SNAP = list(range(-10, 10))  # clockcore.SNAPSHOT_LEN ints
 assert len(SNAP) == cc.SNAPSHOT_LEN
 
 
@@ -523,7 +523,7 @@ def test_record_format_is_fixed_size_with_a_crc32():
     data = ff.files["clock.state.b"]
     n = cc.SNAPSHOT_LEN
     end = 12 + 4 * n + 16                                   # the CRC's offset
-    assert len(data) == RECORD == end + 4 == 124
+    assert len(data) == RECORD == end + 4 == 112
     assert data[:4] == b"SClk" and data[4] == 2 and data[5] == n
     assert int.from_bytes(data[6:8], "little") == RECORD
     assert int.from_bytes(data[8:12], "little") == 1
