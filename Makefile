@@ -18,9 +18,12 @@ PORT   ?=
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt
+# requirements.txt: the runtime's pins (pyproject.toml's dependencies);
+# requirements-test.txt: the tests', the bench's and the tools' (it includes
+# the runtime's).  The hall and the simulator alone: pip install . (README).
+$(STAMP): requirements.txt requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $(STAMP)
 
 # make deps: the Debian packages the tests drive, one explicit step that

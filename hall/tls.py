@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 import threading
 
-import host_sim  # noqa: F401  (firmware/ on sys.path)
+import host_sim  # noqa: F401  (its importer: the firmware's netcfg)
 import netcfg
 
 CA_CERT = "ca.crt"

@@ -48,7 +48,7 @@ import time
 from fractions import Fraction
 
 import host_sim
-import rig as gestures  # noqa: E402  (host_sim put fakehw/ on sys.path)
+import rig as gestures  # noqa: E402  (host_sim's importer finds fakehw/)
 
 KEY_HOLD_MS = 120        # a tap: down, then up this much later (virtual ms)
 FRAME_S = 0.05           # redraw ~20x per second

@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 
-import host_sim  # noqa: F401  (firmware/ and fakehw/ on sys.path)
+import host_sim  # noqa: F401  (its importer: firmware/ and fakehw/)
 
 import net
 import rig as gestures
