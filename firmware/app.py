@@ -49,6 +49,20 @@ MAX_SLEEP_MS = 1000    # ... else until the next change, at most this (the
 SLICE_MS = napmod.SLICE_MS  # the sleep's slices where the port polls nothing
 
 
+def _take_table_block(board, fs, root):
+    """A table image's net.json and table (provision.py), before the
+    settings and the hall read them; a flash that cannot take them is one
+    line and the clock starts as it was."""
+    import provision
+    raw = getattr(fs, "raw", None)       # (a test's filesystem may have none)
+    try:
+        return provision.apply(fs, root, hw.table_block(board, raw() if raw else None),
+                               setmod.Settings)
+    except OSError as e:
+        print("table image: cannot write its net.json (%s); the clock keeps its own" % e)
+        return 0
+
+
 class App:
     def __init__(self, board, machine, fs=None, ticks_ms=None, diff=None,
                  add=None, root="", feed=None):
@@ -59,6 +73,9 @@ class App:
         now = self.ticks_ms()
         # -- the hardware, built from the board file (hw.py)
         fs = fs if fs is not None else hw.filesystem(board)
+        self.retabled = 0         # a table image's table, taken at this power-up
+        if hw.fact(board, "WIFI"):
+            self.retabled = _take_table_block(board, fs, root)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.nap = napmod.Nap(self.buttons)   # run()'s sleep, woken by an edge
         self.gestures = gst.Gestures(self.buttons, self.diff)

@@ -18,8 +18,8 @@ import os
 import sys
 
 from hall import tournament
-from hall.commands import (accept, clock_config, logs, pairings, results, revoke, rounds,
-                           run, scores, start, status, stop)
+from hall.commands import (accept, clock_config, drop, logs, pairings, results, revoke,
+                           rounds, run, scores, start, status, stop)
 from hall.errors import HallError
 from hall.folder import Hall
 from hall.paths import DEFAULT_DIR
@@ -27,7 +27,8 @@ from host_sim import console
 
 COMMANDS = {"run": run, "results": results, "clock-config": clock_config, "revoke": revoke,
             "round": rounds, "pairings": pairings, "scores": scores, "logs": logs,
-            "start": start, "stop": stop, "status": status, "accept": accept}
+            "start": start, "stop": stop, "status": status, "accept": accept,
+            "drop": drop, "restore": drop}
 
 
 def add_arguments(p):
@@ -45,7 +46,9 @@ def add_arguments(p):
                         "the round's seating from a TSH .t file or a table,player1,player2 CSV; "
                         "scores --round N --table T LEFT RIGHT: the scores of a table's score "
                         "sheet (--round N alone: the round's results desk); logs --round N "
-                        "[--table T] [--out DIR]: copy the round's game logs out")
+                        "[--table T] [--out DIR]: copy the round's game logs out; "
+                        "drop T / restore T: a rehearsal's clock at table T off the "
+                        "network and back")
     p.add_argument("value", nargs="*", default=[],
                    help="round: the round number; pairings: the pairings file; scores: the "
                         "left and the right player's score")
@@ -111,6 +114,10 @@ def main(argv=None, prog=None):
 
 
 def _main(argv, prog):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sim"]:     # issue 37: the terminal simulator as a clock of a hall
+        from hall.rehearsal import join     # (its own options: the simulator's)
+        return join.main(argv[1:])
     p = parser(prog or console.prog("hall"))
     args, extra = p.parse_known_args(argv)
     # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412

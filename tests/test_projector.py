@@ -202,7 +202,9 @@ def test_alerts_stand_out(browser):
     assert all("a-" not in by[str(t)]["cls"] for t in range(1, 7))
     assert browser.find_element("id", "progress").text == "7 of 10 finished"
     head = browser.find_element("id", "alerts").text
-    for words in ("7 overtime", "8 forfeit right", "10 offline", "9 battery low"):
+    # issue 37: each alert names its table ("⚠ 3 overtime" read as three tables)
+    for words in ("table 7: overtime", "table 8: forfeit right", "table 10: offline",
+                  "table 9: battery low"):
         assert words in head, head
     # offline for less than 30 s: no alert yet
     browser.execute_script("P.cards['10/10'].offAt = performance.now() - 5000; render();")

@@ -78,7 +78,7 @@ def command(hall, args):
             # issue 27: a rehearsal: each `hall round N` gives every clock a
             # fresh game; their flash is kept in the hall folder
             sim = rehearsal.Fleet(hall, args.clocks, speed=args.speed,
-                                 folder=os.path.join(hall.folder, "sim-clocks"),
+                                 folder=os.path.join(hall.folder, rehearsal.SIM_CLOCKS),
                                  rnd=tournament.current_round(hall.folder))
             sim.rehearse(lambda m: print(m, flush=True))
         hall.watch(args.seconds or None)
