@@ -376,19 +376,27 @@ def _same_rules(a, b):
 def _charged(c):
     """The time each side was charged in `ready`, base - remaining (the
     referee's adjustments, a lateness stopped: SPEC v4 §4 Referee
-    functions, TSO § 2.4 c); None in any other state."""
+    functions, TSO § 2.4 c), and its lateness account (SPEC v5: its own),
+    as (charged left, charged right, lateness left, lateness right); None
+    in any other state."""
     if c.state != cc.READY:
         return None
-    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1])
+    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1],
+            c.late_ms[0], c.late_ms[1])
 
 
 def _renew(game, c, rules, now, keep):
-    """A new game with `rules` (game.py); `keep`: the time each side was
-    charged in `ready` (_charged()) charged again, as the referee's
-    adjustments: the first lines of the new game's log."""
+    """A new game with `rules` (game.py); `keep`: what each side was
+    charged in `ready` (_charged()) charged again: its lateness account as
+    the referee's `lateness` (SPEC v5: still lateness, against the new
+    rules' limit), the rest as an adjustment: the first lines of the new
+    game's log."""
     ch = _charged(c) if keep else None
     game.new(now, rules)
     if ch is not None:
         for s in (0, 1):
-            if ch[s]:
-                c.adjust(s, -ch[s], now)
+            adj = ch[s]
+            if ch[2 + s] and c.set_lateness(s, ch[2 + s], now):
+                adj -= ch[2 + s]
+            if adj:
+                c.adjust(s, -adj, now)
