@@ -162,7 +162,7 @@ def test_not_a_number_is_a_failure(value):
         bench.fmt(value)
 
 
-@pytest.mark.skipif(__import__("hall.cli", fromlist=["x"]).find_mosquitto() is None
+@pytest.mark.skipif(__import__("hall.broker", fromlist=["x"]).find_mosquitto() is None
                     or __import__("shutil").which("mosquitto_sub") is None,
                     reason="mosquitto or mosquitto-clients missing (make deps)")
 def test_hall_figures_small():
@@ -403,10 +403,10 @@ def test_a_round_that_does_not_finish_says_which_games_and_why(tmp_path):
     clock is (Fleet.unfinished: its state, time, script, queue, hall link)."""
     from bench import hall_bench as HB
     from bench.figures import BenchError
-    from hall import cli as H
+    from hall.folder import Hall
     from hall.rehearsal import clocks as rehearsal
     from hallkit import seed_pki
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=3)
+    h = Hall(str(tmp_path / "hall"), event="cup", tables=3)
     seed_pki(h.folder)
     h.write()
     fleet = rehearsal.Fleet(h, 2, scripts={1: [], 2: []})     # nobody presses
