@@ -31,6 +31,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+import hallproto as hp
+
 from host_sim import tournament
 
 PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "desk.html")
@@ -94,7 +96,7 @@ class Desk:
 
             def _round(self, q):
                 v = (q.get("round") or [""])[0]
-                return int(v) if v.isdigit() and 1 <= int(v) <= tournament.MAX_ROUND else None
+                return hp.num(v, 1, tournament.MAX_ROUND)
 
             def do_GET(self):
                 if not self._host_ok():

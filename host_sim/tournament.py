@@ -32,6 +32,8 @@ import os
 import sys
 import time
 
+import hallproto as hp
+
 from host_sim import durable
 from host_sim.hall_files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
                                  read_records, read_accepted, counted)
@@ -137,7 +139,7 @@ def load_seating(folder, n, warn=_warn):
         tables, numbers = {}, {}
         nums = data.get("numbers") or {}
         for t, names in data["tables"].items():
-            if not t.isdigit() or not isinstance(names, list) or len(names) != 2 \
+            if num(t) is None or not isinstance(names, list) or len(names) != 2 \
                     or not all(isinstance(x, str) for x in names):
                 raise ValueError("table %r" % t)
             tables[int(t)] = (names[0], names[1])
@@ -406,7 +408,8 @@ def rows(folder, round_no=None, warn=_warn, byes=True):
 def _seated_rounds(folder):
     out = set()
     for name in os.listdir(folder):
-        if name.startswith("pairings-") and name.endswith(".json") and name[9:-5].isdigit():
+        if name.startswith("pairings-") and name.endswith(".json") \
+                and num(name[9:-5], 1, MAX_ROUND) is not None:
             out.add(int(name[9:-5]))
     return out
 
@@ -547,36 +550,8 @@ def tsh_lines(found, rnd, division, bye_score=BYE_SCORE):
     return lines, problems
 
 
-# -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------
-def parse_state(event, topic, payload):
-    """(account, table, body) of a clock's state or heartbeat message whose
-    body agrees with its topic, else None (the recorder only needs to know
-    a game began: anything else is the page's business)."""
-    p = topic.split("/")
-    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat"):
-        return None
-    table, account = num(p[2]), p[4]
-    if table is None or num(account, 1, INT_MAX) is None:
-        return None
-    try:
-        body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(body, dict) or body.get("table") != table \
-            or type(body.get("table")) is not int or type(body.get("game")) is not int \
-            or not 0 < body["game"] <= INT_MAX:
-        return None
-    if not is_clock_id(body.get("clock")):
-        return None
-    if body.get("running") not in (None, "left", "right") or body.get("late") not in (
-            None, "left", "right") or type(body.get("paused")) is not bool \
-            or type(body.get("over")) is not bool:
-        return None
-    return account, table, body
-
-
-ROUND_TOPIC = "scrabble/%s/round"
-TABLE_TOPIC = "scrabble/%s/round/%d"
+ROUND_TOPIC = hp.hall_topic("%s", "round")
+TABLE_TOPIC = hp.hall_topic("%s", "round", "%d")
 
 
 def round_games(folder, n, warn=_warn):

@@ -134,7 +134,7 @@ def test_no_board_within_the_wait_ends_with_the_table_of_nothing(tmp_path):
     (["--tables", "0"], "expected numbers 1-99"),
     (["--tables", "5-3"], "not a range"),
     (["--tables", "1,1"], "a table twice"),
-    (["--tables", "1", "--event", "a/b"], "event must be one word"),
+    (["--tables", "1", "--event", "a/b"], "event must be 1-40 ASCII letters"),   # hallproto.is_id
 ])
 def test_bad_arguments_are_one_line(tmp_path, args, words):
     proc = subprocess.run([sys.executable, DEPLOY, "tables", "--board", "pico", "--broker",
