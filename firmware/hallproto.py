@@ -57,7 +57,8 @@ SIDE_NAMES = ("left", "right")
 
 # A field: (name, type, lo, hi); types: "int" (lo..hi), "bool", "side"
 # (null, "left" or "right"), "id" (a clock id), "text" (a string of at most
-# hi code points), "bool?" (absent or true/false), "obj" (SIDE_FIELDS).
+# hi code points, none of NAME_DROP: is_text), "bool?" (absent or
+# true/false), "obj" (SIDE_FIELDS).
 SIDE_FIELDS = (("remaining_ms", "int", -INT_MAX, INT_MAX),
                ("overtime_ms", "int", 0, INT_MAX),
                ("penalty", "int", -INT_MAX, INT_MAX),
@@ -154,16 +155,21 @@ def clean_name(s):
     return "".join(out)
 
 
-def is_name(v):
-    """A name as clean_name() leaves it."""
+def is_text(v, most):
+    """A text of at most `most` code points, none of NAME_DROP."""
     if not isinstance(v, str):
         return False
     n = 0
     for c in v:
         n += 1
-        if n > NAME_MAX or _dropped(ord(c)):
+        if n > most or _dropped(ord(c)):
             return False
     return True
+
+
+def is_name(v):
+    """A name as clean_name() leaves it."""
+    return is_text(v, NAME_MAX)
 
 
 def _is_int(v, lo, hi):
@@ -190,7 +196,7 @@ def _check(d, fields, where):
             if not is_id(v):
                 return "%s%s is not a clock id" % (where, k)
         elif kind == "text":
-            if not isinstance(v, str) or len(v) > hi:
+            if not is_text(v, hi):
                 return "%s%s is not a text of %d characters at most" % (where, k, hi)
         elif not isinstance(v, dict):
             return "%s%s is not an object" % (where, k)
@@ -333,7 +339,10 @@ def _text(payload, limit):
     """(text, None) of a payload of at most `limit` bytes of UTF-8, else
     (None, why)."""
     if isinstance(payload, str):
-        payload = payload.encode("utf-8")
+        try:
+            payload = payload.encode("utf-8")
+        except UnicodeError:          # (a lone surrogate: no text)
+            return None, "not UTF-8"
     if len(payload) > limit:
         return None, "longer than %d bytes" % limit
     try:

@@ -228,13 +228,15 @@ var HallProto = (function () {
     return out.join("");
   }
 
-  function isName(v) {
+  function isText(v, most) {
     if (typeof v !== "string") return false;
     var p = points(v);
-    if (p.length > D.NAME_MAX) return false;
+    if (p.length > most) return false;
     for (var i = 0; i < p.length; i++) if (dropped(p[i].codePointAt(0))) return false;
     return true;
   }
+
+  function isName(v) { return isText(v, D.NAME_MAX); }
 
   function isInt(v, lo, hi) { return typeof v === "number" && Number.isInteger(v) && lo <= v && v <= hi; }
 
@@ -253,7 +255,7 @@ var HallProto = (function () {
       } else if (kind === "id") {
         if (!isId(v)) return where + k + " is not a clock id";
       } else if (kind === "text") {
-        if (typeof v !== "string" || points(v).length > hi) {
+        if (!isText(v, hi)) {
           return where + k + " is not a text of " + hi + " characters at most";
         }
       } else if (!isObj(v)) {
@@ -415,7 +417,7 @@ var HallProto = (function () {
   }
 
   return {D: D, num: num, isId: isId, isAccount: isAccount, cleanName: cleanName, isName: isName,
-          checkState: checkState, checkResult: checkResult, parseTopic: parseTopic,
+          isText: isText, checkState: checkState, checkResult: checkResult, parseTopic: parseTopic,
           logClock: logClock, parse: parse};
 })();
 
