@@ -9,6 +9,7 @@ one stolen clock's net.json (clock account 3).  Its victim is clock account
 4, a simulated clock (the device app + firmware/net.py) playing meanwhile.
 """
 import json
+import os
 import secrets
 import time
 
@@ -233,6 +234,106 @@ class Attacks:
         self.record("stolen_clock_records_another_clocks_game",
                     not bad and not stolen and not a.got, (bad, stolen, a.got))
 
+    # -- issue 35: one stolen account must not stop, rewrite or pre-empt anyone --------
+    def _logs(self):
+        """{file name: bytes} of every filed log (build/hall/logs/...)."""
+        out = {}
+        for d, _dirs, files in os.walk(os.path.join(self.hall.folder, "logs")):
+            for n in files:
+                if not n.startswith("."):
+                    with open(os.path.join(d, n), "rb") as f:
+                        out[n] = f.read()
+        return out
+
+    def _victim_log(self, game, extra=()):
+        """The victim (its own account) publishes game `game`'s log, as its
+        clock does; returns it once the recorder has filed it (None if it
+        never did within 10 s: the recorder stopped)."""
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        v = _client(self.hall, str(VICTIM), self.pw[VICTIM])
+        data = _log_text(victim_id, VICTIM, game, extra)
+        _publish(v, hp.topic(self.ev, VICTIM, "log", VICTIM, game), data, retain=True)
+        _close(v)
+        name = "%s-g%04d.txt" % (victim_id, game)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            if name in self._logs():
+                return data
+            time.sleep(0.05)
+        return None
+
+    def attack_stolen_clock_replaces_another_clocks_log(self):
+        """The thief publishes, on its own log topic at the victim's table, a
+        longer copy of the victim's filed log (its `# clock` line the
+        victim's): the filing once took it for the victim's game resumed and
+        replaced the victim's file.  Now a log is filed under its own
+        account's clock only."""
+        real = self._victim_log(41)
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        a = self._thief()
+        forged = real + b"2000 right\n3000 left\n" if real else b""
+        _publish(a, hp.topic(self.ev, VICTIM, "log", ATTACKER, 41), forged, retain=True)
+        _close(a)
+        after = self._victim_log(42)           # (filed after the forgery: it was handled)
+        logs = self._logs()
+        name = "%s-g%04d.txt" % (victim_id, 41)
+        self.record("stolen_clock_replaces_another_clocks_log",
+                    real is not None and after is not None and logs.get(name) == real
+                    and not [n for n in logs if n.startswith(name[:-4] + "-")],
+                    sorted(logs))
+
+    def attack_stolen_clock_takes_another_clocks_log_name(self):
+        """The thief publishes first a log naming the victim's clock and the
+        game the victim will publish next: the victim's real log once went to
+        `-2`.  Now the victim's log has its own name, and nothing of the
+        thief's is filed under the victim's clock."""
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        a = self._thief()
+        for table in (VICTIM, ATTACKER):
+            _publish(a, hp.topic(self.ev, table, "log", ATTACKER, 43),
+                     _log_text(victim_id, table, 43, ["# thief"]), retain=True)
+        _close(a)
+        real = self._victim_log(43)
+        logs = self._logs()
+        name = "%s-g%04d.txt" % (victim_id, 43)
+        self.record("stolen_clock_takes_another_clocks_log_name",
+                    real is not None and logs.get(name) == real
+                    and not [n for n in logs if n.startswith(name[:-4] + "-")]
+                    and not [n for n, d in logs.items() if b"# thief" in d], sorted(logs))
+
+    def attack_stolen_clock_stops_the_recorder(self):
+        """The issue's killers, from the thief's own account: a topic level
+        with a superscript digit (str.isdigit() took it, int() did not: the
+        recorder crash-looped), a clock id ending in a newline (a regex `$`
+        took it: the recorder stalled for good), fullwidth digits, a
+        look-alike clock id, a state whose JSON is floats.  The recorder lives
+        on (the same process) and files the victim's next log."""
+        pid = self.hall.rec_proc.pid
+        with self.lock:
+            thief_id = self.fleet.clocks[ATTACKER - 1].id
+        good = json.loads(_result_body(self.hall, ATTACKER, thief_id))
+        state = json.dumps(dict(good, over=False)).encode()
+        a = self._thief()
+        ev = self.ev
+        for t in ("\u00b9", "\uff13", "\u0663"):
+            _publish(a, hp.topic(ev, t, "state", ATTACKER), state, retain=True)
+            _publish(a, hp.topic(ev, ATTACKER, "result", ATTACKER, t), state)
+        for cid in (thief_id + "\n", "\u0455" + thief_id[1:]):
+            b = json.dumps(dict(good, clock=cid, game=44)).encode()
+            _publish(a, hp.topic(ev, ATTACKER, "state", ATTACKER), b, retain=True)
+            _publish(a, hp.topic(ev, ATTACKER, "result", ATTACKER, 44), b)
+            _publish(a, hp.topic(ev, ATTACKER, "log", ATTACKER, 44),
+                     _log_text(cid, ATTACKER, 44), retain=True)
+        _publish(a, hp.topic(ev, ATTACKER, "heartbeat", ATTACKER), state.replace(b"1000", b"1e3"))
+        _close(a)
+        filed = self._victim_log(45)
+        alive = self.hall.rec_proc.poll() is None and self.hall.rec_proc.pid == pid
+        self.record("stolen_clock_stops_the_recorder", filed is not None and alive,
+                    (filed is not None, alive))
+
     def attack_oversized_and_flooding_retained(self):
         """A message bigger than message_size_limit on its own topic is not
         stored or delivered."""
@@ -382,7 +483,7 @@ def hostile_bodies(good):
 def _log_text(clock, table, game=1, lines=()):
     """A game log as a clock writes it (firmware/gamelog.py's header)."""
     return ("profile sdev  # game %d\n# clock %s table %d\n" % (game, clock, table)
-            + "".join(x + "\n" for x in lines) + "0 press left\n").encode()
+            + "".join(x + "\n" for x in lines) + "1000 left\n").encode()
 
 
 def hostile_names():

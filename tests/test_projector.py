@@ -43,7 +43,7 @@ def browser(tmp_path_factory):
     d = tmp_path_factory.mktemp("projector")
     www = d / "www"
     www.mkdir()
-    for n in ("projector.html", "projector.js", "projector.css", "model.js"):
+    for n in ("projector.html", "projector.js", "projector.css", "hallproto.js", "model.js"):
         shutil.copy(os.path.join(H.PAGE_DIR, n), str(www / n))
     shutil.copy(H.MQTT_JS, str(www / "mqtt.min.js"))
     (www / "config.js").write_text("var HALL = %s;\n" % json.dumps({"event": EV}))

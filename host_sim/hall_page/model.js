@@ -19,7 +19,7 @@ var HallModel = (function () {
   // The protocol (topics, ids, limits, fields, names) is the hall's one
   // definition, firmware/hallproto.py, as hallproto.js (generated from it,
   // loaded before this file): nothing of it is written here again.
-  var P = HallProto;
+  var P = typeof HallProto !== "undefined" ? HallProto : require("./hallproto.js");   // (node)
   var INT_MAX = P.D.INT_MAX;
   var MAX_SEAT = 4096;            // bytes of a table's round message (the recorder's)
   var num = P.num;
