@@ -510,7 +510,7 @@ class Hall:
         each (results stay on the clocks meanwhile: nothing is lost, only
         delayed).  A broker that dies 5 times in a minute ends it
         (HallError)."""
-        say = say or (lambda m: print(m, file=sys.stderr, flush=True))
+        say = say or _say_anyway
         end = None if seconds is None else time.monotonic() + seconds
         deaths = []
         while end is None or time.monotonic() < end:
@@ -541,6 +541,16 @@ class Hall:
     def records(self, warn=None):
         """The recorder's lines (hall_recorder.read_records)."""
         return REC.read_records(self.folder, warn)
+
+
+def _say_anyway(m):
+    """One line on stderr; a stderr that cannot take it (`hall start`'s
+    hall.log on the hall folder's full disk) loses the line, never the
+    supervisor (issue 35: the recorder's alarm topic says it all the same)."""
+    try:
+        print(m, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _listening(port):
