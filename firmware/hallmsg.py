@@ -43,7 +43,8 @@ class Messages:
         return hp.prefix(self.event_name, table)
 
     def topic(self, kind, prefix=None):
-        """scrabble/<event>/<table>/<kind>/<user> (kind may hold "result/<n>")."""
+        """scrabble/<event>/<table>/<kind>/<user> (hallproto.topic's grammar, on the
+        table's prefix: a kind of hallproto.CLOCK_KINDS)."""
         return (prefix or self.prefix) + kind + "/" + self.user
 
     def retable(self, box):

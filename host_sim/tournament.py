@@ -142,7 +142,9 @@ def load_seating(folder, n, warn=_warn):
             if num(t) is None or not isinstance(names, list) or len(names) != 2 \
                     or not all(isinstance(x, str) for x in names):
                 raise ValueError("table %r" % t)
-            tables[int(t)] = (names[0], names[1])
+            # (the one name rule, hallproto.clean_name, also on a file written
+            # before it or by hand: the CSV, the desk and the pages get it clean)
+            tables[int(t)] = (hp.clean_name(names[0]), hp.clean_name(names[1]))
             no = nums.get(t) if isinstance(nums, dict) else None
             numbers[int(t)] = (_tsh_no(no[0]), _tsh_no(no[1])) \
                 if isinstance(no, list) and len(no) == 2 else (None, None)
@@ -150,7 +152,8 @@ def load_seating(folder, n, warn=_warn):
         bnums = data.get("bye_numbers") or []
         if not isinstance(byes, list) or not all(isinstance(b, str) for b in byes):
             raise ValueError("byes")
-        byes = [(b, _tsh_no(bnums[i]) if isinstance(bnums, list) and i < len(bnums) else None)
+        byes = [(hp.clean_name(b), _tsh_no(bnums[i])
+                 if isinstance(bnums, list) and i < len(bnums) else None)
                 for i, b in enumerate(byes)]
         return Seating(tables, numbers, byes, str(data.get("source", "")))
     except FileNotFoundError:

@@ -10,7 +10,9 @@ message by message as the broker delivers them:
 - a game resumed on its own clock (a referee's `Resume game`, a power cut)
   still replaces its own shorter copy, and a new game under the same number
   (a clock counting from 1 again) is filed beside it as `-2`;
-- a log whose `# clock` line is not the clock of its own result is refused.
+- a log is filed under the clock of its account's own result for the game
+  (whatever its `# clock` line says), else under its `# clock` line's clock
+  if that is the account's; a log with no `# clock` line is refused.
 
 Each refusal is one warning, counted on the alarm topic (issue 35: the
 director's page shows the count and the last reason)."""
@@ -99,23 +101,25 @@ def test_a_resumed_game_replaces_its_own_shorter_copy_a_new_game_goes_beside_it(
     assert h.alarm()["refused"] == 0
 
 
-def test_a_log_must_name_the_clock_of_its_own_result(tmp_path):
+def test_a_log_is_filed_under_the_clock_of_its_own_accounts_result(tmp_path):
     """The result (checked: its clock is its account's) names the game's
-    clock; a log of that game naming another clock, even one of the same
-    account, is refused; a log without a `# clock` line is refused by the
-    protocol."""
+    clock: the log of that game is filed under it, whatever its `# clock`
+    line says (another account's clock: no file of that clock is touched);
+    without a result, a `# clock` line of another account's clock is
+    refused; a log without a `# clock` line is refused by the protocol."""
     h = Hall(str(tmp_path))
     h.send(4, "state", 4, state(4, "c4"))
-    h.send(4, "state", 4, state(4, "c4b"))               # (a second clock of account 4)
-    h.send(4, "result", 4, state(4, "c4", 1, over=True), 1)
-    assert [t for t, _p in h.sent if t == hp.confirm_topic("cup", "4")]
-    h.send(4, "log", 4, log("c4b", 4, 1), 1, True)
-    h.send(4, "log", 4, b"profile sdev  # game 1\n1000 left\n", 1, True)
-    assert h.logs() == {}
+    h.send(3, "state", 3, state(3, "c3"))
+    h.send(3, "result", 3, state(3, "c3", 1, over=True), 1)
+    assert [t for t, _p in h.sent if t == hp.confirm_topic("cup", "3")]
+    mine = log("c4", 3, 1)
+    h.send(3, "log", 3, mine, 1, True)                   # its line names c4: filed as c3's
+    assert h.logs() == {"c3-g0001.txt": mine}
+    h.send(3, "log", 3, log("c4", 3, 2), 2, True)        # no result: c4 is account 4's
+    h.send(3, "log", 3, b"profile sdev  # game 3\n1000 left\n", 3, True)
+    assert list(h.logs()) == ["c3-g0001.txt"]
     a = h.alarm()
     assert a["refused"] == 2 and "`# clock <id>`" in a["last"], a
-    h.send(4, "log", 4, log("c4", 4, 1), 1, True)
-    assert list(h.logs()) == ["c4-g0001.txt"]
 
 
 def test_results_are_filed_under_the_publishing_account(tmp_path):
