@@ -35,7 +35,7 @@ import time
 import hallproto as hp
 
 from host_sim import durable
-from host_sim.hall_files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
+from host_sim.hall_files import (utc_now, num, read_lines,
                                  read_records, read_accepted, counted)
 
 ROUNDS = "rounds.jsonl"

@@ -20,7 +20,6 @@ import json
 import os
 import random
 import threading
-import time
 
 import hallproto as hp
 

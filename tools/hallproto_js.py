@@ -9,6 +9,7 @@ generation, and runs one hostile corpus through both sides.
 
     python tools/hallproto_js.py           write it
     python tools/hallproto_js.py --check   exit 1 if the file is not current
+    python tools/hallproto_js.py --stdout  print what it would write
 """
 import json
 import os
@@ -287,6 +288,9 @@ def generate():
 
 def main(argv):
     text = generate()
+    if argv[1:] == ["--stdout"]:
+        sys.stdout.write(text)
+        return 0
     if argv[1:] == ["--check"]:
         with open(OUT, encoding="utf-8") as f:
             same = f.read() == text
