@@ -2,8 +2,8 @@
 # accounts"): the topic grammar, the id rules, the size limits, each
 # message's fields and types, and the one rule for a player's name.  The
 # clock builds its messages through it (hallmsg.py), every hall reader
-# parses through it (host_sim: the recorder, the filing, the tournament, the
-# broker's ACL, the pairings), and the pages through hall_page/hallproto.js,
+# parses through it (hall/: the recorder, the filing, the tournament, the
+# broker's ACL, the pairings), and the pages through hall/page/hallproto.js,
 # which tools/hallproto_js.py generates from this file's data (the
 # UPPER_CASE names below; tests/test_hall_proto.py runs one hostile corpus
 # through both and requires the same verdict for every item).

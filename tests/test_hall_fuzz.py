@@ -4,7 +4,7 @@ every other clock's results go on being stored.
 
 - Through the real Mosquitto and the real recorder: a stolen clock account
   publishes thousands of malformed topics and payloads (the hostile corpus
-  of host_sim/hall_attacks.py and seeded mutations of it: Unicode digits,
+  of bench/hall_attacks.py and seeded mutations of it: Unicode digits,
   newlines, homoglyphs, bidi controls, surrogates, cut and flipped bytes,
   other clocks' ids) while honest simulated clocks (the device app +
   firmware/net.py) play a round: every honest result is stored exactly once
@@ -24,9 +24,9 @@ import threading
 import hallproto as hp
 
 from hallkit import needs_broker, new_hall, running_hall, until
-from host_sim import hall_attacks as A
-from host_sim import hall_recorder as REC
-from host_sim import hall_sim
+from bench import hall_attacks as A
+from hall import recorder as REC
+from hall.rehearsal import clocks as rehearsal
 
 SPEED = 40          # virtual ms per real ms (tests/test_hall.py's): a game in a few seconds
 HONEST = 4          # clocks 1..4 play; account THIEF's clock is stolen
@@ -91,7 +91,7 @@ def broker_takes(topic):
 def test_a_stolen_account_flooding_garbage_stops_no_honest_result(tmp_path):
     with running_hall(tmp_path, tables=THIEF + 1) as h:
         pid = h.rec_proc.pid
-        fleet = hall_sim.Fleet(h, HONEST, speed=SPEED)
+        fleet = rehearsal.Fleet(h, HONEST, speed=SPEED)
         # the clocks are on at their tables before the round (the recorder
         # knows each one's account: a clock the hall never saw can be claimed
         # first by another account, docs/hall.md "The threat model")

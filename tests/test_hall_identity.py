@@ -1,7 +1,7 @@
 """A record's identity comes from its account (issue 35): results and logs
 are filed under the table and clock of the account that published them (the
 topic, which the broker's ACL pins to that account), never under a name the
-payload gives.  The recorder (host_sim/hall_recorder.py) with its real files,
+payload gives.  The recorder (hall/recorder.py) with its real files,
 message by message as the broker delivers them:
 
 - no account replaces, extends or takes the name of another clock's log
@@ -21,9 +21,9 @@ import os
 
 import hallproto as hp
 
-from host_sim import hall_attacks as A
-from host_sim import hall_logs
-from host_sim import hall_recorder as REC
+from bench import hall_attacks as A
+from hall import filing
+from hall import recorder as REC
 
 
 def state(table, clock, game=1, over=False):
@@ -56,7 +56,7 @@ class Hall:
 
     def logs(self):
         return {os.path.basename(p): open(p, "rb").read()
-                for _t, p in hall_logs.filed(self.folder, 1)}
+                for _t, p in filing.filed(self.folder, 1)}
 
 
 def log(clock, table, game, *lines):

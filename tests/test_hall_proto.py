@@ -1,6 +1,6 @@
 """The hall's protocol is defined once (issue 35: "One protocol, defined
-once"): firmware/hallproto.py, and for the pages host_sim/hall_page/hallproto.js
-generated from it.  One hostile corpus (host_sim/hall_attacks.py
+once"): firmware/hallproto.py, and for the pages hall/page/hallproto.js
+generated from it.  One hostile corpus (bench/hall_attacks.py
 hostile_messages, hostile_names: Unicode digits, controls, trailing
 newlines, surrogates, homoglyphs, bidi controls, oversize, wrong types,
 missing fields, another clock's name inside a payload) runs through the
@@ -23,10 +23,10 @@ import hallmsg
 
 from conftest import ROOT
 from hallkit import chromium, needs_browser, new_hall
-from host_sim import hall_attacks as A
+from bench import hall_attacks as A
 
 GEN = os.path.join(ROOT, "tools", "hallproto_js.py")
-JS = os.path.join(ROOT, "host_sim", "hall_page", "hallproto.js")
+JS = os.path.join(ROOT, "hall", "page", "hallproto.js")
 
 STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
          "challenge_ms": 0, "late": None, "lowbat": False,

@@ -39,7 +39,7 @@ game.
 THE CONFIRMATION: after the fsync the recorder publishes the result's body,
 byte for byte as received, QoS 0, on scrabble/<event>/confirm/<account>.
 Only the recorder's account may write there and only that clock's account
-may read it (the ACL, host_sim/hall.py).  The clock keeps each result in its
+may read it (the ACL, hall/cli.py).  The clock keeps each result in its
 flash queue (net.out) until that echo arrives, and sends it again on every
 connect and every net.RESEND_MS while unconfirmed; the recorder confirms
 every copy it gets, new or not.  So a result is always in the recorder's
@@ -53,7 +53,7 @@ THE ALARM: scrabble/<event>/alarm, retained, written by the recorder only:
 {"writing": null or "why the results cannot be stored", "waiting": n,
 "events": [last ALARM_EVENTS warnings]}; the director's page shows it.
 
-    python -m host_sim.hall_recorder FOLDER PORT EVENT
+    python -m hall.recorder FOLDER PORT EVENT
 (Hall.start() runs it; the account's password is read from FOLDER, never
 from the command line.)
 """
@@ -66,9 +66,9 @@ import traceback
 
 import hallproto as hp
 
-from host_sim import durable, hall_logs, hall_tls
-from host_sim import tournament as T
-from host_sim.hall_files import (  # noqa: F401  (read_records, parse_topic: the recorder's file)
+from hall import durable, filing, tls
+from hall import tournament as T
+from hall.files import (  # noqa: F401  (read_records, parse_topic: the recorder's file)
     RESULTS, CORRECTIONS, INT_MAX, utc_now, num, is_clock_id, read_lines, parse_topic,
     clip, read_records, body_id, service_passwords)
 
@@ -448,7 +448,7 @@ class Recorder:
 
     def log(self, topic, payload, m):
         """A clock's game log (retained, at game over): filed by round and
-        table (host_sim/hall_logs.py) under its clock's name, with its
+        table (hall/filing.py) under its clock's name, with its
         timelines for the page.  Its identity is its account's (issue 35):
         the clock is the one of the account's own result for that game (the
         id its states and the CSV have; a simulated clock's log names its
@@ -464,11 +464,10 @@ class Recorder:
                 return self._refuse_once((topic, m.clock), "refused the log %s: %s"
                                          % (clip(topic), why))
             rnd = self.starts.round_of(clock, m.game)
-            if hall_logs.file_log(self.folder, rnd, m.table, m.game, bytes(payload),
-                                  clock) is None:
+            if filing.file_log(self.folder, rnd, m.table, m.game, bytes(payload), clock) is None:
                 return                      # the same log again (retained): filed already
-            why = hall_logs.write_timelines(os.path.join(self.folder, "www"), m.table,
-                                            m.account, m.game, bytes(payload))
+            why = filing.write_timelines(os.path.join(self.folder, "www"), m.table,
+                                         m.account, m.game, bytes(payload))
         except OSError as e:      # (the broker keeps it retained: filed at the next start)
             self.alarm.event("cannot file the log of table %d, game %d: %s"
                              % (m.table, m.game, e.strerror or e))
@@ -532,7 +531,7 @@ class Recorder:
         """Each clock's account as owners.jsonl says (issue 29), retained on
         scrabble/<event>/owner/<clock>, when it changed: the pages refuse a
         clock's messages under another account by the recorder's own rule
-        (host_sim/hall_page/model.js refused()).  A message per clock, so no
+        (hall/page/model.js refused()).  A message per clock, so no
         message grows with the tournament; a clock gone from the file is
         emptied."""
         self.owners.refresh()      # (a clock deployed while the hall runs)
@@ -567,7 +566,7 @@ def run(folder, port, event, host="127.0.0.1"):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
-    hall_tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
+    tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
     rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
     subs = subscriptions(event)
 

@@ -24,7 +24,7 @@ import os
 
 import hallproto as hp
 
-from host_sim import durable
+from hall import durable
 from host_sim import logs as logsmod
 from host_sim import replay
 

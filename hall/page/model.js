@@ -56,7 +56,7 @@ var HallModel = (function () {
   var checkState = P.checkState;
 
   // The round and its seating, retained by the recorder (issue 27: one
-  // message per table, host_sim/tournament.py messages()):
+  // message per table, hall/tournament.py messages()):
   //   scrabble/<event>/round      {round, tables: [1, 2, ...], byes: [names]}
   //   scrabble/<event>/round/<t>  {round, left, right, games: [[account, clock, game]]}
   var isName = P.isName;      // code points, no control or bidi characters (hallproto.py)
@@ -133,7 +133,7 @@ var HallModel = (function () {
     return s && R.tables[t] ? [s.left, s.right] : null;
   }
 
-  // Has the game of this state begun (host_sim/tournament.py started())?
+  // Has the game of this state begun (hall/tournament.py started())?
   function begun(s) {
     return ((s.running === "left" || s.running === "right") && s.late === null) ||
         s.paused === true || s.over === true;
@@ -188,7 +188,7 @@ var HallModel = (function () {
   }
 
   // Whose clock is it (issue 29): the recorder publishes each clock's account,
-  // retained, on scrabble/<event>/owner/<clock> (host_sim/hall_recorder.py
+  // retained, on scrabble/<event>/owner/<clock> (hall/recorder.py
   // publish_owners, from owners.jsonl: the deploy's line, else the first
   // account seen with that clock).  A view refuses a clock's state or result
   // under another account, as the recorder refuses to store it; a clock the
