@@ -18,7 +18,7 @@ import pytest
 
 from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
 from hall import cli as H
-from bench import browser
+from bench import browser as chromium   # (the local `browser` is the driver)
 from hall import recorder as REC
 from hall.rehearsal import clocks as rehearsal
 from bench import smalldisk
@@ -48,7 +48,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
     err_path = tmp_path / "recorder.err"
     err = open(err_path, "w")
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    browser = browser.headless_chromium(profile, folder)
+    browser = chromium.headless_chromium(profile, folder)
     fleet = None
     try:
         h.start_broker()
