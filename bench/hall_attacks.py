@@ -587,6 +587,9 @@ def hostile_messages(event, table, account, good, game=1):
     for k in ("paused", "over", "left.flag", "right.forfeit", "lowbat"):
         out += [w(**{k: 0}), w(**{k: "false"}), w(**{k: None})]
     out += [w(lowbat=_GONE), w(lowbat=True)]
+    # the lateness account (SPEC v5 §5): absent on an older clock, else a whole ms
+    for v in (0, 90000, -1, 1.5, "90000", None, True, hp.INT_MAX + 1):
+        out.append(w(**{"left.lateness_ms": v}))
     for k in ("running", "late"):
         out += [w(**{k: "Left"}), w(**{k: "left\n"}), w(**{k: 0}), w(**{k: _GONE}),
                 w(**{k: "right"})]

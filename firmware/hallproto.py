@@ -58,12 +58,14 @@ SIDE_NAMES = ("left", "right")
 # A field: (name, type, lo, hi); types: "int" (lo..hi), "bool", "side"
 # (null, "left" or "right"), "id" (a clock id), "text" (a string of at most
 # hi code points, none of NAME_DROP: is_text), "bool?" (absent or
-# true/false), "obj" (SIDE_FIELDS).
+# true/false), "int?" (absent or lo..hi: a field a clock before it lacks),
+# "obj" (SIDE_FIELDS).
 SIDE_FIELDS = (("remaining_ms", "int", -INT_MAX, INT_MAX),
                ("overtime_ms", "int", 0, INT_MAX),
                ("penalty", "int", -INT_MAX, INT_MAX),
                ("flag", "bool", 0, 0),
-               ("forfeit", "bool", 0, 0))
+               ("forfeit", "bool", 0, 0),
+               ("lateness_ms", "int?", 0, INT_MAX))   # SPEC v5 §5 (older clocks: absent)
 STATE_FIELDS = (("table", "int", 1, MAX_TABLE),
                 ("game", "int", 0, INT_MAX),
                 ("clock", "id", 0, 0),
@@ -189,6 +191,9 @@ def _check(d, fields, where):
         elif kind == "bool?":
             if k in d and type(v) is not bool:
                 return "%s%s is not true/false" % (where, k)
+        elif kind == "int?":
+            if k in d and not _is_int(v, lo, hi):
+                return "%s%s is not a number %d..%d" % (where, k, lo, hi)
         elif kind == "side":
             if k not in d or v not in (None, "left", "right"):
                 return "%s%s is not a side" % (where, k)

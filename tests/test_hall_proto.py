@@ -207,6 +207,26 @@ class _Src:
         return False
 
 
+def test_the_cores_own_report_passes_the_protocol_with_its_lateness_account():
+    """The state body the clock publishes is firmware/report.py's, the one
+    replay --json prints: with SPEC v5's lateness_ms on each side (a late
+    player's account) it passes the hall's check, and a wrong lateness_ms
+    is refused (what hallproto does not know it cannot store)."""
+    import clockcore
+    import profiles
+    import report
+    c = clockcore.Clock(profiles.make_rules("sdev", {}), 0, lambda a, b: a - b,
+                        lambda t, d: t + d)
+    c.start_late(0, 1000)
+    c.pause(91000)                       # the late player arrived after 1:30
+    d = json.loads(json.dumps(report.state(c, 91000)))
+    assert d["left"]["lateness_ms"] == 90000
+    d.update(clock="sim003", table=3, game=1, lowbat=False)
+    assert hp.check_state(d, 3) is None
+    d["left"]["lateness_ms"] = -1
+    assert hp.check_state(d, 3) == "left.lateness_ms is not a number 0..%d" % hp.INT_MAX
+
+
 def test_the_clocks_own_messages_are_built_by_the_protocol_and_pass_it():
     """firmware/hallmsg.py builds its topics with hallproto (the hall's
     readers' grammar) and its state and result bodies pass the readers'

@@ -96,6 +96,8 @@ BODY = r"""
         if (typeof v !== "boolean") return where + k + " is not true/false";
       } else if (kind === "bool?") {
         if (has && typeof v !== "boolean") return where + k + " is not true/false";
+      } else if (kind === "int?") {
+        if (has && !isInt(v, lo, hi)) return where + k + " is not a number " + lo + ".." + hi;
       } else if (kind === "side") {
         if (!has || (v !== null && v !== "left" && v !== "right")) return where + k + " is not a side";
       } else if (kind === "id") {

@@ -99,6 +99,12 @@ var HallProto = (function () {
         "bool",
         0,
         0
+      ],
+      [
+        "lateness_ms",
+        "int?",
+        0,
+        2147483647
       ]
     ],
     "SIDE_NAMES": [
@@ -250,6 +256,8 @@ var HallProto = (function () {
         if (typeof v !== "boolean") return where + k + " is not true/false";
       } else if (kind === "bool?") {
         if (has && typeof v !== "boolean") return where + k + " is not true/false";
+      } else if (kind === "int?") {
+        if (has && !isInt(v, lo, hi)) return where + k + " is not a number " + lo + ".." + hi;
       } else if (kind === "side") {
         if (!has || (v !== null && v !== "left" && v !== "right")) return where + k + " is not a side";
       } else if (kind === "id") {
