@@ -56,7 +56,7 @@ class App:
         # -- the hardware, built from the board file (hw.py)
         fs = fs if fs is not None else hw.filesystem(board)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
-        self.gestures = gst.Gestures(self.buttons, self.diff)
+        self.gestures = gst.Gestures(self.buttons, self.diff, add=self.add)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
         self.frame = framemod.Frame(self.settings.lang)
         self.display = dispmod.Display(dispmod.families(board, machine), self.frame,
@@ -295,7 +295,8 @@ class App:
             self._setup_was = self.settings.rules()     # (leave_setup())
             self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
         elif r == gamemod.REFEREE:
-            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
+            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang,
+                                                             self.gestures.held))
         elif r == gamemod.NEW:
             self.new_game(now)
         elif r == menumod.SAVE or r == menumod.RESULTS:
