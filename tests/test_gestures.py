@@ -22,6 +22,13 @@ down is a resting finger ... it makes no gesture with the later keys"):
   "A press by the player whose clock is not running ... never delays,
   swallows or changes any other key's press"              (§4 Buttons)
 
+SPEC v5 adds: the confirmation "is recognized, and acts, the instant both
+have been down 1 s (every gesture is recognized at the instant its keys have
+been held its time, never at their release)", and "A pause key pressed after
+both player buttons have been held 1 s makes no referee gesture with them"
+(the confirmation tests below; UP, a key let go while another stays down,
+counts a question's answers: firmware/question.py).
+
 The bench is tests/mp/buttons_rig.py: fake pins, a virtual clock started
 1.5 s before the 2**30 tick wrap, the real Buttons and Gestures.  Rig.loop()
 calls next() every ms (each action: name, t, the ms it came out);
