@@ -14,7 +14,7 @@ heap     App.step() counted at the REPL (bench/target_bench.py's way): a
          window with no key down, then in one with a player button held
          (an answer begun, SPEC v5: it changes nothing): 0 B, SPEC §6.
 
-`python bench/answer_bench.py [latency|heap]` prints the raw result as JSON.
+`python bench/answer_bench.py [latency [GAMES]|heap]` prints the raw result as JSON.
 """
 import json
 import os
@@ -184,7 +184,7 @@ def heap():
 def main(argv):
     which = argv[0] if argv else "latency"
     if which == "latency":
-        out = latency()
+        out = latency(*(int(a) for a in argv[1:2]))
     elif which == "heap":
         out = heap()
     else:
