@@ -86,6 +86,7 @@ class Game:
         self.lock_side = -1       # the side just started by a player button ...
         self.lock_until = now     # ... ignores its own button until then
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
+        self.forget_due = False   # a reset's file work, after this step's draw
 
     # -- the game ------------------------------------------------------------------
     def event(self, code, side, t, arg):
@@ -112,22 +113,37 @@ class Game:
         self.ruled = self.valid & ~(1 << SLOT_RULE)
         self.valid |= 1 << SLOT_RULE
 
-    def new(self, now, rules):
+    def new(self, now, rules, after_draw=False):
         """A new game in `ready` with `rules`: the clock reset, the old game
-        forgotten, the rules in the frame."""
+        forgotten (`after_draw`: see forget()), the rules in the frame."""
         self.clock.set_rules(rules, now)
-        self.forget()
+        self.forget(after_draw)
         self.header()
 
     def show_hall(self, h):
         """The hall's state (net.HALL_*): the mark on the game screen."""
         self.frame.set_hall(h)
 
-    def forget(self):
+    def forget(self, after_draw=False):
         """The clock was reset: nothing to restore, next event opens a new
-        log, no notices."""
+        log, no notices.  `after_draw`: in settle(), once this step has
+        drawn the new game (a confirmed new game or reset, SPEC v5, §6: the
+        answer shown within 30 ms; the old game's records folded into its
+        log and the reset recorded then take 130-280 ms on the Pico's
+        flash).  Nothing that logs comes in between: the clock is in
+        `ready`, and the keys still held at the yes log nothing there."""
+        if after_draw:
+            self.forget_due = True
+            return
+        self.forget_due = False
         self.session.forget()
         self.display.clear(self.ticks_ms())
+
+    def settle(self):
+        """After the draw, every step (app.py _flash): a forget() left for
+        after it."""
+        if self.forget_due:
+            self.forget()
 
     def header(self):
         """The game's rules in the frame (a 20x4 shows them)."""
@@ -352,7 +368,7 @@ class Game:
         instant t (SPEC v5).  Their edges did nothing, so nothing is undone;
         the answer is a transition like any (END: the end's record is staged
         now, in the journal after this step's draw; NEW: the app's new game
-        writes its state record at once).  A question whose time ran out
+        is drawn, then its state record written, in this step).  A question whose time ran out
         before t: a confirmation with no question (its presses undone)."""
         k = self.question.yes(t)
         if k == qmod.NONE:
