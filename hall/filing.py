@@ -83,6 +83,8 @@ def timeline(text, lang="en", cols=16, rows=2):
         what = ev.kind + ("" if ev.side < 0 else " " + ("left", "right")[ev.side])
         if ev.kind == "adjust":
             what += " %+d s" % (ev.delta // 1000)
+        elif ev.kind == "lateness":
+            what += " " + _mmss(ev.delta)    # the referee's elapsed lateness
         shown = " ".join("|%s|" % b for b in replay.lcd_rows(clock, cols, rows, lang))
         out.append("%-7s %-12s %s" % (_mmss(ev.t), what, shown))
     rep = replay.report(clock, clock.t, cols, rows)

@@ -17,8 +17,9 @@ import tempfile
 import pytest
 
 from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
-from hall import cli as H
-from bench import browser
+from hall.supervise import free_port
+from hall.folder import Hall
+from bench.browser import headless_chromium
 from hall import recorder as REC
 from hall.rehearsal import clocks as rehearsal
 from bench import smalldisk
@@ -42,13 +43,13 @@ def small_disk(tmp_path):
 
 def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk, tmp_path):
     folder = str(small_disk / "hall")
-    h = H.Hall(folder, event="cup", tables=4, port=H.free_port(), ws_port=H.free_port())
+    h = Hall(folder, event="cup", tables=4, port=free_port(), ws_port=free_port())
     seed_pki(folder)
     h.write()
     err_path = tmp_path / "recorder.err"
     err = open(err_path, "w")
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    browser = browser.headless_chromium(profile, folder)
+    browser = headless_chromium(profile, folder)
     fleet = None
     try:
         h.start_broker()

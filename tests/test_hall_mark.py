@@ -5,7 +5,7 @@ view.py's hall mark, menu.py's S_HALL; docs/hall.md "The clock's side")."""
 import pytest
 
 from hallkit import needs_broker, running_hall, until
-from hall import cli as H
+from hall import clients
 from hall.rehearsal import clocks as rehearsal
 
 import clockcore as cc
@@ -198,7 +198,7 @@ def _retained(hall, topic, ok=lambda st: True, timeout=5.0):
     import json
 
     def read():
-        got = H.collect(hall.port, topic, folder=hall.folder, quiet_s=0.2)
+        got = clients.collect(hall.port, topic, folder=hall.folder, quiet_s=0.2)
         return json.loads(got[topic]) if got.get(topic) else None
 
     st = until(read, lambda st: st is not None and ok(st), seconds=timeout, every=0.1)
