@@ -330,6 +330,8 @@ class Game:
         if k < 0:
             return None  # begun in a menu: nothing on the game screen to undo
         if not self._counts(a, self.snaps[k][1]):
+            if a == gst.CONFIRM:
+                self.gestures.uncounted()   # no confirmation: a referee may follow
             return None  # no gesture: each key's press stands
         self._undo(k)
         if a == gst.LATE_L or a == gst.LATE_R:

@@ -22,7 +22,9 @@
 #                   fresh_ms; timed from the moment the last of the three
 #                   went down; a release restarts it); never with a pause
 #                   key pressed once both player buttons had been down
-#                   together confirm_ms (SPEC v5: that was a confirmation).
+#                   together confirm_ms (SPEC v5: that was a confirmation),
+#                   unless the app said it was none (uncounted(): a clock
+#                   ran at the first key's edge, no question showed).
 #       LATE_L/R    the pause key and exactly one player button (L or R: that
 #                   player is present) down together for long_ms, the two
 #                   presses within fresh_ms.
@@ -111,6 +113,7 @@ class Gestures:
         self._one_t = -1         # pause + exactly one player button since
         self._pair_t = -1        # both player buttons down since
         self._lp = False         # this pause hold began after a confirmation's 1 s
+        self._void = False       # the app did not count this group's confirmation
         self._defer = -1         # a pause press held back behind a CONFIRM ...
         self._dt = 0             # ... and its edge
 
@@ -167,7 +170,7 @@ class Gestures:
             self._pt = t
             # SPEC v5: a pause key pressed after both player buttons were
             # held 1 s together makes no referee gesture with them
-            self._lp = self._pair_t != -1 \
+            self._lp = self._pair_t != -1 and not self._void \
                 and self._diff(t, self._pair_t) >= self.confirm_ms
             self._pre = d[0] | (d[1] << 1)
             self._touched = False
@@ -176,11 +179,20 @@ class Gestures:
         self._touched = True      # a player button during a pause hold
         return LEFT if i == BTN_LEFT else RIGHT
 
+    def uncounted(self):
+        """The app did not count this group's confirmation (a clock ran at
+        its first key's edge and no question showed: both player buttons
+        are presses then, SPEC v5 §4), so it was none: a pause key pressed
+        after it may still make the referee gesture with them (any order
+        and gaps within fresh_ms)."""
+        self._void = True
+
     def _open(self, i, t):
         self.opened = True
         self.key = i
         self.t0 = t
         self._given = 0
+        self._void = False
         self._paused = False
         self._rel = 0
 
