@@ -96,17 +96,23 @@ def viewer_client(port, host="127.0.0.1", client_id="", password=None, folder=No
     return c
 
 
-def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=10.0, folder=None):
+def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=60.0, folder=None):
     """{topic: payload} of the retained messages under `topic` (a wildcard),
-    read until quiet_s passes with nothing new."""
+    read until quiet_s passes with nothing new after the broker granted the
+    subscription (its retained messages follow the SUBACK; a connection
+    slow to come up on a busy machine is not "quiet", issue 37), or
+    `timeout` passes."""
     got = {}
-    last = [time.monotonic()]
+    last = [None]           # when the SUBACK or the latest message came
     done = []
 
     def on_connect(c, u, flags, rc, props=None):
         if rc != 0:
             done.append("refused: %s" % rc)
         c.subscribe(topic, qos=1)
+
+    def on_subscribe(c, u, mid, granted, props=None):
+        last[0] = time.monotonic()
 
     def on_message(c, u, m):
         if m.retain:
@@ -115,12 +121,13 @@ def collect(port, topic, host="127.0.0.1", quiet_s=0.5, timeout=10.0, folder=Non
 
     c = viewer_client(port, host, folder=folder)
     c.on_connect = on_connect
+    c.on_subscribe = on_subscribe
     c.on_message = on_message
     c.loop_start()
     end = time.monotonic() + timeout
     while time.monotonic() < end and not done:
         time.sleep(0.05)
-        if time.monotonic() - last[0] > quiet_s:
+        if last[0] is not None and time.monotonic() - last[0] > quiet_s:
             break
     c.loop_stop()
     c.disconnect()

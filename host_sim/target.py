@@ -121,7 +121,9 @@ class QemuBoard:
         self.proc = None
         self.pty = None
 
-    def start(self, timeout=10):
+    def start(self, timeout=600):
+        """qemu up, its UART's pty known (`timeout`: a bound for a broken run,
+        not a budget: a loaded host may take long to start it)."""
         self.proc = subprocess.Popen(
             [tool("qemu-system-arm"), "-M", "mps2-an385", "-display", "none",
              "-monitor", "none", "-semihosting", "-serial", "pty",
@@ -161,11 +163,13 @@ class QemuBoard:
     def __exit__(self, *exc):
         self.stop()
 
-    def run(self, code, timeout=900):
-        """`mpremote exec code` on the board: (returncode, output)."""
+    def run(self, code, timeout=None):
+        """`mpremote exec code` on the board, with patient_env()'s limits (qemu,
+        too, runs slower on a loaded host): (returncode, output)."""
         proc = subprocess.run(
             [tool("mpremote"), "connect", self.pty, "exec", code],
-            capture_output=True, text=True, timeout=timeout)
+            capture_output=True, text=True, timeout=timeout or HOST_PROGRAM_BOUND_S,
+            env=patient_env())
         return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -216,7 +220,7 @@ def mp_suite_image():
         return _SUITE_IMAGE[key]
 
 
-def run_mp_suite_on_qemu(module, timeout=900):
+def run_mp_suite_on_qemu(module, timeout=None):
     """One MicroPython suite (mp_suites()) on the Cortex-M3 image: (returncode, output).
     The suite and everything it imports are .mpy files on littlefs."""
     with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
@@ -243,6 +247,27 @@ if __name__ == "__main__":  # python -m host_sim.target qemu test_core
 # -- the emulated Pico (rp2040js, target/harness.js) ------------------------------
 
 HARNESS = os.path.join(ROOT, "target", "harness.js")
+
+# The host programs on the emulated board's USB line (mpremote, make deploy,
+# `host_sim logs`) have real-time limits tuned for a real board (mpremote:
+# 10 s without a character), while the emulated board runs slower, and far
+# slower on a host loaded with other work.  patient_env() gives such a
+# program (and every Python program it starts) limits PATIENCE times longer
+# (target/patient/sitecustomize.py); nothing else in it changes.
+PATIENCE = 30
+PATIENT_DIR = os.path.join(ROOT, "target", "patient")
+# with_pty's bound on one host program: the hour that says a run is broken
+# (what it waits on is the program's end), not a budget (make bench has those)
+HOST_PROGRAM_BOUND_S = 3600
+
+
+def patient_env(env=None):
+    """os.environ (or `env`) for a host program on the emulated board's REPL:
+    PATIENT_DIR first on PYTHONPATH, SCRABBLE_PATIENCE set."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PATIENT_DIR, env.get("PYTHONPATH")) if p)
+    env["SCRABBLE_PATIENCE"] = str(PATIENCE)
+    return env
 
 
 def tm1637_pins(board):
@@ -301,7 +326,7 @@ def bundle_image(dest, board="pico", extra=None, blocks=LFS_BLOCKS):
     return littlefs_image(out, dirs=(), extra=extra, blocks=blocks)
 
 
-def _cpu_s(pid):
+def cpu_s(pid):
     """The CPU seconds process `pid` has used so far (Linux /proc; 0 elsewhere)."""
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -338,7 +363,8 @@ class Pico:
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
-                 lcd_times=False, tm1637=(), cyw43=None, cyw43_trace=False):
+                 lcd_times=False, tm1637=(), cyw43=None, cyw43_trace=False,
+                 every_poll=False):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -347,6 +373,10 @@ class Pico:
         self.uid = uid            # 0-255: another board's unique id (harness --uid)
         self.erase_ms = erase_ms
         self.program_us = program_us
+        # a busy flash's status polls: by default (core 1 not launched) the
+        # poll gets its answer when the flash is ready, the time passing at
+        # once (target/harness.js waitReady); every_poll: each one emulated
+        self.every_poll = every_poll
         # the image a blank flash gets (default: the official RPI_PICO one;
         # e.g. build/firmware/pico.uf2, the app frozen in), and with
         # reflash=True copied over a used flash first (an upgrade: BOOTSEL)
@@ -401,6 +431,8 @@ class Pico:
             args += ["--i2c-us"]
         if self.erase_ms or self.program_us:
             args += ["--erase-ms", str(self.erase_ms), "--program-us", str(self.program_us)]
+        if self.every_poll:
+            args.append("--every-poll")
         if self.tm_pins:
             from host_sim.fakehw.tm1637_emu import Tm1637Emu
             self.tm = {clk: Tm1637Emu() for clk, _dio in self.tm_pins}
@@ -512,7 +544,7 @@ class Pico:
             self.write_serial(data[i:i + chunk])
             self.run_to(self.t_ms + gap_ms)
 
-    def paste(self, code, until, timeout_s=600, step_ms=100):
+    def paste(self, code, until, timeout_s=None, step_ms=100):
         """Run `code` in the REPL's paste mode (the app stopped at its prompt
         first, or no app) until a line starting with `until` appears, or a
         traceback ends it: that line's rest, stripped (None: timed out or
@@ -522,7 +554,7 @@ class Pico:
         self.type_serial(b"\x05")
         self.type_serial(code.replace("\n", "\r\n").encode())
         self.type_serial(b"\x04")
-        end = time.monotonic() + timeout_s
+        end = time.monotonic() + (timeout_s or HOST_PROGRAM_BOUND_S)
         mark = "\n" + until
         while time.monotonic() < end:
             self.run_to(self.t_ms + step_ms)
@@ -536,7 +568,7 @@ class Pico:
 
     def stop(self):
         if self.proc is not None and Pico.on_stop is not None:     # (a plain function)
-            Pico.on_stop(self, sys._getframe(1).f_code.co_name, _cpu_s(self.proc.pid),
+            Pico.on_stop(self, sys._getframe(1).f_code.co_name, cpu_s(self.proc.pid),
                          time.monotonic() - self._began)
         if self.proc is not None:
             if self.proc.poll() is None:
@@ -553,14 +585,17 @@ class Pico:
             self._slot, slot = None, self._slot
             slot.release()
 
-    def with_pty(self, argv_of, timeout=300):
+    def with_pty(self, argv_of, timeout=HOST_PROGRAM_BOUND_S):
         """Run a host program against the board's USB-CDC REPL: the board runs
         freely while `argv_of(pty_path)` (e.g. an mpremote command line) runs
-        with the REPL on a pty; then the board halts.  (returncode, output)"""
+        with the REPL on a pty, with patient_env()'s limits, until it ends
+        (or `timeout` s pass: it is killed); then the board halts.
+        (returncode, output)"""
         self._open_pty()
         out = tempfile.TemporaryFile()
         prog = subprocess.Popen(argv_of(os.ttyname(self._pty[1])), stdout=out,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
+                                env=patient_env())
         self._send("GO")
         end = time.monotonic() + timeout
         while prog.poll() is None and time.monotonic() < end:
@@ -606,7 +641,8 @@ class Pico:
         """The board's USB is plugged in: it runs freely, its REPL on a pty
         that the symlink `link` points at (as /dev/ttyACM0 appears for a
         real Pico), until unplug().  A host program may open `link` any
-        number of times meanwhile (tools/deploy.py tables)."""
+        number of times meanwhile (tools/deploy.py tables: start it with
+        patient_env())."""
         import threading
         self._open_pty()
         self._link = link

@@ -8,6 +8,7 @@
 // last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
 // mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
+//        [--every-poll]
 //        [--tm1637 CLK,DIO[,CLK,DIO]] [--cyw43 [--cyw43-fw H] [--cyw43-nvram H] [--cyw43-trace]]
 //
 // --cyw43: a CYW43439 on GPIO 23/24/25/29, as on a Pico W (target/cyw43.js;
@@ -75,7 +76,7 @@ const hex = (bytes) => Buffer.from(bytes).toString('hex');
 // -- the NOR flash ---------------------------------------------------------------
 const stats = { erases: 0, erases4k: 0, erases64k: 0, programs: 0, programBytes: 0, reads: 0,
   flash_busy_us: 0, wdt_feeds: 0, wdt_max_gap_us: 0, wdt_triggers: 0,
-  edges: 0, edges_in_flash: 0, edge_max_wait_us: 0 };
+  edges: 0, edges_in_flash: 0, edge_max_wait_us: 0, status_reads: 0, poll_wait_ns: 0 };
 const ERASE_NS = Number(arg('--erase-ms', '0')) * 1e6;
 const PROGRAM_NS = Number(arg('--program-us', '0')) * 1e3;
 let onFlashOp = null;     // "F": a pin change waiting for the next erase/program
@@ -93,6 +94,30 @@ class NorFlashSSI extends RPSSI {
     this.addr = 0;
     this.programmed = false;
     this.busyUntil = 0;
+    this.stall = () => false;   // main(): whether a poll may wait for the flash
+    this.limit = () => 0;       // main(): how far it may wait (simulated ns)
+  }
+  // The status polls of a busy flash (issue 37).  The boot ROM polls the
+  // status register, with the rp2 port's interrupts off, until BUSY clears:
+  // at the datasheet's 400 ms an erase, some 650 000 polls, each emulated
+  // instruction by instruction (most of the emulator's time in the
+  // watchdog's run).  While core 1 has not been launched (a board without
+  // Wi-Fi: nothing else runs meanwhile), a poll of a busy flash gets its
+  // answer when the flash is ready: the clock moves on to that instant at
+  // once (core 0's busy time: it spins on the chip) and the ROM sees BUSY
+  // clear on that poll.  The time, the watchdog's alarms in it, a pin edge
+  // waiting on the core all stay as on the chip; only the polls in between
+  // are not emulated (stats: status_reads).  Never past the time asked for
+  // (RUNTO: the host may drive a pin there), nor more than 1 ms at a time
+  // running freely (GO: no faster than the wall clock, as a sleeping core).
+  // --every-poll: each poll is emulated.
+  waitReady() {
+    const now = this.rp2040.clock.nanos;
+    const wait = Math.min(this.busyUntil, this.limit()) - now;
+    if (wait > 0 && this.stall()) {
+      this.rp2040.clock.tick(wait);
+      stats.poll_wait_ns += wait;
+    }
   }
   busyFor(ns) {
     if (!ns) return;
@@ -170,6 +195,8 @@ class NorFlashSSI extends RPSSI {
     const i = this.n++;
     switch (this.cmd) {
       case 0x05:                                              // status 1: WEL, BUSY
+        stats.status_reads += 1;
+        this.waitReady();
         return (this.wel ? 0x02 : 0x00) | (this.rp2040.clock.nanos < this.busyUntil ? 0x01 : 0x00);
       case 0x35: return 0x02;                                 // status 2: QE set
       case 0x9f: return [0xef, 0x40, 0x15][i] || 0;           // W25Q16JV
@@ -361,6 +388,8 @@ function main() {
   // XIP and enters MicroPython; the boot ROM's flash routines serve it after.
   mcu.core.PC = 0x10000000;
   const dual = attachCore1(mcu);
+  ssi.stall = () => dual.launches === 0 && !process.argv.includes('--every-poll');
+  ssi.limit = () => (until === Infinity ? clock.nanos + 1e6 : t0 + until * 1e6);
   const wifi = process.argv.includes('--cyw43')
     ? cyw43.attach(mcu, { out, fwHeader: arg('--cyw43-fw'), nvramHeader: arg('--cyw43-nvram'),
       trace: process.argv.includes('--cyw43-trace') })
@@ -431,7 +460,7 @@ function main() {
       case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +
-            ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs() +
+            ' busy_ns=' + Math.round(busyNs + stats.poll_wait_ns) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs() +
             ' core1_launches=' + dual.launches + ' core1_busy_ns=' + Math.round(dual.core1Cycles * cycleNanos) +
             ' fifo_words0=' + dual.fifoWords[0] + ' fifo_words1=' + dual.fifoWords[1] +
             ' fifo_irqs0=' + dual.fifoIrqs[0] + ' fifo_irqs1=' + dual.fifoIrqs[1] +

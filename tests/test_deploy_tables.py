@@ -24,14 +24,17 @@ DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
 
 
 class Command:
-    """The command running, its output read line by line."""
+    """The command running, its output read line by line; its mpremote
+    patient with the emulated boards (target.patient_env: a loaded host
+    runs them far slower than real ones)."""
 
     def __init__(self, args):
         self.p = subprocess.Popen([sys.executable, DEPLOY] + args, cwd=ROOT, text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1)
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1,
+                                  env=target.patient_env())
         self.lines = []
 
-    def until(self, words, timeout=240):
+    def until(self, words, timeout=target.HOST_PROGRAM_BOUND_S):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             line = self.p.stdout.readline()
@@ -42,7 +45,7 @@ class Command:
                 return line
         raise AssertionError("no %r in:\n%s" % (words, "\n".join(self.lines)))
 
-    def finish(self, timeout=60):
+    def finish(self, timeout=target.HOST_PROGRAM_BOUND_S):
         out, _ = self.p.communicate(timeout=timeout)
         self.lines += out.splitlines()
         return self.p.returncode
@@ -60,7 +63,8 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
     port = str(tmp_path / "ttyACM0")
     cmd = Command(["tables", "--board", "pico", "--tables", "4-5", "--port", port,
                    "--hall-dir", hall_dir, "--event", "cup", "--broker", "10.0.0.5",
-                   "--ssid", "Hall", "--wifi-password", "pw", "--wait", "300"])
+                   "--ssid", "Hall", "--wifi-password", "pw",
+                   "--wait", str(target.HOST_PROGRAM_BOUND_S)])
     boards = {}
     try:
         for table, uid in ((4, 1), (5, 2)):

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from hallkit import csv_rows, hall_cmd, needs_broker, pki_dir, running_hall, until
+from hallkit import PATIENT_S, csv_rows, hall_cmd, needs_broker, pki_dir, running_hall, until
 from hall import accounts
 from hall import clients
 from hall import supervise
@@ -75,7 +75,7 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
     subscriber; the CSV has every finished game with the clock's own times."""
     fleet = rehearsal.Fleet(hall, 8, speed=SPEED)
     try:
-        assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
+        assert fleet.run(seconds=PATIENT_S), [c.net.note for c in fleet.clocks]
         msgs = hall.collect("scrabble/cup/#")
         for c in fleet.clocks:
             p = "scrabble/cup/%d/" % c.table
@@ -106,17 +106,17 @@ def test_results_survive_a_broker_restart_mid_round(hall):
     stop the broker while games end, start it again: none lost, none twice."""
     fleet = rehearsal.Fleet(hall, 8, speed=SPEED)
     try:
-        assert fleet.run(seconds=60, until=lambda: fleet.finished() >= 2)
+        assert fleet.run(seconds=PATIENT_S, until=lambda: fleet.finished() >= 2)
         done_before = fleet.finished()
         hall.stop()
-        fleet.run(seconds=60, until=lambda: fleet.finished() >= done_before + 2)
+        fleet.run(seconds=PATIENT_S, until=lambda: fleet.finished() >= done_before + 2)
         assert fleet.finished() > done_before, "games ended while the broker was down"
         assert any(c.net.q1 for c in fleet.clocks), "results wait for the broker"
         hall.start()
-        assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
+        assert fleet.run(seconds=PATIENT_S), [c.net.note for c in fleet.clocks]
         # (a clock idle since its result was confirmed may still be in its
         # back-off, up to 30 s of its time: it reconnects when that ends)
-        fleet.run(seconds=30, until=lambda: all(c.net.connects >= 2 for c in fleet.clocks))
+        fleet.run(seconds=PATIENT_S, until=lambda: all(c.net.connects >= 2 for c in fleet.clocks))
         assert all(c.net.connects >= 2 for c in fleet.clocks)
         rows = results_csv(hall)
         check_rows(rows, fleet)
@@ -132,14 +132,14 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
     fleet = rehearsal.Fleet(hall, 2, speed=SPEED, scripts={1: script, 2: script})
     a, b = fleet.clocks
     try:
-        fleet.run(seconds=30, until=lambda: b.rig.ms() >= 20000)
+        fleet.run(seconds=PATIENT_S, until=lambda: b.rig.ms() >= 20000)
         assert b.net.st == net.UP
         b.link.up = False
         start = b.rig.ms()
-        fleet.run(seconds=30, until=lambda: b.rig.ms() >= start + 60000)
+        fleet.run(seconds=PATIENT_S, until=lambda: b.rig.ms() >= start + 60000)
         assert b.net.st != net.UP, b.net.note
         b.link.up = True
-        assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
+        assert fleet.run(seconds=PATIENT_S), [c.net.note for c in fleet.clocks]
         assert final(a) == final(b)
         assert b.net.connects >= 2
         msgs = {r["topic"]: r["result"] for r in hall.records()}
@@ -194,19 +194,18 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
         c, rc = _publisher(hall, "3", pw[3])
         assert rc and not rc[0].is_failure
         # another clock's topics, at its table or at this clock's own
-        c.publish("scrabble/cup/4/state/4", b"forged", qos=1).wait_for_publish(5)
-        c.publish("scrabble/cup/3/state/4", b"forged", qos=1).wait_for_publish(5)
-        c.publish("scrabble/cup/4/result/1/4", b"forged", qos=1).wait_for_publish(5)
-        c.publish("scrabble/other/3/state/3", b"forged", qos=1).wait_for_publish(5)
-        c.publish("scrabble/cup/3/state/3", b"own", qos=1).wait_for_publish(5)
+        c.publish("scrabble/cup/4/state/4", b"forged", qos=1).wait_for_publish(PATIENT_S)
+        c.publish("scrabble/cup/3/state/4", b"forged", qos=1).wait_for_publish(PATIENT_S)
+        c.publish("scrabble/cup/4/result/1/4", b"forged", qos=1).wait_for_publish(PATIENT_S)
+        c.publish("scrabble/other/3/state/3", b"forged", qos=1).wait_for_publish(PATIENT_S)
+        c.publish("scrabble/cup/3/state/3", b"own", qos=1).wait_for_publish(PATIENT_S)
         c.loop_stop()
         c.disconnect()
         v, rc = _publisher(hall, accounts.VIEWER, hall.viewer_password())
-        v.publish("scrabble/cup/5/state/5", b"viewer", qos=1).wait_for_publish(5)
+        v.publish("scrabble/cup/5/state/5", b"viewer", qos=1).wait_for_publish(PATIENT_S)
         v.loop_stop()
         v.disconnect()
-        time.sleep(0.5)
-        payloads = [p for t, p in rec.got]
+        payloads = until(lambda: [p for t, p in rec.got], lambda g: b"own" in g)
         assert b"own" in payloads, "control: the clock's own table gets through"
         assert b"forged" not in payloads and b"viewer" not in payloads
     finally:
@@ -217,7 +216,7 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
     try:
         c = fleet.clocks[0]
         c.net.password = "wrong"
-        fleet.run(seconds=5, until=lambda: "refused" in c.net.note)
+        fleet.run(seconds=PATIENT_S, until=lambda: "refused" in c.net.note)
         assert c.net.note == "broker refused: not authorised", c.net.note
         assert c.net.st == net.IDLE and c.net.connects == 0
     finally:
@@ -288,18 +287,18 @@ def test_last_will_marks_a_vanished_clock_offline(hall):
     fleet = rehearsal.Fleet(hall, 1, speed=SPEED)
     c = fleet.clocks[0]
     try:
-        fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
+        fleet.run(seconds=PATIENT_S, until=lambda: c.net.st == net.UP and not c.net.dirty)
         topic = "scrabble/cup/1/status/1"
         assert hall.collect(topic)[topic] == b"online"
         c.link.up = False
         c.net.wire.sock.s.shutdown(2)  # the radio is gone: no DISCONNECT goes out
-        fleet.run(seconds=5, until=lambda: c.net.st != net.UP)
-        time.sleep(0.3)
-        assert hall.collect(topic)[topic] == b"offline"
+        fleet.run(seconds=PATIENT_S, until=lambda: c.net.st != net.UP)
+        assert until(lambda: hall.collect(topic).get(topic), lambda v: v == b"offline") \
+            == b"offline"
         c.link.up = True
-        fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.online_due)
-        time.sleep(0.3)
-        assert hall.collect(topic)[topic] == b"online"
+        fleet.run(seconds=PATIENT_S, until=lambda: c.net.st == net.UP and not c.net.online_due)
+        assert until(lambda: hall.collect(topic).get(topic), lambda v: v == b"online") \
+            == b"online"
     finally:
         fleet.close()
 
@@ -381,19 +380,20 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
     c = fleet.clocks[0]
     n = c.net
     try:
-        assert fleet.run(seconds=10, until=lambda: n.st == net.UP and not n.dirty
+        assert fleet.run(seconds=PATIENT_S, until=lambda: n.st == net.UP and not n.dirty
                          and not n.wire.busy())
-        time.sleep(0.3)  # the broker takes the last bytes written
-        msgs = hall.collect("scrabble/cup/#")
+        msgs = until(lambda: hall.collect("scrabble/cup/#"),     # the broker has them
+                     lambda m: "scrabble/cup/1/state/1" in m and "scrabble/cup/1/status/1" in m)
         assert json.loads(msgs["scrabble/cup/1/state/1"])["table"] == 1
         assert msgs["scrabble/cup/1/status/1"] == b"online"
         connects = n.connects
         _settings_table(c, 7)
         assert n.msg.table == 7 and c.rig.app.log_table() == 7
-        assert fleet.run(seconds=10, until=lambda: n.connects > connects and not n.q1
+        assert fleet.run(seconds=PATIENT_S, until=lambda: n.connects > connects and not n.q1
                          and not n.dirty and not n.wire.busy())
-        time.sleep(0.3)
-        msgs = hall.collect("scrabble/cup/#")
+        msgs = until(lambda: hall.collect("scrabble/cup/#"),
+                     lambda m: not [t for t in m if t.startswith("scrabble/cup/1/")]
+                     and "scrabble/cup/7/status/1" in m and "scrabble/cup/7/state/1" in m)
         assert not [t for t in msgs if t.startswith("scrabble/cup/1/")], msgs
         st = json.loads(msgs["scrabble/cup/7/state/1"])
         assert st["table"] == 7 and st["clock"] == c.id
@@ -429,14 +429,14 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
     try:
         # Up to just before the end gesture's confirmation.
         end = c.script[-1][0]
-        fleet.run(seconds=30, until=lambda: c.rig.ms() >= end - 3000)
+        fleet.run(seconds=PATIENT_S, until=lambda: c.rig.ms() >= end - 3000)
         assert c.net.st == net.UP and not c.rig.app.clock.state == 3
         if cut == "after_publish":
             _freeze(hall, True)
         else:
             hall.stop()
-        fleet.run(seconds=30, until=lambda: c.over())
-        assert fleet.run(seconds=10, until=lambda: any(m[2] for m in c.net.q1)
+        fleet.run(seconds=PATIENT_S, until=lambda: c.over())
+        assert fleet.run(seconds=PATIENT_S, until=lambda: any(m[2] for m in c.net.q1)
                          if cut == "after_publish" else c.net.st == net.IDLE)
         assert c.net.q1, "the result waits for its PUBACK"
         assert os.path.isfile(outbox)
@@ -450,7 +450,7 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
             _freeze(hall, False)
         else:
             hall.start()
-        assert fleet.run(seconds=30), c.net.note
+        assert fleet.run(seconds=PATIENT_S), c.net.note
         assert not os.path.exists(outbox), "removed once acknowledged"
         assert final(c) == times  # the restored game is the same game
         rows = results_csv(hall)
@@ -476,18 +476,18 @@ def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
     n = c.net
     outbox = c.root + outboxmod.OUTBOX
     try:
-        assert fleet.run(seconds=30, until=lambda: c.over() and any(m[5] for m in n.q1))
+        assert fleet.run(seconds=PATIENT_S, until=lambda: c.over() and any(m[5] for m in n.q1))
         result = [m for m in n.q1 if m[4] is not None]
         assert len(result) == 1 and result[0][5], "acknowledged by the broker, kept"
         with open(outbox) as f:
             assert f.read().startswith("R scrabble/cup/1/result/1/1 {")
         sent = n.published
         start = c.rig.ms()
-        fleet.run(seconds=10, until=lambda: c.rig.ms() > start + 3 * net.RESEND_MS)
+        fleet.run(seconds=PATIENT_S, until=lambda: c.rig.ms() > start + 3 * net.RESEND_MS)
         assert n.published >= sent + 2, "re-sent while unconfirmed"
         assert n.q1 and os.path.isfile(outbox) and n.confirmed == 0
         hall.start_recorder()
-        assert fleet.run(seconds=30, until=lambda: not n.q1)
+        assert fleet.run(seconds=PATIENT_S, until=lambda: not n.q1)
         assert n.confirmed == 1 and not os.path.exists(outbox)
         recs = hall.records()
         assert [r["topic"] for r in recs] == ["scrabble/cup/1/result/1/1"]

@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from hallkit import needs_broker, new_hall, running_hall
+from hallkit import PATIENT_S, needs_broker, new_hall, running_hall
 from hall import accounts
 from hall import broker
 from hall.supervise import free_port
@@ -158,7 +158,7 @@ def test_a_retained_flood_is_bounded_by_the_memory_limit(tmp_path):
                 break
             try:
                 a.publish("scrabble/cup/%d/log/1/3" % t, big, qos=1,
-                          retain=True).wait_for_publish(2)
+                          retain=True).wait_for_publish(PATIENT_S)
             except (RuntimeError, ValueError):
                 break
             sent += 1

@@ -16,7 +16,7 @@ import tempfile
 
 import pytest
 
-from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
+from hallkit import PATIENT_S, csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
 from hall.supervise import free_port
 from hall.folder import Hall
 from bench.browser import headless_chromium
@@ -57,7 +57,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         h.start_pages()
         fleet = rehearsal.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
         browser.get(h.url())
-        assert fleet.run(seconds=30, until=lambda: all(
+        assert fleet.run(seconds=PATIENT_S, until=lambda: all(
             c.net.st == net.UP and c.rig.ms() > 3000 for c in fleet.clocks))
         db = os.path.join(folder, "mosquitto.db")
         assert until(lambda: os.path.exists(db), lambda ok: ok)   # its first save
@@ -66,13 +66,14 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         # full and leaves its file empty: the space it freed is filled again
         t_full = os.stat(filler.path).st_mtime_ns
         assert until(lambda: os.stat(db).st_mtime_ns > t_full and os.stat(db).st_size == 0,
-                     lambda ok: ok, seconds=30)
+                     lambda ok: ok)
         assert until(lambda: os.statvfs(folder).f_bfree, lambda n: n == 0) == 0
         assert fleet.finished() == 0, "a game ended before the disk was full"
         # every game ends; no result can be stored: none is confirmed
-        assert fleet.run(seconds=60, until=lambda: fleet.finished() == 3)
+        assert fleet.run(seconds=PATIENT_S, until=lambda: fleet.finished() == 3)
         t = fleet.clocks[0].rig.ms()
-        fleet.run(seconds=30, until=lambda: fleet.clocks[0].rig.ms() > t + 3 * net.RESEND_MS)
+        fleet.run(seconds=PATIENT_S,
+                  until=lambda: fleet.clocks[0].rig.ms() > t + 3 * net.RESEND_MS)
         assert all(c.net.q1 and c.net.confirmed == 0 for c in fleet.clocks), \
             [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
         assert all(os.path.isfile(c.root + outbox.OUTBOX) for c in fleet.clocks)
@@ -89,11 +90,12 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         h.watch(seconds=1.5, say=lambda m: err.write(m + "\n"))
         assert h.rec_proc.poll() is None
         # ... and it too finds the disk full when the clocks send their results again
-        assert fleet.run(seconds=30, until=lambda: open(err_path).read().count(
+        assert fleet.run(seconds=PATIENT_S, until=lambda: open(err_path).read().count(
             "recorder: ALARM") >= 2), open(err_path).read()
         # space returns: everything is stored and confirmed, by itself
         filler.remove()
-        assert fleet.run(seconds=60, until=lambda: all(not c.net.q1 for c in fleet.clocks)), \
+        assert fleet.run(seconds=PATIENT_S,
+                         until=lambda: all(not c.net.q1 for c in fleet.clocks)), \
             [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
         assert all(c.net.confirmed == 1 for c in fleet.clocks)
         shown = page_until(browser, "return document.getElementById('alarm').className",

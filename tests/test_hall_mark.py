@@ -4,7 +4,7 @@ with the table the clock publishes under (firmware/net.py Net.hall,
 view.py's hall mark, menu.py's S_HALL; docs/hall.md "The clock's side")."""
 import pytest
 
-from hallkit import needs_broker, running_hall, until
+from hallkit import PATIENT_S, needs_broker, running_hall, until
 from hall import clients
 from hall.rehearsal import clocks as rehearsal
 
@@ -89,20 +89,20 @@ def test_mark_follows_the_connection(hall):
     n = c.net
     try:
         assert n.hall == net.HALL_WAIT and c.rig.app.frame.hall == net.HALL_WAIT
-        assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
+        assert fleet.run(seconds=PATIENT_S, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
         assert n.st == net.UP and n.hall == net.HALL_UP
         hall.stop()
-        assert fleet.run(seconds=20, until=lambda: lcd(c)[1][15] == G[net.HALL_DOWN])
+        assert fleet.run(seconds=PATIENT_S, until=lambda: lcd(c)[1][15] == G[net.HALL_DOWN])
         seen = set()
         fleet.run(seconds=2, until=lambda: seen.add(lcd(c)[1][15]) and False)
         assert seen == {G[net.HALL_DOWN]}, "no flicker while it retries"
         hall.start()
-        assert fleet.run(seconds=60, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
+        assert fleet.run(seconds=PATIENT_S, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
         c.rig.app.settings.table = 3
         c.rig.app.leave_setup(c.rig.now)    # the menu's new table (as the app does)
         c.rig.run(40)                        # the next loop draws it
         assert n.hall == net.HALL_WAIT and lcd(c)[1][15] == G[net.HALL_WAIT]
-        assert fleet.run(seconds=10, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
+        assert fleet.run(seconds=PATIENT_S, until=lambda: lcd(c)[1][15] == G[net.HALL_UP])
     finally:
         fleet.close()
 
@@ -114,9 +114,9 @@ def test_no_wifi_is_no_hall_after_the_wait(hall):
     c = fleet.clocks[0]
     c.link.up = False
     try:
-        fleet.run(seconds=5, until=lambda: c.rig.ms() >= net.WAIT_MS - 1000)
+        fleet.run(seconds=PATIENT_S, until=lambda: c.rig.ms() >= net.WAIT_MS - 1000)
         assert lcd(c)[1][15] == G[net.HALL_WAIT]
-        assert fleet.run(seconds=5, until=lambda: lcd(c)[1][15] == G[net.HALL_DOWN])
+        assert fleet.run(seconds=PATIENT_S, until=lambda: lcd(c)[1][15] == G[net.HALL_DOWN])
         assert c.rig.ms() >= net.WAIT_MS
     finally:
         fleet.close()
@@ -215,10 +215,11 @@ def test_a_low_battery_is_published_when_it_changes(hall):
     c = fleet.clocks[0]
     topic = "scrabble/cup/1/state/1"
     try:
-        assert fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
+        assert fleet.run(seconds=PATIENT_S, until=lambda: c.net.st == net.UP and not c.net.dirty)
         assert _retained(hall, topic, lambda st: "lowbat" in st)["lowbat"] is False
         c.rig.app.battery.adc.level_u16 = 30000          # 1510 mV at the pin: low
-        assert fleet.run(seconds=20, until=lambda: c.rig.app.battery.low and not c.net.dirty)
+        assert fleet.run(seconds=PATIENT_S,
+                         until=lambda: c.rig.app.battery.low and not c.net.dirty)
         assert _retained(hall, topic, lambda st: st["lowbat"])["lowbat"] is True
     finally:
         fleet.close()

@@ -69,7 +69,7 @@ return arguments[1].map(function (s) { return boxes(root, s); });
 def laid_out(drv, selector, first, second):
     """The letters' boxes of two names inside the element `selector`."""
     return until(lambda: drv.execute_script(BOXES_JS, selector, [first, second]),
-                 lambda v: v is not None and None not in v, seconds=20)
+                 lambda v: v is not None and None not in v)
 
 
 def assert_left_to_right(first, second, got):
@@ -143,7 +143,7 @@ def test_no_name_reorders_its_neighbour_on_the_projector(hall_with_names, browse
                                                          BYE_DIGIT))
     got = until(lambda: browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('#grid .card .nr'),"
-        " function (e) { return e.textContent; });"), lambda v: NEIGHBOUR in v, seconds=20)
+        " function (e) { return e.textContent; });"), lambda v: NEIGHBOUR in v)
     assert NEIGHBOUR in got
     style = browser.execute_script(
         "return ['.nl', '.nr'].map(function (c) { return getComputedStyle("
@@ -158,7 +158,7 @@ def test_no_name_reorders_its_neighbour_on_the_desk(hall_with_names, browser):
     d = D.Desk(hall_with_names.folder, 0).start()
     try:
         browser.get(d.url())
-        until(lambda: browser.find_elements("css selector", "#missing li"), bool, seconds=20)
+        until(lambda: browser.find_elements("css selector", "#missing li"), bool)
         browser.execute_script(
             "document.querySelectorAll('#missing li').forEach(function (li, i) {"
             " li.id = 'm' + i; });")
@@ -196,11 +196,11 @@ def test_a_bye_of_64_astral_letters_reaches_both_pages(tmp_path, browser):
         got = until(lambda: browser.execute_script(
             "return [document.getElementById('round').textContent,"
             " document.getElementById('byes').textContent];"),
-            lambda v: v[0] == "1" and name in v[1], seconds=20)
+            lambda v: v[0] == "1" and name in v[1])
         assert got == ["1", "bye: " + name]
         browser.get(h.url())
         got = until(lambda: browser.execute_script(
             "return [document.getElementById('round').textContent,"
             " document.getElementById('byes').textContent];"),
-            lambda v: v[0] == "round 1" and name in v[1], seconds=20)
+            lambda v: v[0] == "round 1" and name in v[1])
         assert got == ["round 1", "bye: " + name]

@@ -15,7 +15,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from hallkit import needs_browser, new_hall, page_until, until
+from hallkit import PATIENT_S, needs_browser, new_hall, page_until, until
 from hall import tls as TLS
 from hall import recorder as REC
 from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
@@ -72,7 +72,7 @@ def _client(h, account):
 
 
 def _send(c, topic, body, retain=False):
-    c.publish(topic, json.dumps(body).encode(), qos=1, retain=retain).wait_for_publish(5)
+    c.publish(topic, json.dumps(body).encode(), qos=1, retain=retain).wait_for_publish(PATIENT_S)
 
 
 OWNERS_JS = "return Object.assign({}, OWNERS);"
@@ -129,7 +129,8 @@ def test_page_refuses_a_row_of_another_accounts_clock(tmp_path, browser):
         assert _shown(rows, "3") and not _shown(rows, "4"), rows
         assert page_until(browser, OWNERS_JS, lambda o: "c-three" in o)["c-three"] == "3"
         for c, t in ((one, 1), (other, 4), (thief, 3)):   # (retained: leave none behind)
-            c.publish("scrabble/cup/%d/state/%d" % (t, t), b"", qos=1, retain=True).wait_for_publish(5)
+            c.publish("scrabble/cup/%d/state/%d" % (t, t), b"", qos=1,
+                      retain=True).wait_for_publish(PATIENT_S)
     finally:
         for c in cs:
             c.loop_stop()

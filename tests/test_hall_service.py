@@ -135,7 +135,7 @@ def _connect(port, user, password, folder):
     c.on_connect = lambda cl, u, f, rc, pr=None: got.append(rc)
     c.connect("127.0.0.1", port)
     c.loop_start()
-    until(lambda: got, lambda g: g, seconds=10, every=0.02)
+    until(lambda: got, lambda g: g, every=0.02)
     return c, got[0] if got else None
 
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from hallkit import needs_broker, new_hall, seed_pki
+from hallkit import PATIENT_S, needs_broker, new_hall, seed_pki
 from hall.supervise import free_port
 from hall.folder import Hall
 from hall.rehearsal import clocks as rehearsal
@@ -68,7 +68,7 @@ def sniffed(tmp_path_factory):
     mp.start()
     mp_relay = S.Relay(mp.port)
     try:
-        assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
+        assert fleet.run(seconds=PATIENT_S), [c.net.note for c in fleet.clocks]
         root = str(tmp / "mpclock") + "/"
         os.mkdir(root)
         shutil.copy(os.path.join(mp.folder, "ca.crt"), root)
@@ -169,7 +169,7 @@ def test_an_altered_frame_is_dropped_and_the_result_arrives_unaltered(tmp_path):
     fleet = rehearsal.Fleet(h, 1, speed=4, scripts={1: QUICK})
     through(fleet, relay.port)
     try:
-        assert fleet.run(seconds=60), fleet.clocks[0].net.note
+        assert fleet.run(seconds=PATIENT_S), fleet.clocks[0].net.note
         assert relay.tampered == 2
         assert len(relay.captured()) >= 3          # two dropped, then the honest one
         assert fleet.clocks[0].net.connects >= 1
@@ -195,7 +195,7 @@ def test_a_broker_that_is_not_the_halls_gets_no_password(tmp_path, tls):
     fleet = rehearsal.Fleet(h, 1, speed=4, scripts={1: []})
     c = fleet.clocks[0]
     try:
-        fleet.run(seconds=10, until=lambda: c.net.note != "not connected yet"
+        fleet.run(seconds=PATIENT_S, until=lambda: c.net.note != "not connected yet"
                   and fake.got)
         assert c.net.connects == 0 and c.net.st != net.UP
         assert c.net.hall == net.HALL_DOWN

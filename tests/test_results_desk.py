@@ -227,7 +227,7 @@ def test_the_desk_page_types_scores_and_gives_the_exports(day, tmp_path):
         from hallkit import until
         drv.get(d.url())          # the current round, 3
         until(lambda: drv.find_elements("css selector", '#rows tr[data-table="9"]'),
-              lambda r: r, seconds=10)
+              lambda r: r)
         assert drv.find_element("id", "round").get_attribute("value") == "3"
         row9 = drv.find_element("css selector", '#rows tr[data-table="9"]')
         p, over, _ = played[(3, 9)]
@@ -242,7 +242,7 @@ def test_the_desk_page_types_scores_and_gives_the_exports(day, tmp_path):
         want = str(433 - tso_penalty(over[0]))
         adj = until(lambda: drv.execute_script(
             "var c = document.querySelector('#rows tr[data-table=\"9\"] td.adj.left');"
-            " return c ? c.textContent : '';"), lambda t: t.strip() == want, seconds=10)
+            " return c ? c.textContent : '';"), lambda t: t.strip() == want)
         assert adj.strip() == want
         assert T.scores(folder, 3)[9] == (433, 401)
         tsh = urllib.request.urlopen(d.url() + "export?round=3&as=tsh").read().decode()

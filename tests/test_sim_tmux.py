@@ -39,7 +39,12 @@ HELP = "a left l right  spc pause  e pause 2s  y L+R  r ref  [ ] late: L/R here 
 LCD_ROW = re.compile("\u2503(.*)\u2503")
 RUN_L, RUN_R, FLAG = "\u25c0", "\u25b6", "\u2691"
 LIT, OFF = "\u25cf", "\u25cb"
-TIMEOUT = 15.0
+# The bound of a wait on the pane (issue 37): reached only when the picture
+# never comes, so long enough for a machine loaded with other work.  No wait
+# around the END? question is shorter than the others: its 6 real seconds
+# (question.ASK_MS, at 1x in the simulator) are what the keys race, not
+# what the test waits for.
+TIMEOUT = 300.0
 
 
 class Term:
@@ -59,7 +64,7 @@ class Term:
     def tmux(self, *args, check=False):
         return subprocess.run([TMUX, "-S", self.sock, "-f", "/dev/null"] + list(args),
                               env=ENV, capture_output=True, text=True, check=check,
-                              timeout=20)
+                              timeout=TIMEOUT)
 
     def close(self):
         self.tmux("kill-server")
@@ -230,16 +235,55 @@ def test_counts_down_switches_sides_and_pauses(term):
     assert times(rows)[1] == frozen[1]
 
 
-def test_virtual_time_follows_the_wall_clock_times_speed(term):
+def test_virtual_time_runs_on_the_status_line(term):
+    """The pane's status line shows virtual time going on (its rate against
+    the monotonic clock: test_virtual_time_follows_the_monotonic_clock_times_speed,
+    on a clock of its own: a wall-clock rate measured through tmux on a
+    loaded machine is the machine's, issue 37)."""
     t = term("--speed", "20")
-    s0 = t.wait(lambda s: vtime(s) > 0, "the status line")
-    w0 = time.monotonic()
-    v0 = vtime(s0)
-    time.sleep(1.5)
-    s1 = t.screen()
-    w1 = time.monotonic()
-    rate = (vtime(s1) - v0) / (w1 - w0)
-    assert 17 < rate < 23, rate
+    v0 = vtime(t.wait(lambda s: vtime(s) > 0, "the status line"))
+    t.wait(lambda s: vtime(s) >= v0 + 10, "10 s of virtual time more")
+
+
+def test_virtual_time_follows_the_monotonic_clock_times_speed(tmp_path, monkeypatch):
+    """host_sim/sim.py: virtual_ms = v0 + (monotonic_ns() - m0) * speed / 1e6,
+    afresh at each turn of the terminal's loop, however late the turn: the
+    loop (Tui.run) on a monotonic clock of the test's own, turns 137 ms
+    apart (a slow frame), keys never pressed, then q."""
+    import curses
+    import types
+    from fractions import Fraction
+    from host_sim import sim
+    clock = [7 * 10**12]
+    turn_ns = 137 * 10**6
+    monkeypatch.setattr(sim, "time", types.SimpleNamespace(
+        monotonic_ns=lambda: clock[0], monotonic=lambda: clock[0] / 1e9))
+    monkeypatch.setattr(sim, "terminal_watch", lambda *a: (lambda: False))
+    monkeypatch.setattr(sim.Tui, "draw", lambda self: None)
+    monkeypatch.setattr(curses, "has_colors", lambda: False)
+    monkeypatch.setattr(curses, "curs_set", lambda n: None)
+    root = str(tmp_path) + os.sep
+    s = sim.Sim(sim.load_board("sim"), root, speed=20)
+    seen = []
+
+    class Screen:
+        def keypad(self, flag):
+            pass
+
+        def timeout(self, ms):
+            pass
+
+        def getch(self):
+            seen.append(s.now())
+            clock[0] += turn_ns
+            return ord("q") if len(seen) > 40 else -1
+    start = s.now()
+    sim.Tui(Screen(), s, Fraction(20), "sim").run()
+    # turn k has seen k turns of 137 ms, 20 times faster (to the rig's step)
+    step = sim.step_for(20)
+    for k, v in enumerate(seen):
+        want = start + k * turn_ns * 20 // 10**6
+        assert want - step < v <= want, (k, v, want)
 
 
 def test_sdev_overtime_penalty_then_end_gesture(term):
@@ -256,10 +300,9 @@ def test_sdev_overtime_penalty_then_end_gesture(term):
                       and RUN_L not in r[0], "stopped")
     stopped = times(rows)
     t.send("e")  # ... holds the pause key 2 s: the clock asks
-    t.wait_lcd(lambda r: word("ASK_END") in r[1], "END? question", timeout=6)
+    t.wait_lcd(lambda r: word("ASK_END") in r[1], "END? question")
     t.send("y")  # both player buttons held 1 s: yes
-    rows = t.wait_lcd(lambda r: word("END") in r[1] and word("ASK_END") not in r[1], "END",
-                      timeout=6)
+    rows = t.wait_lcd(lambda r: word("END") in r[1] and word("ASK_END") not in r[1], "END")
     assert RUN_L not in rows[0] and RUN_R not in rows[0]
     assert times(rows) == stopped, "the last turn is charged up to the stop (TSO 5.1 b i)"
     assert rows[1].endswith(word("PEN") + "10")
@@ -301,11 +344,11 @@ def test_e_holds_the_pause_key_and_opens_setup_in_ready(term):
     t.send("e")
     s = t.wait(lambda s: keys(s)[1] == "held", "pause key held")
     assert keys(s)[0] == keys(s)[2] == "up"
-    s = t.wait(lambda s: "setup menu" in status(s), "the setup menu", timeout=6)
+    s = t.wait(lambda s: "setup menu" in status(s), "the setup menu")
     assert lcd(s)[0].strip() == word("T_PROFILE")
     t.wait(lambda s: keys(s)[1] == "up", "pause key up")
     t.send("e")  # long press again: save and leave
-    t.wait(lambda s: word("READY") in lcd(s)[1], "READY again", timeout=6)
+    t.wait(lambda s: word("READY") in lcd(s)[1], "READY again")
 
 
 def test_referee_gesture_adjusts_a_paused_game(term):
@@ -323,13 +366,11 @@ def test_referee_gesture_adjusts_a_paused_game(term):
     t.send("l")  # increase: left + 1 s, pending (SPEC v3 §7: a change asks first)
     rows = t.wait_lcd(lambda r: "01:01*" in r[1], "left 01:01*, pending")
     t.send("e")  # long press: leave the menu -> the clock asks to apply the times
-    rows = t.wait_lcd(lambda r: r[0].strip() == word("T_APPLY"), "Apply new times?",
-                      timeout=6)
+    rows = t.wait_lcd(lambda r: r[0].strip() == word("T_APPLY"), "Apply new times?")
     assert rows[1].strip() == word("V_CONFIRM")
-    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released", timeout=6)
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released")
     t.send("y")  # both player buttons held 1 s: yes, applied as a whole
-    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game",
-                      timeout=6)
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game")
     assert times(rows) == (61, before[1]), "left + 1 s, right unchanged"
 
 
@@ -349,11 +390,10 @@ def test_referee_time_change_not_confirmed_changes_nothing(term):
     t.send("l")
     t.wait_lcd(lambda r: "*" in r[1], "a pending change")
     t.send("e")
-    t.wait_lcd(lambda r: r[0].strip() == word("T_APPLY"), "Apply new times?", timeout=6)
-    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released", timeout=6)
+    t.wait_lcd(lambda r: r[0].strip() == word("T_APPLY"), "Apply new times?")
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released")
     t.send("e")  # held 2 s at the question: leave without the changes
-    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game",
-                      timeout=6)
+    rows = t.wait_lcd(lambda r: word("PAUSE") in r[1], "back to the paused game")
     assert times(rows) == before
 
 
@@ -394,7 +434,11 @@ def test_quit_restores_the_terminal(term):
     t = term("--speed", "20")
     t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
     t.send("q")
-    s = t.wait(lambda s: "EXIT=0" in s, "the simulator's exit")
+
+    def stty_said(s):      # (its lines come after EXIT=0: wait for them too)
+        w = s.split()
+        return "EXIT=0" in w and {"icanon", "-icanon"} & set(w) and {"echo", "-echo"} & set(w)
+    s = t.wait(stty_said, "the simulator's exit and stty -a")
     assert not lcd(s), "the clock face is gone (alternate screen left)"
     assert HELP not in s
     words = s.split()
@@ -424,7 +468,7 @@ def test_replay_ends_on_the_replay_tools_lcd(term, board, geometry):
     t = term("--replay", f, "--speed", "1000", "--board", board)
     s = t.wait(lambda s: "replay 1" in status(s) or "replay 2" in status(s)
                or "replay end" in status(s), "the replay playing")
-    s = t.wait(lambda s: "replay end" in status(s), "the replay's end", timeout=30)
+    s = t.wait(lambda s: "replay end" in status(s), "the replay's end")
     assert shown(lcd(s)) == want
     assert "0:53:50.0" in status(s), "virtual time stopped at the last event (3230000 ms)"
     time.sleep(0.3)
@@ -562,13 +606,13 @@ def test_the_simulator_exits_when_its_terminal_goes_away(term, tmp_path, how):
     pids = sim_processes(tmp_path / "state0")
     assert len(pids) == 1, pids
     t.tmux(how.split(",")[0], *(["-t", "sim"] if how == "kill-session" else []))
-    end = time.monotonic() + 5.0
+    end = time.monotonic() + TIMEOUT
     while sim_processes(tmp_path / "state0") and time.monotonic() < end:
         time.sleep(0.05)
     left = sim_processes(tmp_path / "state0")
     for pid in left:   # do not leave it spinning if the test fails
         os.kill(pid, 9)
-    assert left == [], "the simulator still runs %.0f s after its terminal went away" % 5.0
+    assert left == [], "the simulator still runs %.0f s after its terminal went away" % TIMEOUT
 
 
 def test_terminal_watch_sees_a_pty_hang_up():

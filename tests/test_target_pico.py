@@ -294,3 +294,75 @@ def test_bench_slots_bound_the_emulators_and_lower_their_priority(fs_image, tmp_
         broken.start()
     assert slots.acquire(blocking=False)               # a failed start gives it back
     slots.release()
+
+
+PATIENCE_PROBE = r"""
+import sys, types
+from mpremote import transport_serial as ts
+from host_sim import usb
+clock = [0.0]
+ts.time = types.SimpleNamespace(monotonic=lambda: clock[0],
+                                sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+class Silent:                      # a board that sends nothing
+    def inWaiting(self):
+        return 0
+t = ts.SerialTransport.__new__(ts.SerialTransport)
+t.serial = Silent()
+t.read_until(1, b"\x04")                              # exec_raw's wait (10 s)
+between = clock[0]
+clock[0] = 0.0
+t.read_until(1, b">", timeout=None, timeout_overall=10)   # enter_raw_repl's
+print(round(between), round(clock[0]), usb.TIMEOUT_S)
+"""
+
+
+@pytest.mark.parametrize("patient", [False, True])
+def test_host_programs_on_the_emulated_board_get_patient_limits(patient):
+    """Issue 37: mpremote gives up on a board silent for 10 s (between
+    characters, and entering the raw REPL), deploy and logs on an mpremote
+    command after usb.TIMEOUT_S; the emulated Pico on a loaded host is far
+    slower than a real one, so the programs Pico.with_pty and plug() run get
+    each limit target.PATIENCE times longer (target.patient_env): the real
+    mpremote, on a clock of its own here (no wall-clock time passes)."""
+    import subprocess
+    import sys
+    from host_sim import usb
+    env = target.patient_env() if patient else dict(os.environ, PYTHONPATH="")
+    proc = subprocess.run([sys.executable, "-c", PATIENCE_PROBE], capture_output=True,
+                          text=True, cwd=target.ROOT, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    k = target.PATIENCE if patient else 1
+    assert proc.stdout.split() == [str(10 * k), str(10 * k), str(usb.TIMEOUT_S * k)]
+
+
+def test_a_busy_flashs_polls_wait_for_it_and_change_nothing_else(fs_image, tmp_path):
+    """Issue 37: at the W25Q16's 400 ms an erase the boot ROM polls the status
+    register some 650 000 times, each emulated (the watchdog's run spent
+    most of its CPU there).  A poll of the busy flash now gets its answer
+    when the flash is ready (target/harness.js waitReady): the same first
+    power-up (the journal set up, erase after erase) with every poll
+    emulated and without gives the same erases, the same flash busy time,
+    the same core busy time and the watchdog's longest gap to a poll's
+    length, the same screen; only the polls are fewer."""
+    need(target.pico_missing())
+    runs = {}
+    for every in (True, False):
+        pico = target.Pico(str(tmp_path / ("flash%d.bin" % every)), fs_image=fs_image,
+                           erase_ms=target.Pico.ERASE_MS[1],
+                           program_us=target.Pico.PROGRAM_US[1], every_poll=every).start()
+        try:
+            pico.run_to(4000)
+            runs[every] = (pico.stats(), pico.lcd.text_rows())
+        finally:
+            pico.stop()
+    (slow, slow_lcd), (fast, fast_lcd) = runs[True], runs[False]
+    assert fast_lcd == slow_lcd
+    assert fast["erases"] == slow["erases"] >= 2, (fast, slow)   # the journal's, begun
+    assert fast["flash_busy_us"] == slow["flash_busy_us"]
+    assert fast["wdt_triggers"] == slow["wdt_triggers"] == 0
+    poll_us = 2                    # one status poll: well under 2 us on the chip
+    assert abs(fast["wdt_max_gap_us"] - slow["wdt_max_gap_us"]) <= poll_us * 1000, (fast, slow)
+    assert abs(fast["busy_ns"] - slow["busy_ns"]) <= slow["busy_ns"] // 100, (fast, slow)
+    per_erase = target.Pico.ERASE_MS[1] * 1000 // poll_us
+    assert slow["status_reads"] > slow["erases"] * per_erase // 4
+    assert fast["status_reads"] * 100 < slow["status_reads"], (fast, slow)

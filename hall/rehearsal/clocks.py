@@ -280,6 +280,23 @@ class SimClock:
     def over(self):
         return self.rig.clock.state == 3 and self.i >= len(self.script)
 
+    STATES = ("ready", "running", "paused", "over", "late")   # clocktime's, by number
+    LINKS = ("no socket", "connecting", "waiting for CONNACK", "connected")  # net's st
+
+    def describe(self, fleet_ms=None):
+        """One line: this clock's game and its result, as it is now (a round
+        that does not finish says which games and why, issue 37); with
+        `fleet_ms`, how far its fleet's time is (a clock behind it: a
+        machine too slow for the fleet's speed)."""
+        k, n = self.rig.clock, self.net
+        st = self.STATES[k.state] if 0 <= k.state < len(self.STATES) else str(k.state)
+        link = self.LINKS[n.st] if 0 <= n.st < len(self.LINKS) else str(n.st)
+        at = "%d" % self.rig.ms() + ("" if fleet_ms is None else " of %d" % fleet_ms)
+        return ("table %d (%s): game %s at %s virtual ms, %d of %d scripted key edges "
+                "done; %d result(s) confirmed, %d message(s) unconfirmed; hall link: %s "
+                "(%s)" % (self.table, self.id, st, at, self.i, len(self.script),
+                          n.confirmed, len(n.q1), link, n.note))
+
     def advance(self, to_ms):
         """Run the clock to `to_ms` virtual ms since boot, pressing on cue."""
         rig = self.rig
@@ -334,6 +351,12 @@ class Fleet:
 
     def finished(self):
         return sum(1 for c in self.clocks if c.over())
+
+    def unfinished(self):
+        """describe() of each clock whose game is not over or whose result
+        the hall has not confirmed: [] when the round is done."""
+        now = self.ms()
+        return [c.describe(now) for c in self.clocks if not c.over() or c.net.q1]
 
     def follow_drops(self, say=None):
         """Each clock's Wi-Fi as the folder's `dropped` file says (hall drop /
@@ -505,6 +528,7 @@ def chaos_round(hall, n=20, seed=1, speed=10, kills=3, base_s=60, timeout_s=240,
             got["unconfirmed"] = sum(len(c.net.q1) for c in fleet.clocks)
             got["finals"] = {c.table: (c.rig.clock.rem[0], c.rig.clock.rem[1], c.id)
                              for c in fleet.clocks if c.over()}
+            got["unfinished"] = fleet.unfinished()
     finally:
         fleet.close()
     got["seconds"] = time.monotonic() - t0
