@@ -27,6 +27,7 @@ import lang
 import profiles
 import screens
 import hd44780
+import view
 from conftest import ROOT
 
 DOCS = os.path.join(ROOT, "docs")
@@ -80,7 +81,11 @@ def test_screen_pictures_show_the_emulators_text():
         assert w["PAUSE"] in desc["paused"]
         assert "-01:23" in desc["overtime"] and lang.text(lg, "PEN") + "20" in desc["overtime"]
         assert w["END"] in desc["over"]
-        assert "-05:01" in desc["forfeit"] and w["LOST"] in desc["forfeit"]
+        # issue 37: LOST names the side that lost (the scene: right forfeits),
+        # and READY says who presses to start; as the LCD shows them
+        shown = {k: view.to_text(lang.word(lg, k)) for k in ("LOST_R", "READY_WHO")}
+        assert "-05:01" in desc["forfeit"] and shown["LOST_R"] in desc["forfeit"]
+        assert desc["ready"].rstrip().endswith(shown["READY_WHO"])
         assert w["FLAG"] in desc["flag"] and w["FLAG"] in desc["flag_on"]
         assert lang.word(lg, "RESTORED").decode("latin-1") in desc["restored"]
 
