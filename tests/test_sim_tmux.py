@@ -272,8 +272,9 @@ def test_sdev_forfeit_after_five_minutes_over(term):
     t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
     t.send("a")
     # TSO § 5.2 c: -05:01 shows and the side has lost; on 16x2 the status
-    # row shows LOST under that time (END would run into it, docs/rules.md).
-    rows = t.wait_lcd(lambda r: r[1].rstrip().endswith(word("LOST")), "LOST by forfeit")
+    # row shows LOST under that time (END would run into it, docs/rules.md),
+    # naming the side (issue 37: RIGHT LOST).
+    rows = t.wait_lcd(lambda r: r[1].rstrip().endswith(word("LOST_R")), "LOST by forfeit")
     assert rows[0][9:15] == "-05:01"
     assert word("END") not in rows[1]
 

@@ -50,14 +50,14 @@ def test_bundle_boots_from_littlefs_and_survives_a_power_cut(fs_image, tmp_path)
         s = pico.stats()
         assert s["erases"] <= journal.UNITS * journal.UNIT // 4096 + 4, s
         assert s["busy_ns"] > 0
-        assert pico.lcd.text_rows()[1].strip() == "READY"
+        assert pico.lcd.text_rows()[1].strip() == "READY 2nd press"
     finally:
         pico.stop()           # kill -9: a power cut
     # power up again on the same flash file: the same filesystem boots
     pico = target.Pico(flash).start()
     try:
         pico.run_to(3000)
-        assert pico.lcd.text_rows()[1].strip() == "READY"
+        assert pico.lcd.text_rows()[1].strip() == "READY 2nd press"
         assert pico.stats()["erases"] == 0
     finally:
         pico.stop()
@@ -198,7 +198,7 @@ def test_make_deploy_onto_an_empty_pico(tmp_path):
         pico.run_to(1500)
         assert pico.lcd.text_rows()[0].strip() == "Scrabble clock"
         pico.run_to(3000)
-        assert pico.lcd.text_rows()[1].strip() == "READY"
+        assert pico.lcd.text_rows()[1].strip() == "READY 2nd press"
     finally:
         pico.stop()
 
