@@ -87,8 +87,11 @@ MENU_HELP = "menu: spc next item  a - / l +  e leave (pause 2s)  y yes (L+R 1s) 
 REAL_HELP = "REAL HOLDS: a l spc: key down, again: up  hold them as the card says  q quit"
 REAL_MENU_HELP = "REAL HOLDS menu: spc down=next  a - / l +  spc 2s=leave  a+l 1s=yes  q quit"
 # A character of the same key this soon after the last one is the terminal's
-# auto-repeat (a key held down), not a tap: --real-holds ignores it.
-REPEAT_GAP_S = 0.1
+# auto-repeat (a key held down: 25-40 a second), not a tap: --real-holds
+# ignores it.  (A person's fastest double tap is slower.  The first repeat
+# comes after the terminal's repeat delay, 0.25-0.6 s, and toggles: a key is
+# tapped in this mode, not held.)
+REPEAT_GAP_S = 0.06
 HELD = float("inf")      # release_at of a key toggled down: no release due
 
 # Drawing characters: Unicode, and an ASCII set for terminals without UTF-8.
@@ -496,10 +499,15 @@ class Tui:
                 scr.clear()
                 last_draw = -1.0
             elif ch != -1:
-                if ch in (ord("q"), ord("Q")):
+                burst = self.burst(ch)
+                if ord("q") in burst or ord("Q") in burst:
                     return
-                act = self.key_action(ch)
-                if act is not None:
+                for i, c in enumerate(burst):
+                    # (--real-holds: the same key twice in one burst is the
+                    # terminal's auto-repeat, however slow this loop was)
+                    act = self.key_action(c, c in burst[:i])
+                    if act is None:
+                        continue
                     if sim.replaying():
                         self.flash("replaying: keys take over when it ends")
                     else:
@@ -524,10 +532,25 @@ class Tui:
                         return
                     raise
 
-    def key_action(self, ch):
+    def burst(self, ch):
+        """ch and the keys already waiting behind it (they came together)."""
+        out = [ch]
+        self.scr.nodelay(True)
+        try:
+            while len(out) < 64:
+                c = self.scr.getch()
+                if c == -1:
+                    break
+                if c != self.curses.KEY_RESIZE:
+                    out.append(c)
+        finally:
+            self.scr.timeout(POLL_MS)
+        return out
+
+    def key_action(self, ch, repeated=False):
         sim = self.sim
         if self.real_holds:
-            return self.real_action(ch)
+            return self.real_action(ch, repeated)
         if ch in (ord("a"), ord("A")):
             return lambda: sim.key(LEFT)
         if ch in (ord("l"), ord("L")):
@@ -546,9 +569,10 @@ class Tui:
             return lambda: sim.late(RIGHT)
         return None
 
-    def real_action(self, ch):
+    def real_action(self, ch, repeated=False):
         """--real-holds: a / l / space toggle their button (auto-repeat
-        ignored); the gesture shortcuts are off: the trainee makes them."""
+        ignored: `repeated`, the same key again in one burst, or within
+        REPEAT_GAP_S); the gesture shortcuts are off: the trainee makes them."""
         b = {ord("a"): LEFT, ord("A"): LEFT, ord("l"): RIGHT, ord("L"): RIGHT,
              ord(" "): PAUSE}.get(ch)
         if b is None:
@@ -559,7 +583,7 @@ class Tui:
         t = time.monotonic()
         last = self.last_key.get(b)
         self.last_key[b] = t
-        if last is not None and t - last < REPEAT_GAP_S:
+        if repeated or (last is not None and t - last < REPEAT_GAP_S):
             return None          # the terminal's auto-repeat: the key is held
         return lambda: self.sim.toggle(b)
 
