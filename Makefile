@@ -69,7 +69,7 @@ $(MQTT_JS): tools/hall-npm/package.json tools/hall-npm/package-lock.json
 # The tournament hall (docs/hall.md): Mosquitto + the director's page.
 #   make hall ARGS="--clocks 100"        ... with 100 simulated clocks
 hall: $(STAMP) deps hall-page
-	$(PY) -m host_sim hall $(ARGS)
+	$(PY) -m hall $(ARGS)
 
 # The emulated Pico (target/, the npm rp2040js package) and the MicroPython
 # images in ../shared/emu or $$SCRABBLE_EMU_DIR (host_sim/target.py).
@@ -127,7 +127,7 @@ BROKER ?=
 EVENT ?= open
 HALL_DIR ?= build/hall
 deploy: $(STAMP)
-	@$(if $(TABLE),mkdir -p build && $(PY) -m host_sim hall clock-config --dir $(HALL_DIR) --event $(EVENT) --table $(TABLE) \
+	@$(if $(TABLE),mkdir -p build && $(PY) -m hall clock-config --dir $(HALL_DIR) --event $(EVENT) --table $(TABLE) \
 	  --host "$(BROKER)" --ssid "$(SSID)" --wifi-password "$(WIFI_PASSWORD)" --out build/net-$(TABLE).json &&) \
 	$(DEPLOY) deploy --board $(BOARD) $(if $(PORT),--port $(PORT)) $(if $(SOURCES),--sources) $(if $(DRY_RUN),--dry-run) \
 	  $(if $(TABLE),--net-json build/net-$(TABLE).json)

@@ -11,7 +11,7 @@
   hall_messages_per_second: state messages a subscriber receives through
       the hall's Mosquitto from 50 clock accounts publishing flat out, with
       the generated ACL; baseline: main's ACL, measured alternately
-  hall_attacks_repelled: host_sim/hall_attacks.py's attacks repelled, of
+  hall_attacks_repelled: bench/hall_attacks.py's attacks repelled, of
       those tried; baseline: the same against main's ACL
   hall_results_lost_broker_kills: results missing from the recorder's file
       after a round of 20 clocks with the broker and recorder SIGKILLed
@@ -44,7 +44,7 @@ LOOP_ITERS = 3000
 
 
 def _hall(folder, tables=60):
-    from host_sim import hall as H
+    from hall import cli as H
     if H.find_mosquitto() is None:
         raise BenchError("mosquitto not installed (make tools-os)")
     h = H.Hall(folder, event="mp", tables=tables, port=H.free_port(), ws_port=H.free_port())
@@ -94,12 +94,12 @@ def SlowLink(port, delay_s=0.25, chunk=1024):
     """A slow, laggy path to the broker: a TCP relay on loopback that passes
     at most `chunk` bytes every `delay_s` each way (a weak Wi-Fi, a busy hall
     computer).  The clock's writes back up into its socket buffer."""
-    from host_sim import hall_sniff
+    from bench import hall_sniff
     return hall_sniff.Relay(port, chunk=chunk, delay_s=delay_s)
 
 
 def net_loop(runs=3):
-    from host_sim import hall as H
+    from hall import cli as H
     it = str(LOOP_ITERS)
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "hall"))
@@ -211,14 +211,14 @@ LEGACY_ACL = ("user hall/viewer\ntopic read scrabble/{ev}/#\n\n"
 
 
 def _legacy(h):
-    from host_sim import hall as H
+    from hall import cli as H
     H.write_secret(os.path.join(h.folder, "acl"), LEGACY_ACL.format(ev=h.event))
 
 
 def _in_clear(h):
     """The hall as it was before issue 29: the same configuration with every
     listener in clear (the baseline of hall_messages_per_second only)."""
-    from host_sim import hall as H
+    from hall import cli as H
     conf = "".join(x for x in open(h.conf).readlines()
                    if not x.startswith(("cafile ", "certfile ", "keyfile ", "tls_version ")))
     H.write_secret(h.conf, conf)
@@ -234,13 +234,13 @@ class _Counter:
 
     def __init__(self, h, tls, topic):
         import threading
-        from host_sim import hall as H
-        from host_sim import hall_tls
+        from hall import cli as H
+        from hall import tls as TLS
         args = [tool("mosquitto_sub"), "-h", "127.0.0.1", "-p", str(h.port), "-i", "bench-count",
                 "-u", H.VIEWER, "-P", H.service_passwords(h.folder)[H.VIEWER],
                 "-t", topic, "-F", "m"]
         if tls:
-            args += ["--cafile", os.path.join(h.folder, hall_tls.CA_CERT)]
+            args += ["--cafile", os.path.join(h.folder, TLS.CA_CERT)]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.n = 0
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -263,16 +263,16 @@ class _Counter:
 def _throughput_once(d, name, clocks, seconds, tls):
     import hallmsg
     import mqtt
-    from host_sim import hall_tls
+    from hall import tls as TLS
     h, pw = _hall(os.path.join(d, name), tables=clocks)
     if not tls:
         _in_clear(h)
     h.start_broker()
-    ctx = hall_tls.client_context(h.folder)
+    ctx = TLS.client_context(h.folder)
 
     def conn():
         s = socket.create_connection(("127.0.0.1", h.port))
-        return ctx.wrap_socket(s, server_hostname=hall_tls.TLS_NAME) if tls else s
+        return ctx.wrap_socket(s, server_hostname=TLS.TLS_NAME) if tls else s
 
     counter = None
     try:
@@ -343,10 +343,10 @@ def hall_throughput(seconds=3.0, clocks=50, runs=3):
 
 
 def attacks_now():
-    """Every attack of host_sim/hall_attacks.py and host_sim/hall_sniff.py
+    """Every attack of bench/hall_attacks.py and bench/hall_sniff.py
     against the hall as generated: [(name, repelled, detail)]."""
-    from host_sim import hall_attacks as A
-    from host_sim import hall_sniff as S
+    from bench import hall_attacks as A
+    from bench import hall_sniff as S
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "new"), tables=8)
         h.start()
@@ -361,8 +361,8 @@ def attacks_before():
     """The same attacks against the hall as it was: main's ACL before issue
     19 (%u patterns), the sniffing ones against it in clear as before issue
     29 (the baseline: bench/run.py keeps it).  [(name, repelled, detail)]"""
-    from host_sim import hall_attacks as A
-    from host_sim import hall_sniff as S
+    from bench import hall_attacks as A
+    from bench import hall_sniff as S
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "old"), tables=8)
         _legacy(h)
@@ -388,13 +388,13 @@ def attacks_figure(new, old, old_how=""):
     through = [r[0] for r in old if not r[1]]
     return [Figure(
         "hall_attacks_repelled", ok, "of %d" % len(new), sum(1 for r in old if r[1]),
-        "attacks of host_sim/hall_attacks.py (anonymous and crafted user names, path "
+        "attacks of bench/hall_attacks.py (anonymous and crafted user names, path "
         "tricks for the hall folder's secrets on the page's HTTP server, the "
         "viewer publishing or taking a clock's client id, a stolen clock's net.json "
         "writing or reading other clocks' topics, forging a result for another table, "
         "recording another clock's game (issue 19's held-out F2), taking a session "
         "over, an oversized retained message, a revoked account) and of "
-        "host_sim/hall_sniff.py (a listener on the Wi-Fi relaying two clocks' real "
+        "bench/hall_sniff.py (a listener on the Wi-Fi relaying two clocks' real "
         "traffic: reading a password or a result, replaying a captured connection, "
         "logging in with what it read, altering a frame, posing as the broker with "
         "another CA or in clear) repelled by the hall as generated%s" % (
@@ -407,14 +407,14 @@ def attacks_figure(new, old, old_how=""):
 
 def results_lost(clocks=20, kills=3):
     """A round of simulated clocks while the broker and the recorder are
-    SIGKILLed at random moments (host_sim/hall_sim.chaos_round)."""
-    from host_sim import hall_recorder as REC
-    from host_sim import hall_sim
+    SIGKILLed at random moments (hall/rehearsal/clocks.py: chaos_round)."""
+    from hall import recorder as REC
+    from hall.rehearsal import clocks as rehearsal
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "hall"), tables=clocks)
         h.start()
         try:
-            got = hall_sim.chaos_round(h, n=clocks, seed=19, speed=10, kills=kills)
+            got = rehearsal.chaos_round(h, n=clocks, seed=19, speed=10, kills=kills)
         finally:
             h.stop()
         games = {(r["table"], r["account"], r["game"]) for r in REC.read_records(h.folder)}
@@ -445,7 +445,7 @@ def _lost_figure(finished, clocks, done, name, lost, of, *text):
 def _missing(folder, clocks):
     """Games 1 of tables 1..clocks not in the recorder's file (counted once
     each), and how many lines the file has."""
-    from host_sim import hall_recorder as REC
+    from hall import recorder as REC
     try:
         recs = REC.read_records(folder, lambda m: None)
     except FileNotFoundError:
@@ -465,10 +465,10 @@ def _round_until_done(fleet, lock, timeout_s):
 
 
 def _typed_hall(h):
-    """`python -m host_sim hall` as typed in a terminal (its own session:
+    """`python -m hall` as typed in a terminal (its own session:
     the terminal's process group), once it says it runs."""
     import sys
-    p = subprocess.Popen([sys.executable, "-m", "host_sim", "hall", "--dir", h.folder,
+    p = subprocess.Popen([sys.executable, "-m", "hall", "--dir", h.folder,
                           "--tables", str(h.tables), "--event", h.event, "--port", str(h.port),
                           "--ws-port", str(h.ws_port)], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True, start_new_session=True)
@@ -485,13 +485,13 @@ def results_lost_sighup(clocks=20, hangups=3, seed=29):
     again each time (issue 29)."""
     import random
     import signal
-    from host_sim import hall as H
-    from host_sim import hall_sim
+    from hall import cli as H
+    from hall.rehearsal import clocks as rehearsal
     rnd = random.Random(seed)
     with tempfile.TemporaryDirectory() as d:
         h, _pw = _hall(os.path.join(d, "hall"), tables=clocks)
         p = _typed_hall(h)
-        fleet = hall_sim.Fleet(h, clocks, speed=10, base_s=60)
+        fleet = rehearsal.Fleet(h, clocks, speed=10, base_s=60)
         lock = fleet.background(0.002)
         t0 = time.monotonic()
         left = 0
@@ -529,8 +529,8 @@ def results_lost_sighup(clocks=20, hangups=3, seed=29):
 def results_lost_full_disk(clocks=10, full_s=8.0):
     """A round of simulated clocks while the hall folder's disk is full for
     full_s seconds mid-round (a real small tmpfs, kept full: root only)."""
-    from host_sim import hall_sim
-    from host_sim import smalldisk
+    from hall.rehearsal import clocks as rehearsal
+    from bench import smalldisk
     try:
         disk = smalldisk.mounted("8m")
         mnt = disk.__enter__()
@@ -539,7 +539,7 @@ def results_lost_full_disk(clocks=10, full_s=8.0):
     try:
         h, _pw = _hall(os.path.join(mnt, "hall"), tables=clocks)
         h.start()
-        fleet = hall_sim.Fleet(h, clocks, speed=10, base_s=60)
+        fleet = rehearsal.Fleet(h, clocks, speed=10, base_s=60)
         lock = fleet.background(0.002)
         t0 = time.monotonic()
         try:
@@ -583,19 +583,20 @@ def clockcore_state():
 
 def press_to_page(presses=40, clocks=20):
     import random
-    from host_sim import hall as H
-    from host_sim import hall_sim
+    from hall import cli as H
+    from bench import browser
+    from hall.rehearsal import clocks as rehearsal
     from rig import LEFT, RIGHT
-    if None in H.browser_tools():
+    if None in browser.browser_tools():
         raise BenchError("chromium / chromium-driver not installed (make tools-os)")
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "hall"), tables=clocks)
         h.start()
         # No scripted presses: the bench presses.
-        fleet = hall_sim.Fleet(h, clocks, speed=1, base_s=600,
+        fleet = rehearsal.Fleet(h, clocks, speed=1, base_s=600,
                                scripts={t: [] for t in range(1, clocks + 1)})
         lock = fleet.background(0.002)
-        br = H.headless_chromium(os.path.join(d, "chromium"), h.folder)
+        br = browser.headless_chromium(os.path.join(d, "chromium"), h.folder)
         lat = []
         act = []     # edge -> the clock's turn change
         after = []   # the clock's turn change -> the page

@@ -35,7 +35,7 @@ import re
 import tempfile
 
 from bench.figures import side_by_side
-from bench.target_bench import _confirm, _long  # the end: long pause, both keys
+from bench.target_bench import both_keys, long_pause  # the end: long pause, both keys
 from host_sim import target
 
 LEFT, RIGHT, PAUSE = 14, 15, 13
@@ -47,15 +47,15 @@ GAP_MS = 400                # between presses: a turn, a pause, a resume (the 50
 
 def net_json(folder):
     """A table's net.json as `hall clock-config` writes it, with a hall CA
-    made in `folder` (host_sim/hall_tls.py): net.py checks it (the CA loaded
+    made in `folder` (hall/tls.py): net.py checks it (the CA loaded
     into an ssl context) and runs; without the CA (issue 29) it stays off."""
     import json
-    from host_sim import hall_tls
-    hall_tls.ensure(folder)
+    from hall import tls as TLS
+    TLS.ensure(folder)
     return (json.dumps({"host": "192.168.1.10", "port": 8883, "event": "open", "table": 7,
                         "user": "7", "password": "bench-password-0123456789",
                         "client_id": "c7-0123456789abcdef", "ssid": "", "wifi_password": "",
-                        "ca": hall_tls.ca_pem(folder)}) + "\n").encode()
+                        "ca": TLS.ca_pem(folder)}) + "\n").encode()
 
 CODE = """\
 import gc, micropython, time
@@ -135,8 +135,8 @@ def game_run(uf2, fs_image, flash, heap=0):
             pico.press(PAUSE, t + 2 * GAP_MS)
             t += 3 * GAP_MS
         pico.press(PAUSE, t)
-        _long(pico, t + GAP_MS)
-        _confirm(pico, t + GAP_MS + 2600)
+        long_pause(pico, t + GAP_MS)
+        both_keys(pico, t + GAP_MS + 2600)
         t += 5000
         deadline = t + 30000
         pico.run_to(t)

@@ -207,8 +207,8 @@ def _wdt_run(img, flash, res):
                 pico.press(PAUSE, t + 800)    # ... and on
                 t += 1600
         pico.press(PAUSE, t)                  # the end: stop, END? hold, confirm
-        _long(pico, t + 600)
-        _confirm(pico, t + 3200)
+        long_pause(pico, t + 600)
+        both_keys(pico, t + 3200)
         t += 5000
         pico.run_to(t)
         if pico.lcd.text_rows()[1].strip() != "END":
@@ -224,11 +224,11 @@ def _wdt_run(img, flash, res):
     res["wdt_busy_ms"] = st["flash_busy_us"] // 1000
 
 
-def _long(pico, at):
+def long_pause(pico, at):
     pico.press(PAUSE, at, bounce=(), hold_ms=2100)
 
 
-def _confirm(pico, at):
+def both_keys(pico, at):
     pico.run_to(at)
     pico.pin(LEFT, 0)
     pico.run_to(at + 20)
@@ -354,8 +354,8 @@ def _stops_run(img, flash, res):
         pico.run_to(t)
         on = pico.stats()                     # the edges while the game was on
         pico.press(PAUSE, t)
-        _long(pico, t + 600)
-        _confirm(pico, t + 3200)
+        long_pause(pico, t + 600)
+        both_keys(pico, t + 3200)
         t += 5000
         deadline = t + 30000
         while b"END OK" not in pico.serial[n0:] and pico.t_ms < deadline:

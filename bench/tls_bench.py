@@ -86,13 +86,13 @@ def pair_script(folder, ballast):
 def pair_source(folder):
     """tests/mp/tls_pair.py with the hall CA, the broker's certificate and key
     of `folder` (DER, base64) set before it."""
-    from host_sim import hall_tls
-    hall_tls.ensure(folder)
+    from hall import tls as TLS
+    TLS.ensure(folder)
     der = {}
-    for name, args in (("CA", ["x509", "-in", hall_tls.CA_CERT]),
-                       ("SERVER_CERT", ["x509", "-in", hall_tls.BROKER_CERT]),
-                       ("SERVER_KEY", ["pkey", "-in", hall_tls.BROKER_KEY])):
-        der[name] = subprocess.run([hall_tls.openssl()] + args + ["-outform", "der"],
+    for name, args in (("CA", ["x509", "-in", TLS.CA_CERT]),
+                       ("SERVER_CERT", ["x509", "-in", TLS.BROKER_CERT]),
+                       ("SERVER_KEY", ["pkey", "-in", TLS.BROKER_KEY])):
+        der[name] = subprocess.run([TLS.openssl()] + args + ["-outform", "der"],
                                    cwd=folder, capture_output=True, check=True).stdout
     head = "".join('%s = "%s"\n' % (k, base64.b64encode(v).decode()) for k, v in der.items())
     with open(PAIR) as f:

@@ -92,7 +92,7 @@ class App:
         self.splash_until = self.add(now, SPLASH_MS)
         self.seen = self.buttons.edges()  # the keys' edge count step() began with
         self.wake_at = now        # the end of the main loop's sleep (_sleep)
-        # The hall (net.py): a board with Wi-Fi and a net.json (hall_sim: its own)
+        # The hall (net.py): a board with Wi-Fi and a net.json (hall/rehearsal: its own)
         self.net = None
         if hw.fact(board, "WIFI"):
             import net

@@ -27,7 +27,7 @@
 # receives can change the clock; a confirmation only lets it forget a result.
 #
 # No result lost (issue 19): a result stays in the queue (and on flash,
-# outbox.py) until the recorder (host_sim/hall_recorder.py) echoes its body
+# outbox.py) until the recorder (hall/recorder.py) echoes its body
 # byte for byte on the confirm topic, which it does only after the result
 # is fsynced in its file.  A PUBACK only means the broker has it (in memory:
 # a broker killed now loses it), so after a PUBACK the result is sent again

@@ -9,7 +9,7 @@ CONFIG = "net.json"     # the clock's hall settings, in the app's folder
 CONFIG_KEYS = ("host", "port", "event", "table", "password", "ca")
 # TLS (issue 29): the clock speaks MQTT only over TLS, and only to a broker
 # whose certificate the hall's own CA signed (net.json's "ca", PEM, put there
-# by `hall clock-config`: the clock pins it) for this name (host_sim/hall_tls.py
+# by `hall clock-config`: the clock pins it) for this name (hall/tls.py
 # makes that certificate).  The name, not the IP address: the CA signs
 # nothing but this hall's broker, and the broker's address may change.
 TLS_NAME = "scrabble-hall"

@@ -66,11 +66,6 @@ def cmd_logs(args):
                      reset=args.restart)
 
 
-def cmd_hall(args):
-    from host_sim import hall
-    return hall.main(args)
-
-
 def _out(text, fallback):
     """Print text; if stdout cannot encode the LCD glyphs (a Windows console
     or pipe in cp1252, PYTHONIOENCODING=ascii), print fallback() instead: the
@@ -123,6 +118,13 @@ def main(argv=None):
 
 
 def _main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["hall"]:
+        # the hall is a package of its own (docs/hall.md): one line says so
+        print("python -m host_sim: the hall is its own command now: python -m hall %s"
+              % " ".join(argv[1:]), file=sys.stderr)
+        return 2
     p = _Parser(prog="python -m host_sim",
                 description="Scrabble clock: simulator and tools")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -160,23 +162,7 @@ def _main(argv=None):
                        "arrival, q = quit.")
     sim.add_arguments(s)
     s.set_defaults(func=cmd_sim)
-    from host_sim import hall
-    h = sub.add_parser("hall", help="the tournament hall: Mosquitto, the director's page, results",
-                       description="The tournament hall (docs/hall.md): starts Mosquitto with "
-                       "the project's configuration and serves the director's page; "
-                       "`hall results --csv` prints every finished game.")
-    hall.add_arguments(h)
-    h.set_defaults(func=cmd_hall)
-    args, extra = p.parse_known_args(argv)
-    # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412
-    # 388`: argparse fills the positionals before it sees the options, so
-    # the values after them come back unparsed
-    if extra and args.cmd == "hall" and not args.value \
-            and not any(x.startswith("-") and not x.lstrip("-").isdigit() for x in extra):
-        args.value = extra
-        extra = []
-    if extra:
-        p.error("unrecognized arguments: %s" % " ".join(extra))
+    args = p.parse_args(argv)
     return args.func(args)
 
 

@@ -14,8 +14,9 @@ import time
 import pytest
 
 from conftest import ROOT
-from host_sim import hall as H
-from host_sim import hall_tls as TLS
+from hall import cli as H
+from bench import browser
+from hall import tls as TLS
 
 needs_broker = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
@@ -23,7 +24,7 @@ needs_broker = pytest.mark.skipif(
 
 needs_browser = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
-    or None in H.browser_tools(),
+    or None in browser.browser_tools(),
     reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
            "(make deps hall-page)")
 
@@ -33,7 +34,7 @@ _PKI = []
 
 def pki_dir():
     """One hall CA and broker certificate for the whole test session
-    (hall_tls.ensure, made once: RSA keys take a while), copied into each
+    (tls.ensure, made once: RSA keys take a while), copied into each
     test hall's folder; the browsers trust its broker key (chromium())."""
     if not _PKI:
         d = tempfile.mkdtemp(prefix="hall-pki-")
@@ -52,7 +53,7 @@ def seed_pki(folder):
 
 def chromium(profile_dir):
     """Headless Chromium trusting the test halls' broker key (pki_dir())."""
-    return H.headless_chromium(profile_dir, pki_dir())
+    return browser.headless_chromium(profile_dir, pki_dir())
 
 
 def new_hall(tmp_path, tables=12, **kw):
@@ -78,14 +79,14 @@ def running_hall(tmp_path, tables=12, **kw):
 
 
 def hall_cmd(folder, *args, event=None, port=None):
-    """The director's command as typed: python -m host_sim hall ARGS --dir
+    """The director's command as typed: python -m hall ARGS --dir
     FOLDER [--event E] [--port P]; the finished process (text)."""
     extra = ["--dir", folder]
     if event is not None:
         extra += ["--event", event]
     if port is not None:
         extra += ["--port", str(port)]
-    return subprocess.run([sys.executable, "-m", "host_sim", "hall"] + list(args) + extra,
+    return subprocess.run([sys.executable, "-m", "hall"] + list(args) + extra,
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 

@@ -162,7 +162,7 @@ def test_not_a_number_is_a_failure(value):
         bench.fmt(value)
 
 
-@pytest.mark.skipif(__import__("host_sim.hall", fromlist=["x"]).find_mosquitto() is None
+@pytest.mark.skipif(__import__("hall.cli", fromlist=["x"]).find_mosquitto() is None
                     or __import__("shutil").which("mosquitto_sub") is None,
                     reason="mosquitto or mosquitto-clients missing (make deps)")
 def test_hall_figures_small():

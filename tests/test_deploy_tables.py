@@ -17,7 +17,7 @@ import pytest
 
 import deploy
 from conftest import ROOT, need
-from host_sim import hall as H
+from hall import cli as H
 from host_sim import target
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
@@ -92,7 +92,7 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
     pw = {str(t): p for t, p in H.Hall(hall_dir, "cup").passwords().items()}
     # issue 29: each board's own id is its table's clock account's (owners.jsonl):
     # the recorder refuses that clock's results under any other account
-    from host_sim import hall_recorder as REC
+    from hall import recorder as REC
     assert REC.read_owners(hall_dir) == {rows[0][1]: "4", rows[1][1]: "5"}
     assert os.stat(os.path.join(ROOT, "build", "net-4.json")).st_mode & 0o077 == 0  # 0600
 

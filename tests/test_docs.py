@@ -4,8 +4,9 @@
   temporary folder and compared byte for byte);
 * every test cited as `tests/file.py::name` exists;
 * every command quoted in README.md and docs/*.md (`make ...`,
-  `python -m host_sim ...`) is known: the make target exists, the host_sim
-  command and its options exist, and replay commands on real files run;
+  `python -m host_sim ...`, `python -m hall ...`) is known: the make target
+  exists, the command and its options exist, and replay commands on real
+  files run;
 * the German and Polish quick-reference cards cover every section and every
   screen of the English one, use the regulations' terms and contain no
   English left over;
@@ -153,13 +154,14 @@ def test_architecture_names_every_module_board_and_tool():
 
 # -- quoted commands -------------------------------------------------------------------
 
+PACKAGES = ("python -m host_sim", "python -m hall")
 FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def quoted_commands():
-    """(doc, command) for every `make ...` / `python -m host_sim ...` quoted in
-    a code block or an inline code span."""
+    """(doc, command) for every `make ...` / `python -m host_sim ...` /
+    `python -m hall ...` quoted in a code block or an inline code span."""
     out = []
     for doc in doc_files():
         text = read(doc)
@@ -170,9 +172,9 @@ def quoted_commands():
         for c in cands:
             c = c.split("#", 1)[0].strip()
             for venv in (".venv/bin/python ", "$(PY) "):
-                if c.startswith(venv + "-m host_sim"):
+                if c.startswith((venv + "-m host_sim", venv + "-m hall")):
                     c = "python " + c[len(venv):]
-            if c.startswith("make ") or c == "make" or c.startswith("python -m host_sim"):
+            if c.startswith("make ") or c == "make" or c.startswith(PACKAGES):
                 out.append((os.path.basename(doc), c))
     return out
 
@@ -201,25 +203,28 @@ def test_quoted_make_targets_exist():
     assert bad == []
 
 
-def _host_sim(args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "host_sim"] + args, cwd=ROOT,
+def _python_m(package, args, timeout=120):
+    return subprocess.run([sys.executable, "-m", package] + args, cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.parametrize("doc, cmd", [c for c in quoted_commands()
-                                      if c[1].startswith("python -m host_sim")])
-def test_quoted_host_sim_commands_run(doc, cmd):
-    args = shlex.split(cmd)[3:]
+                                      if c[1].startswith(PACKAGES)])
+def test_quoted_python_m_commands_run(doc, cmd):
+    """The simulator's commands (python -m host_sim SUB, each SUB with its
+    own options) and the hall's (python -m hall ACTION: one set of options)."""
+    words = shlex.split(cmd)
+    package, args = words[2], words[3:]
     sub = args[0] if args and not args[0].startswith("-") else None
-    helped = _host_sim(([sub] if sub else []) + ["--help"])
+    helped = _python_m(package, ([sub] if sub and package == "host_sim" else []) + ["--help"])
     assert helped.returncode == 0, helped.stderr
     for opt in (a.split("=")[0] for a in args if a.startswith("--")):
         assert opt in helped.stdout, "%s: %s: unknown option %s" % (doc, cmd, opt)
     if sub == "replay" and len(args) > 1 and os.path.exists(os.path.join(ROOT, args[1])):
-        run = _host_sim(args)
+        run = _python_m(package, args)
         assert run.returncode == 0 and run.stdout.strip(), run.stderr
     elif sub is not None:
-        assert sub in _host_sim(["--help"]).stdout
+        assert sub in _python_m(package, ["--help"]).stdout, "%s: %s" % (doc, cmd)
 
 
 # -- the cards -------------------------------------------------------------------------

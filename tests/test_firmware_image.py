@@ -29,7 +29,7 @@ import sys
 import pytest
 
 import fwimage
-from bench.target_bench import _confirm, _long  # the end: long pause, both keys
+from bench.target_bench import both_keys, long_pause  # the end: long pause, both keys
 from conftest import ROOT, need
 from host_sim import target
 
@@ -211,8 +211,8 @@ def test_an_upgrade_keeps_settings_results_and_game_logs(images, pico_ok, tmp_pa
         pico.press(RIGHT, 5000)
         pico.press(LEFT, 7000)
         pico.press(PAUSE, 9000)
-        _long(pico, 9600)
-        _confirm(pico, 12200)
+        long_pause(pico, 9600)
+        both_keys(pico, 12200)
         pico.run_to(16000)
         ended = pico.lcd.text_rows()
     finally:
@@ -267,7 +267,7 @@ def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
     net.json (its hall account) in the filesystem region; files 0600 in a
     0700 folder.  On a blank Pico the table's image boots to READY and the
     clock reads its net.json: the hall mark shows (net.py started)."""
-    from host_sim import hall as hallmod
+    from hall import cli as hallmod
     out = tmp_path / "tables"
     written = fwimage.tables("pico_w", [3, 12], "192.168.1.10", event="open",
                              hall_dir=str(tmp_path / "hall"), port_board_override="RPI_PICO",

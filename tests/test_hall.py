@@ -15,8 +15,8 @@ import pytest
 
 from conftest import ROOT
 from hallkit import csv_rows, hall_cmd, needs_broker, pki_dir, running_hall, until
-from host_sim import hall as H
-from host_sim import hall_sim
+from hall import cli as H
+from hall.rehearsal import clocks as rehearsal
 from host_sim import replay
 
 import net
@@ -37,7 +37,7 @@ def hall(tmp_path):
 
 
 def results_csv(h):
-    """The real command: python -m host_sim hall results --csv."""
+    """The real command: python -m hall results --csv."""
     return csv_rows(hall_cmd(h.folder, "results", "--csv", event=h.event, port=h.port))
 
 
@@ -69,7 +69,7 @@ def check_rows(rows, fleet):
 def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
     """issue 14, 2 + 5 + 6: each clock's retained state, status and log reach a
     subscriber; the CSV has every finished game with the clock's own times."""
-    fleet = hall_sim.Fleet(hall, 8, speed=SPEED)
+    fleet = rehearsal.Fleet(hall, 8, speed=SPEED)
     try:
         assert fleet.run(seconds=60), [c.net.note for c in fleet.clocks]
         msgs = hall.collect("scrabble/cup/#")
@@ -98,7 +98,7 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
 def test_results_survive_a_broker_restart_mid_round(hall):
     """issue 14, 2 + 6: results are retained, QoS 1 and re-sent until PUBACK:
     stop the broker while games end, start it again: none lost, none twice."""
-    fleet = hall_sim.Fleet(hall, 8, speed=SPEED)
+    fleet = rehearsal.Fleet(hall, 8, speed=SPEED)
     try:
         assert fleet.run(seconds=60, until=lambda: fleet.finished() >= 2)
         done_before = fleet.finished()
@@ -122,8 +122,8 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
     """issue 14, 3 + 6: two clocks play the same game; one loses its Wi-Fi for
     a minute mid-game.  Its times stay the same to the ms, and once back it
     publishes its state and result."""
-    script = hall_sim.plan(7, 60)
-    fleet = hall_sim.Fleet(hall, 2, speed=SPEED, scripts={1: script, 2: script})
+    script = rehearsal.plan(7, 60)
+    fleet = rehearsal.Fleet(hall, 2, speed=SPEED, scripts={1: script, 2: script})
     a, b = fleet.clocks
     try:
         fleet.run(seconds=30, until=lambda: b.rig.ms() >= 20000)
@@ -207,7 +207,7 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
         rec.close()
 
     # The firmware's publisher with a wrong password: refused, says so, backs off.
-    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    fleet = rehearsal.Fleet(hall, 1, speed=SPEED)
     try:
         c = fleet.clocks[0]
         c.net.password = "wrong"
@@ -279,7 +279,7 @@ def test_clock_config_is_a_valid_net_json(hall):
 def test_last_will_marks_a_vanished_clock_offline(hall):
     """issue 14, 2: the last will: a clock that drops off without a word is
     `offline` (retained), and `online` again when it is back."""
-    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    fleet = rehearsal.Fleet(hall, 1, speed=SPEED)
     c = fleet.clocks[0]
     try:
         fleet.run(seconds=10, until=lambda: c.net.st == net.UP and not c.net.dirty)
@@ -310,7 +310,7 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
     a net.json; a bad net.json is one line and the clock plays on."""
     from rig import Rig
     root = str(tmp_path) + "/"
-    assert Rig(hall_sim.load_board("sim"), root).app.net is None  # no WIFI
+    assert Rig(rehearsal.load_board("sim"), root).app.net is None  # no WIFI
     assert Rig(_wifi_board(), root).app.net is None               # no net.json
     (tmp_path / "net.json").write_text(json.dumps({"host": "10.0.0.2", "port": 1883,
                                                    "event": "cup", "table": 12,
@@ -331,7 +331,7 @@ def test_app_starts_net_only_with_wifi_and_a_good_net_json(tmp_path, capsys):
 
 def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_path):
     """issue 14, 1 + 6; issue 19 ("the CSV reads the recorder's file, not the
-    broker's memory"): `python -m host_sim hall --clocks N` starts Mosquitto
+    broker's memory"): `python -m hall --clocks N` starts Mosquitto
     and the recorder and plays N whole games; `hall results` after the hall
     stopped (no broker) has every game; a folder without results is one line."""
     port, ws, page = H.free_port(), H.free_port(), H.free_port()
@@ -371,7 +371,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
     next game on; the clock reconnects under it (its last will with it),
     publishes there with its own account, and empties its retained state and
     status under the old table, so the page shows no ghost."""
-    fleet = hall_sim.Fleet(hall, 1, speed=SPEED, scripts={1: []})
+    fleet = rehearsal.Fleet(hall, 1, speed=SPEED, scripts={1: []})
     c = fleet.clocks[0]
     n = c.net
     try:
@@ -393,7 +393,7 @@ def test_menu_table_wins_and_renumbering_leaves_no_ghost(hall):
         assert st["table"] == 7 and st["clock"] == c.id
         assert msgs["scrabble/cup/7/status/1"] == b"online"
         # The next game's log header and result carry the new table.
-        c.rig.press(hall_sim.LEFT)
+        c.rig.press(rehearsal.LEFT)
         app = c.rig.app
         assert " table 7\n" in app.log.read(app.log.number)
         # Back to 0 in the menu: net.json's table again.
@@ -417,7 +417,7 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
     is cut is kept on flash (net.out) and sent again after the boot; the CSV
     has it exactly once.  after_publish: the result went out, the PUBACK did
     not come back (the broker frozen); broker_down: it never left the clock."""
-    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    fleet = rehearsal.Fleet(hall, 1, speed=SPEED)
     c = fleet.clocks[0]
     outbox = c.root + outboxmod.OUTBOX
     try:
@@ -465,7 +465,7 @@ def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
     net.RESEND_MS; once the recorder runs it stores it once, echoes it, and
     the clock forgets it."""
     hall.stop_recorder()
-    fleet = hall_sim.Fleet(hall, 1, speed=SPEED)
+    fleet = rehearsal.Fleet(hall, 1, speed=SPEED)
     c = fleet.clocks[0]
     n = c.net
     outbox = c.root + outboxmod.OUTBOX
@@ -497,7 +497,7 @@ def test_the_brokers_own_lines_go_to_its_log_file_not_the_terminal(tmp_path):
     line names it."""
     folder = tmp_path / "h"
     port, ws = H.free_port(), H.free_port()
-    p = subprocess.Popen([sys.executable, "-m", "host_sim", "hall", "--dir", str(folder),
+    p = subprocess.Popen([sys.executable, "-m", "hall", "--dir", str(folder),
                           "--tables", "2", "--port", str(port), "--ws-port", str(ws),
                           "--seconds", "6"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)

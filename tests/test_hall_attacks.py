@@ -1,5 +1,5 @@
 """Least privilege (issue 19), tried as an attacker on the hall's Wi-Fi would
-(host_sim/hall_attacks.py) against the real Mosquitto with the generated
+(bench/hall_attacks.py) against the real Mosquitto with the generated
 accounts and ACLs, and the real recorder, while simulated clocks play: every
 attack must be repelled."""
 import os
@@ -9,8 +9,8 @@ import stat
 import pytest
 
 from hallkit import needs_broker, new_hall, running_hall
-from host_sim import hall as H
-from host_sim import hall_attacks
+from hall import cli as H
+from bench import hall_attacks
 
 pytestmark = needs_broker
 
@@ -112,7 +112,7 @@ def test_with_lan_one_line_says_so(tmp_path):
     from conftest import ROOT
     port, ws, page = H.free_port(), H.free_port(), H.free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "host_sim", "hall", "--lan", "--dir", str(tmp_path / "h"),
+        [sys.executable, "-m", "hall", "--lan", "--dir", str(tmp_path / "h"),
          "--tables", "2", "--seconds", "4", "--port", str(port), "--ws-port", str(ws),
          "--page-port", str(page)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

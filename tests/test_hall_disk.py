@@ -17,10 +17,11 @@ import tempfile
 import pytest
 
 from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
-from host_sim import hall as H
-from host_sim import hall_recorder as REC
-from host_sim import hall_sim
-from host_sim import smalldisk
+from hall import cli as H
+from bench import browser
+from hall import recorder as REC
+from hall.rehearsal import clocks as rehearsal
+from bench import smalldisk
 
 import net
 import outbox
@@ -47,13 +48,13 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
     err_path = tmp_path / "recorder.err"
     err = open(err_path, "w")
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    browser = H.headless_chromium(profile, folder)
+    browser = browser.headless_chromium(profile, folder)
     fleet = None
     try:
         h.start_broker()
         h.start_recorder(stderr=err)
         h.start_pages()
-        fleet = hall_sim.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
+        fleet = rehearsal.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
         browser.get(h.url())
         assert fleet.run(seconds=30, until=lambda: all(
             c.net.st == net.UP and c.rig.ms() > 3000 for c in fleet.clocks))
@@ -127,10 +128,10 @@ def test_the_halls_keys_are_made_on_a_disk_of_its_own(small_disk):
     partition): the CA and the broker's key and certificate are made there
     and renamed into place on that filesystem (the work folder was /tmp's,
     and `make bench` failed with "Invalid cross-device link")."""
-    from host_sim import hall_tls
+    from hall import tls as TLS
     folder = str(small_disk / "hall")
-    assert hall_tls.ensure(folder)
-    for name in (hall_tls.CA_KEY, hall_tls.BROKER_KEY):
+    assert TLS.ensure(folder)
+    for name in (TLS.CA_KEY, TLS.BROKER_KEY):
         assert os.stat(os.path.join(folder, name)).st_mode & 0o777 == 0o600
-    assert hall_tls.broker_ips(folder) >= {"127.0.0.1"}
+    assert TLS.broker_ips(folder) >= {"127.0.0.1"}
     assert not [n for n in os.listdir(folder) if n.startswith(".hall-ca-")]

@@ -15,9 +15,9 @@ import pytest
 
 from conftest import ROOT
 from hallkit import new_hall
-from host_sim import hall as H
-from host_sim import hall_recorder as REC
-from host_sim import hall_sim
+from hall import cli as H
+from hall import recorder as REC
+from hall.rehearsal import clocks as rehearsal
 
 pytestmark = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
@@ -29,7 +29,7 @@ def test_every_game_exactly_once_through_broker_and_recorder_kills(tmp_path, see
     h = new_hall(tmp_path, tables=20)
     h.start()
     try:
-        got = hall_sim.chaos_round(h, n=20, seed=seed, speed=10, kills=3)
+        got = rehearsal.chaos_round(h, n=20, seed=seed, speed=10, kills=3)
     finally:
         h.stop()
     assert got["broker_kills"] >= 3 and got["recorder_kills"] >= 3, got
@@ -43,7 +43,7 @@ def test_every_game_exactly_once_through_broker_and_recorder_kills(tmp_path, see
                                     for t in range(1, 21)), topics
     # The CSV (the real command, reading the file with the broker stopped).
     proc = subprocess.run(
-        [sys.executable, "-m", "host_sim", "hall", "results", "--csv", "--dir", h.folder],
+        [sys.executable, "-m", "hall", "results", "--csv", "--dir", h.folder],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))

@@ -5,8 +5,8 @@ view.py's hall mark, menu.py's S_HALL; docs/hall.md "The clock's side")."""
 import pytest
 
 from hallkit import needs_broker, running_hall, until
-from host_sim import hall as H
-from host_sim import hall_sim
+from hall import cli as H
+from hall.rehearsal import clocks as rehearsal
 
 import clockcore as cc
 import lang
@@ -84,7 +84,7 @@ def test_mark_follows_the_connection(hall):
     hall"): connecting from the boot, connected at the CONNACK, no hall when
     the broker goes (and stays so while the clock retries), connected again
     when it is back, connecting after a new table number in the menu."""
-    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    fleet = rehearsal.Fleet(hall, 1, speed=40, scripts={1: []})
     c = fleet.clocks[0]
     n = c.net
     try:
@@ -110,7 +110,7 @@ def test_mark_follows_the_connection(hall):
 @needs_broker
 def test_no_wifi_is_no_hall_after_the_wait(hall):
     """Wi-Fi that never comes up: connecting for WAIT_MS, then no hall."""
-    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    fleet = rehearsal.Fleet(hall, 1, speed=40, scripts={1: []})
     c = fleet.clocks[0]
     c.link.up = False
     try:
@@ -210,7 +210,7 @@ def test_a_low_battery_is_published_when_it_changes(hall):
     """Issue 21 (the projector's low battery alert): the clock's state says
     lowbat, and a change of it is published even with no game event."""
     import json
-    fleet = hall_sim.Fleet(hall, 1, speed=40, scripts={1: []})
+    fleet = rehearsal.Fleet(hall, 1, speed=40, scripts={1: []})
     c = fleet.clocks[0]
     topic = "scrabble/cup/1/state/1"
     try:

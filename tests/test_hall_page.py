@@ -23,14 +23,14 @@ import pytest
 import profiles
 
 from hallkit import chromium, needs_browser, new_hall, page_until
-from host_sim import hall as H
-from host_sim import hall_sim
+from hall import cli as H
+from hall.rehearsal import clocks as rehearsal
 from rig import LEFT, RIGHT
 
 pytestmark = needs_browser
 
 # Table 1 finishes fast: a couple of turns, then the end gesture (stop, hold, L+R).
-QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.END, 0)]
+QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, rehearsal.END, 0)]
 
 ROWS_JS = """
 var out = {};
@@ -87,7 +87,7 @@ def _publish_now(c):
     """The clock publishes its state at its present tick (the fleet stands
     still: its lock is held)."""
     n = c.net
-    assert n.st == hall_sim.net.UP, (c.table, n.note)
+    assert n.st == rehearsal.net.UP, (c.table, n.note)
     # A press the fleet's script gave just before its lock was taken may
     # be seen but not yet acted on: one loop iteration at the same tick
     # acts on it, so the state published is the one the countdown starts
@@ -146,7 +146,7 @@ def snapshot_and_countdown(browser, fleet):
 def test_page_shows_100_tables_as_the_clocks_and_a_result(tmp_path, browser):
     h = new_hall(tmp_path, tables=100)
     h.start()
-    fleet = hall_sim.Fleet(h, 100, speed=1, base_s=60, scripts={1: QUICK})
+    fleet = rehearsal.Fleet(h, 100, speed=1, base_s=60, scripts={1: QUICK})
     lock = fleet.background()
     try:
         browser.get(h.url())

@@ -1,15 +1,15 @@
 """The director's page against hostile messages (issue 19: "the page renders
 each row on its own, so one bad row never stops the others"), in a real
 headless Chromium against the real Mosquitto: a stolen clock account (3)
-sends every hostile body of host_sim/hall_attacks.hostile_bodies on its own
+sends every hostile body of bench/hall_attacks.hostile_bodies on its own
 state, heartbeat and result topics, bad statuses and logs, while two honest
 clocks play.  Each bad message is one warning; the honest rows keep
 counting; no script error; nothing a message holds becomes HTML."""
 import json
 
 from hallkit import needs_browser, new_hall, page_until
-from host_sim import hall_attacks as A
-from host_sim import hall_sim
+from bench import hall_attacks as A
+from hall.rehearsal import clocks as rehearsal
 from rig import LEFT
 from test_hall_page import browser, ROWS_JS, seconds  # noqa: F401  (the fixture)
 
@@ -34,7 +34,7 @@ return window.__errors;
 
 
 def test_model_refuses_every_hostile_body_and_never_throws(tmp_path, browser):
-    """HallModel.parse (host_sim/hall_page/model.js) in the browser: every
+    """HallModel.parse (hall/page/model.js) in the browser: every
     hostile body on every kind of topic is refused with a reason, never an
     exception; odd topics are refused or ignored; the honest body passes."""
     h = new_hall(tmp_path, tables=4)
@@ -78,7 +78,7 @@ def test_model_refuses_every_hostile_body_and_never_throws(tmp_path, browser):
 def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
     h = new_hall(tmp_path, tables=4)
     h.start()
-    fleet = hall_sim.Fleet(h, 2, speed=1, base_s=600,
+    fleet = rehearsal.Fleet(h, 2, speed=1, base_s=600,
                            scripts={1: [(1500, LEFT, 80)], 2: []})
     fleet.background(0.005)
     thief = None

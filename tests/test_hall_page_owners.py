@@ -2,7 +2,7 @@
 or game disagrees with its topic's account is refused").  The recorder
 refuses to store a result or take a state whose clock belongs to another
 account (owners.jsonl); it publishes each clock's account, retained, on
-scrabble/<event>/owner/<clock>, and the pages (host_sim/hall_page/model.js
+scrabble/<event>/owner/<clock>, and the pages (hall/page/model.js
 refused()) refuse the same messages by that one list: no row of the
 director's page, no card of the projector shows another account's clock.
 
@@ -16,8 +16,8 @@ import time
 import paho.mqtt.client as mqtt
 
 from hallkit import needs_browser, new_hall, page_until, until
-from host_sim import hall as H
-from host_sim import hall_recorder as REC
+from hall import cli as H
+from hall import recorder as REC
 from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
 
 
@@ -149,7 +149,7 @@ def test_model_owner_messages_are_checked():
         pytest.skip("node missing")
     from conftest import ROOT
     js = """
-    const M = require(process.argv[1] + '/host_sim/hall_page/model.js');
+    const M = require(process.argv[1] + '/hall/page/model.js');
     const O = M.newOwners(), out = [];
     [['scrabble/cup/owner/c-1', '2'], ['scrabble/cup/owner/c-1', '02'],
      ['scrabble/cup/owner/a b', '2'], ['scrabble/cup/owner/c/1', '2'],

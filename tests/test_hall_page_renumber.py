@@ -5,7 +5,7 @@ table, live, in a real headless Chromium against the real Mosquitto."""
 import time
 
 from hallkit import needs_browser, new_hall, page_until
-from host_sim import hall_sim
+from hall.rehearsal import clocks as rehearsal
 from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
 
 pytestmark = needs_browser
@@ -18,7 +18,7 @@ def rows_until(browser, cond):
 def test_a_renumbered_clock_leaves_no_ghost_row(tmp_path, browser):
     h = new_hall(tmp_path, tables=4)
     h.start()
-    fleet = hall_sim.Fleet(h, 2, speed=1, scripts={1: [], 2: []})
+    fleet = rehearsal.Fleet(h, 2, speed=1, scripts={1: [], 2: []})
     try:
         lock = fleet.background(0.005)
         browser.get(h.url())

@@ -2,7 +2,7 @@
 by the topic (its table and the account that published it), refuse a body
 that disagrees with its topic or is not a clock's result, and skip each bad
 message or line with one warning instead of crashing.  Fuzzed with what a
-hostile clock account can send (host_sim/hall_attacks.hostile_bodies), on
+hostile clock account can send (bench/hall_attacks.hostile_bodies), on
 the real Mosquitto and the real recorder process, and on the file."""
 import csv
 import io
@@ -17,9 +17,9 @@ import pytest
 
 from conftest import ROOT
 from hallkit import seed_pki, until
-from host_sim import hall as H
-from host_sim import hall_attacks as A
-from host_sim import hall_recorder as REC
+from hall import cli as H
+from bench import hall_attacks as A
+from hall import recorder as REC
 
 needs_broker = pytest.mark.skipif(
     H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
@@ -29,7 +29,7 @@ GOOD = json.loads(A._result_body(None, 3, "sim003"))
 
 
 def results_csv(folder):
-    proc = subprocess.run([sys.executable, "-m", "host_sim", "hall", "results", "--csv",
+    proc = subprocess.run([sys.executable, "-m", "hall", "results", "--csv",
                            "--dir", folder], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     return proc, list(csv.DictReader(io.StringIO(proc.stdout)))
@@ -174,20 +174,20 @@ def test_a_republished_result_counts_only_once_the_director_accepts_it(tmp_path)
     warns = proc.stderr.splitlines()
     assert len(warns) == 1 and "NOT counted" in warns[0] and \
         "hall accept --table 3 --account 3 --game 1" in warns[0], warns
-    ok = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table", "3",
+    ok = subprocess.run([sys.executable, "-m", "hall", "accept", "--table", "3",
                          "--game", "1", "--dir", str(folder)], cwd=ROOT, capture_output=True,
                         text=True, timeout=60)
     assert ok.returncode == 0 and "counts from now on" in ok.stdout, ok.stderr
     proc, rows = results_csv(str(folder))
     assert proc.stderr == "" and len(rows) == 1 and rows[0]["left_penalty"] == "10"
     assert rows[0]["end_time"] == "2026-11-24T18:00:00Z"
-    back = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table", "3",
+    back = subprocess.run([sys.executable, "-m", "hall", "accept", "--table", "3",
                            "--game", "1", "--first", "--dir", str(folder)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert back.returncode == 0, back.stderr
     proc, rows = results_csv(str(folder))
     assert rows[0]["left_penalty"] == "0"
-    nothing = subprocess.run([sys.executable, "-m", "host_sim", "hall", "accept", "--table",
+    nothing = subprocess.run([sys.executable, "-m", "hall", "accept", "--table",
                               "4", "--game", "1", "--dir", str(folder)], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1, nothing.stderr

@@ -1,8 +1,8 @@
 """A round run from the hall (issue 21), end to end: the real Mosquitto and
-recorder (host_sim/hall.py, hall_recorder.py), simulated clocks (the device
+recorder (hall/cli.py, hall/recorder.py), simulated clocks (the device
 app with firmware/net.py), and the director's commands as typed:
 `hall pairings --round N FILE`, `hall round N`, `hall results --round N --csv`
-(host_sim/tournament.py)."""
+(hall/tournament.py)."""
 import json
 import os
 import time
@@ -11,10 +11,11 @@ import pytest
 
 from conftest import ROOT
 from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, seed_pki, until
-from host_sim import hall as H
-from host_sim import hall_sim
-from host_sim import pairings
-from host_sim import tournament as T
+from hall import cli as H
+from bench import browser
+from hall.rehearsal import clocks as rehearsal
+from hall import pairings
+from hall import tournament as T
 
 pytestmark = needs_broker
 
@@ -58,7 +59,7 @@ def test_a_round_from_pairings_to_the_csv(hall):
     proc = cmd(hall, "round", "1")
     assert proc.returncode == 0 and "round 1 from now on" in proc.stdout, proc.stderr
     seat = pairings.read(OPEN, 1)
-    fleet = hall_sim.Fleet(hall, 4, speed=40)
+    fleet = rehearsal.Fleet(hall, 4, speed=40)
     try:
         assert fleet.run(seconds=30, until=lambda: len(started(hall)) == 4)
         assert cmd(hall, "round", "2").returncode == 0   # too early: games still run
@@ -140,13 +141,13 @@ def test_both_pages_show_the_names_of_the_round(hall, tmp_path):
     the round's progress."""
     import shutil
     import tempfile
-    if None in H.browser_tools():
+    if None in browser.browser_tools():
         pytest.skip("chromium / chromium-driver missing (make deps)")
     assert cmd(hall, "pairings", OPEN, "--round", "1").returncode == 0
     seat = pairings.read(OPEN, 1)
-    fleet = hall_sim.Fleet(hall, 3, speed=40)
+    fleet = rehearsal.Fleet(hall, 3, speed=40)
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    drv = H.headless_chromium(profile, hall.folder)
+    drv = browser.headless_chromium(profile, hall.folder)
     try:
         assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
         drv.get(hall.url())
@@ -223,16 +224,16 @@ def test_a_round_change_shows_nothing_of_the_last_round_until_the_first_press(ha
     import shutil
     import tempfile
     from hallkit import bright
-    if None in H.browser_tools():
+    if None in browser.browser_tools():
         pytest.skip("chromium / chromium-driver missing (make deps)")
     for r in (1, 2):
         assert cmd(hall, "pairings", OPEN, "--round", str(r)).returncode == 0
     one, two = pairings.read(OPEN, 1), pairings.read(OPEN, 2)
     said = []
-    fleet = hall_sim.Fleet(hall, 4, speed=40, folder=str(tmp_path / "clocks"), rnd=1)
+    fleet = rehearsal.Fleet(hall, 4, speed=40, folder=str(tmp_path / "clocks"), rnd=1)
     fleet.rehearse(said.append)
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    drv = H.headless_chromium(profile, hall.folder)
+    drv = browser.headless_chromium(profile, hall.folder)
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                         {"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": False})
     try:
@@ -353,11 +354,11 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
     the game ended; the page's timeline of it (the replay, the clock's LCD
     rows) is served beside the page."""
     import urllib.request
-    from host_sim import hall_logs
-    fleet = hall_sim.Fleet(hall, 2, speed=40)
+    from hall import filing
+    fleet = rehearsal.Fleet(hall, 2, speed=40)
     try:
         assert fleet.run(seconds=90), [c.net.note for c in fleet.clocks]
-        paths = until(lambda: hall_logs.filed(hall.folder, 1), lambda f: len(f) == 2,
+        paths = until(lambda: filing.filed(hall.folder, 1), lambda f: len(f) == 2,
                       seconds=10)
         assert [t for t, _p in paths] == [1, 2]
         for (t, p), c in zip(paths, fleet.clocks):
@@ -373,7 +374,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
         hall.stop_recorder()
         hall.start_recorder()
         time.sleep(1.5)              # the retained logs come again: nothing changes
-        assert [os.stat(p).st_mtime_ns for _t, p in hall_logs.filed(hall.folder, 1)] == stamp
+        assert [os.stat(p).st_mtime_ns for _t, p in filing.filed(hall.folder, 1)] == stamp
         assert len(os.listdir(os.path.dirname(paths[0][1]))) == 1
     finally:
         fleet.close()
@@ -385,12 +386,12 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
     assert proc.stdout.startswith("table  2  %s-g0001.txt" % two) and "game over" in proc.stdout
     none = cmd(hall, "logs", "--round", "2")
     assert none.returncode == 2 and none.stderr.count("\n") == 1 and "round 2" in none.stderr
-    url = hall.url() + hall_logs.timeline_name(1, "1", 1, "de")
-    if None not in H.browser_tools():     # the page offers both for a clicked row
+    url = hall.url() + filing.timeline_name(1, "1", 1, "de")
+    if None not in browser.browser_tools():     # the page offers both for a clicked row
         import shutil
         import tempfile
         profile = tempfile.mkdtemp(prefix="hall-chromium-")
-        drv = H.headless_chromium(profile, hall.folder)
+        drv = browser.headless_chromium(profile, hall.folder)
         try:
             drv.get(hall.url())
             until(lambda: drv.find_elements("css selector", "#t-1-1"), lambda r: r, seconds=15)
@@ -399,7 +400,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 " return document.getElementById('logtext').textContent;"),
                 lambda t: t.startswith("profile"), seconds=15)
             href = drv.find_element("id", "timeline").get_attribute("href")
-            assert href == hall.url() + hall_logs.timeline_name(1, "1", 1, "en")
+            assert href == hall.url() + filing.timeline_name(1, "1", 1, "en")
             # the timeline in the log's own language (its `# lang xx` header)
             assert drv.execute_script(
                 "return [HallModel.logLang('profile sdev\\n# lang de\\n0 left'),"

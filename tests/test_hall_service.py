@@ -1,4 +1,4 @@
-"""One hall per folder, supervised (issue 29): `python -m host_sim hall` as a
+"""One hall per folder, supervised (issue 29): `python -m hall` as a
 director types it in a terminal (a session and process group of its own),
 against the real Mosquitto and recorder.  The terminal closing (SIGHUP to
 the process group), `hall stop` (SIGTERM) and a SIGKILL of the hall each
@@ -16,8 +16,8 @@ import paho.mqtt.client as mqtt
 
 from conftest import ROOT
 from hallkit import hall_cmd, needs_broker, seed_pki, until
-from host_sim import hall as H
-from host_sim import hall_attacks as A
+from hall import cli as H
+from bench import hall_attacks as A
 
 pytestmark = needs_broker
 
@@ -25,7 +25,7 @@ pytestmark = needs_broker
 def start_hall(folder, port, ws):
     """`hall` as typed in a terminal (its own session: the terminal's process
     group), once it said it runs."""
-    p = subprocess.Popen([sys.executable, "-m", "host_sim", "hall", "--dir", folder, "--tables",
+    p = subprocess.Popen([sys.executable, "-m", "hall", "--dir", folder, "--tables",
                           "4", "--event", "cup", "--port", str(port), "--ws-port", str(ws)],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
@@ -64,7 +64,7 @@ def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_pa
         assert "the broker answers on port %d" % port in st.stdout
         assert "the recorder: storing results" in st.stdout, st.stdout
         # a second hall on the same folder: one line naming the running one
-        again = subprocess.run([sys.executable, "-m", "host_sim", "hall", "--dir", folder,
+        again = subprocess.run([sys.executable, "-m", "hall", "--dir", folder,
                                 "--port", str(H.free_port()), "--ws-port", str(H.free_port())],
                                cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert again.returncode == 2 and again.stdout == "", again
@@ -72,7 +72,7 @@ def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_pa
             "hall: a hall already runs in %s (pid %d, broker pid %d" % (
                 folder, procs["hall"]["pid"], procs["broker"]["pid"])), again.stderr
         # another folder on the same ports: one line naming the process holding them
-        other = subprocess.run([sys.executable, "-m", "host_sim", "hall", "--dir",
+        other = subprocess.run([sys.executable, "-m", "hall", "--dir",
                                 str(tmp_path / "other"), "--port", str(port), "--ws-port",
                                 str(H.free_port())], cwd=ROOT, capture_output=True, text=True,
                                timeout=60)
@@ -178,7 +178,7 @@ def test_hall_pid_never_signals_a_stranger(tmp_path):
         for recycled in ({"pid": stranger.pid, "start": start + 1, "marker": "sleep"},
                          {"pid": stranger.pid, "start": start, "marker": h.conf},
                          {"pid": stranger.pid, "start": start,
-                          "marker": "host_sim.hall_recorder"}):
+                          "marker": "hall.recorder"}):
             H.write_secret(os.path.join(folder, H.PIDFILE), H.json.dumps(
                 {"folder": folder, "event": "cup", "port": h.port, "ws_port": h.ws_port,
                  "hall": recycled, "broker": recycled, "recorder": recycled}))

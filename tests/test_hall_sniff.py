@@ -2,7 +2,7 @@
 forge, alter or replay a result or impersonate a clock, and no secret
 crosses it in clear"): real clock traffic (simulated clocks = the device app
 + firmware/net.py on CPython, and net.py inside the real MicroPython) is
-relayed to the real Mosquitto through host_sim/hall_sniff.py's Relay, which
+relayed to the real Mosquitto through bench/hall_sniff.py's Relay, which
 keeps every byte; then the captured material is tried against the hall.
 Without TLS (main before issue 29) every assertion on the capture fails:
 the CONNECT carries the password and the results travel as JSON."""
@@ -14,9 +14,9 @@ import time
 import pytest
 
 from hallkit import needs_broker, new_hall, seed_pki
-from host_sim import hall as H
-from host_sim import hall_sim
-from host_sim import hall_sniff as S
+from hall import cli as H
+from hall.rehearsal import clocks as rehearsal
+from bench import hall_sniff as S
 from rig import LEFT, RIGHT
 from test_micropython import run_micropython
 
@@ -25,7 +25,7 @@ import net
 pytestmark = needs_broker
 
 NET_RIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "net_rig.py")
-QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, hall_sim.END, 0)]
+QUICK = [(1500, LEFT, 80), (2500, RIGHT, 80), (3400, LEFT, 80), (4000, rehearsal.END, 0)]
 CLOCKS = 3
 
 
@@ -58,7 +58,7 @@ def sniffed(tmp_path_factory):
     h = new_hall(tmp, tables=4)
     h.start()
     relay = S.Relay(h.port)
-    fleet = hall_sim.Fleet(h, CLOCKS, speed=4, scripts={t: QUICK for t in range(1, CLOCKS + 1)})
+    fleet = rehearsal.Fleet(h, CLOCKS, speed=4, scripts={t: QUICK for t in range(1, CLOCKS + 1)})
     through(fleet, relay.port)
     mp = H.Hall(str(tmp / "mphall"), event="mp", tables=2, port=H.free_port(),
                 ws_port=H.free_port())
@@ -165,7 +165,7 @@ def test_an_altered_frame_is_dropped_and_the_result_arrives_unaltered(tmp_path):
     h = new_hall(tmp_path, tables=2)
     h.start()
     relay = S.Relay(h.port, tamper=True, tamper_conns=2)
-    fleet = hall_sim.Fleet(h, 1, speed=4, scripts={1: QUICK})
+    fleet = rehearsal.Fleet(h, 1, speed=4, scripts={1: QUICK})
     through(fleet, relay.port)
     try:
         assert fleet.run(seconds=60), fleet.clocks[0].net.note
@@ -191,7 +191,7 @@ def test_a_broker_that_is_not_the_halls_gets_no_password(tmp_path, tls):
                ws_port=H.free_port())
     seed_pki(h.folder)
     pw = h.write()
-    fleet = hall_sim.Fleet(h, 1, speed=4, scripts={1: []})
+    fleet = rehearsal.Fleet(h, 1, speed=4, scripts={1: []})
     c = fleet.clocks[0]
     try:
         fleet.run(seconds=10, until=lambda: c.net.note != "not connected yet"

@@ -4,7 +4,7 @@ the hall, firmware/source.py, never through settings.json's object), and a
 profile is one entry in firmware/profiles.py whose stable code, not a place
 in a list, is what a saved game keeps (docs/architecture.md, "Menus and
 settings")."""
-from host_sim.hall_sim import attach
+from hall.rehearsal.clocks import attach
 from host_sim.sim import load_board
 from rig import Rig, LEFT, RIGHT, PAUSE, long_press
 from test_power_loss import FakeFlash

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from host_sim import hall as H
+from hall import cli as H
 from hallkit import seed_pki
 from test_micropython import run_micropython
 

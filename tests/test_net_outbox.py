@@ -7,7 +7,7 @@ import json
 import os
 
 from host_sim.sim import load_board
-from host_sim.hall_sim import attach
+from hall.rehearsal.clocks import attach
 import hallmsg
 import net
 import outbox

@@ -1,5 +1,5 @@
 """Who sits where (issue 21): TSH `.t` files and the plain CSV
-(host_sim/pairings.py, docs/hall.md "Pairings").
+(hall/pairings.py, docs/hall.md "Pairings").
 
 tests/data/open2026.t is a TSH-shaped division written for these tests: 41
 players (so one bye a round), 3 rounds paired with `board` and `p12`, two of
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from host_sim import pairings
+from hall import pairings
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 OPEN = os.path.join(DATA, "open2026.t")
@@ -156,7 +156,7 @@ def test_the_real_file_with_one_line_broken_keeps_the_other_19_tables(tmp_path):
 @pytest.mark.parametrize("data, words", [
     (b"", "no player lines"),
     (b"# only a comment\n\n", "no player lines"),
-    (b"Alpha, A 1500 2\n\xff\xfe\n", "div.t:2: not a text file"),
+    (b"Alpha, A 1500 2\n\xff\xfe\x00A\n", "div.t:2: not a text file"),   # UTF-16
 ])
 def test_not_a_pairings_file_is_one_line(tmp_path, data, words):
     with pytest.raises(ValueError) as e:
@@ -246,3 +246,126 @@ def test_tsh_numbers_are_kept_with_the_seats():
     for p in r.tables():
         assert names[p.left_no - 1] == p.left and names[p.right_no - 1] == p.right
     assert r.bye_numbers == [names.index(r.byes[0]) + 1] == [8]
+
+
+# -- a .t line as TSH reads it (issue 35; /work/shared/TSH.md) ------------------------
+@pytest.mark.parametrize("line, name, opp", [
+    # TSH.md: the name is any text ending in a non-space, the rating the
+    # first word after which the rest reads as a rating and opponents
+    ("Jan 2 Kowalski 1500 2", "Jan 2 Kowalski", 2),
+    ("X -10 1500 2; 300", "X -10", 2),             # TSH.md: a negative rating is a name
+    ("Kowalski, Jan 1712.5 2", "Kowalski, Jan", 2),   # a rating with `.` parts
+    ("Kowalski, Jan 1712+3 2", "Kowalski, Jan", 2),   # and `+` parts
+    ("Nowak,   Anna\t  1500 2", "Nowak,   Anna", 2),  # the name as written, to its last non-space
+    ("Smith 3rd 1500 2", "Smith 3rd", 2),
+])
+def test_the_name_and_rating_are_read_as_tsh_reads_a_t_line(tmp_path, line, name, opp):
+    """TSH.md ("A division's .t file"): the name, white space, the rating
+    (digits with optional `.`/`+` parts), the opponents.  The hall's reader
+    once took the first plain number as the rating: `Jan 2 Kowalski 1500 2`
+    was refused and `Kowalski, Jan 1712.5 2` seated player 7 (the rating
+    read as 2, the opponents shifted)."""
+    r = pairings.read(write(tmp_path, line + "\nBeta, B 1400 1\n"), 1)
+    assert r.problems == []
+    assert (r.pairs[1].left, r.pairs[1].right) == (name, "Beta, B")
+    assert r.pairs[1].right_no == opp
+
+
+def test_tsh_md_s_negative_rating_example_is_a_name_rated_1_with_no_opponents(tmp_path):
+    """TSH.md: `X -10 1; 300` parses as a player named `X -10` rated 1."""
+    with pytest.raises(ValueError) as e:
+        pairings.read(write(tmp_path, "X -10 1; 300\n"), 1)
+    assert "no opponents in it" in str(e.value)
+
+
+def test_tsh_00_is_an_opponent_not_yet_defined_never_a_bye(tmp_path):
+    """TSH.md: opponent `0` is a bye, `00` "not yet defined": a round whose
+    opponents are all `00` is not paired yet (one line), never a round of
+    byes."""
+    text = "Alpha, A 1500 2 00\nBeta, B 1400 1 00\nGamma, C 1300 0 00\n"
+    with pytest.raises(ValueError) as e:
+        pairings.read(write(tmp_path, text), 2)
+    assert "round 2 is not paired" in str(e.value) and "rounds 1-1" in str(e.value)
+    r = pairings.read(write(tmp_path, text), 1)
+    assert r.byes == ["Gamma, C"] and sorted(r.pairs) == [1]
+
+
+def test_a_withdrawn_player_is_no_bye(tmp_path):
+    """TSH.md: a withdrawn player carries an `off` extra (TSH writes
+    `; off -50`) and is paired with 0: not a bye opponent.  The hall
+    seats no bye for them (so `hall results --tsh` exports no bye line and
+    the pages show no bye card), with one warning line."""
+    text = ("Alpha, A 1500 2 2; 400 380\nBeta, B 1400 1 1; 380 400\n"
+            "Gamma, C 1300 0 0; 50; off -50\nDelta, D 1200 0 0; 50\n")
+    r = pairings.read(write(tmp_path, text), 2)
+    assert r.byes == ["Delta, D"] and r.bye_numbers == [4]
+    assert len(r.warnings) == 1 and "div.t:3: Gamma, C is withdrawn (off)" in r.warnings[0]
+    assert r.problems == []
+
+
+@pytest.mark.parametrize("text, words", [
+    # fullwidth and other Unicode digits pass str.isdigit() and int() reads
+    # them: never a table, a player number or a rating here
+    ("Alpha, A 1500 \uff12\nBeta, B 1400 1\n", "player numbers"),
+    # (TSH reads a fullwidth rating as part of the name, and 2 as the rating)
+    ("Alpha, A \uff11\uff15\uff10\uff10 2\nBeta, B 1400 1\n", "no opponent for round 1"),
+    ("Alpha, A 1500 2; ; board \uff17\nBeta, B 1400 1\n", "whole numbers"),
+    ("Alpha, A 1500 2; ; board \u0667\nBeta, B 1400 1\n", "whole numbers"),
+])
+def test_unicode_digits_are_never_numbers_of_a_t_file(tmp_path, text, words):
+    r = pairings.read(write(tmp_path, text), 1)
+    assert r.problems and r.problems[0].startswith("div.t:1: ") and words in r.problems[0], \
+        r.problems
+
+
+@pytest.mark.parametrize("cell", ["\uff11", "\u0661", "\u00b2", "1\u0660"])
+def test_unicode_digits_are_never_a_csv_table(tmp_path, cell):
+    r = pairings.read(write(tmp_path, "%s,Ann,Bob\n2,Cid,Dee\n" % cell, "r.csv"), 1)
+    assert sorted(r.pairs) == [2] and "must be a number" in r.problems[0]
+
+
+def test_a_latin1_t_file_is_read_as_tsh_reads_it_with_one_line(tmp_path):
+    """TSH.md: TSH reads `.t` files as ISO-8859-1 unless its configuration
+    sets tfile_encoding (its German realm does not): such a file is read
+    so, with one warning line; UTF-8 stays the first choice."""
+    text = "Wei\u00df, Stefan 1644 2\nM\u00fcller, Grzegorz 1498 1\n"
+    r = pairings.read(write(tmp_path, text.encode("latin-1")), 1)
+    assert (r.pairs[1].left, r.pairs[1].right) == ("Wei\u00df, Stefan", "M\u00fcller, Grzegorz")
+    assert len(r.warnings) == 1 and "ISO-8859-1" in r.warnings[0]
+    r = pairings.read(write(tmp_path, text), 1)
+    assert r.pairs[1].left == "Wei\u00df, Stefan" and r.warnings == []
+
+
+def tsh_written(name, rating, opps, scores, extras):
+    """A player line as TSH writes it (TSH.md): the name left-aligned in 22
+    columns, the rating right-aligned in 5, the pairings, `; `, the scores,
+    then the extras sorted by key."""
+    line = "%-22s%5s %s; %s" % (name, rating, " ".join(str(o) for o in opps),
+                                " ".join(str(s) for s in scores))
+    for k in sorted(extras):
+        line += "; %s %s" % (k, " ".join(str(v) for v in extras[k]))
+    return line
+
+
+def test_lines_in_tsh_s_own_layout_read_back_as_written(tmp_path):
+    """Issue 35 ("ratings and names as TSH parses a .t line"): names with
+    digits and commas, one longer than the 22 columns, ratings 0, 950, 2001
+    and 1712.5, a negative score, boards, p12 and a withdrawn player, in the
+    layout TSH writes: every name, table and seat read back as written."""
+    players = [("Jan 2 Kowalski", 2001, [2, 4], [412, -20], {"board": [3, 1], "p12": [1, 2]}),
+               ("Kowalski-Nowak, Anna Maria", 0, [1, 3], [380, 401], {"board": [3, 2],
+                                                                       "p12": [2, 1]}),
+               ("Weiß, Stefan", "1712.5", [4, 2], [350, 300], {"board": [5, 2], "p12": [1, 2]}),
+               ("O'Brien, Seán 3rd", 950, [3, 1], [299, 388], {"board": [5, 1], "p12": [2, 1]}),
+               ("Zieliński, Ewa", 1655, [0, 0], [50, -50], {"off": [-50]})]
+    text = "\n".join(tsh_written(*p) for p in players) + "\n"
+    path = write(tmp_path, text)
+    r1, r2 = pairings.read(path, 1), pairings.read(path, 2)
+    assert r1.problems == r2.problems == []
+    assert [(p.table, p.left, p.right) for p in r1.tables()] == [
+        (3, "Jan 2 Kowalski", "Kowalski-Nowak, Anna Maria"),
+        (5, "Weiß, Stefan", "O'Brien, Seán 3rd")]
+    assert [(p.table, p.left, p.right) for p in r2.tables()] == [
+        (1, "O'Brien, Seán 3rd", "Jan 2 Kowalski"),
+        (2, "Kowalski-Nowak, Anna Maria", "Weiß, Stefan")]
+    assert r1.byes == r2.byes == [] and len(r1.warnings) == 1   # withdrawn: no bye

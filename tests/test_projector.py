@@ -1,4 +1,4 @@
-"""The projector view (issue 21; host_sim/hall_page/projector.*, docs/hall.md
+"""The projector view (issue 21; hall/page/projector.*, docs/hall.md
 "The projector") in headless Chromium at 1920x1080: 40 tables readable at
 once, 100 turning page by themselves, a stable order, the alerts, the round
 progress line; screenshots at 20, 40 and 100 tables.
@@ -13,10 +13,11 @@ import shutil
 
 import pytest
 
-from host_sim import hall as H
+from hall import cli as H
+from bench import browser as chromium_tools   # (the fixture below is "browser")
 
 pytestmark = pytest.mark.skipif(
-    None in H.browser_tools() or not os.path.isfile(H.MQTT_JS),
+    None in chromium_tools.browser_tools() or not os.path.isfile(H.MQTT_JS),
     reason="chromium / chromium-driver or the page's mqtt.js missing (make deps hall-page)")
 
 W, HGT = 1920, 1080
@@ -43,11 +44,11 @@ def browser(tmp_path_factory):
     d = tmp_path_factory.mktemp("projector")
     www = d / "www"
     www.mkdir()
-    for n in ("projector.html", "projector.js", "projector.css", "model.js"):
+    for n in ("projector.html", "projector.js", "projector.css", "model.js", "isolate.js"):
         shutil.copy(os.path.join(H.PAGE_DIR, n), str(www / n))
     shutil.copy(H.MQTT_JS, str(www / "mqtt.min.js"))
     (www / "config.js").write_text("var HALL = %s;\n" % json.dumps({"event": EV}))
-    drv = H.headless_chromium(str(d / "profile"))
+    drv = chromium_tools.headless_chromium(str(d / "profile"))
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                         {"width": W, "height": HGT, "deviceScaleFactor": 1, "mobile": False})
     drv.page_url = "file://%s/projector.html" % www
@@ -56,7 +57,7 @@ def browser(tmp_path_factory):
 
 
 def seat(t, rnd=3, left=None, right=None, games=None):
-    """A table's round message (host_sim/tournament.py messages())."""
+    """A table's round message (hall/tournament.py messages())."""
     return ["scrabble/%s/round/%d" % (EV, t), json.dumps({
         "round": rnd, "left": left or "Player %d-left, Annemarie" % t,
         "right": right or "Player %d-right, Wojciech" % t,

@@ -1,7 +1,7 @@
 """Rounds, seating and the results CSV of a round (issue 21;
-host_sim/tournament.py, docs/hall.md "A round").  The files are written as
+hall/tournament.py, docs/hall.md "A round").  The files are written as
 the hall writes them: results.jsonl by the recorder's Journal
-(host_sim/hall_recorder.py), games.jsonl and rounds.jsonl by
+(hall/recorder.py), games.jsonl and rounds.jsonl by
 tournament.py."""
 import io
 import json
@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from host_sim import pairings
-from host_sim import tournament as T
-from host_sim import hall_recorder as REC
-from host_sim.hall_recorder import Journal
+from hall import pairings
+from hall import tournament as T
+from hall import recorder as REC
+from hall.recorder import Journal
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -236,7 +236,7 @@ def test_a_result_is_never_dated_before_its_start_line(monkeypatch):
     time.time(); a result stored right after its start line (a clock's
     first message is its result) got the second before it and round 0.
     Both stamps read one clock."""
-    from host_sim import hall_recorder as REC
+    from hall import recorder as REC
     monkeypatch.setattr(time, "time", lambda: 1764000000.9995)
     assert T.utc_now_ms() == "2025-11-24T16:00:00.999Z"
     assert REC.utc_now() == T.utc_now() == "2025-11-24T16:00:00Z"
@@ -270,3 +270,17 @@ def test_round_messages_stay_small_at_500_tables(tmp_path):
     assert len(msgs[T.ROUND_TOPIC % "cup"]) < 4096
     one = json.loads(msgs[T.TABLE_TOPIC % ("cup", 500)])
     assert one["left"] == "\u017b" * 64 and len(one["games"]) == 3
+
+
+def test_a_csv_cell_beginning_like_a_formula_is_text_and_numbers_stay_numbers():
+    """Issue 35, OWASP's CSV injection guidance: every text cell beginning
+    with one of T.FORMULA_START (=, +, -, @, tab, CR) gets a leading `'`;
+    numbers (ints), the clock's signed mm:ss and plain digits are values and
+    stay as they are."""
+    assert set(T.FORMULA_START) == {"=", "+", "-", "@", "\t", "\r"}
+    for c in T.FORMULA_START:
+        assert T.csv_cell(c + "SUM(A1)") == "'" + c + "SUM(A1)"
+        assert T.csv_cell(c) == "'" + c
+    for v in (-50, 0, 412, "-05:01", "01:00", "12", "", "Kowalski, Jan", " =x"):
+        assert T.csv_cell(v) == v
+    assert T.csv_cell("-1-1") == "'-1-1" and T.csv_cell("-05:01+1") == "'-05:01+1"

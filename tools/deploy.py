@@ -658,7 +658,7 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                         _wait(port, False, poll_s, None)
                         continue
                     cfg = os.path.join(ROOT, "build", "net-%d.json" % table)
-                    from host_sim.hall import write_secret   # its password: 0600
+                    from hall.cli import write_secret   # its password: 0600
                     write_secret(cfg, json.dumps(
                         hall.clock_config(table, host, ssid, wifi_password)) + "\n")
                     out_dir = os.path.join(ROOT, "build", "deploy-" + board)
@@ -678,7 +678,7 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                 ids[uid] = table
                 # issue 29: this board's id is clock account <table>'s: the
                 # recorder refuses it under any other account
-                from host_sim.hall_recorder import add_owner
+                from hall.recorder import add_owner
                 add_owner(hall.folder, uid, table)
                 done.append((table, uid, len(names), "verified"))
                 say("table %d: clock %s: %d files written and read back: unplug it"
@@ -802,7 +802,7 @@ def main(argv=None):
 
 
 def _tables(args):
-    from host_sim import hall as hallmod
+    from hall import cli as hallmod
     tables = parse_tables(args.tables)
     hall_dir = args.hall_dir or hallmod.DEFAULT_DIR
     try:

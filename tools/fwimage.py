@@ -591,7 +591,7 @@ def tables(board, table_list, broker, ssid="", wifi_password="", event="open", h
            port_board_override=None, out_dir=None, src=None, say_=say):
     """build/firmware/tables-<board>/table-NN.uf2 per table: the image plus
     that table's net.json in the filesystem (files 0600, folder 0700)."""
-    from host_sim import hall as hallmod
+    from hall import cli as hallmod
     if not getattr(_load(board), "WIFI", False):
         raise FirmwareError("board %s has no Wi-Fi: the hall's per-table images are for a "
                             "board with WIFI = True (pico_w)" % board, 2)

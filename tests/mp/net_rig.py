@@ -51,7 +51,7 @@ def make(root, port, password, table=1, step_ms=5, stack=None):
         f.close()
     except OSError:
         pass
-    a = rig.app   # (as App does on a board with Wi-Fi; host_sim.hall_sim.attach)
+    a = rig.app   # (as App does on a board with Wi-Fi; hall.rehearsal.clocks.attach)
     kw = {} if stack is None else {"stack": stack}   # (else the board's default)
     a.net = net.Net(cfg, a.hall_source(), a.store.fs, a.root, a.ticks_ms, a.diff,
                     a.add, "mp%03d" % table, **kw)

@@ -61,7 +61,9 @@ function renderRow(x, f, show, n) {
   var off = x.status === "offline", e = now() - x.at, s = x.state;
   // both players of the round's seating (issue 21: hall pairings), left - right
   var names = M.names(ROUND, x.table);
-  set(x.cells.players, names ? names[0] + " \u2013 " + names[1] : "");
+  // (issue 35: each name isolated, HallIsolate: an override in one never
+  // reverses the other)
+  HallIsolate.names(x.cells.players, names ? [names[0], names[1]] : [], " \u2013 ");
   x.cur = M.current(ROUND, x.table, x.account, s);
   if (!x.cur) {
     // issue 27: a game of an earlier round (the clock still shows its end):
@@ -140,7 +142,7 @@ function render() {
       n.playing + " playing, " + n.finished + " finished, " + n.offline + " offline" +
       (n.waiting ? ", " + n.waiting + " waiting for round " + ROUND.round : ""));
   set(document.getElementById("progress"), ROUND.round === null ? "" : M.progress(ROUND, list).text);
-  set(document.getElementById("byes"), ROUND.byes.length ? "bye: " + ROUND.byes.join(", ") : "");
+  HallIsolate.labelled(document.getElementById("byes"), "bye: ", ROUND.byes, ", ");
 }
 
 function set(el, text) { if (el.textContent !== text) el.textContent = text; }
@@ -194,7 +196,7 @@ function showLog(key) {
   document.getElementById("logtext").textContent = g !== undefined ? x.logs[g] :
       "No log yet: the clock publishes its game log when the game ends.";
   // issue 27: the log as a file, and its timeline (the recorder writes one
-  // per language next to the page, host_sim/hall_logs.py)
+  // per language next to the page, hall/filing.py)
   var file = document.getElementById("logfile"), tl = document.getElementById("timeline");
   file.hidden = tl.hidden = g === undefined;
   if (g !== undefined) {
@@ -263,7 +265,7 @@ function showAlarm(a) {
 
 function start() {
   document.getElementById("event").textContent = EV;
-  // the results desk (host_sim/desk.py): served by `hall` on the hall
+  // the results desk (hall/desk.py): served by `hall` on the hall
   // computer's loopback only (config.js's deskPort)
   document.getElementById("desk").href = "http://127.0.0.1:" + HALL.deskPort + "/";
   var url = HallModel.brokerUrl(location, HALL);

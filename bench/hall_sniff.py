@@ -28,8 +28,8 @@ import ssl
 import threading
 import time
 
-from host_sim import hall_recorder as REC
-from host_sim import hall_tls as TLS
+from hall import recorder as REC
+from hall import tls as TLS
 
 TLS_TYPES = (20, 21, 22, 23)      # change_cipher_spec, alert, handshake, application_data
 
@@ -203,8 +203,8 @@ def mqtt_in_clear(data):
 
 class FakeBroker(Listener):
     """A TLS server posing as the hall's broker: the name the clocks check
-    (hall_tls.TLS_NAME) in a certificate of another CA (made in `folder`
-    by hall_tls.ensure, as an attacker would with openssl), or in clear
+    (tls.TLS_NAME) in a certificate of another CA (made in `folder`
+    by tls.ensure, as an attacker would with openssl), or in clear
     (tls=False).  `got` keeps what each client sent after a handshake (or,
     in clear, everything)."""
 
@@ -272,7 +272,7 @@ def connack(hall, user, password, tls=True):
 
 def secrets_of(hall):
     """Every password of the hall (clocks', recorder's, viewer's)."""
-    from host_sim import hall as H
+    from hall import cli as H
     out = list(hall.passwords().values())
     out += list(H.service_passwords(hall.folder).values())
     return out
@@ -285,15 +285,15 @@ def results_of(hall):
     return [(r["topic"], r["result"]) for r in REC.read_records(hall.folder, lambda m: None)]
 
 
-QUICK = [(1500, 0, 80), (2500, 1, 80), (3400, 0, 80), (4000, -1, 0)]   # (hall_sim.END = -1)
+QUICK = [(1500, 0, 80), (2500, 1, 80), (3400, 0, 80), (4000, -1, 0)]   # (rehearsal.END = -1)
 
 
 def _fleet(hall, n, port, tls=True):
     """n simulated clocks playing a short game each, reaching the broker at
     `port`; tls False: their net.json without the CA (in clear, as before
     issue 29)."""
-    from host_sim import hall_sim
-    fleet = hall_sim.Fleet(hall, n, speed=4, scripts={t: QUICK for t in range(1, n + 1)})
+    from hall.rehearsal import clocks as rehearsal
+    fleet = rehearsal.Fleet(hall, n, speed=4, scripts={t: QUICK for t in range(1, n + 1)})
     for c in fleet.clocks:
         c.cfg["port"] = port
         if not tls:
@@ -324,7 +324,7 @@ def _alter(hall):
 
 def run_all(hall, tls=True, workdir=None):
     """The sniffing attacks against a running hall (make bench: counted with
-    host_sim/hall_attacks.py's); tls False: its clocks speak in clear (the
+    bench/hall_attacks.py's); tls False: its clocks speak in clear (the
     hall's listeners must then be in clear too: the baseline before issue
     29).  [(name, repelled, detail)]"""
     import tempfile

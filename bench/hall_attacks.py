@@ -14,8 +14,8 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from host_sim import hall as H
-from host_sim import hall_recorder as REC
+from hall import cli as H
+from hall import recorder as REC
 
 ATTACKER = 3
 VICTIM = 4
@@ -259,7 +259,7 @@ class Attacks:
         self.record("stolen_clock_takes_over_the_victims_session", kept)
 
     def attack_page_server_path_traversal(self):
-        """The pages' HTTPS server (hall_tls.PageServer, www/ inside the hall
+        """The pages' HTTPS server (tls.PageServer, www/ inside the hall
         folder) and the broker's WebSocket port asked for the folder's secrets
         by every path trick: no password, hash or private key comes back."""
         import http.client
@@ -319,8 +319,8 @@ def _result_body(hall, table, clock_id):
 def run_all(hall, n_clocks=6, speed=1):
     """Start n simulated clocks (idle, connected), run every attack, stop
     them.  Returns [(name, repelled, detail)]."""
-    from host_sim import hall_sim
-    fleet = hall_sim.Fleet(hall, n_clocks, speed=speed,
+    from hall.rehearsal import clocks as rehearsal
+    fleet = rehearsal.Fleet(hall, n_clocks, speed=speed,
                            scripts={t: [] for t in range(1, n_clocks + 1)})
     lock = fleet.background(0.005)
     try:

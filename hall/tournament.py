@@ -2,7 +2,7 @@
 sat where, and the results as a pairing program takes them.
 
 Three files in the hall folder, next to the recorder's results.jsonl
-(host_sim/hall_recorder.py), each appended or replaced so that a power cut
+(hall/recorder.py), each appended or replaced so that a power cut
 leaves the old or the new content:
 
     rounds.jsonl     {"round": 3, "set": "2026-11-24T14:00:05Z"} a line per
@@ -16,7 +16,7 @@ leaves the old or the new content:
     pairings-3.json  round 3's seating, {"round": 3, "source": "div.t",
                      "tables": {"12": ["left name", "right name"]},
                      "byes": [...]}, from `hall pairings --round 3 FILE`
-                     (host_sim/pairings.py reads the file)
+                     (hall/pairings.py reads the file)
 
 A game belongs to the round of its games.jsonl line: the round current when
 its first press was seen.  That line is written once and never rewritten, so
@@ -27,14 +27,17 @@ game) never moves a game to another round.  A result is matched to the last
 start line of the same clock and game number seen before it.
 """
 import csv
+import fcntl
 import json
 import os
+import re
 import sys
 import time
 
-from host_sim import durable
-from host_sim.hall_files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
-                                 read_records, read_accepted, counted)
+from hall import durable
+from host_sim import replay
+from hall.files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
+                        read_records, read_accepted, counted)
 
 ROUNDS = "rounds.jsonl"
 GAMES = "games.jsonl"
@@ -53,6 +56,9 @@ def _append(path, obj):
             + "\n").encode()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
+        # one writer at a time (the desk's threads, `hall scores`, the
+        # recorder): the torn check and the line together
+        fcntl.flock(fd, fcntl.LOCK_EX)
         if durable.torn(path, fd):
             line = b"\n" + line
         durable.write_all(fd, line)
@@ -137,7 +143,7 @@ def load_seating(folder, n, warn=_warn):
         tables, numbers = {}, {}
         nums = data.get("numbers") or {}
         for t, names in data["tables"].items():
-            if not t.isdigit() or not isinstance(names, list) or len(names) != 2 \
+            if number(t, 1, 999) is None or not isinstance(names, list) or len(names) != 2 \
                     or not all(isinstance(x, str) for x in names):
                 raise ValueError("table %r" % t)
             tables[int(t)] = (names[0], names[1])
@@ -335,9 +341,50 @@ def set_scores(folder, rnd, table, left, right):
         if type(v) is not int or not -MAX_SCORE <= v <= MAX_SCORE:
             raise TournamentError("a score is a whole number -%d..%d, got %r"
                                   % (MAX_SCORE, MAX_SCORE, v))
+    # issue 35: a score sheet belongs to a seated table of a seated round
+    seat = load_seating(folder, rnd, lambda m: None)
+    if not seat.tables:
+        raise TournamentError("round %d has no seating: load its pairings first (hall "
+                              "pairings --round %d FILE); no score stored" % (rnd, rnd))
+    if table not in seat.tables:
+        raise TournamentError("round %d has no table %d in its seating (tables %s); no "
+                              "score stored" % (rnd, table, _spans(sorted(seat.tables))))
     os.makedirs(folder, exist_ok=True)
     _append(os.path.join(folder, SCORES), {"round": rnd, "table": table, "left": left,
                                            "right": right, "set": utc_now()})
+
+
+def _spans(nums):
+    """[1, 2, 3, 7, 9, 10] -> '1-3, 7, 9-10'."""
+    out = []
+    for n in nums:
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return ", ".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in out)
+
+
+def number(text, lo, hi):
+    """A whole number lo..hi typed as ASCII digits (an optional leading -),
+    else None: str.isdigit() and int() also take fullwidth `４１２` and other
+    Unicode digits (issue 35), which no score sheet means."""
+    if not isinstance(text, str):
+        return None
+    body = text[1:] if text[:1] == "-" else text
+    if not replay._digits(body) or len(body) > 9:
+        return None
+    v = int(text)
+    return v if lo <= v <= hi else None
+
+
+def whole(text):
+    """argparse's type for --round, --table, --game, --bye-score: ASCII
+    digits only (number())."""
+    v = number(text, -10 ** 9, 10 ** 9)
+    if v is None:
+        raise ValueError(text)
+    return v
 
 
 def scores(folder, rnd, warn=_warn):
@@ -465,10 +512,22 @@ def rows_from(records, starts=(), seats_of=lambda n: Seating(), round_no=None,
     return [r for _k, r in out]
 
 
-def missing(folder, rnd, found, warn=_warn):
+def plain(name):
+    return name
+
+
+def isolated(name):
+    """A name between FSI and PDI (U+2068, U+2069: Unicode's bidi
+    isolates): a right-to-left name, or an override in one, never reorders
+    the text around it; the desk draws each such span as a <bdi>."""
+    return "\u2068" + name + "\u2069"
+
+
+def missing(folder, rnd, found, warn=_warn, iso=plain):
     """One line per table of round rnd's seating without a result, with
     more than one, or with a result but no scores typed; and per result at
-    a table outside the seating (issue 27: never silently missing)."""
+    a table outside the seating (issue 27: never silently missing).  Each
+    name in a line is iso(name) (isolated() for the desk)."""
     seat = load_seating(folder, rnd, warn)
     games_at = {}
     for r in found:
@@ -476,14 +535,14 @@ def missing(folder, rnd, found, warn=_warn):
             games_at.setdefault(r["table"], []).append(r)
     out = []
     for t in sorted(seat.tables):
-        names = "%s \u2013 %s" % seat.tables[t]
+        names = "%s \u2013 %s" % tuple(iso(n) for n in seat.tables[t])
         got = games_at.get(t, [])
         if not got:
             out.append("round %d, table %d (%s): no result from its clock yet" % (rnd, t, names))
         elif len(got) > 1:
             out.append("round %d, table %d (%s): %d results (clocks %s): keep one with a "
-                       "referee's correction" % (rnd, t, names, len(got),
-                                                 ", ".join(r["clock"] for r in got)))
+                       "referee's correction (none goes to TSH until then)"
+                       % (rnd, t, names, len(got), ", ".join(r["clock"] for r in got)))
         elif got[0]["left_score"] == "":
             out.append("round %d, table %d (%s): no scores typed yet (hall scores --round %d "
                        "--table %d LEFT RIGHT)" % (rnd, t, names, rnd, t))
@@ -494,60 +553,126 @@ def missing(folder, rnd, found, warn=_warn):
     return out
 
 
+# OWASP's CSV injection guidance: a cell beginning with one of these is
+# read as a formula by Excel and LibreOffice (a name `=HYPERLINK(...)`, the
+# clock's free-text profile field): such a text cell gets a leading `'` (the
+# spreadsheets' "this is text" mark) and is quoted.  A value the hall writes
+# as a number stays one: a score of -50 (an int), the clock's -05:01.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER_TEXT = re.compile(r"-?[0-9]+(?::[0-9]{2})*\Z")
+
+
+def csv_cell(v):
+    """A CSV cell as text a spreadsheet shows and never runs (above)."""
+    if isinstance(v, str) and v.startswith(FORMULA_START) and not _NUMBER_TEXT.match(v):
+        return "'" + v
+    return v
+
+
 def write_csv(found, out, excel=False):
     """The rows as CSV; excel: UTF-8 with a byte-order mark and `;` between
     cells (what Excel opens with its umlauts and ogoneks right, in the
-    locales whose decimal comma makes `;` its list separator)."""
+    locales whose decimal comma makes `;` its list separator).  Every text
+    cell quoted and neutralized (csv_cell), numbers bare."""
     if excel:
         out.write("\ufeff")
-    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\r\n" if excel else "\n",
-                       delimiter=";" if excel else ",")
-    w.writeheader()
+    end, sep = ("\r\n", ";") if excel else ("\n", ",")
+    out.write(sep.join(CSV_FIELDS) + end)
+    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator=end, delimiter=sep,
+                       quoting=csv.QUOTE_NONNUMERIC)
     for r in found:
-        w.writerow(r)
+        w.writerow({k: csv_cell(v) for k, v in r.items()})
 
 
 BYE_SCORE = 50   # TSH's bye entry: "usually 50" (its documentation; TSO § 6.1.1 a)
 
+# A division's name as TSH takes it in `a ROUND DIVISION` (one word of its
+# command line, ASCII: the same bytes in TSH's ISO-8859-1 and UTF-8).
+_DIVISION = re.compile(r"[A-Za-z0-9_]{1,32}\Z")
 
-def tsh_lines(found, rnd, division, bye_score=BYE_SCORE):
+
+def division(folder, rnd, given=None):
+    """The division of round rnd's TSH entry: `given` (--division) if it is
+    a plain word, else the .t file's name if that is one (`a.t`: a); a
+    TournamentError of one line otherwise (`open a.t` is no division)."""
+    if given is not None:
+        if not _DIVISION.match(given):
+            raise TournamentError("--division %r: TSH takes a division's name as one word "
+                                  "(ASCII letters, digits, _; at most 32)" % given[:40])
+        return given
+    src = load_seating(folder, rnd, lambda m: None).source
+    if not src.lower().endswith(".t"):
+        raise TournamentError("round %d's seating is not from a TSH .t file: give --division "
+                              "NAME (the division's name in TSH's config.tsh)" % rnd)
+    if not _DIVISION.match(src[:-2]):
+        raise TournamentError("round %d's seating is from %r, whose name is not one word TSH "
+                              "takes as a division: give --division NAME (the division's name "
+                              "in TSH's config.tsh)" % (rnd, src[:60]))
+    return src[:-2]
+
+
+def tsh_lines(found, rnd, division, bye_score=BYE_SCORE, iso=plain):
     """(lines, problems): round rnd in TSH's score-entry form, for pasting at
     its `tsh>` prompt: `a ROUND DIVISION` (the entry mode), then one game a
     line, `player1 score1 player2 score2` (the TSH numbers and the adjusted
     scores, the player who went first, sitting left, first), one line per
     bye (`player score`), and an empty line (back to the prompt).  A game
-    without scores, without TSH numbers, or lost by a forfeit (TSO § 5.2 c,
-    scored by § 6.1.1, which the director decides) is no line but a problem."""
+    without scores or at a table with more than one result is no line (and
+    missing() says so); one without TSH numbers or lost by a forfeit (TSO §
+    5.2 c, scored by § 6.1.1, which the director decides) is no line but a
+    problem.  No line to enter at all (lines [], one problem) when no game
+    of the round has its scores typed."""
     lines = ["a %d %s" % (rnd, division)]
     problems = []
-    for r in found:
-        if r["round"] != rnd:
-            continue
+    mine = [r for r in found if r["round"] == rnd]
+    at = {}
+    for r in mine:
+        if not r["bye"]:
+            at.setdefault(r["table"], []).append(r)
+    for r in mine:
         if r["bye"]:
             if r["left_tsh"] == "":
                 problems.append("round %d: the bye of %s has no TSH number: enter it by hand"
-                                % (rnd, r["left_player"]))
+                                % (rnd, iso(r["left_player"])))
             else:
                 lines.append("%d %d" % (r["left_tsh"], bye_score))
             continue
         where = "round %d, table %d" % (rnd, r["table"])
+        if len(at[r["table"]]) > 1 or r["left_score"] == "":
+            continue        # (missing() names it)
         if r["left_tsh"] == "" or r["right_tsh"] == "":
             problems.append("%s: no TSH player numbers (not seated from a .t file): not "
                             "exported" % where)
-        elif r["left_score"] == "":
-            problems.append("%s: no scores typed yet: not exported" % where)
         elif r["forfeit"]:
             problems.append("%s: %s lost by overtime (TSO § 5.2 c): score it by § 6.1.1 and "
-                            "enter it by hand" % (where, r[r["forfeit"] + "_player"]
-                                                  or r["forfeit"]))
+                            "enter it by hand" % (where, iso(r[r["forfeit"] + "_player"])
+                                                  if r[r["forfeit"] + "_player"] else r["forfeit"]))
         else:
             lines.append("%d %d %d %d" % (r["left_tsh"], r["left_adjusted"], r["right_tsh"],
                                           r["right_adjusted"]))
+    if not any(r["left_score"] != "" for rs in at.values() for r in rs):
+        return [], ["round %d: no scores typed for any of its games yet (%d with a result): "
+                    "nothing to enter in TSH" % (rnd, len(at))]
     lines.append("")
     return lines, problems
 
 
-# -- what the recorder does with the clocks' states (host_sim/hall_recorder.py) --------
+def tsh_export(folder, rnd, division_name=None, bye_score=BYE_SCORE, warn=_warn, iso=plain):
+    """What `hall results --round N --tsh` and the results desk's TSH view
+    give: (lines, messages): the entry block (tsh_lines; [] if nothing to
+    enter) and every line the director must read: each table without a
+    result or scores, each result outside the seating (missing()), each
+    game not exported and why; the one line of a round without scores.
+    Raises TournamentError (one line) for a division TSH would not take."""
+    div = division(folder, rnd, division_name)
+    found = rows(folder, rnd, warn)
+    lines, problems = tsh_lines(found, rnd, div, bye_score, iso)
+    if not lines:
+        return lines, problems
+    return lines, missing(folder, rnd, found, lambda m: None, iso) + problems
+
+
+# -- what the recorder does with the clocks' states (hall/recorder.py) --------
 def parse_state(event, topic, payload):
     """(account, table, body) of a clock's state or heartbeat message whose
     body agrees with its topic, else None (the recorder only needs to know
@@ -674,7 +799,7 @@ def payload(folder, event="open"):
     return messages(folder, event)[ROUND_TOPIC % event]
 
 
-# -- the commands (host_sim/hall.py calls these) ----------------------------------------
+# -- the commands (hall/cli.py calls these) ----------------------------------------
 def cmd_round(folder, n, out=sys.stdout):
     """`hall round N`: from now on new games are round N."""
     set_round(folder, n)
@@ -690,7 +815,7 @@ def cmd_pairings(folder, n, path, out=sys.stdout, err=sys.stderr):
     or a table,player1,player2 CSV.  Each malformed line is one line on err;
     the good lines' tables are stored all the same (status 1 then: fix the
     file and load it again, it replaces the round's seating)."""
-    from host_sim import pairings
+    from hall import pairings
     try:
         rnd = pairings.read(path, n)
     except OSError as e:

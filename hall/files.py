@@ -1,11 +1,11 @@
 """The hall folder's records as data: the bottom layer that the recorder
-(host_sim/hall_recorder.py), the tournament (host_sim/tournament.py) and the
-hall (host_sim/hall.py) all import, and that imports none of them.
+(hall/recorder.py), the tournament (hall/tournament.py) and the
+hall (hall/cli.py) all import, and that imports none of them.
 
 Here: the numbers a topic may carry, the result body's check, the readers
 of results.jsonl (which record counts, with the director's corrections.jsonl)
 and of any JSON-lines file, and service.json's passwords.  The recorder
-writes results.jsonl and corrections.jsonl (its format: hall_recorder.py);
+writes results.jsonl and corrections.jsonl (its format: hall/recorder.py);
 the tournament reads them for its CSV; nothing here writes a file.
 """
 import hashlib

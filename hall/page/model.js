@@ -19,7 +19,7 @@ var HallModel = (function () {
   var INT_MAX = 2147483647;       // the clocks' ints are 31-bit
   var MAX_STATE = 4096;           // bytes of a state message (the clock's: ~400)
   var MAX_LOG = 20480;            // the broker's message_size_limit
-  var MAX_NAME = 64;              // a player's name (host_sim/pairings.py MAX_NAME)
+  var MAX_NAME = 64;              // a player's name (hall/pairings.py MAX_NAME)
   var MAX_SEAT = 4096;            // bytes of a table's round message
 
   function num(s, lo, hi) {
@@ -112,7 +112,7 @@ var HallModel = (function () {
   }
 
   // The round and its seating, retained by the recorder (issue 27: one
-  // message per table, host_sim/tournament.py messages()):
+  // message per table, hall/tournament.py messages()):
   //   scrabble/<event>/round      {round, tables: [1, 2, ...], byes: [names]}
   //   scrabble/<event>/round/<t>  {round, left, right, games: [[account, clock, game]]}
   function isName(v) { return typeof v === "string" && v.length <= MAX_NAME; }
@@ -189,7 +189,7 @@ var HallModel = (function () {
     return s && R.tables[t] ? [s.left, s.right] : null;
   }
 
-  // Has the game of this state begun (host_sim/tournament.py started())?
+  // Has the game of this state begun (hall/tournament.py started())?
   function begun(s) {
     return ((s.running === "left" || s.running === "right") && s.late === null) ||
         s.paused === true || s.over === true;
@@ -240,7 +240,7 @@ var HallModel = (function () {
   }
 
   // Whose clock is it (issue 29): the recorder publishes each clock's account,
-  // retained, on scrabble/<event>/owner/<clock> (host_sim/hall_recorder.py
+  // retained, on scrabble/<event>/owner/<clock> (hall/recorder.py
   // publish_owners, from owners.jsonl: the deploy's line, else the first
   // account seen with that clock).  A view refuses a clock's state or result
   // under another account, as the recorder refuses to store it; a clock the

@@ -23,7 +23,7 @@ English when there is none, as the clock writes it).
 import os
 import re
 
-from host_sim import durable
+from hall import durable
 from host_sim import logs as logsmod
 from host_sim import replay
 from host_sim import timeline as timelinemod

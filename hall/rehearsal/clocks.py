@@ -325,7 +325,7 @@ class Fleet:
         hall folder's current round changes), every clock plays a fresh game
         of it, and when every game of a round is over that is said in one
         line.  close() stops it."""
-        from host_sim import tournament
+        from hall import tournament
 
         def current():
             return tournament.current_round(self.hall.folder, lambda m: None)

@@ -14,13 +14,26 @@ someone at the hall computer types scores.  The director's page links it.
     POST /scores                {"round", "table", "left", "right"}: stored
                                 (tournament.set_scores); needs the page's
                                 token in X-Desk-Token
-    GET  /export?round=N&as=tsh|csv|excel   the file a director enters into
-                                TSH or opens in a spreadsheet
+    GET  /export?round=N&as=tsh|csv|excel[&division=D]   the file a
+                                director enters into TSH or opens in a
+                                spreadsheet
 
 Every answer checks the Host header (127.0.0.1 or localhost with this
 port: a web page elsewhere cannot reach the desk through a DNS name bound
 to 127.0.0.1), and a POST the token that only the desk's own page knows
-(no other page can read it: no CORS headers).
+(no other page can read it: no CORS headers).  No page may frame it
+(`Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options:
+DENY`: a site cannot overlay it to make the director click).
+
+A score for a table the round does not seat, or for a round without a
+seating, is refused with its reason (tournament.set_scores).  The round's
+TSH view is tournament.tsh_export's, as `hall results --tsh`: the same
+lines and the same warnings and refusals.
+
+A room of desk users typing at once all get answers: every request has a
+thread of its own, the listen backlog holds a room's burst
+(REQUEST_QUEUE; the standard library's 5 reset the sixth connection of a
+burst), and tournament's appends lock the file they append to.
 """
 import html
 import io
@@ -31,35 +44,56 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
-from host_sim import tournament
+from hall import tournament
 
 PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "desk.html")
 MAX_BODY = 1024
+REQUEST_QUEUE = 128     # the listen backlog (the kernel caps it at somaxconn)
+IDLE_S = 30             # a connection that sends nothing this long is closed
 
 
-def round_view(folder, rnd):
+def tsh_view(folder, rnd, division=None, bye_score=tournament.BYE_SCORE):
+    """Round rnd's TSH entry as `hall results --round N --tsh` gives it:
+    {"lines": the block ([] if nothing to enter), "messages": its warnings
+    and refusals, "error": the one line of a division TSH would not take}."""
+    try:
+        lines, said = tournament.tsh_export(folder, rnd, division, bye_score, lambda m: None,
+                                            tournament.isolated)
+    except tournament.TournamentError as e:
+        return {"lines": [], "messages": [], "error": str(e)}
+    return {"lines": lines, "messages": said, "error": ""}
+
+
+def round_view(folder, rnd, division=None):
     """What the desk shows of round rnd: rows (games and byes, the CSV's
-    fields) and the missing lines."""
+    fields), the missing lines and the TSH view."""
     rows = tournament.rows(folder, rnd, lambda m: None)
     return {"round": rnd, "current": tournament.current_round(folder, lambda m: None),
-            "rows": rows, "missing": tournament.missing(folder, rnd, rows, lambda m: None)}
+            "rows": rows, "missing": tournament.missing(folder, rnd, rows, lambda m: None,
+                                                        tournament.isolated),
+            "tsh": tsh_view(folder, rnd, division)}
 
 
 def export(folder, rnd, kind, division=None, bye_score=tournament.BYE_SCORE):
     """(bytes, content type, file name) of round rnd as TSH's entry block,
-    CSV or Excel CSV (the same as `hall results --round N --tsh/--csv/--excel`)."""
-    rows = tournament.rows(folder, rnd, lambda m: None)
+    CSV or Excel CSV (the same as `hall results --round N --tsh/--csv/--excel`);
+    a TournamentError for a TSH entry there is nothing to enter in (its line)."""
     if kind == "tsh":
-        if division is None:
-            src = tournament.load_seating(folder, rnd, lambda m: None).source
-            division = src[:-2] if src.lower().endswith(".t") else "a"
-        lines, _problems = tournament.tsh_lines(rows, rnd, division, bye_score)
-        return ("\n".join(lines) + "\n").encode(), "text/plain; charset=utf-8", \
+        v = tsh_view(folder, rnd, division, bye_score)
+        if v["error"] or not v["lines"]:
+            raise tournament.TournamentError(v["error"] or v["messages"][0])
+        return ("\n".join(v["lines"]) + "\n").encode(), "text/plain; charset=utf-8", \
             "round%d-tsh.txt" % rnd
+    rows = tournament.rows(folder, rnd, lambda m: None)
     out = io.StringIO(newline="")
     tournament.write_csv(rows, out, excel=kind == "excel")
     return out.getvalue().encode("utf-8"), "text/csv; charset=utf-8", \
         "round%d%s.csv" % (rnd, "-excel" if kind == "excel" else "")
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = REQUEST_QUEUE
+    daemon_threads = True
 
 
 class Desk:
@@ -72,6 +106,8 @@ class Desk:
         desk = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = IDLE_S
+
             def log_message(self, *a):
                 pass
 
@@ -87,14 +123,18 @@ class Desk:
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
                 self.send_header("X-Content-Type-Options", "nosniff")
+                self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
+                self.send_header("X-Frame-Options", "DENY")
                 if name:
                     self.send_header("Content-Disposition", 'attachment; filename="%s"' % name)
                 self.end_headers()
                 self.wfile.write(body)
 
             def _round(self, q):
-                v = (q.get("round") or [""])[0]
-                return int(v) if v.isdigit() and 1 <= int(v) <= tournament.MAX_ROUND else None
+                return tournament.number((q.get("round") or [""])[0], 1, tournament.MAX_ROUND)
+
+            def _division(self, q):
+                return (q.get("division") or [None])[0] or None
 
             def do_GET(self):
                 if not self._host_ok():
@@ -109,33 +149,50 @@ class Desk:
                 if u.path == "/round":
                     if rnd is None:
                         rnd = tournament.current_round(desk.folder, lambda m: None)
-                    return self._send(200, json.dumps(round_view(desk.folder, rnd),
+                    return self._send(200, json.dumps(round_view(desk.folder, rnd,
+                                                                 self._division(q)),
                                                       ensure_ascii=False))
                 if u.path == "/export" and rnd is not None:
                     kind = (q.get("as") or ["csv"])[0]
                     if kind in ("tsh", "csv", "excel"):
-                        body, ctype, name = export(desk.folder, rnd, kind)
+                        try:
+                            body, ctype, name = export(desk.folder, rnd, kind,
+                                                       self._division(q))
+                        except tournament.TournamentError as e:
+                            return self._send(409, str(e) + "\n", "text/plain; charset=utf-8")
                         return self._send(200, body, ctype, name)
                 return self._send(404, '{"error": "no such page"}')
 
+            def _drain(self):
+                """A refused POST's body read (up to MAX_BODY), so the answer
+                reaches the client rather than a reset for unread data."""
+                self.close_connection = True
+                n = tournament.number(self.headers.get("Content-Length", "0"), 0, MAX_BODY)
+                if n:
+                    self.rfile.read(n)
+
             def do_POST(self):
                 if not self._host_ok() or self.headers.get("X-Desk-Token") != desk.token:
+                    self._drain()
                     return self._send(403, '{"error": "not this desk"}')
                 if urlparse(self.path).path != "/scores":
+                    self._drain()
                     return self._send(404, '{"error": "no such page"}')
                 try:
-                    n = int(self.headers.get("Content-Length", "0"))
-                    if not 0 < n <= MAX_BODY:
-                        raise ValueError("a body of %d bytes" % n)
+                    n = tournament.number(self.headers.get("Content-Length", "0"), 0, 10 ** 9)
+                    if n is None or not 0 < n <= MAX_BODY:
+                        self.close_connection = True
+                        raise ValueError("a body of %s bytes" % n)
                     d = json.loads(self.rfile.read(n))
                     tournament.set_scores(desk.folder, d["round"], d["table"], d["left"],
                                           d["right"])
-                except (ValueError, KeyError, TypeError, tournament.TournamentError) as e:
+                except (ValueError, KeyError, TypeError, RecursionError,
+                        tournament.TournamentError) as e:
                     return self._send(400, json.dumps({"error": str(e)[:200]}))
                 return self._send(200, json.dumps(round_view(desk.folder, d["round"]),
                                                   ensure_ascii=False))
 
-        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server = _Server((host, port), Handler)
         self.port = self.server.server_address[1]
         self.thread = None
 

@@ -141,8 +141,8 @@ function draw(x, now, most) {
   var L = Projector.look(x, now, most);
   var names = x.bye ? [x.name, ""] : HallModel.names(P.round, x.table);
   txt(x.f.num, x.bye ? "bye" : String(x.table));
-  txt(x.f.nl, names ? names[0] : "");
-  txt(x.f.nr, names ? names[1] : "");
+  HallIsolate.names(x.f.nl, names && names[0] ? [names[0]] : [], "");   // issue 35: isolated
+  HallIsolate.names(x.f.nr, names && names[1] ? [names[1]] : [], "");
   txt(x.f.state, L.words);
   var cls = "card " + L.cls + L.alerts.map(function (a) { return " a-" + a.split(" ")[0]
       .replace("still", "late"); }).join("");
@@ -189,7 +189,7 @@ function render() {
   var most = prog.of > 0 && prog.finished * 2 > prog.of;
   txt(document.getElementById("round"), R.round !== null ? String(R.round) : "?");
   txt(document.getElementById("progress"), prog.text);
-  txt(document.getElementById("byes"), R.byes.length ? "bye: " + R.byes.join(", ") : "");
+  HallIsolate.labelled(document.getElementById("byes"), "bye: ", R.byes, ", ");
   var grid = document.getElementById("grid");
   var lay = Projector.layout(all.length, grid.clientWidth - 16, grid.clientHeight - 16);
   var pages = Math.max(1, Math.ceil(all.length / lay.per));

@@ -39,7 +39,7 @@ game.
 THE CONFIRMATION: after the fsync the recorder publishes the result's body,
 byte for byte as received, QoS 0, on scrabble/<event>/confirm/<account>.
 Only the recorder's account may write there and only that clock's account
-may read it (the ACL, host_sim/hall.py).  The clock keeps each result in its
+may read it (the ACL, hall/cli.py).  The clock keeps each result in its
 flash queue (net.out) until that echo arrives, and sends it again on every
 connect and every net.RESEND_MS while unconfirmed; the recorder confirms
 every copy it gets, new or not.  So a result is always in the recorder's
@@ -53,7 +53,7 @@ THE ALARM: scrabble/<event>/alarm, retained, written by the recorder only:
 {"writing": null or "why the results cannot be stored", "waiting": n,
 "events": [last ALARM_EVENTS warnings]}; the director's page shows it.
 
-    python -m host_sim.hall_recorder FOLDER PORT EVENT
+    python -m hall.recorder FOLDER PORT EVENT
 (Hall.start() runs it; the account's password is read from FOLDER, never
 from the command line.)
 """
@@ -63,9 +63,9 @@ import secrets
 import sys
 import time
 
-from host_sim import durable, hall_logs, hall_tls
-from host_sim import tournament as T
-from host_sim.hall_files import (  # noqa: F401  (read_records, parse_topic: the recorder's file)
+from hall import durable, filing, tls
+from hall import tournament as T
+from hall.files import (  # noqa: F401  (read_records, parse_topic: the recorder's file)
     RESULTS, CORRECTIONS, INT_MAX, utc_now, num, is_clock_id, read_lines, parse_topic,
     check_result, clip, read_records, body_id, service_passwords)
 
@@ -172,7 +172,7 @@ class Journal:
 
 def _file_log(folder, event, starts, topic, payload, clock=None):
     """A clock's game log (retained, at game over): filed by round and table
-    (host_sim/hall_logs.py), with its timelines for the page; a log the
+    (hall/filing.py), with its timelines for the page; a log the
     replay cannot read is filed all the same, with one line.  clock: the
     clock id of the game's result (the id its states and the CSV have),
     else the log's `# clock` line's."""
@@ -182,13 +182,13 @@ def _file_log(folder, event, starts, topic, payload, clock=None):
     table, game, account = num(p[2]), num(p[4], 1, INT_MAX), p[5]
     if table is None or game is None or num(account, 1, INT_MAX) is None:
         return
-    clock = clock or hall_logs.clock_id(payload)
+    clock = clock or filing.clock_id(payload)
     rnd = starts.round_of(clock, game)
     try:
-        path = hall_logs.file_log(folder, rnd, table, game, payload, clock)
+        path = filing.file_log(folder, rnd, table, game, payload, clock)
         if path is None:
             return                      # the same log again (retained): filed already
-        why = hall_logs.write_timelines(os.path.join(folder, "www"), table, account, game,
+        why = filing.write_timelines(os.path.join(folder, "www"), table, account, game,
                                         payload)
     except OSError as e:
         print("recorder: cannot file the log of table %d, game %d: %s"
@@ -483,7 +483,7 @@ class Recorder:
         """Each clock's account as owners.jsonl says (issue 29), retained on
         scrabble/<event>/owner/<clock>, when it changed: the pages refuse a
         clock's messages under another account by the recorder's own rule
-        (host_sim/hall_page/model.js refused()).  A message per clock, so no
+        (hall/page/model.js refused()).  A message per clock, so no
         message grows with the tournament; a clock gone from the file is
         emptied."""
         self.owners.refresh()      # (a clock deployed while the hall runs)
@@ -517,7 +517,7 @@ def run(folder, port, event, host="127.0.0.1"):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rec-" + secrets.token_hex(8),
                     clean_session=True)
     c.username_pw_set(ACCOUNT, password)
-    hall_tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
+    tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
     rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
     # the round with its seating, retained for the pages (issue 21)
     news = T.RoundNews(folder, event)

@@ -5,12 +5,19 @@ tournaments) keeps one `.t` file per division, one line per player:
 
     Kowalski, Jan        1712  12 7 0; 412 388 50; board 6 3 0; p12 1 2 0
 
-the name, the rating, the opponent of each round (the opponent's player
-number = its line number among the player lines, 0 = a bye), `;`, the
-scores of the rounds played so far, then optional fields `; key value ...`,
-among them `board` (the table of each round) and `p12` (1: the player went
-first, 2: second; 0, 3, 4: a bye, or not decided).  Only the round asked for
-is read; scores and unknown fields are skipped.
+the name (any text ending in a non-space), the rating (ASCII digits,
+optionally with `.` or `+` parts), the opponent of each round (the
+opponent's player number = its line number among the player lines, 0 = a
+bye, 00 = not yet defined), `;`, the scores of the rounds played so far,
+then optional fields `; key value ...`, among them `board` (the table of
+each round), `p12` (1: the player went first, 2: second; 0, 3, 4: a bye,
+or not decided) and `off` (the player withdrew: paired with 0, yet no bye).
+The name ends where the rest of the line first reads as a rating and
+opponents, as TSH reads it (`Jan 2 Kowalski 1500 3`: Jan 2 Kowalski, rated
+1500).  Only the round asked for is read; scores and unknown fields are
+skipped.  A .t file is UTF-8 (TSH's Polish realm: tfile_encoding utf8) or,
+if it is not, ISO-8859-1 (TSH's default), with one warning line.  Numbers
+are ASCII digits only (a fullwidth `１２` is no table and no player).
 
 A plain CSV any director can write by hand is the fallback:
 
@@ -32,6 +39,7 @@ import collections
 import csv
 import io
 import os
+import re
 
 from host_sim import replay
 
@@ -71,7 +79,7 @@ class Round:
 
 
 # One player's line of a .t file, as read (never changed after).
-_Player = collections.namedtuple("_Player", "number line name opp board p12")
+_Player = collections.namedtuple("_Player", "number line name opp board p12 withdrawn")
 
 
 MAX_TABLE = 999
@@ -96,17 +104,49 @@ def read(path, round_no):
     line is a problem in the Round, not an exception."""
     if round_no < 1:
         raise ValueError("round numbers start at 1, got %d" % round_no)
+    name = os.path.basename(path)
+    latin1 = None
     try:
         lines = replay.read_lines(path)
     except replay.ReplayError as e:
-        raise ValueError("%s:%d: %s" % (path, e.line, e.message))
-    name = os.path.basename(path)
+        lines = None if path.lower().endswith(".csv") else _latin1(path)
+        if lines is None:
+            raise ValueError("%s:%d: %s" % (path, e.line, e.message))
+        latin1 = ("%s: not UTF-8 (line %d): read as ISO-8859-1, TSH's own encoding of .t "
+                  "files without tfile_encoding" % (name, e.line))
     if path.lower().endswith(".csv"):
         return from_csv(lines, round_no, name)
-    return from_tsh(lines, round_no, name)
+    rnd = from_tsh(lines, round_no, name)
+    if latin1:
+        rnd.warnings.insert(0, latin1)
+    return rnd
+
+
+# C0 and C1 control characters but tab, CR, LF: not in a text file
+_CONTROL = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _latin1(path):
+    """The lines of a .t file in ISO-8859-1 (TSH reads .t files so unless
+    its configuration sets tfile_encoding: TSH.md), or None if it holds
+    control characters (not a text file in any encoding)."""
+    with open(path, "rb") as f:
+        text = f.read().decode("latin-1")
+    return None if _CONTROL.search(text) else text.split("\n")
 
 
 # -- TSH .t ---------------------------------------------------------------------------
+# A .t line as TSH reads it (/work/shared/TSH.md): the name (any text ending
+# in a non-space), white space, the rating (ASCII digits, optionally with `.`
+# or `+` parts), the opponents (ASCII digits), `;`, the scores, then `; key
+# value ...` extras.  TSH takes the shortest name after which the rest reads
+# as a rating and opponents: `Jan 2 Kowalski 1500 3` is Jan 2 Kowalski rated
+# 1500, `X -10 1` is a player named `X -10` rated 1.
+_WORD = re.compile(r"\S+")
+_RATING = re.compile(r"[0-9]+(?:[.+][0-9]*)*\Z")
+UNDEFINED = "00"     # TSH: an opponent not yet defined (0 alone is a bye)
+
+
 def _ints(words):
     out = []
     for w in words:
@@ -116,32 +156,51 @@ def _ints(words):
     return out
 
 
+def _opponents(words):
+    """The opponents of rounds 1, 2, ...: a player number, 0 (a bye) or None
+    (TSH's `00`, not yet defined); None if a word is not a number."""
+    if any(not replay._digits(w) or len(w) > 6 for w in words):
+        return None
+    return [None if w == UNDEFINED else int(w) for w in words]
+
+
 def _player(text):
-    """(name, rating, opponents, {field: [ints]}) or a message."""
+    """(name, opponents, {field: [ints]}, withdrawn) or a message."""
     parts = text.split(";")
-    head = parts[0].split()
-    # the rating: the first whole number after the name
-    k = 0
-    while k < len(head) and not replay._digits(head[k]):
+    spans = [(m.start(), m.group()) for m in _WORD.finditer(parts[0])]
+    words = [w for _at, w in spans]
+    j = len(words)             # the trailing run of plain numbers starts at j
+    while j > 0 and replay._digits(words[j - 1]):
+        j -= 1
+    first = next((k for k in range(1, len(words)) if _RATING.match(words[k])), None)
+    if first is None:
+        if not words or replay._digits(words[0]):
+            return "expected `Name Rating opponents...; scores...`, got %r" % replay.short(text, 40)
+        return "no rating after the name %r" % replay.short(" ".join(words), 40)
+    k = max(1, j - 1)
+    if k < len(words) and not _RATING.match(words[k]):
         k += 1
-    if k == 0:
-        return "expected `Name Rating opponents...; scores...`, got %r" % replay.short(text, 40)
-    if k == len(head):
-        return "no rating after the name %r" % replay.short(" ".join(head), 40)
-    opps = _ints(head[k + 1:])
+    if k >= len(words):
+        return "the opponents must be player numbers, got %r" % replay.short(
+            " ".join(words[first + 1:]), 40)
+    opps = _opponents(words[k + 1:])
     if opps is None:
-        return "the opponents must be player numbers, got %r" % replay.short(" ".join(head[k + 1:]), 40)
+        return "the opponents must be player numbers of at most 6 digits, got %r" \
+            % replay.short(" ".join(words[k + 1:]), 40)
     fields = {}
+    withdrawn = False
     for part in parts[2:]:
         words = part.split()
         if not words:
             continue
+        if words[0] == "off":
+            withdrawn = True
         if words[0] in ("board", "p12"):
             v = _ints(words[1:])
             if v is None:
                 return "`%s` must be whole numbers, got %r" % (words[0], replay.short(part.strip(), 40))
             fields[words[0]] = v
-    return " ".join(head[:k]), opps, fields
+    return parts[0][:spans[k][0]].rstrip(), opps, fields, withdrawn
 
 
 def from_tsh(lines, round_no, name="pairings.t"):
@@ -158,16 +217,17 @@ def from_tsh(lines, round_no, name="pairings.t"):
             rnd.problems.append("%s:%d: %s" % (name, lineno, got))
             players.append(None)
             continue
-        pname, opps, fields = got
+        pname, opps, fields, withdrawn = got
         pname = _name(rnd, pname, "%s:%d" % (name, lineno))
-        paired = max(paired, len(opps))
+        defined = [k for k, o in enumerate(opps) if o is not None]
+        paired = max(paired, defined[-1] + 1 if defined else 0)
         i = round_no - 1
         opp = opps[i] if i < len(opps) else None
         board = fields.get("board", [])
         p12 = fields.get("p12", [])
         players.append(_Player(number, lineno, pname, opp,
                                board[i] if i < len(board) else None,
-                               p12[i] if i < len(p12) else None))
+                               p12[i] if i < len(p12) else None, withdrawn))
     if not players:
         raise ValueError("%s: no player lines" % name)
     if all(p is None or p.opp is None for p in players):
@@ -189,6 +249,11 @@ def _pair_up(rnd, players, name):
             continue
         if p.opp is None:
             rnd.problems.append("%s:%d: %s has no opponent for round %d"
+                                % (name, p.line, p.name, rnd.number))
+            continue
+        if p.opp == 0 and p.withdrawn:
+            # TSH's `off`: withdrawn, paired with 0 but no bye (TSH.md)
+            rnd.warnings.append("%s:%d: %s is withdrawn (off): no bye, no table in round %d"
                                 % (name, p.line, p.name, rnd.number))
             continue
         if p.opp == 0:
