@@ -100,6 +100,8 @@ _TABLES = (
         "V_ON": "on",
         "V_OFF": "off",
         "V_CONFIRM": "L+R 1s = yes",    # both player buttons held: yes
+        # the referee menu's Exit item (its arrows leave): how to move on
+        "V_MENU_KEYS": "Pause=next",
         "V_HALL_UP": "connected",      # the hall's network (net.HALL_*)
         "V_HALL_WAIT": "connecting",
         "V_HALL_DOWN": "no hall",
@@ -170,6 +172,7 @@ _TABLES = (
         "V_ON": "an",
         "V_OFF": "aus",
         "V_CONFIRM": "L+R 1s = ja",
+        "V_MENU_KEYS": "Pause=weiter",
         "V_HALL_UP": "verbunden",
         "V_HALL_WAIT": "verbinde...",
         "V_HALL_DOWN": "kein Netz",
@@ -238,6 +241,7 @@ _TABLES = (
         "V_ON": "włączony",
         "V_OFF": "wyłączony",
         "V_CONFIRM": "L+P 1s = tak",
+        "V_MENU_KEYS": "Pauza=dalej",
         "V_HALL_UP": "połączony",
         "V_HALL_WAIT": "łączenie...",
         "V_HALL_DOWN": "brak sieci",

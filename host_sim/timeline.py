@@ -7,10 +7,10 @@ both times as the clock showed them, whose turn it is, the marks (flag,
 penalty, LOST with its side, the challenge window) and the LCD rows, all
 in the log's language (`# lang xx`).
 
-Nothing here runs the game a second way: steps() is replay.run() with its
-`hook` (the core's own notes, at their exact instant) and `seen` (after
-each event), each moment's state is firmware/report.py's state and its
-LCD rows replay.lcd_rows() (the clock's own view).  hall_logs.timeline()
+Nothing here runs the game a second way: steps() is replay.run() with a
+watch (the core's hook for its own notes, at their exact instant, and each
+event after it is applied), each moment's state is firmware/report.py's state and its
+LCD rows replay.lcd_rows() (the clock's own view).  hall/filing.py timeline()
 (the director's page) reads the game through steps() too.
 """
 import host_sim  # noqa: F401  (puts firmware/ on sys.path)

@@ -369,7 +369,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 assert data == g.read()
             # issue 37: the file's name, the page's and the log's own `# clock`
             # line name the clock alike (the log said 0000000000000001 for all)
-            assert hall_logs.clock_id(data) == c.id
+            assert filing.clock_id(data) == c.id
         stamp = [os.stat(p).st_mtime_ns for _t, p in paths]
         hall.stop_recorder()
         hall.start_recorder()

@@ -15,7 +15,8 @@ import hd44780
 import lang
 import profiles
 from conftest import ROOT
-from host_sim import hall_logs, replay, timeline
+from hall import filing
+from host_sim import replay, timeline
 
 EXAMPLES = os.path.join(ROOT, "examples")
 GEOMETRIES = ((16, 2), (20, 4))
@@ -134,12 +135,12 @@ def test_every_language_has_every_timeline_word():
 
 
 def test_hall_timeline_reads_the_game_through_the_same_steps():
-    """The director's page's timeline (hall_logs.timeline) is the events of
+    """The director's page's timeline (filing.timeline) is the events of
     timeline.steps(): one row per event, the same LCD rows."""
     text = open(os.path.join(EXAMPLES, "sdev_overtime.replay"), encoding="utf-8").read()
     g = replay.parse(text.split("\n"))
     steps, _c, _a = timeline.steps(g, g.events[-1].t, language="en")
-    page = hall_logs.timeline(text, "en").split("\n")
+    page = filing.timeline(text, "en").split("\n")
     events = [s for s in steps if not s.note]
     assert len(events) == len(g.events)
     for s, row in zip(events, page[1:]):
@@ -251,13 +252,13 @@ def test_rehearsal_clocks_name_themselves_alike_everywhere(tmp_path):
     simulated clock had that machine.unique_id()) while the pages and files
     said sim001.  Each SimClock now has its own unique id and publishes the
     id its app writes in each log's header (gamelog.clock_id: hex)."""
-    from host_sim import hall_sim
+    from hall.rehearsal import clocks as rehearsal
 
     class Hall:
         def clock_config(self, t):
             return {"event": "cup", "table": t, "host": "127.0.0.1", "port": 9,
                     "user": str(t), "password": "x" * 16}
-    clocks = [hall_sim.SimClock(Hall(), t, str(tmp_path)) for t in (1, 2, 12)]
+    clocks = [rehearsal.SimClock(Hall(), t, str(tmp_path)) for t in (1, 2, 12)]
     ids = [c.id for c in clocks]
     assert ids == ["0000000000000001", "0000000000000002", "0000000000000012"]
     for c in clocks:
