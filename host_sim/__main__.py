@@ -39,7 +39,7 @@ def _timeline(game, args, warn):
     cols, rows = args.lcd
     if args.json:
         got, clock, at = timeline.steps(game, args.at, cols, rows, warn=warn)
-        out = [dict(st.rep, event=st.what, side=clockcore_side(st.side), note=st.note,
+        out = [dict(st.rep, event=st.what, side=_side_name(st.side), note=st.note,
                     ignored=st.ignored, lcd=st.lcd) for st in got]
         out.append(replay.report(clock, at, cols, rows, game.lang))
         _out(json.dumps(out, ensure_ascii=False), lambda enc: json.dumps(out))
@@ -51,7 +51,7 @@ def _timeline(game, args, warn):
     return 0
 
 
-def clockcore_side(s):
+def _side_name(s):
     return ("left", "right")[s] if s in (0, 1) else None
 
 

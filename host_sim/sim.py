@@ -503,6 +503,10 @@ class Tui:
                 if ord("q") in burst or ord("Q") in burst:
                     return
                 for i, c in enumerate(burst):
+                    if c == curses.KEY_RESIZE:
+                        scr.clear()
+                        last_draw = -1.0
+                        continue
                     # (--real-holds: the same key twice in one burst is the
                     # terminal's auto-repeat, however slow this loop was)
                     act = self.key_action(c, c in burst[:i])
@@ -541,8 +545,7 @@ class Tui:
                 c = self.scr.getch()
                 if c == -1:
                     break
-                if c != self.curses.KEY_RESIZE:
-                    out.append(c)
+                out.append(c)
         finally:
             self.scr.timeout(POLL_MS)
         return out

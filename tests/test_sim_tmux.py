@@ -257,6 +257,9 @@ def test_sdev_overtime_penalty_then_end_gesture(term):
     stopped = times(rows)
     t.send("e")  # ... holds the pause key 2 s: the clock asks
     t.wait_lcd(lambda r: word("ASK_END") in r[1], "END? question", timeout=6)
+    # (the pause key goes up 0.1 s after END? shows: yes is both player
+    # buttons with the pause key up, SPEC §4; a loaded machine's y came first)
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released", timeout=6)
     t.send("y")  # both player buttons held 1 s: yes
     rows = t.wait_lcd(lambda r: word("END") in r[1] and word("ASK_END") not in r[1], "END",
                       timeout=6)
