@@ -48,14 +48,14 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
     err_path = tmp_path / "recorder.err"
     err = open(err_path, "w")
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    browser = browser.headless_chromium(profile, folder)
+    drv = browser.headless_chromium(profile, folder)
     fleet = None
     try:
         h.start_broker()
         h.start_recorder(stderr=err)
         h.start_pages()
         fleet = rehearsal.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
-        browser.get(h.url())
+        drv.get(h.url())
         assert fleet.run(seconds=30, until=lambda: all(
             c.net.st == net.UP and c.rig.ms() > 3000 for c in fleet.clocks))
         db = os.path.join(folder, "mosquitto.db")
@@ -78,7 +78,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         assert not REC.read_records(folder, lambda m: None)
         alarm = json.loads(h.collect(REC.ALARM_TOPIC % "cup")[REC.ALARM_TOPIC % "cup"])
         assert "No space left on device" in alarm["writing"] and alarm["waiting"] >= 1, alarm
-        shown = page_until(browser, "return document.getElementById('alarmtext').textContent",
+        shown = page_until(drv, "return document.getElementById('alarmtext').textContent",
                            lambda x: x.startswith("RESULTS ARE NOT BEING STORED"))
         assert shown.startswith("RESULTS ARE NOT BEING STORED: results.jsonl: No space left "
                                 "on device"), shown
@@ -95,13 +95,13 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         assert fleet.run(seconds=60, until=lambda: all(not c.net.q1 for c in fleet.clocks)), \
             [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
         assert all(c.net.confirmed == 1 for c in fleet.clocks)
-        shown = page_until(browser, "return document.getElementById('alarm').className",
+        shown = page_until(drv, "return document.getElementById('alarm').className",
                            lambda x: x == "alarm")
         assert shown == "alarm"
     finally:
         if fleet is not None:
             fleet.close()
-        browser.quit()
+        drv.quit()
         shutil.rmtree(profile, ignore_errors=True)
         h.stop()
         err.close()
