@@ -18,9 +18,12 @@ PORT   ?=
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt
+# requirements.txt: the runtime's pins (pyproject.toml's dependencies);
+# requirements-test.txt: the tests', the bench's and the tools' (it includes
+# the runtime's).  The hall and the simulator alone: pip install . (README).
+$(STAMP): requirements.txt requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $(STAMP)
 
 # make deps: the Debian packages the tests drive, one explicit step that
@@ -99,8 +102,10 @@ bench-docs: $(STAMP) deps hall-page target-check
 #   make sim ARGS="--profile pfs --base 15:00 --speed 10 --lang pl --board sim_2004"
 #   make sim ARGS="--replay examples/sdev_overtime.replay --speed 100"
 ARGS ?=
+# make sim TABLE=7: the simulator joins the hall running in $(HALL_DIR) as
+# clock account 7 (python -m hall sim, docs/hall.md "A person's clock in the hall")
 sim: $(STAMP)
-	$(PY) -m host_sim sim $(ARGS)
+	$(if $(TABLE),$(PY) -m hall sim --dir $(HALL_DIR) --table $(TABLE) $(ARGS),$(PY) -m host_sim sim $(ARGS))
 
 clean:
 	rm -rf build .pytest_cache .hypothesis

@@ -14,7 +14,11 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from hall import cli as H
+from hall import accounts
+from hall import broker
+from hall import tls as TLS
+from hall.files import service_passwords
+from hall.tournament import rows_from
 from hall import recorder as REC
 
 ATTACKER = 3
@@ -30,7 +34,7 @@ def _client(hall, user, password, client_id=None, subscribe=None):
     c.got = []
     if user is not None:
         c.username_pw_set(user, password)
-    H.TLS.paho_tls(c, hall.folder)
+    TLS.paho_tls(c, hall.folder)
 
     def on_connect(cl, u, flags, rc, props=None):
         cl.rc = rc
@@ -78,7 +82,7 @@ class Attacks:
     def spy(self):
         """What the hall would show: everything under scrabble/<event>/ as
         the viewer (the page) sees it."""
-        return _client(self.hall, H.VIEWER, self.viewer_pw,
+        return _client(self.hall, accounts.VIEWER, self.viewer_pw,
                        subscribe=["scrabble/%s/#" % self.ev])
 
     def record(self, name, repelled, detail=""):
@@ -111,7 +115,7 @@ class Attacks:
         """The page's account forges a state, a result, a confirmation, a
         status: nothing reaches anyone."""
         spy = self.spy()
-        v = _client(self.hall, H.VIEWER, self.viewer_pw)
+        v = _client(self.hall, accounts.VIEWER, self.viewer_pw)
         mark = b"viewer-" + secrets.token_hex(4).encode()
         ev, t = self.ev, VICTIM
         for topic in ("scrabble/%s/%d/state/%d" % (ev, t, t),
@@ -133,7 +137,7 @@ class Attacks:
             c = self.fleet.clocks[VICTIM - 1]
             before = c.net.connects
             ids = [c.id, "clock-" + c.id, str(VICTIM), "c%d" % VICTIM]
-        cs = [_client(self.hall, H.VIEWER, self.viewer_pw, client_id=i) for i in ids]
+        cs = [_client(self.hall, accounts.VIEWER, self.viewer_pw, client_id=i) for i in ids]
         time.sleep(1.0)
         _close(*cs)
         with self.lock:
@@ -201,7 +205,7 @@ class Attacks:
         recs = REC.read_records(self.hall.folder, lambda m: None)
         bad = [r for r in recs if r["account"] == str(ATTACKER)
                and (r["table"], r["game"]) in ((VICTIM, 1), (ATTACKER, 2))]
-        rows = H.result_rows(recs)
+        rows = rows_from(recs)
         stolen = [r for r in rows if r["account"] == str(VICTIM) and r["game"] == 77]
         self.record("stolen_clock_forges_a_result_for_another_table", not bad and not stolen,
                     (bad, stolen))
@@ -225,7 +229,7 @@ class Attacks:
         _close(a)
         recs = REC.read_records(self.hall.folder, lambda m: None)
         bad = [r for r in recs if r["result"]["clock"] == victim_id and r["account"] != str(VICTIM)]
-        rows = H.result_rows(recs)
+        rows = rows_from(recs)
         stolen = [r for r in rows if r["clock"] == victim_id and r["account"] != str(VICTIM)
                   or r["game"] == 99]
         self.record("stolen_clock_records_another_clocks_game",
@@ -236,11 +240,11 @@ class Attacks:
         stored or delivered."""
         spy = self.spy()
         a = self._thief()
-        big = b"x" * (H.MESSAGE_SIZE_LIMIT + 1)
+        big = b"x" * (broker.MESSAGE_SIZE_LIMIT + 1)
         _publish(a, "scrabble/%s/%d/log/9/%d" % (self.ev, ATTACKER, ATTACKER), big, retain=True)
         time.sleep(0.5)
         _close(a, spy)
-        got = [t for t, p in spy.got if len(p) > H.MESSAGE_SIZE_LIMIT]
+        got = [t for t, p in spy.got if len(p) > broker.MESSAGE_SIZE_LIMIT]
         again = self.hall.collect("scrabble/%s/%d/log/9/%d" % (self.ev, ATTACKER, ATTACKER))
         self.record("oversized_retained_message", not got and not again, got)
 
@@ -263,7 +267,7 @@ class Attacks:
         folder) and the broker's WebSocket port asked for the folder's secrets
         by every path trick: no password, hash or private key comes back."""
         import http.client
-        ctx = H.TLS.client_context(self.hall.folder)
+        ctx = TLS.client_context(self.hall.folder)
         paths = ["/../ca.key", "/../broker.key", "/..%2fbroker.key", "/%2e%2e/ca.key",
                  "/../clocks.json", "/..%2fclocks.json", "/%2e%2e/clocks.json", "/../passwd",
                  "/../service.json", "/www/../clocks.json", "/....//clocks.json",
@@ -285,10 +289,10 @@ class Attacks:
             finally:
                 conn.close()
             if p == "/config.js" and port == self.hall.page_port:
-                control.append(H.VIEWER.encode() in body)   # the server answers
+                control.append(accounts.VIEWER.encode() in body)   # the server answers
             elif b"$7$" in body or b"PRIVATE KEY" in body or b"root:" in body or any(
                     pw.encode() in body for pw in list(self.pw.values()) +
-                    [H.service_passwords(self.hall.folder)[H.RECORDER]]):
+                    [service_passwords(self.hall.folder)[accounts.RECORDER]]):
                 leaked.append(p)
         self.record("page_server_path_traversal", control == [True] and not leaked,
                     (control, leaked))

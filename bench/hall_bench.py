@@ -44,10 +44,12 @@ LOOP_ITERS = 3000
 
 
 def _hall(folder, tables=60):
-    from hall import cli as H
-    if H.find_mosquitto() is None:
+    from hall import broker
+    from hall.supervise import free_port
+    from hall.folder import Hall
+    if broker.find_mosquitto() is None:
         raise BenchError("mosquitto not installed (make tools-os)")
-    h = H.Hall(folder, event="mp", tables=tables, port=H.free_port(), ws_port=H.free_port())
+    h = Hall(folder, event="mp", tables=tables, port=free_port(), ws_port=free_port())
     pw = h.write()
     return h, pw
 
@@ -99,13 +101,13 @@ def SlowLink(port, delay_s=0.25, chunk=1024):
 
 
 def net_loop(runs=3):
-    from hall import cli as H
+    from hall.supervise import free_port
     it = str(LOOP_ITERS)
     with tempfile.TemporaryDirectory() as d:
         h, pw = _hall(os.path.join(d, "hall"))
         base = _best_of(runs, lambda i: _result(_mp([_root(d, "b%d" % i), "0", "x", "loop", it])))
         # down: nothing listens on the port
-        down = _best_of(runs, lambda i: _result(_mp([_root(d, "c%d" % i), str(H.free_port()),
+        down = _best_of(runs, lambda i: _result(_mp([_root(d, "c%d" % i), str(free_port()),
                                                      pw[1], "loop", it])))
         # hung: a listener that accepts (the kernel's backlog) and never answers
         hung_sock = socket.socket()
@@ -211,17 +213,17 @@ LEGACY_ACL = ("user hall/viewer\ntopic read scrabble/{ev}/#\n\n"
 
 
 def _legacy(h):
-    from hall import cli as H
-    H.write_secret(os.path.join(h.folder, "acl"), LEGACY_ACL.format(ev=h.event))
+    from hall import accounts
+    accounts.write_secret(os.path.join(h.folder, "acl"), LEGACY_ACL.format(ev=h.event))
 
 
 def _in_clear(h):
     """The hall as it was before issue 29: the same configuration with every
     listener in clear (the baseline of hall_messages_per_second only)."""
-    from hall import cli as H
+    from hall import accounts
     conf = "".join(x for x in open(h.conf).readlines()
                    if not x.startswith(("cafile ", "certfile ", "keyfile ", "tls_version ")))
-    H.write_secret(h.conf, conf)
+    accounts.write_secret(h.conf, conf)
 
 
 class _Counter:
@@ -234,10 +236,11 @@ class _Counter:
 
     def __init__(self, h, tls, topic):
         import threading
-        from hall import cli as H
+        from hall import accounts
+        from hall.files import service_passwords
         from hall import tls as TLS
         args = [tool("mosquitto_sub"), "-h", "127.0.0.1", "-p", str(h.port), "-i", "bench-count",
-                "-u", H.VIEWER, "-P", H.service_passwords(h.folder)[H.VIEWER],
+                "-u", accounts.VIEWER, "-P", service_passwords(h.folder)[accounts.VIEWER],
                 "-t", topic, "-F", "m"]
         if tls:
             args += ["--cafile", os.path.join(h.folder, TLS.CA_CERT)]
@@ -485,7 +488,7 @@ def results_lost_sighup(clocks=20, hangups=3, seed=29):
     again each time (issue 29)."""
     import random
     import signal
-    from hall import cli as H
+    from hall import supervise
     from hall.rehearsal import clocks as rehearsal
     rnd = random.Random(seed)
     with tempfile.TemporaryDirectory() as d:
@@ -500,11 +503,12 @@ def results_lost_sighup(clocks=20, hangups=3, seed=29):
             last_end = max(c.script[-1][0] for c in fleet.clocks)
             while (n < hangups or fleet.ms() < last_end) and time.monotonic() - t0 < 240:
                 time.sleep(rnd.uniform(0.5, 2.0))
-                info = H.read_pidfile(h.folder) or {}
+                info = supervise.read_pidfile(h.folder) or {}
                 os.killpg(p.pid, signal.SIGHUP)
                 p.wait(30)
                 n += 1
-                left += sum(1 for k in ("hall", "broker", "recorder") if H.alive(info.get(k)))
+                left += sum(1 for k in ("hall", "broker", "recorder")
+                            if supervise.alive(info.get(k)))
                 time.sleep(rnd.uniform(0.0, 1.0))
                 p = _typed_hall(h)
             done = _round_until_done(fleet, lock, 120)
@@ -583,7 +587,6 @@ def clockcore_state():
 
 def press_to_page(presses=40, clocks=20):
     import random
-    from hall import cli as H
     from bench import browser
     from hall.rehearsal import clocks as rehearsal
     from rig import LEFT, RIGHT

@@ -272,9 +272,9 @@ def connack(hall, user, password, tls=True):
 
 def secrets_of(hall):
     """Every password of the hall (clocks', recorder's, viewer's)."""
-    from hall import cli as H
+    from hall.files import service_passwords
     out = list(hall.passwords().values())
-    out += list(H.service_passwords(hall.folder).values())
+    out += list(service_passwords(hall.folder).values())
     return out
 
 

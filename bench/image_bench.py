@@ -75,7 +75,7 @@ info('BOOT')
 E = [0, 0, 0]   # MemoryErrors, collections, steps
 def pause():
     now = time.ticks_ms()
-    a._sleep(time.sleep_ms, now, a._pause_ms(now))
+    a._sleep(a.nap, now, a._pause_ms(now))
 while c.state == cc.READY:
     a.step()
     pause()

@@ -471,5 +471,5 @@ def main(argv):
 
 if __name__ == "__main__":
     if "host_sim" not in sys.modules:
-        import host_sim  # noqa: F401  (firmware/ and fakehw/ on sys.path)
+        import host_sim  # noqa: F401  (its importer: firmware/ and fakehw/)
     main(sys.argv[1:])

@@ -1143,8 +1143,8 @@ def target_figures():
                "WFI) in the same window, %s; after each step the main loop sleeps "
                "until the next instant anything shown changes or has work due "
                "(app._pause_ms: clockcore.next_change and each part's wake()), at "
-               "most %d ms, in %d ms time.sleep_ms slices that a key's edge ends"
-               % (pico, app.MAX_SLEEP_MS, app.SLICE_MS),
+               "most %d ms, in one select.poll wait (firmware/nap.py: WFE until an "
+               "interrupt) that a key's edge ends" % (pico, app.MAX_SLEEP_MS),
                "the main loop before the battery clock (commit %s: 20 ms sleeps in 1 "
                "ms slices while nothing was pending) on the same emulated Pico, %s"
                % (LOOP_BASE_COMMIT, kept_how(lb)),

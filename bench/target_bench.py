@@ -285,7 +285,7 @@ def one():
             S[2] = dt
 def pause():
     now = time.ticks_ms()
-    a._sleep(time.sleep_ms, now, a._pause_ms(now))
+    a._sleep(a.nap, now, a._pause_ms(now))
 def game():
     while c.state == cc.READY:
         a.step()

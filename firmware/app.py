@@ -12,7 +12,8 @@
 # iteration: in a running game, presses included, it allocates nothing
 # (tests/test_device.py, `make bench`).  Between steps run() sleeps until
 # the next instant anything shown changes or has work due, or a key's edge
-# (a battery clock, issue 30: _pause_ms, _wake, _sleep).
+# (a battery clock, issue 30: _pause_ms, _wake, _sleep; nap.py waits).  The
+# self-test (selftest.py, from the setup menu) drives the hardware itself.
 import ticks
 import clockcore as cc
 import frame as framemod
@@ -30,6 +31,8 @@ import display as dispmod
 import game as gamemod
 import errlog
 import appversion
+import nap as napmod
+import selftest
 from profiles import shown_secs
 
 MODE_SPLASH = 0
@@ -37,12 +40,13 @@ MODE_GAME = 1
 MODE_SETUP = 2
 MODE_REFEREE = 3
 MODE_RESULTS = 4
+MODE_SELFTEST = 5
 
 SPLASH_MS = 1500
 LOOP_MS = 2            # the main loop's pause while something is pending ...
 MAX_SLEEP_MS = 1000    # ... else until the next change, at most this (the
                        # watchdog fed, the battery read; bench: CPU busy)
-SLICE_MS = 1           # the sleep's slices: a key's edge ends it after one
+SLICE_MS = napmod.SLICE_MS  # the sleep's slices where the port polls nothing
 
 
 class App:
@@ -56,6 +60,7 @@ class App:
         # -- the hardware, built from the board file (hw.py)
         fs = fs if fs is not None else hw.filesystem(board)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
+        self.nap = napmod.Nap(self.buttons)   # run()'s sleep, woken by an edge
         self.gestures = gst.Gestures(self.buttons, self.diff)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
         self.frame = framemod.Frame(self.settings.lang)
@@ -75,6 +80,7 @@ class App:
                                        gamelog.clock_id(machine), self.log_table,
                                        self._feed)
         self.store = self.session.store
+        self.tested = selftest.Result()     # the last self-test since power-up
         self.log = self.session.log
         self.log.set_lang(self.settings.lang)   # named in each game log's header
         self._setup_was = None  # the settings' rules as the setup menu opened
@@ -110,8 +116,8 @@ class App:
         the first call: net.py is given it, the setup menu reads it."""
         if self.source is None:
             import source
-            self.source = source.Source(self.clock, self.session, self.battery,
-                                        self.settings, self.log, self.game.show_hall)
+            self.source = source.Source(self.clock, self.session, self.battery, self.settings,
+                                        self.log, self.game.show_hall, self.tested)
         return self.source
 
     def log_table(self):
@@ -141,6 +147,8 @@ class App:
             if self.diff(now, self.splash_until) >= 0:
                 self._to_game()
                 self.display.show_note(now)  # notices are timed from here
+        elif mode == MODE_SELFTEST:
+            self.menu.tick(now)     # (it draws, lights and beeps itself)
         else:
             if mode != MODE_REFEREE or self._referee_due(now):
                 self.display.draw(self.menu.render(self.rows))
@@ -156,11 +164,9 @@ class App:
         self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
 
     def _referee_due(self, now):
-        """The referee menu is drawn when something it shows changed: a key
-        or the display (the frame touched), or the seconds of a lateness that runs
-        on meanwhile (SPEC v4 §4).  Over a lateness this is the main loop
-        for minutes: no render (its frames are heap-allocated) when nothing
-        changed."""
+        """The referee menu is drawn when something it shows changed: a key,
+        the display (the frame touched), a running lateness's seconds (SPEC
+        v4 §4): over a lateness no render (heap frames) when nothing did."""
         c = self.clock
         f = self.frame
         if c.running() >= 0:
@@ -174,9 +180,8 @@ class App:
         return f.take()
 
     def _late_menu(self, now):
-        """The referee menu over a lateness (SPEC v4 §4): the lateness clock
-        runs on meanwhile; if its limit ends the game, the menu closes on
-        the final screen (its pending changes could no longer apply)."""
+        """The referee menu over a lateness (SPEC v4 §4): if the lateness's
+        limit ends the game meanwhile, the menu closes on the final screen."""
         self.clock.update(now)
         if self.clock.state != cc.LATE:
             self._switch(menumod.EXIT, now)
@@ -200,11 +205,13 @@ class App:
                 self._menu_key(a, g.t, now)
             a = g.next(now)
 
-    def run(self, sleep_ms=ticks.sleep_ms, feed=None):
+    def run(self, sleep_ms=None, feed=None):
         """The main loop: a failure is logged and it goes on; one that repeats
-        stops feeding the watchdog (`feed`: main.py, errlog.py)."""
+        stops feeding the watchdog (`feed`: main.py, errlog.py).  `sleep_ms`:
+        a sleep of the caller's, taken in slices (else nap.py's)."""
         if feed is not None:
             self.wdt_feed = feed
+        nap = self.nap if sleep_ms is None else napmod.Nap(self.buttons, sleep_ms)
         while True:
             ms = LOOP_MS              # after a failure: the next step soon
             try:
@@ -213,21 +220,19 @@ class App:
             except Exception as e:  # noqa: BLE001 - the clock must not stop
                 self.errlog.failed(e, self.ticks_ms())
             self._feed()
-            self._sleep(sleep_ms, self.ticks_ms(), ms)
+            self._sleep(nap, self.ticks_ms(), ms)
 
-    def _sleep(self, sleep_ms, now, ms):
-        """Sleep until ms after now, in SLICE_MS slices (time.sleep_ms: the
-        core waits for an interrupt meanwhile); a key's edge since step()
-        read the keys ends it at once (SPEC v3 §6: a press shown within 30
-        ms).  Timed by the tick counter, so slices that run long do not add
-        up: a change due at the end is drawn at its instant."""
+    def _sleep(self, nap, now, ms):
+        """Sleep until ms after now (nap.py), or a key's edge since step()
+        read the keys (SPEC v3 §6: a press shown within 30 ms), timed by the
+        tick counter: a change due at the end is drawn at its instant."""
         self.wake_at = self.add(now, ms)
         while self._asleep():
-            sleep_ms(SLICE_MS)
+            nap.sleep(self.diff(self.wake_at, self.ticks_ms()), self.seen)
 
     def _asleep(self):
-        """No key's edge since step() read the keys, and the sleep not over
-        (a frame of its own: _sleep's must stay off the heap)."""
+        """No key's edge since step() read the keys, the sleep not over (a
+        frame of its own: _sleep's must stay off the heap)."""
         return self.buttons.edges() == self.seen \
             and self.diff(self.wake_at, self.ticks_ms()) > 0
 
@@ -236,10 +241,9 @@ class App:
             self.wdt_feed()
 
     def _pause_ms(self, now):
-        """How long the loop sleeps after a step (a battery clock): LOOP_MS
-        while a key is pending or held, a menu shows or something waits for
-        the next step; else until the next instant anything shown changes
-        or has work due (_wake), at most MAX_SLEEP_MS."""
+        """How long the loop sleeps after a step: LOOP_MS while a key is
+        pending or held, a menu shows or something waits for the next step;
+        else until the next change or work due (_wake), at most MAX_SLEEP_MS."""
         mode = self.mode
         if mode == MODE_SPLASH:
             ms = self.diff(self.splash_until, now)
@@ -253,12 +257,9 @@ class App:
 
     def _wake(self, now):
         """ms until the game screen or a part next has something to do by
-        itself: the clock's shown seconds, flags, forfeits and challenge
-        window and a question's end (game.py), a notice's end or the
-        display's retry (display.py), the beep's next tone, the journal's
-        checkpoint or flash work (session.py), the hall link (net.py).
-        Anything else that changes the screen at a time of its own must be
-        asked here too."""
+        itself: game.py (the clock's changes, a question's end), display.py,
+        the beep, session.py (checkpoint, flash work), net.py.  Anything
+        else that changes the screen at a time of its own must be asked here."""
         ms = self.game.wake(now, MAX_SLEEP_MS)
         ms = self.display.wake(now, ms)
         ms = self.buzzer.wake(now, ms)
@@ -293,20 +294,24 @@ class App:
         """What a screen's handle() returned: one code (game.py, menu.py)."""
         if r == gamemod.SETUP:
             self._setup_was = self.settings.rules()     # (leave_setup())
-            self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source))
+            self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source, self.tested))
         elif r == gamemod.REFEREE:
             self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
         elif r == gamemod.NEW:
             self.new_game(now)
-        elif r == menumod.SAVE or r == menumod.RESULTS:
+        elif r == menumod.SAVE or r == menumod.RESULTS or r == menumod.SELFTEST:
             self.leave_setup(now)
             if r == menumod.RESULTS:
                 self._open(MODE_RESULTS, resultsmenu.ResultsMenu.of(self.log, self.settings.lang))
+            elif r == menumod.SELFTEST:
+                self._open(MODE_SELFTEST, selftest.SelfTest.of(self, now))
         elif r == menumod.RESET or r == menumod.EXIT:
             if r == menumod.RESET:
                 self.game.forget()      # the referee reset the game: a new game
             self.game.header()
             self._to_game()
+            if self.net is not None:
+                self.net.changed()      # (a self-test's result: published)
 
     def _open(self, mode, menu):
         self.menu = menu

@@ -26,6 +26,11 @@
 #                  one), raises OSError on a bus error
 #     show(rows)   text families only: show `rows` (rows bytearrays of cols
 #                  character codes: menus, splash); OSError as draw
+#     name         the family's name (the self-test's results)
+#     test(k)      the self-test's pattern k = 0, 1, ... (selftest.py): every
+#                  cell, glyph or segment the family has, lit in turn; True
+#                  shown, False no answer on its bus (or OSError), None past
+#                  its last pattern; start() afterwards draws as before
 # The first family with text rows shows the menus and the splash; the others
 # keep the game's last frame meanwhile.  The simulator finds a family's
 # emulator in host_sim/fakehw/<family>_emu.py (host_sim/fakehw/rig.py):
@@ -152,6 +157,29 @@ class Display:
                 ms = d if d < ms else ms
             i += 1
         return ms
+
+    # -- the self-test (selftest.py) ----------------------------------------------------
+    def test(self, i, k):
+        """Display i's self-test pattern k (its family's test(k)): 1 shown,
+        0 its bus failed, -1 past its last pattern (or it has none)."""
+        o = self.outs[i]
+        t = getattr(o.fam, "test", None)
+        if t is None:
+            return -1
+        try:
+            r = t(k)
+        except OSError:
+            o.errors += 1
+            return 0
+        return -1 if r is None else (1 if r else 0)
+
+    def restart(self, now):
+        """After the self-test: each display started afresh (its glyphs
+        loaded back) and drawn in full from the next draw on."""
+        for o in self.outs:
+            if not self._start(o):
+                self._failed(o, now)
+        self.frame.touch()
 
     # -- the displays' buses ----------------------------------------------------------
     def tick(self, now):

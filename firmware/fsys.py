@@ -4,7 +4,8 @@
 # The firmware never calls open()/os directly for its files: it takes an
 # `fs` object with open(path, mode) (files with read/write/flush/seek/
 # close), rename(old, new) over an existing file, remove, listdir, stat,
-# mkdir, and raw() (the block device under the filesystem, or None).  OsFS
+# mkdir, and raw() (the block device under the filesystem, or None); and,
+# where it has one, statvfs (free_bytes(): the self-test's free space).  OsFS
 # is the real one (given its block device: hw.raw_flash()); tests inject
 # fakes with the same methods.
 import os
@@ -32,6 +33,9 @@ class OsFS:
 
     def mkdir(self, path):
         os.mkdir(path)
+
+    def statvfs(self, path):
+        return os.statvfs(path)
 
     def __init__(self, raw=None):
         self._raw = raw
@@ -65,6 +69,16 @@ def write_atomic(fs, path, data, tmp=None):
     finally:
         f.close()
     fs.rename(tmp, path)
+
+
+def free_bytes(fs, path):
+    """The free bytes of the filesystem `path` is on (statvfs: fragment size
+    times the blocks available), or -1 where fs cannot tell (a test's fake)."""
+    try:
+        st = fs.statvfs(path or "/")
+    except (AttributeError, OSError):
+        return -1
+    return st[1] * st[4]
 
 
 def close(f):

@@ -6,6 +6,7 @@
 #
 #   profile sdev  # game 12
 #   # clock e6614c311b5f2a37 table 12
+#   # firmware 1.0.0 3f2a9c1
 #   set base=25:00
 #   0 left  # L 25:00 R 25:00
 #   41250 right  # L 24:59 R 24:19
@@ -24,6 +25,11 @@
 #
 # A clock showing another language than English says which (`# lang de`):
 # the replay draws the LCD in it.
+#
+# The `# firmware` line names the app that wrote it (appversion.LOG_LINE:
+# the release and the build's commit, "dev" for an app run from the
+# sources: the simulator, the tests); the replay reads it as a comment, and
+# a log from before it replays as ever.
 #
 # The `# clock` line names the clock that wrote the log: its
 # machine.unique_id() in hex, and the table number from the setup menu

@@ -111,9 +111,13 @@ class Messages:
         return d
 
     def report(self, now, state):
-        """The state's JSON on state/ (retained) or heartbeat/."""
+        """The state's JSON on state/ (retained) or heartbeat/: fields() and
+        `selftest`, the last self-test's result (selftest.py; null: none
+        since power-up, "pass", or "fail" and the failed items)."""
+        d = self.fields(now)
+        d["selftest"] = self.src.selftest()
         return mqtt.publish_packet(self.topic("state" if state else "heartbeat"),
-                                   json.dumps(self.fields(now)), 0, state)
+                                   json.dumps(d), 0, state)
 
     def online(self):
         return mqtt.publish_packet(self.topic("status"), "online", 0, True)

@@ -12,6 +12,15 @@ import hw
 import view as viewmod
 
 
+# The self-test's glyphs (test()): code k a bar of the bottom k + 1 dot
+# rows, so the eight codes side by side are a staircase; how a person reads
+# them (the emulator, chars()).
+TEST_GLYPHS = dict([(k, bytes([0x1F if r >= 7 - k else 0 for r in range(8)]))
+                    for k in range(8)])
+TEST_CHARS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+ALL_DOTS = 0xFF     # the A00 ROM's character with all 5x8 dots lit
+
+
 def make(board, machine):
     return Hd44780(hw.display(board, machine), board.LCD_COLS, board.LCD_ROWS)
 
@@ -25,6 +34,8 @@ def layout(cols, rows):
 
 
 class Hd44780:
+    name = "hd44780"
+
     def __init__(self, lcd, cols, rows):
         self.lcd = lcd
         self.cols = cols
@@ -51,6 +62,24 @@ class Hd44780:
             self.game = False
         self._rows(rows)
 
+    def test(self, k):
+        """The self-test (display.py's contract): pattern 0 lights every dot
+        of every cell; pattern 1 loads the eight CGRAM codes with
+        TEST_GLYPHS and shows them in every cell (a staircase each 8
+        columns, shifted a cell each row).  start() loads the menus' glyphs
+        back.  (Allocates: not in a game.)"""
+        if k > 1:
+            return None
+        if k == 1:
+            self._load(TEST_GLYPHS)
+            self.game = True        # (show() loads the menus' glyphs again)
+        rows = [bytearray(self.cols) for _ in range(self.rows)]
+        for r in range(self.rows):
+            for c in range(self.cols):
+                rows[r][c] = ALL_DOTS if k == 0 else (c + r) % 8
+        self._rows(rows)
+        return True
+
     def _rows(self, rows):
         lcd = self.lcd
         for r in range(self.rows):
@@ -71,6 +100,8 @@ def chars():
     import bigview
     for code in bigview.GLYPHS:
         out[bigview.GLYPHS[code]] = bigview.GLYPH_CHARS[code]
+    for code in TEST_GLYPHS:
+        out[TEST_GLYPHS[code]] = TEST_CHARS[code]
     return out
 
 

@@ -33,6 +33,12 @@
 #   resultsmenu.py, "Last games": what a game came to (16): RES_OK RES_LOST_L/R
 #     RES_FLAG_L/R; RES_PEN (8) before the points, RES_L RES_R (1) the
 #     side letters in front of them
+#   setupmenu.py, the version item: T_VERSION (7, the app's commit after
+#     it); the self-test item T_SELFTEST (10: the verdict after it on its
+#     result page), V_ST_* its last result
+#   selftest.py: ST_* its pages' rows (16), ST_I_* its pages' titles (9,
+#     the verdict after them), ST_PASS ST_FAIL (6), ST_FREE (8, after the
+#     number), ST_S_* the items on the result page (3)
 # The rule profiles' names, the same in every language, are their labels in
 # profiles.py (custom's is a word here: V_CUSTOM).
 
@@ -121,6 +127,33 @@ _TABLES = (
         "RES_LOST_R": "Right lost: time",
         "RES_FLAG_L": "Time out: left",    # flag profiles, PFS § 6.2.1
         "RES_FLAG_R": "Time out: right",
+        # -- the setup menu's version item and the self-test (selftest.py) --
+        "T_VERSION": "Version",         # then the app's commit, 7 columns
+        "T_SELFTEST": "Self-test",
+        "V_ST_NONE": "not run",         # no self-test since power-up
+        "V_ST_PASS": "passed",
+        "V_ST_FAIL": "FAILED",
+        "ST_KEYS": "Press every key",
+        "ST_ASK": "OK? L=no R=yes",     # the organizer judges what was shown
+        "ST_NEXT": "Pause 2s: next",    # how to leave each page (no key alone)
+        "ST_EXIT": "Pause 2s: exit",
+        "ST_PASS": "PASS",
+        "ST_FAIL": "FAIL",
+        "ST_FREE": "KB free",           # the flash's free space, after the number
+        "ST_I_KEYS": "Keys",            # the items, their page's title (9: the verdict after it)
+        "ST_I_LCD": "Display",
+        "ST_I_DIG": "Digits",
+        "ST_I_BEEP": "Buzzer",
+        "ST_I_LEDS": "LEDs",
+        "ST_I_FLASH": "Flash",
+        "ST_I_BAT": "Battery",
+        "ST_S_KEYS": "KEY",             # ... and on the result page, 3 columns
+        "ST_S_LCD": "LCD",
+        "ST_S_DIG": "DIG",
+        "ST_S_BEEP": "SND",
+        "ST_S_LEDS": "LED",
+        "ST_S_FLASH": "FLS",
+        "ST_S_BAT": "BAT",
     }),
     ("de", {
         "LANG": "Deutsch",  # its own name, for the language menu
@@ -190,6 +223,32 @@ _TABLES = (
         "RES_LOST_R": "Rechts verloren",
         "RES_FLAG_L": "Zeit um: links",
         "RES_FLAG_R": "Zeit um: rechts",
+        "T_VERSION": "Version",
+        "T_SELFTEST": "Selbsttest",
+        "V_ST_NONE": "ungetestet",
+        "V_ST_PASS": "bestanden",
+        "V_ST_FAIL": "FEHLER",
+        "ST_KEYS": "Jede Taste drück",
+        "ST_ASK": "OK? L=nein R=ja",
+        "ST_NEXT": "Pause 2s: weiter",
+        "ST_EXIT": "Pause 2s: Ende",
+        "ST_PASS": "OK",
+        "ST_FAIL": "FEHLER",
+        "ST_FREE": "KB frei",
+        "ST_I_KEYS": "Tasten",
+        "ST_I_LCD": "Anzeige",
+        "ST_I_DIG": "Ziffern",
+        "ST_I_BEEP": "Summer",
+        "ST_I_LEDS": "LEDs",
+        "ST_I_FLASH": "Speicher",
+        "ST_I_BAT": "Akku",
+        "ST_S_KEYS": "TAS",
+        "ST_S_LCD": "LCD",
+        "ST_S_DIG": "ZIF",
+        "ST_S_BEEP": "TON",
+        "ST_S_LEDS": "LED",
+        "ST_S_FLASH": "SPE",
+        "ST_S_BAT": "AKK",
     }),
     ("pl", {
         "LANG": "Polski",  # its own name, for the language menu
@@ -259,6 +318,32 @@ _TABLES = (
         "RES_LOST_R": "Prawy przegrał",
         "RES_FLAG_L": "Czas minął: L",   # PFS § 6.2.1
         "RES_FLAG_R": "Czas minął: P",
+        "T_VERSION": "Wersja",
+        "T_SELFTEST": "Autotest",
+        "V_ST_NONE": "nie wykonany",
+        "V_ST_PASS": "zaliczony",
+        "V_ST_FAIL": "BŁĄD",
+        "ST_KEYS": "Wciśnij klawisze",
+        "ST_ASK": "OK? L=nie P=tak",
+        "ST_NEXT": "Pauza 2s: dalej",
+        "ST_EXIT": "Pauza 2s: koniec",
+        "ST_PASS": "OK",
+        "ST_FAIL": "BŁĄD",
+        "ST_FREE": "KB wolne",
+        "ST_I_KEYS": "Klawisze",
+        "ST_I_LCD": "Ekran",
+        "ST_I_DIG": "Cyfry",
+        "ST_I_BEEP": "Brzęczyk",
+        "ST_I_LEDS": "Diody",
+        "ST_I_FLASH": "Pamięć",
+        "ST_I_BAT": "Bateria",
+        "ST_S_KEYS": "KLA",
+        "ST_S_LCD": "LCD",
+        "ST_S_DIG": "CYF",
+        "ST_S_BEEP": "DZW",
+        "ST_S_LEDS": "LED",
+        "ST_S_FLASH": "PAM",
+        "ST_S_BAT": "BAT",
     }),
 )
 LANGS = tuple([t[0] for t in _TABLES])
@@ -274,7 +359,13 @@ WIDTH = {"READY": 6, "READY_WHO": 15, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,
          "STATELOST": 16, "LCDBACK": 16, "RES_OK": 16, "RES_PEN": 8, "RES_L": 1,
          "RES_R": 1, "RES_LOST_L": 16, "RES_LOST_R": 16, "RES_FLAG_L": 16,
-         "RES_FLAG_R": 16, "T_HALL": 13}
+         "RES_FLAG_R": 16, "T_HALL": 13,
+         "T_VERSION": 7, "ST_KEYS": 16, "ST_ASK": 16, "ST_NEXT": 16, "ST_EXIT": 16,
+         "ST_PASS": 6, "ST_FAIL": 6, "ST_FREE": 8,
+         "ST_I_KEYS": 9, "ST_I_LCD": 9, "ST_I_DIG": 9, "ST_I_BEEP": 9,
+         "ST_I_LEDS": 9, "ST_I_FLASH": 9, "ST_I_BAT": 9, "T_SELFTEST": 10,
+         "ST_S_KEYS": 3, "ST_S_LCD": 3, "ST_S_DIG": 3, "ST_S_BEEP": 3,
+         "ST_S_LEDS": 3, "ST_S_FLASH": 3, "ST_S_BAT": 3}
 
 
 def width(key):

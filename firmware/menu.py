@@ -43,6 +43,7 @@ SAVE = "save"        # setup done: the app saves the settings, a new game
 RESULTS = "results"  # setup: save as SAVE, then show the last games' results
 EXIT = "exit"        # back to the game screen
 RESET = "reset"      # referee: the clock was reset: a new game log, back
+SELFTEST = "selftest"  # setup: save as SAVE, then the self-test (selftest.py)
 
 LT = 0x3C  # '<'
 GT = 0x3E  # '>'

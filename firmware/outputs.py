@@ -36,8 +36,10 @@ class Buzzer:
         """Sound on or off (the setup menu's Sound item)."""
         self.enabled = on
 
-    def beep(self, kind, now):
-        if not self.enabled:
+    def beep(self, kind, now, always=False):
+        """Start pattern `kind`; `always`: even with the sound off (the
+        self-test's, selftest.py)."""
+        if not self.enabled and not always:
             return
         self.beeps += 1
         self.last = kind
@@ -92,6 +94,7 @@ class Leds:
     def __init__(self, left, right):
         self.pins = (left, right)
         self.lit = -2  # unknown: the first show() writes both
+        self.fitted = left is not None or right is not None
 
     def show(self, side):
         if side == self.lit:
@@ -133,6 +136,11 @@ class Battery:
             return
         if self._next is not None and self._diff(now, self._next) < 0:
             return
+        self.read(now)
+
+    def read(self, now):
+        """Read the voltage now (update(): every `every_ms`; the self-test:
+        at once) into .mv and .low; returns .mv."""
         self._next = self._add(now, self.every)
         if self._uv:
             pin_mv = self.adc.read_uv() // 1000
@@ -143,3 +151,4 @@ class Battery:
             self.low = True
         elif self.mv > self.low_mv + 100:
             self.low = False
+        return self.mv

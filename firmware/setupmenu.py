@@ -2,13 +2,14 @@
 # one item at a time (menu.py: the keys, the layout, the codes, the
 # drawing).  It edits the settings.py data object in place; the app
 # saves them when the menu is left (SAVE).
+import appversion
 import lang
 import profiles
 import settings as st
-from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, SAVE, RESULTS, \
+from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, SAVE, RESULTS, SELFTEST, \
     center, center_num, center_mmss, lim, arrows, step, cycle, base_step, \
     can_shift, frame, both_mmss
-from rows import put, num, ndigits
+from rows import put, num, ndigits, word
 
 # Items (the label key in lang.py is the comment).
 S_PROFILE = 0   # T_PROFILE  profiles.NAMES (cycles)
@@ -25,22 +26,31 @@ S_RESULTS = 10  # T_RESULTS  the last games' results (either arrow opens them)
 S_TABLE = 11    # T_TABLE    table number, 0 (none)..TABLE_MAX, on every log
 S_HALL = 12     # T_HALL     a clock on the hall's network only: its state
                 #            (read only) and the table it publishes under
+S_SELFTEST = 13  # T_SELFTEST the self-test (either arrow starts it,
+                #            selftest.py); its last result shown
+S_VERSION = 14  # T_VERSION  the app's commit (appversion.LABEL) and the
+                #            interpreter's release (RUNTIME), read only
 
 _S_LABEL = ("T_PROFILE", "T_BASE", "T_BASE_L", "T_BASE_R", "T_ZERO",
             "T_PENALTY", "T_FORFEIT", "T_WINDOW", "T_LANG", "T_SOUND",
-            "T_RESULTS", "T_TABLE", "T_HALL")
-_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_RESULTS)
+            "T_RESULTS", "T_TABLE", "T_HALL", "T_SELFTEST", "T_VERSION")
+# Every list ends with the results, the self-test and the version (_END).
+_END = (S_RESULTS, S_SELFTEST, S_VERSION)
+_S_STD = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE) + _END
 _S_CUSTOM_OVERTIME = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO,
                       S_PENALTY, S_FORFEIT, S_WINDOW, S_LANG, S_SOUND,
-                      S_TABLE, S_RESULTS)
+                      S_TABLE) + _END
 # With a flag at 00:00 there is no overtime, so penalty and forfeit are moot.
 _S_CUSTOM_FLAG = (S_PROFILE, S_BASE, S_BASE_L, S_BASE_R, S_ZERO, S_WINDOW,
-                  S_LANG, S_SOUND, S_TABLE, S_RESULTS)
+                  S_LANG, S_SOUND, S_TABLE) + _END
 # A clock on the hall's network (its hall reader, source.py, has a state)
 # adds S_HALL after the table number.
-_S_STD_NET = (S_PROFILE, S_BASE, S_LANG, S_SOUND, S_TABLE, S_HALL, S_RESULTS)
-_S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-1] + (S_HALL, S_RESULTS)
-_S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-1] + (S_HALL, S_RESULTS)
+_S_STD_NET = _S_STD[:-3] + (S_HALL,) + _END
+_S_CUSTOM_OVERTIME_NET = _S_CUSTOM_OVERTIME[:-3] + (S_HALL,) + _END
+_S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-3] + (S_HALL,) + _END
+_ST_WORD = ("V_ST_NONE", "V_ST_PASS", "V_ST_FAIL")  # by selftest.Result.verdict
+_COMMIT = appversion.LABEL.encode()     # (made once: render allocates nothing)
+_RUNTIME = appversion.RUNTIME.encode()
 _HALL_WORD = ("V_HALL_DOWN", "V_HALL_WAIT", "V_HALL_UP")  # by net.HALL_*
 
 
@@ -67,13 +77,15 @@ class SetupMenu:
     """Before a game (SPEC §4 Setup): profile, base times, language, sound,
     and the custom profile's rules.  Edits `settings` (data only) in place;
     handle() returns SAVE on A_DONE (the app saves and goes back to ready),
-    RESULTS on the results item's arrows, else None.  `hall`: what the clock
-    knows of the hall (source.Source: hall(), hall_table()), None on a clock
-    without one."""
+    RESULTS on the results item's arrows, SELFTEST on the self-test's, else
+    None.  `hall`: what the clock knows of the hall (source.Source: hall(),
+    hall_table()), None on a clock without one; `tested`: the last
+    self-test's selftest.Result (None: not shown as run)."""
 
-    def __init__(self, settings, hall=None):
+    def __init__(self, settings, hall=None, tested=None):
         self.settings = settings
         self.hall = hall
+        self.tested = tested
         self.item = S_PROFILE
 
     def items(self):
@@ -95,6 +107,8 @@ class SetupMenu:
             self.item = cycle(items, self.item, True)
         elif self.item == S_RESULTS and (action == A_LEFT or action == A_RIGHT):
             return RESULTS  # the app saves, then shows the results
+        elif self.item == S_SELFTEST and (action == A_LEFT or action == A_RIGHT):
+            return SELFTEST  # the app saves, then runs the self-test
         elif action == A_LEFT or action == A_RIGHT:
             self._change(action == A_RIGHT)
         return None
@@ -163,9 +177,9 @@ class SetupMenu:
             return lim(s.window > 0, s.window < st.WINDOW_MAX)
         if it == S_TABLE:
             return lim(s.table > 0, s.table < st.TABLE_MAX)
-        if it == S_RESULTS:
+        if it == S_RESULTS or it == S_SELFTEST:
             return 2  # ">" opens them
-        if it == S_HALL:
+        if it == S_HALL or it == S_VERSION:
             return 0  # shown, not chosen
         return 3  # choices cycle
 
@@ -217,6 +231,15 @@ class SetupMenu:
                 center(value, w["V_NONE"])
         elif it == S_HALL:
             self._hall(label, value, w)
+        elif it == S_SELFTEST:
+            t = self.tested
+            center(value, w[_ST_WORD[t.verdict if t is not None else 0]])
+        elif it == S_VERSION:
+            # "Version  a1b2c3d" / "MicroPy 1.28.0": the commit wins the
+            # columns the label would need (appversion.py)
+            c = _COMMIT
+            put(label, len(label) - len(c) if len(c) < len(label) else 0, c)
+            word(value, 0, len(value), _RUNTIME, 2)
         return rows
 
     def _hall(self, label, value, w):

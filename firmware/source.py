@@ -13,6 +13,8 @@
 #   log_open(n)    game n's log file, open to be read in pieces, and its
 #                  size in bytes (OSError if there is none)
 #   clock_id()     the clock's id (machine.unique_id() in hex)
+#   selftest()     the last self-test's result (selftest.Result.summary():
+#                  None, "pass", "fail <items>"), the state's one field of it
 #   mark(h)        the hall's state changed (net.HALL_*): kept, and the
 #                  LCD's mark shown
 #   tabled(t)      the clock publishes under table t from now on (at the
@@ -34,13 +36,14 @@ import report
 
 
 class Source:
-    def __init__(self, clock, session, battery, settings, log, show):
+    def __init__(self, clock, session, battery, settings, log, show, tested=None):
         self.clock = clock
         self.session = session
         self.battery = battery
         self.settings = settings
         self.log = log
         self.show = show          # the app's callback for the hall mark
+        self.tested = tested      # the app's selftest.Result
         self._hall = -1           # net.HALL_*, -1: no hall
         self._table = 0           # the table net.py publishes under
 
@@ -88,3 +91,7 @@ class Source:
 
     def clock_id(self):
         return self.log.clock
+
+    def selftest(self):
+        t = self.tested
+        return t.summary() if t is not None else None

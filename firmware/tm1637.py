@@ -250,7 +250,11 @@ def make(board, machine):
                           Tm1637(pin(board.TM_RIGHT_CLK), pin(board.TM_RIGHT_DIO), b)), b)
 
 
+ALL_SEGS = 0xFF     # every segment of a digit and the colon (digit 1's bit 7)
+
+
 class Family:
+    name = "tm1637"
     cols = 0
     rows = 0        # digits only: no text, no menus
 
@@ -266,6 +270,24 @@ class Family:
     def draw(self, f):
         self._side(f, 0)
         self._side(f, 1)
+
+    def test(self, k):
+        """The self-test (display.py's contract): pattern 0 lights every
+        segment and the colon of both modules at full brightness, patterns
+        1-7 one segment (a .. g) of every digit; True if both modules
+        answered (ACK), None past the last.  start() then sends the times
+        again."""
+        if k > 7:
+            return None
+        segs = bytearray(4)
+        for i in range(4):
+            segs[i] = ALL_SEGS if k == 0 else 1 << (k - 1)
+        ok = True
+        for m in self.mods.mods:
+            m.brightness(7)
+            if not m.show(segs):
+                ok = False
+        return ok
 
     def _side(self, f, s):
         m = self.mods

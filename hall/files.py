@@ -1,6 +1,6 @@
 """The hall folder's records as data: the bottom layer that the recorder
 (hall/recorder.py), the tournament (hall/tournament.py) and the
-hall (hall/cli.py) all import, and that imports none of them.
+hall (hall/folder.py, hall/commands/) all import, and that imports none of them.
 
 Here: the numbers a topic may carry, the result body's check, the readers
 of results.jsonl (which record counts, with the director's corrections.jsonl)

@@ -39,7 +39,7 @@ game.
 THE CONFIRMATION: after the fsync the recorder publishes the result's body,
 byte for byte as received, QoS 0, on scrabble/<event>/confirm/<account>.
 Only the recorder's account may write there and only that clock's account
-may read it (the ACL, hall/cli.py).  The clock keeps each result in its
+may read it (the ACL, hall/broker.py).  The clock keeps each result in its
 flash queue (net.out) until that echo arrives, and sends it again on every
 connect and every net.RESEND_MS while unconfirmed; the recorder confirms
 every copy it gets, new or not.  So a result is always in the recorder's

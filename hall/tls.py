@@ -34,8 +34,9 @@ import subprocess
 import tempfile
 import threading
 
-import host_sim  # noqa: F401  (firmware/ on sys.path)
+import host_sim  # noqa: F401  (its importer: the firmware's netcfg)
 import netcfg
+from hall import served
 
 CA_CERT = "ca.crt"
 CA_KEY = "ca.key"
@@ -227,13 +228,30 @@ def local_ips():
 
 class _Page(http.server.SimpleHTTPRequestHandler):
     timeout = 10          # a client that stops talking frees its thread
+    hall = None           # the hall folder (PageServer): hall/served.py's answers
+    # issue 37: every text with its charset (hall/served.py)
+    extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map, **served.TYPES)
 
     def log_message(self, *a):
         pass
 
+    def do_GET(self):
+        got = served.dynamic(self.hall, self.path) if self.hall else None
+        if got is None:
+            return super().do_GET()
+        body, ctype = got
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
         self.send_header("Strict-Transport-Security", "max-age=86400")
+        lang = served.content_language(self.path)
+        if lang:
+            self.send_header("Content-Language", lang)
         super().end_headers()
 
     def list_directory(self, path):
@@ -267,7 +285,8 @@ class PageServer:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2
         ctx.load_cert_chain(os.path.join(folder, BROKER_CERT), os.path.join(folder, BROKER_KEY))
-        self.server = _TLSServer((bind, port), functools.partial(_Page, directory=www), ctx)
+        page = type("_PageOf", (_Page,), {"hall": folder})
+        self.server = _TLSServer((bind, port), functools.partial(page, directory=www), ctx)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True,
                                        name="hall-pages")
 

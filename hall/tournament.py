@@ -799,7 +799,7 @@ def payload(folder, event="open"):
     return messages(folder, event)[ROUND_TOPIC % event]
 
 
-# -- the commands (hall/cli.py calls these) ----------------------------------------
+# -- the commands (hall/commands/ calls these) ----------------------------------------
 def cmd_round(folder, n, out=sys.stdout):
     """`hall round N`: from now on new games are round N."""
     set_round(folder, n)

@@ -1,14 +1,14 @@
-"""The CPython side of the Scrabble clock: replay tool, simulator, hall.
+"""The CPython side of the Scrabble clock: the simulator, the replay tool,
+the log copier, the emulated targets.  The tournament hall (hall/) builds on
+it; this package never imports the hall (tests/test_layers.py).
 
 The device code lives in firmware/ as flat MicroPython modules; the hardware
-fakes (machine, the HD44780 + PCF8574 emulator) in host_sim/fakehw/.  This
-module is the one place the host finds them:
+fakes (machine, the HD44780 + PCF8574 emulator) in host_sim/fakehw/.
+Importing host_sim installs the one importer that finds them
+(host_sim/paths.py: the folders of pytest.ini's `pythonpath` in a checkout,
+the installed package's copies otherwise), so the simulator, the hall, the
+tools and the bench import exactly the modules the board runs.
 
-* the folders are pytest.ini's `pythonpath` (the tests get them from pytest
-  itself, editors and type checkers from pyrightconfig.json, which
-  tests/test_plumbing.py keeps equal); importing host_sim puts the same
-  folders on sys.path, so tools, the bench and the simulator import exactly
-  the modules the board runs;
 * the modules that go onto the board are listed by the package manifests
   firmware/clock-core/manifest.py and firmware/clock-net/manifest.py (it
   require()s clock-core), read here by `firmware_files()`, plus the display
@@ -19,29 +19,16 @@ module is the one place the host finds them:
   family some board in boards/ names (`firmware_files()`).
 
 A tool run by its path (`python tools/x.py`) finds this package through
-tools/repo_root.py, the only other place that touches sys.path.
+tools/repo_root.py, the only place that touches sys.path.
 """
-import configparser
 import os
-import sys
 
-from host_sim.paths import ROOT, FIRMWARE, BOARDS  # noqa: F401
-FAKEHW = os.path.join(ROOT, "host_sim", "fakehw")
+from host_sim import paths
+from host_sim.paths import ROOT, FIRMWARE, BOARDS, FAKEHW, host_paths  # noqa: F401
 MP_TESTS = os.path.join(ROOT, "tests", "mp")
 MANIFEST = "manifest.py"
 
-
-def host_paths():
-    """pytest.ini's `pythonpath`, as absolute folders, first one first."""
-    ini = configparser.ConfigParser()
-    ini.read(os.path.join(ROOT, "pytest.ini"))
-    return [os.path.normpath(os.path.join(ROOT, p))
-            for p in ini.get("pytest", "pythonpath").split()]
-
-
-for _p in reversed(host_paths()):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+paths.install()
 
 
 class ManifestError(Exception):

@@ -1,10 +1,10 @@
 """python -m host_sim COMMAND ...  (see --help)."""
 import argparse
 import json
-import os
 import sys
 
 import host_sim  # noqa: F401
+from host_sim import console
 
 
 def cmd_replay(args):
@@ -93,28 +93,10 @@ def _geometry(text):
     return int(c), int(r)
 
 
-class _Parser(argparse.ArgumentParser):
-    """A usage error is one line (exit 2), not the usage text and then it."""
-
-    def error(self, message):
-        self.exit(2, "%s: error: %s (see --help)\n" % (self.prog, message))
-
-
 def main(argv=None):
     """The command line; a closed output pipe (`... | head -c1`) ends it
     quietly, with status 1 and no traceback."""
-    try:
-        status = _main(argv)
-        sys.stdout.flush()
-        return status
-    except BrokenPipeError:
-        # Python would report the pipe again while flushing stdout at exit:
-        # point stdout at the null device first.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return 1
+    return console.quiet_pipe(_main, argv)
 
 
 def _main(argv=None):
@@ -122,10 +104,10 @@ def _main(argv=None):
         argv = sys.argv[1:]
     if argv[:1] == ["hall"]:
         # the hall is a package of its own (docs/hall.md): one line says so
-        print("python -m host_sim: the hall is its own command now: python -m hall %s"
-              % " ".join(argv[1:]), file=sys.stderr)
+        print("%s: the hall is its own command now: python -m hall %s"
+              % (console.prog("host_sim"), " ".join(argv[1:])), file=sys.stderr)
         return 2
-    p = _Parser(prog="python -m host_sim",
+    p = console.Parser(prog=console.prog("host_sim"),
                 description="Scrabble clock: simulator and tools")
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("replay", help="replay a game log / replay file and print the state")

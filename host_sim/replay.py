@@ -13,7 +13,7 @@ A replay file is the clock's game-log format:
 message), `run()` applies the events to clockcore.Clock at their own
 timestamps, `report()` builds the JSON state report.
 """
-import host_sim  # noqa: F401  (puts firmware/ on sys.path)
+import host_sim  # noqa: F401  (its importer finds firmware/)
 
 import clockcore
 import gamelog

@@ -57,7 +57,7 @@ import time
 from fractions import Fraction
 
 import host_sim
-import rig as gestures  # noqa: E402  (host_sim put fakehw/ on sys.path)
+import rig as gestures  # noqa: E402  (host_sim's importer finds fakehw/)
 
 KEY_HOLD_MS = 120        # a tap: down, then up this much later (virtual ms)
 FRAME_S = 0.05           # redraw ~20x per second
@@ -845,8 +845,11 @@ def state_folder(args):
     return None, state_dir
 
 
-def run(args):
-    """The `sim` subcommand.  Returns the exit status."""
+def run(args, join=None):
+    """The `sim` subcommand.  Returns the exit status.  join(sim): attaches
+    what else the clock has (the hall's network part, `python -m hall sim`:
+    the simulator itself never imports the hall) and returns words for the
+    status label."""
     try:
         import curses
     except ImportError:
@@ -884,6 +887,8 @@ def run(args):
             return 1
         sim = Sim(board, root, args.speed, game, extra)
         label = "%dx%d" % (board.LCD_COLS, board.LCD_ROWS)
+        if join is not None:
+            label += join(sim)
         if game is not None:
             label += " " + UNI["dot"] + " replay " + os.path.basename(args.replay)
         _set_locale()

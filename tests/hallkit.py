@@ -14,16 +14,19 @@ import time
 import pytest
 
 from conftest import ROOT
-from hall import cli as H
+from hall import broker
+from hall.supervise import free_port
+from hall.folder import Hall
+from hall.paths import MQTT_JS
 from bench import browser
 from hall import tls as TLS
 
 needs_broker = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    broker.find_mosquitto() is None or not os.path.isfile(MQTT_JS),
     reason="mosquitto or the page's mqtt.js missing (make deps hall-page)")
 
 needs_browser = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS)
+    broker.find_mosquitto() is None or not os.path.isfile(MQTT_JS)
     or None in browser.browser_tools(),
     reason="needs mosquitto, chromium, chromium-driver and the page's mqtt.js "
            "(make deps hall-page)")
@@ -60,8 +63,8 @@ def new_hall(tmp_path, tables=12, **kw):
     """Hall "cup" in tmp_path/hall on free loopback ports, its folder
     written (accounts, configuration, page, the session's certificates);
     not started."""
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=tables, port=H.free_port(),
-               ws_port=H.free_port(), **kw)
+    h = Hall(str(tmp_path / "hall"), event="cup", tables=tables, port=free_port(),
+               ws_port=free_port(), **kw)
     seed_pki(h.folder)
     h.write()
     return h

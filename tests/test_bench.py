@@ -110,7 +110,7 @@ def test_press_bench_sees_a_loop_that_does_not_wake(monkeypatch):
     woke = press_bench.rig_game(presses=40)
     assert press_bench.pct(woke["lat_ms"])[1] <= 30          # SPEC v3 §6
     assert woke["led_steps_differ"] == 0
-    monkeypatch.setattr(appmod.App, "_sleep", lambda self, sleep_ms, now, ms: sleep_ms(ms))
+    monkeypatch.setattr(appmod.App, "_sleep", lambda self, nap, now, ms: nap.sleep_ms(ms))
     slept = press_bench.rig_game(presses=40)
     assert press_bench.pct(slept["lat_ms"])[0] > press_bench.pct(woke["lat_ms"])[0] + 3
 
@@ -162,7 +162,7 @@ def test_not_a_number_is_a_failure(value):
         bench.fmt(value)
 
 
-@pytest.mark.skipif(__import__("hall.cli", fromlist=["x"]).find_mosquitto() is None
+@pytest.mark.skipif(__import__("hall.broker", fromlist=["x"]).find_mosquitto() is None
                     or __import__("shutil").which("mosquitto_sub") is None,
                     reason="mosquitto or mosquitto-clients missing (make deps)")
 def test_hall_figures_small():

@@ -17,7 +17,7 @@ import pytest
 
 import deploy
 from conftest import ROOT, need
-from hall import cli as H
+from hall.folder import Hall
 from host_sim import target
 
 DEPLOY = os.path.join(ROOT, "tools", "deploy.py")
@@ -89,7 +89,7 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
     assert [r[0] for r in rows] == ["4", "5"] and all(r[3] == "verified" for r in rows)
     assert rows[0][1] != rows[1][1]                       # two boards, two clock ids
     assert rows[0][2] == rows[1][2] and int(rows[0][2]) > 20
-    pw = {str(t): p for t, p in H.Hall(hall_dir, "cup").passwords().items()}
+    pw = {str(t): p for t, p in Hall(hall_dir, "cup").passwords().items()}
     # issue 29: each board's own id is its table's clock account's (owners.jsonl):
     # the recorder refuses that clock's results under any other account
     from hall import recorder as REC

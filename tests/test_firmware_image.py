@@ -267,7 +267,7 @@ def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
     net.json (its hall account) in the filesystem region; files 0600 in a
     0700 folder.  On a blank Pico the table's image boots to READY and the
     clock reads its net.json: the hall mark shows (net.py started)."""
-    from hall import cli as hallmod
+    from hall.folder import Hall
     out = tmp_path / "tables"
     written = fwimage.tables("pico_w", [3, 12], "192.168.1.10", event="open",
                              hall_dir=str(tmp_path / "hall"), port_board_override="RPI_PICO",
@@ -276,7 +276,7 @@ def test_the_per_table_image_carries_its_net_json(images, pico_ok, tmp_path):
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o700
     for p in written:
         assert stat.S_IMODE(os.stat(p).st_mode) == 0o600
-    hall = hallmod.Hall(str(tmp_path / "hall"), "open", tables=100)
+    hall = Hall(str(tmp_path / "hall"), "open", tables=100)
     password = hall.passwords()[12]
     region = bytearray(b"\xff" * REGION)
     base = fwimage.XIP_BASE + fwimage.FLASH_BYTES - REGION

@@ -16,6 +16,7 @@ log with host_sim.replay and must end in exactly the live clock's state.
 """
 import os
 
+import appversion
 import clockcore as cc
 import fsys
 import gamelog
@@ -25,6 +26,10 @@ import ticks
 from mptest import (MICROPYTHON, Random, cpython_only, eq, parametrize, small_heap,
                     tmp_path as mp_tmp_path)
 from test_power_loss import FakeFlash, PowerCut
+
+# issue 37, docs/build.md: every header names the app that wrote the log
+# (appversion.LOG_LINE: "# firmware 1.0.0 <commit>", "dev" without a build)
+FIRMWARE = appversion.LOG_LINE.rstrip("\n")
 
 DIFF, ADD = ticks.wrapping(1 << 30)
 LOOP_MS = 100
@@ -51,6 +56,7 @@ def test_line_format():
     lg.event(1563000, cc.EV_BASE, 1, 1500000, -301000, 1438500)
     eq(ff.files["games/g0001.txt"].decode(), "\n".join([
         "profile sdev  # game 1",
+        FIRMWARE,                  # issue 37: the app that wrote it
         "set base=25:00",
         "0 left  # L 25:00 R 25:00",
         "1500 right  # L 25:00 R 24:59",
@@ -75,7 +81,8 @@ def test_a_language_other_than_english_is_named_in_the_header():
     lg.lang = "de"
     lg.begin(profiles.make_rules("sdev", {"base": "25:00"}), 3)
     eq(ff.files["games/g0001.txt"].decode(),
-       "profile sdev  # game 1\n# clock c0ffee table 3\n# lang de\nset base=25:00\n", "header")
+       "profile sdev  # game 1\n# clock c0ffee table 3\n" + appversion.LOG_LINE +
+       "# lang de\nset base=25:00\n", "header")
 
 
 def test_display_times_in_the_comment_round_like_the_lcd():
@@ -264,6 +271,7 @@ def test_the_log_on_the_real_filesystem_is_repaired_after_a_power_cut():
     eq(lg2.restored(3000, running=True, game=1, pos=pos), True, "restored")
     eq(read_text(name), "\n".join([
         "profile sdev  # game 1",
+        FIRMWARE,
         "set base=25:00",
         "0 left  # L 25:00 R 25:00",
         "1500 right  # L 25:00 R 24:59",
@@ -490,7 +498,7 @@ def test_a_logged_game_replays_to_the_live_clock_state(seed, profile, over, tmp_
     first = text.split("\n")[0]
     assert first.startswith("profile %s" % profile)
     if over:
-        assert text.split("\n")[1] == "set " + " ".join(dev.rules.overrides())
+        assert text.split("\n")[2] == "set " + " ".join(dev.rules.overrides())
 
 
 @cpython_only

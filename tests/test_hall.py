@@ -15,7 +15,11 @@ import pytest
 
 from conftest import ROOT
 from hallkit import csv_rows, hall_cmd, needs_broker, pki_dir, running_hall, until
-from hall import cli as H
+from hall import accounts
+from hall import clients
+from hall import supervise
+from hall.supervise import free_port
+from hall import tls as TLS
 from hall.rehearsal import clocks as rehearsal
 from host_sim import replay
 
@@ -23,7 +27,7 @@ import net
 import netcfg
 import outbox as outboxmod
 
-CA = open(os.path.join(pki_dir(), H.TLS.CA_CERT)).read()   # a hall CA (PEM)
+CA = open(os.path.join(pki_dir(), TLS.CA_CERT)).read()   # a hall CA (PEM)
 
 pytestmark = needs_broker
 
@@ -88,7 +92,9 @@ def test_every_clock_state_reaches_the_subscriber_and_results_csv(hall):
             want = replay.report(clock, at)
             del want["lcd"]
             assert st["lowbat"] is False          # (the battery: issue 21's projector)
-            got = {k: v for k, v in st.items() if k not in ("clock", "table", "game", "lowbat")}
+            assert st["selftest"] is None         # (no self-test run: issue 37)
+            got = {k: v for k, v in st.items()
+                   if k not in ("clock", "table", "game", "lowbat", "selftest")}
             assert got == want
         check_rows(results_csv(hall), fleet)
     finally:
@@ -148,7 +154,7 @@ def test_wifi_down_for_a_minute_catches_up_and_keeps_time(hall):
 class _Recorder:
     def __init__(self, hall, topic):
         self.got = []
-        self.c = H.viewer_client(hall.port, folder=hall.folder)
+        self.c = clients.viewer_client(hall.port, folder=hall.folder)
         self.c.on_message = lambda c, u, m: self.got.append((m.topic, m.payload))
         self.c.subscribe(topic)
         self.c.loop_start()
@@ -162,7 +168,7 @@ def _publisher(hall, user, password):
     import paho.mqtt.client as mqtt
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     c.username_pw_set(user, password)
-    H.TLS.paho_tls(c, hall.folder)
+    TLS.paho_tls(c, hall.folder)
     rc = []
     c.on_connect = lambda c, u, f, r, p=None: rc.append(r)
     c.connect("127.0.0.1", hall.port)
@@ -195,7 +201,7 @@ def test_wrong_password_and_other_tables_topic_are_refused(hall):
         c.publish("scrabble/cup/3/state/3", b"own", qos=1).wait_for_publish(5)
         c.loop_stop()
         c.disconnect()
-        v, rc = _publisher(hall, H.VIEWER, hall.viewer_password())
+        v, rc = _publisher(hall, accounts.VIEWER, hall.viewer_password())
         v.publish("scrabble/cup/5/state/5", b"viewer", qos=1).wait_for_publish(5)
         v.loop_stop()
         v.disconnect()
@@ -334,7 +340,7 @@ def test_hall_command_runs_clocks_and_results_come_from_the_recorders_file(tmp_p
     broker's memory"): `python -m hall --clocks N` starts Mosquitto
     and the recorder and plays N whole games; `hall results` after the hall
     stopped (no broker) has every game; a folder without results is one line."""
-    port, ws, page = H.free_port(), H.free_port(), H.free_port()
+    port, ws, page = free_port(), free_port(), free_port()
     proc = hall_cmd(str(tmp_path / "h"), "--tables", "3", "--clocks", "3",
                     "--speed", str(SPEED), "--seconds", "12", "--ws-port", str(ws),
                     "--page-port", str(page), port=port)
@@ -496,14 +502,14 @@ def test_the_brokers_own_lines_go_to_its_log_file_not_the_terminal(tmp_path):
     writes to <hall>/mosquitto.log (its stderr is that file); the start-up
     line names it."""
     folder = tmp_path / "h"
-    port, ws = H.free_port(), H.free_port()
+    port, ws = free_port(), free_port()
     p = subprocess.Popen([sys.executable, "-m", "hall", "--dir", str(folder),
                           "--tables", "2", "--port", str(port), "--ws-port", str(ws),
                           "--seconds", "6"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
         # (hall.pid names each process with its identity, issue 29)
-        info = until(lambda: H.read_pidfile(str(folder)) or {}, lambda d: d.get("broker"),
+        info = until(lambda: supervise.read_pidfile(str(folder)) or {}, lambda d: d.get("broker"),
                      seconds=20, every=0.1)
         pid = info["broker"]["pid"]
         assert os.readlink("/proc/%d/fd/2" % pid) == str(folder / "mosquitto.log")

@@ -9,7 +9,9 @@ import stat
 import pytest
 
 from hallkit import needs_broker, new_hall, running_hall
-from hall import cli as H
+from hall import accounts
+from hall import broker
+from hall.supervise import free_port
 from bench import hall_attacks
 
 pytestmark = needs_broker
@@ -42,8 +44,8 @@ def test_acl_is_explicit_per_account(hall):
             blocks[user] = []
         elif line.startswith("topic "):
             blocks[user].append(line)
-    assert blocks[H.VIEWER] == ["topic read scrabble/cup/#"]
-    assert set(blocks) == {H.VIEWER, H.RECORDER} | {str(t) for t in range(1, 9)}
+    assert blocks[accounts.VIEWER] == ["topic read scrabble/cup/#"]
+    assert set(blocks) == {accounts.VIEWER, accounts.RECORDER} | {str(t) for t in range(1, 9)}
     for t in range(1, 9):
         for line in blocks[str(t)]:
             assert re.match(r"^topic (write scrabble/cup/\+/[a-z]+(/\+)?/%d"
@@ -54,7 +56,8 @@ def test_limits_are_in_the_broker_configuration(hall):
     """message size, packet size, memory (which bounds retained messages),
     queues, connections: set, and the real Mosquitto runs with them."""
     conf = open(hall.conf).read()
-    for line in ("message_size_limit %d" % H.MESSAGE_SIZE_LIMIT, "memory_limit %d" % H.MEMORY_LIMIT,
+    for line in ("message_size_limit %d" % broker.MESSAGE_SIZE_LIMIT,
+                 "memory_limit %d" % broker.MEMORY_LIMIT,
                  "max_packet_size ", "max_queued_messages 1000", "max_queued_bytes ",
                  "max_connections ", "allow_anonymous false", "check_retain_source true"):
         assert line in conf, line
@@ -71,10 +74,10 @@ def test_secrets_are_0600_hashed_and_never_plain(hall):
     pw = hall.passwords()
     for line in passwd.splitlines():
         user, h = line.split(":", 1)
-        assert h.startswith("$7$%d$" % H.HASH_ITERATIONS), line
+        assert h.startswith("$7$%d$" % accounts.HASH_ITERATIONS), line
     assert not any(p in passwd for p in pw.values())
     assert hall.viewer_password() not in passwd
-    assert H.HASH_ITERATIONS >= 10000
+    assert accounts.HASH_ITERATIONS >= 10000
 
 
 def _listeners(port):
@@ -110,7 +113,7 @@ def test_with_lan_one_line_says_so(tmp_path):
     import subprocess
     import sys
     from conftest import ROOT
-    port, ws, page = H.free_port(), H.free_port(), H.free_port()
+    port, ws, page = free_port(), free_port(), free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "hall", "--lan", "--dir", str(tmp_path / "h"),
          "--tables", "2", "--seconds", "4", "--port", str(port), "--ws-port", str(ws),
@@ -149,7 +152,7 @@ def test_a_retained_flood_is_bounded_by_the_memory_limit(tmp_path):
     try:
         a = hall_attacks._client(h, "3", h.passwords()[3])
         sent = 0
-        big = b"x" * (H.MESSAGE_SIZE_LIMIT - 100)
+        big = b"x" * (broker.MESSAGE_SIZE_LIMIT - 100)
         for t in range(1, 2001):           # 40 MB if nothing stopped it
             if not a.is_connected():
                 break

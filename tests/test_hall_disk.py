@@ -17,8 +17,9 @@ import tempfile
 import pytest
 
 from hallkit import csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
-from hall import cli as H
-from bench import browser
+from hall.supervise import free_port
+from hall.folder import Hall
+from bench.browser import headless_chromium
 from hall import recorder as REC
 from hall.rehearsal import clocks as rehearsal
 from bench import smalldisk
@@ -42,20 +43,20 @@ def small_disk(tmp_path):
 
 def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk, tmp_path):
     folder = str(small_disk / "hall")
-    h = H.Hall(folder, event="cup", tables=4, port=H.free_port(), ws_port=H.free_port())
+    h = Hall(folder, event="cup", tables=4, port=free_port(), ws_port=free_port())
     seed_pki(folder)
     h.write()
     err_path = tmp_path / "recorder.err"
     err = open(err_path, "w")
     profile = tempfile.mkdtemp(prefix="hall-chromium-")
-    drv = browser.headless_chromium(profile, folder)
+    browser = headless_chromium(profile, folder)
     fleet = None
     try:
         h.start_broker()
         h.start_recorder(stderr=err)
         h.start_pages()
         fleet = rehearsal.Fleet(h, 3, speed=SPEED, folder=str(tmp_path / "clocks"))
-        drv.get(h.url())
+        browser.get(h.url())
         assert fleet.run(seconds=30, until=lambda: all(
             c.net.st == net.UP and c.rig.ms() > 3000 for c in fleet.clocks))
         db = os.path.join(folder, "mosquitto.db")
@@ -78,7 +79,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         assert not REC.read_records(folder, lambda m: None)
         alarm = json.loads(h.collect(REC.ALARM_TOPIC % "cup")[REC.ALARM_TOPIC % "cup"])
         assert "No space left on device" in alarm["writing"] and alarm["waiting"] >= 1, alarm
-        shown = page_until(drv, "return document.getElementById('alarmtext').textContent",
+        shown = page_until(browser, "return document.getElementById('alarmtext').textContent",
                            lambda x: x.startswith("RESULTS ARE NOT BEING STORED"))
         assert shown.startswith("RESULTS ARE NOT BEING STORED: results.jsonl: No space left "
                                 "on device"), shown
@@ -95,13 +96,13 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
         assert fleet.run(seconds=60, until=lambda: all(not c.net.q1 for c in fleet.clocks)), \
             [(c.net.note, len(c.net.q1), c.net.confirmed, c.over()) for c in fleet.clocks]
         assert all(c.net.confirmed == 1 for c in fleet.clocks)
-        shown = page_until(drv, "return document.getElementById('alarm').className",
+        shown = page_until(browser, "return document.getElementById('alarm').className",
                            lambda x: x == "alarm")
         assert shown == "alarm"
     finally:
         if fleet is not None:
             fleet.close()
-        drv.quit()
+        browser.quit()
         shutil.rmtree(profile, ignore_errors=True)
         h.stop()
         err.close()
@@ -117,7 +118,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
                                                 for t in (1, 2, 3)]
     rows = csv_rows(hall_cmd(folder, "results", "--csv"))
     assert sorted((r["table"], r["clock"]) for r in rows) == [
-        (str(c.table), c.id) for c in fleet.clocks]
+        (str(c.table), c.id) for c in fleet.clocks]   # their own ids (issue 37)
     for r in rows:
         c = fleet.clocks[int(r["table"]) - 1]
         assert (int(r["left_time"]), int(r["right_time"])) == tuple(c.rig.clock.rem[:2]), r

@@ -15,12 +15,13 @@ import pytest
 
 from conftest import ROOT
 from hallkit import new_hall
-from hall import cli as H
+from hall import broker
+from hall.paths import MQTT_JS
 from hall import recorder as REC
 from hall.rehearsal import clocks as rehearsal
 
 pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    broker.find_mosquitto() is None or not os.path.isfile(MQTT_JS),
     reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
 
 

@@ -5,7 +5,7 @@ view.py's hall mark, menu.py's S_HALL; docs/hall.md "The clock's side")."""
 import pytest
 
 from hallkit import needs_broker, running_hall, until
-from hall import cli as H
+from hall import clients
 from hall.rehearsal import clocks as rehearsal
 
 import clockcore as cc
@@ -148,7 +148,8 @@ def test_the_setup_menu_has_no_hall_item_without_a_hall():
         assert setupmenu.S_HALL not in setupmenu.SetupMenu(s).items()
         assert setupmenu.S_HALL not in setupmenu.SetupMenu(s, _hall(-1, 0)).items()
         items = setupmenu.SetupMenu(s, _hall(net.HALL_UP, 4)).items()
-        assert items[-2:] == (setupmenu.S_HALL, setupmenu.S_RESULTS)
+        assert items[-4:] == (setupmenu.S_HALL, setupmenu.S_RESULTS, setupmenu.S_SELFTEST,
+                              setupmenu.S_VERSION)     # (issue 37: the last two)
         assert items.index(setupmenu.S_TABLE) == items.index(setupmenu.S_HALL) - 1
 
 
@@ -197,7 +198,7 @@ def _retained(hall, topic, ok=lambda st: True, timeout=5.0):
     import json
 
     def read():
-        got = H.collect(hall.port, topic, folder=hall.folder, quiet_s=0.2)
+        got = clients.collect(hall.port, topic, folder=hall.folder, quiet_s=0.2)
         return json.loads(got[topic]) if got.get(topic) else None
 
     st = until(read, lambda st: st is not None and ok(st), seconds=timeout, every=0.1)

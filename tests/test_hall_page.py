@@ -23,7 +23,6 @@ import pytest
 import profiles
 
 from hallkit import chromium, needs_browser, new_hall, page_until
-from hall import cli as H
 from hall.rehearsal import clocks as rehearsal
 from rig import LEFT, RIGHT
 

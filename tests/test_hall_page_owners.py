@@ -16,7 +16,7 @@ import time
 import paho.mqtt.client as mqtt
 
 from hallkit import needs_browser, new_hall, page_until, until
-from hall import cli as H
+from hall import tls as TLS
 from hall import recorder as REC
 from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
 
@@ -65,7 +65,7 @@ def test_recorder_publishes_each_clocks_account_retained(tmp_path):
 def _client(h, account):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="t%s-%d" % (account, id(h)))
     c.username_pw_set(str(account), h.passwords()[account])
-    H.TLS.paho_tls(c, h.folder)
+    TLS.paho_tls(c, h.folder)
     c.connect("127.0.0.1", h.port)
     c.loop_start()
     return c

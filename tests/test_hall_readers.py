@@ -17,12 +17,16 @@ import pytest
 
 from conftest import ROOT
 from hallkit import seed_pki, until
-from hall import cli as H
+from hall import broker
+from hall.supervise import free_port
+from hall.folder import Hall
+from hall.paths import MQTT_JS
+from hall.tournament import rows_from
 from bench import hall_attacks as A
 from hall import recorder as REC
 
 needs_broker = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    broker.find_mosquitto() is None or not os.path.isfile(MQTT_JS),
     reason="mosquitto or the page's mqtt.js missing (make tools-os hall-page)")
 
 GOOD = json.loads(A._result_body(None, 3, "sim003"))
@@ -38,8 +42,8 @@ def results_csv(folder):
 def _hall_recorder_to_file(tmp_path):
     """Hall "cup" (4 clock accounts) started, its recorder's stderr in
     tmp_path/recorder.err: (hall, that file)."""
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4, port=H.free_port(),
-               ws_port=H.free_port())
+    h = Hall(str(tmp_path / "hall"), event="cup", tables=4, port=free_port(),
+               ws_port=free_port())
     seed_pki(h.folder)
     h.write()
     err = open(tmp_path / "recorder.err", "w")
@@ -235,6 +239,6 @@ def test_random_mutations_never_crash_the_readers():
         if isinstance(got, str):
             continue
         accepted += 1
-        rows = H.result_rows([_record(topic, got[3])])
+        rows = rows_from([_record(topic, got[3])])
         assert len(rows) == 1 and rows[0]["account"] == "3"
     assert 0 < accepted < 2000

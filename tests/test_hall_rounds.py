@@ -1,5 +1,5 @@
 """A round run from the hall (issue 21), end to end: the real Mosquitto and
-recorder (hall/cli.py, hall/recorder.py), simulated clocks (the device
+recorder (hall/folder.py, hall/recorder.py), simulated clocks (the device
 app with firmware/net.py), and the director's commands as typed:
 `hall pairings --round N FILE`, `hall round N`, `hall results --round N --csv`
 (hall/tournament.py)."""
@@ -11,7 +11,9 @@ import pytest
 
 from conftest import ROOT
 from hallkit import csv_rows, hall_cmd, needs_broker, running_hall, seed_pki, until
-from hall import cli as H
+from hall import clients
+from hall import tls as TLS
+from hall.folder import Hall
 from bench import browser
 from hall.rehearsal import clocks as rehearsal
 from hall import pairings
@@ -86,11 +88,12 @@ def test_a_round_from_pairings_to_the_csv(hall):
     bye = [r for r in results(hall, 1, byes=True) if r["bye"]]
     assert [(b["left_player"], b["table"]) for b in bye] == [(seat.byes[0], "")]
     # the round and its seating for the pages (retained, from the recorder)
-    got = H.collect(hall.port, T.ROUND_TOPIC % "cup", folder=hall.folder)
+    got = clients.collect(hall.port, T.ROUND_TOPIC % "cup", folder=hall.folder)
     msg = json.loads(got[T.ROUND_TOPIC % "cup"])
     assert msg == {"round": 2, "tables": [], "byes": []}
     assert cmd(hall, "pairings", OPEN, "--round", "2").returncode == 0
-    got = until(lambda: H.collect(hall.port, T.ROUND_TOPIC % "cup" + "/#", folder=hall.folder),
+    got = until(lambda: clients.collect(hall.port, T.ROUND_TOPIC % "cup" + "/#",
+                                        folder=hall.folder),
                 lambda g: len(g) == 21 and json.loads(g[T.ROUND_TOPIC % "cup"])["tables"],
                 seconds=10, every=0)
     two = pairings.read(OPEN, 2)
@@ -114,7 +117,7 @@ def test_a_round_from_pairings_to_the_csv(hall):
     (["pairings", "--round", "4", OPEN], "round 4 is not paired in it yet"),   # issue 27
 ])
 def test_director_commands_refuse_in_one_line(tmp_path, args, words):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4)
+    h = Hall(str(tmp_path / "hall"), event="cup", tables=4)
     seed_pki(h.folder)
     h.write()
     open(os.path.join(h.folder, "results.jsonl"), "w").close()
@@ -124,7 +127,7 @@ def test_director_commands_refuse_in_one_line(tmp_path, args, words):
 
 
 def test_a_pairings_file_with_broken_lines_stores_the_rest_and_says_so(tmp_path):
-    h = H.Hall(str(tmp_path / "hall"), event="cup", tables=4)
+    h = Hall(str(tmp_path / "hall"), event="cup", tables=4)
     f = tmp_path / "r1.csv"
     f.write_text("table,player1,player2\n1,Ann,Bob\n2,Cid\n3,Dee,Eve\n")
     proc = cmd(h, "pairings", "--round", "1", str(f))
@@ -321,7 +324,7 @@ def test_a_replayed_game_the_recorder_does_not_store_again_is_one_line(hall, tmp
     hall.start_recorder(stderr=log)
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="replay-test")
     c.username_pw_set("1", hall.passwords()[1])
-    H.TLS.paho_tls(c, hall.folder)
+    TLS.paho_tls(c, hall.folder)
     c.connect("127.0.0.1", hall.port)
     c.loop_start()
     try:
@@ -408,7 +411,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 " HallModel.logLang('profile sdev\\n0 left # lang de'),"
                 " HallModel.logLang('# lang xx'), HallModel.logLang(null)];") == \
                 ["de", "pl", "en", "en", "en"]
-            assert urllib.request.urlopen(href, context=H.TLS.client_context(
+            assert urllib.request.urlopen(href, context=TLS.client_context(
                 hall.folder)).read().decode().startswith("time ")
             f = drv.find_element("id", "logfile")
             assert f.get_attribute("href").startswith("blob:")
@@ -416,7 +419,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
         finally:
             drv.quit()
             shutil.rmtree(profile, ignore_errors=True)
-    text = urllib.request.urlopen(url, context=H.TLS.client_context(hall.folder)).read() \
+    text = urllib.request.urlopen(url, context=TLS.client_context(hall.folder)).read() \
         .decode("utf-8")
     lines = text.splitlines()
     assert lines[0].split()[:2] == ["time", "event"]

@@ -16,7 +16,12 @@ import paho.mqtt.client as mqtt
 
 from conftest import ROOT
 from hallkit import hall_cmd, needs_broker, seed_pki, until
-from hall import cli as H
+from hall import accounts
+from hall import supervise
+from hall.supervise import free_port
+from hall import tls as TLS
+from hall.folder import Hall
+import json
 from bench import hall_attacks as A
 
 pytestmark = needs_broker
@@ -38,19 +43,20 @@ def new_hall(tmp_path):
     """A hall in tmp_path/hall on two free ports: (folder, port, ws port,
     its process), started as typed in a terminal."""
     folder = str(tmp_path / "hall")
-    port, ws = H.free_port(), H.free_port()
+    port, ws = free_port(), free_port()
     return folder, port, ws, start_hall(folder, port, ws)
 
 
 def processes(folder):
-    info = H.read_pidfile(folder)
+    info = supervise.read_pidfile(folder)
     got = {k: info.get(k) for k in ("hall", "broker", "recorder")}
-    assert all(H.alive(e) for e in got.values()), got
+    assert all(supervise.alive(e) for e in got.values()), got
     return got
 
 
 def all_gone(entries):
-    return until(lambda: [k for k, e in entries.items() if H.alive(e)], lambda x: not x) == []
+    return until(lambda: [k for k, e in entries.items() if supervise.alive(e)],
+                 lambda x: not x) == []
 
 
 def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_path):
@@ -65,7 +71,7 @@ def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_pa
         assert "the recorder: storing results" in st.stdout, st.stdout
         # a second hall on the same folder: one line naming the running one
         again = subprocess.run([sys.executable, "-m", "hall", "--dir", folder,
-                                "--port", str(H.free_port()), "--ws-port", str(H.free_port())],
+                                "--port", str(free_port()), "--ws-port", str(free_port())],
                                cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert again.returncode == 2 and again.stdout == "", again
         assert again.stderr.count("\n") == 1 and again.stderr.startswith(
@@ -74,7 +80,7 @@ def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_pa
         # another folder on the same ports: one line naming the process holding them
         other = subprocess.run([sys.executable, "-m", "hall", "--dir",
                                 str(tmp_path / "other"), "--port", str(port), "--ws-port",
-                                str(H.free_port())], cwd=ROOT, capture_output=True, text=True,
+                                str(free_port())], cwd=ROOT, capture_output=True, text=True,
                                timeout=60)
         assert other.returncode == 2 and other.stderr.count("\n") == 1, other
         assert other.stderr.startswith("hall: port %d is held by pid %d (" % (
@@ -84,10 +90,10 @@ def test_the_terminal_closing_stops_every_process_and_one_hall_per_folder(tmp_pa
         os.killpg(p.pid, signal.SIGHUP)
         assert p.wait(30) == 0
         assert all_gone(procs)
-        assert H.port_holder(port) is None and H.port_holder(ws) is None
+        assert supervise.port_holder(port) is None and supervise.port_holder(ws) is None
         assert "hall: stopped (SIGHUP): the recorder and the broker are stopped" in \
             p.stderr.read()
-        assert not os.path.exists(os.path.join(folder, H.PIDFILE))
+        assert not os.path.exists(os.path.join(folder, supervise.PIDFILE))
         st = hall_cmd(folder, "status")
         assert st.returncode == 3 and st.stdout == "hall: no hall runs in %s\n" % folder
     finally:
@@ -124,7 +130,7 @@ def test_hall_stop_and_a_killed_hall_leave_nothing_running(tmp_path):
 def _connect(port, user, password, folder):
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     c.username_pw_set(user, password)
-    H.TLS.paho_tls(c, folder)
+    TLS.paho_tls(c, folder)
     got = []
     c.on_connect = lambda cl, u, f, rc, pr=None: got.append(rc)
     c.connect("127.0.0.1", port)
@@ -136,7 +142,7 @@ def _connect(port, user, password, folder):
 def test_revoke_acts_on_the_broker_that_runs_and_proves_it(tmp_path):
     folder, port, ws, p = new_hall(tmp_path)
     try:
-        old = H.Hall(folder, event="cup", tables=4).passwords()[3]
+        old = Hall(folder, event="cup", tables=4).passwords()[3]
         thief, rc = _connect(port, "3", old, folder)       # a stolen clock, connected
         assert not rc.is_failure
         # typed with the default ports: revoke uses the running hall's (hall.pid)
@@ -150,7 +156,7 @@ def test_revoke_acts_on_the_broker_that_runs_and_proves_it(tmp_path):
         c, rc = _connect(port, "3", old, folder)
         assert rc is not None and rc.is_failure, rc
         c.loop_stop()
-        new = H.Hall(folder, event="cup", tables=4).passwords()[3]
+        new = Hall(folder, event="cup", tables=4).passwords()[3]
         c, rc = _connect(port, "3", new, folder)
         assert not rc.is_failure
         c.loop_stop()
@@ -169,28 +175,28 @@ def test_hall_pid_never_signals_a_stranger(tmp_path):
     program): stop, status and revoke send it nothing (sleep would die of
     SIGTERM or SIGHUP)."""
     folder = str(tmp_path / "hall")
-    h = H.Hall(folder, event="cup", tables=4, port=H.free_port(), ws_port=H.free_port())
+    h = Hall(folder, event="cup", tables=4, port=free_port(), ws_port=free_port())
     seed_pki(folder)
     h.write()
     stranger = subprocess.Popen(["sleep", "600"])
     try:
-        start = H.proc_identity(stranger.pid)[0]
+        start = supervise.proc_identity(stranger.pid)[0]
         for recycled in ({"pid": stranger.pid, "start": start + 1, "marker": "sleep"},
                          {"pid": stranger.pid, "start": start, "marker": h.conf},
                          {"pid": stranger.pid, "start": start,
                           "marker": "hall.recorder"}):
-            H.write_secret(os.path.join(folder, H.PIDFILE), H.json.dumps(
+            accounts.write_secret(os.path.join(folder, supervise.PIDFILE), json.dumps(
                 {"folder": folder, "event": "cup", "port": h.port, "ws_port": h.ws_port,
                  "hall": recycled, "broker": recycled, "recorder": recycled}))
             assert hall_cmd(folder, "stop").stdout == "hall: no hall runs in %s\n" % folder
             assert hall_cmd(folder, "status").returncode == 3
             rv = hall_cmd(folder, "revoke", "--tables", "4", "--table", "2")
             assert rv.returncode == 0 and "no hall runs" in rv.stdout, rv
-            assert not H.send(recycled, signal.SIGTERM)
+            assert not supervise.send(recycled, signal.SIGTERM)
             assert stranger.poll() is None, "a stranger got a signal"
         # and the hall starts on that folder (the stale file is no obstacle)
         h.start()
-        assert H.alive(H.read_pidfile(folder)["broker"])
+        assert supervise.alive(supervise.read_pidfile(folder)["broker"])
         h.stop()
         assert stranger.poll() is None
     finally:
@@ -203,7 +209,7 @@ def test_hall_start_runs_it_as_a_service_apart_from_the_terminal(tmp_path):
     does not reach it), up when the command returns; `hall start` again
     refuses in one line; `hall stop` ends it all."""
     folder = str(tmp_path / "hall")
-    port, ws = H.free_port(), H.free_port()
+    port, ws = free_port(), free_port()
     args = ("start", "--tables", "4", "--ws-port", str(ws))
     up = hall_cmd(folder, *args, event="cup", port=port)
     assert up.returncode == 0, up.stderr

@@ -14,7 +14,8 @@ import time
 import pytest
 
 from hallkit import needs_broker, new_hall, seed_pki
-from hall import cli as H
+from hall.supervise import free_port
+from hall.folder import Hall
 from hall.rehearsal import clocks as rehearsal
 from bench import hall_sniff as S
 from rig import LEFT, RIGHT
@@ -60,8 +61,8 @@ def sniffed(tmp_path_factory):
     relay = S.Relay(h.port)
     fleet = rehearsal.Fleet(h, CLOCKS, speed=4, scripts={t: QUICK for t in range(1, CLOCKS + 1)})
     through(fleet, relay.port)
-    mp = H.Hall(str(tmp / "mphall"), event="mp", tables=2, port=H.free_port(),
-                ws_port=H.free_port())
+    mp = Hall(str(tmp / "mphall"), event="mp", tables=2, port=free_port(),
+                ws_port=free_port())
     seed_pki(mp.folder)
     mp_pw = mp.write()[1]
     mp.start()
@@ -187,8 +188,8 @@ def test_a_broker_that_is_not_the_halls_gets_no_password(tmp_path, tls):
     completes, nothing but a TLS ClientHello reaches it, the clock shows
     "no hall" and says why."""
     fake = S.FakeBroker(str(tmp_path / "attacker"), tls=tls)
-    h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=fake.port,
-               ws_port=H.free_port())
+    h = Hall(str(tmp_path / "hall"), event="mp", tables=2, port=fake.port,
+               ws_port=free_port())
     seed_pki(h.folder)
     pw = h.write()
     fleet = rehearsal.Fleet(h, 1, speed=4, scripts={1: []})

@@ -411,7 +411,7 @@ def gestures_of(lines):
     a new log's header)."""
     out = []
     for ln in lines:
-        if ln.startswith("#") and not ln.startswith("# clock "):
+        if ln.startswith("#") and not ln.startswith(("# clock ", "# firmware ")):
             m = GESTURE_LINE.match(ln)
             assert m, "a comment that is no gesture: %r" % ln
             out.append(m.group(2))

@@ -8,11 +8,14 @@ changes or has work due (clockcore.next_change: the running side's shown
 second, the challenge window's, a flag, a forfeit; a notice's or a
 question's end; a beep's next tone; the journal's checkpoint; the hall
 link), at most MAX_SLEEP_MS; LOOP_MS while a key is down or settling or a
-menu shows.  The sleep is taken in SLICE_MS slices, timed by the tick
-counter, and ends as soon as a key's edge arrives (the pin IRQ counts it in
-Buttons.edges()), so a press landing anywhere in a sleep is acted on, and
-drawn, within one slice of its edge, and charged at the edge itself (SPEC
-§4 Timekeeping: presses are stamped by the pin IRQ)."""
+menu shows.  The sleep here is a sleep_ms the test injects (virtual time),
+which App.run takes in SLICE_MS slices (firmware/nap.py), timed by the tick
+counter, and it ends as soon as a key's edge arrives (the pin IRQ counts it
+in Buttons.edges()), so a press landing anywhere in a sleep is acted on,
+and drawn, within one slice of its edge, and charged at the edge itself
+(SPEC §4 Timekeeping: presses are stamped by the pin IRQ).  The device's
+own sleep, one select.poll wait that the edge ends: tests/test_selftest.py
+(the unix port) and tests/test_target_nap.py (the emulated Pico)."""
 import app as appmod
 import clockcore as cc
 import profiles
@@ -252,6 +255,7 @@ def test_a_beep_and_the_menus_keep_the_pause_short(tmp_path):
 MP_SCRIPT = """
 import micropython
 import sim as board
+import nap as napmod
 from rig import Rig, LEFT
 rig = Rig(board, %r)
 rig.run(2000)
@@ -259,8 +263,9 @@ rig.press(LEFT)
 rig.run(1000)
 a = rig.app
 p = a._pause_ms
-def nap(ms):
+def sleep_ms(ms):
     rig.now = rig.add(rig.now, ms)
+nap = napmod.Nap(a.buttons, sleep_ms)
 u = a.clock.update
 t = rig.ticks_ms
 def one():

@@ -12,6 +12,7 @@ CPython, tests/test_micropython.py inside the real MicroPython (where the
 last test measures the heap render() allocates), tests/test_target_qemu.py
 on the 32-bit image.
 """
+import appversion
 import clockcore as cc
 import lang
 import menu
@@ -66,6 +67,12 @@ def walk(m, action, n, read):
 
 
 # -- setup menu -------------------------------------------------------------------
+# issue 37: the version item, "Version" and the app's commit (appversion.LABEL:
+# "v1.0.0" without a build) right-aligned, then the interpreter's release
+VERSION_ROW = "Version" + " " * (16 - len("Version") - len(appversion.LABEL)) \
+    + appversion.LABEL
+RUNTIME_ROW = (" " * ((16 - len(appversion.RUNTIME)) // 2) + appversion.RUNTIME
+               + " " * 16)[:16]
 
 def test_action_codes_are_the_apps():
     assert (A_LEFT, A_RIGHT, A_NEXT, A_DONE) == (1, 2, 3, 4)
@@ -73,15 +80,18 @@ def test_action_codes_are_the_apps():
 
 def test_setup_walk_default_profile_items_and_wrap():
     """sdev/pfs show profile, time, language, sound, the table number and the
-    last games' results (SPEC v2 §4); A_NEXT wraps round."""
+    last games' results (SPEC v2 §4), then the self-test and the version
+    (issue 37); A_NEXT wraps round."""
     m = setupmenu.SetupMenu(settings.Settings())
-    assert items(m, 7) == [
+    assert items(m, 9) == [
         ["Rules           ", "<  SDeV (TSO)  >"],
         ["Time per player ", "<    30:00     >"],
         ["Language        ", "<   English    >"],
         ["Sound           ", "<      on      >"],
         ["Table number    ", "      none     >"],
         ["Last games      ", "               >"],
+        ["Self-test       ", "    not run    >"],
+        [VERSION_ROW, RUNTIME_ROW],
         ["Rules           ", "<  SDeV (TSO)  >"],
     ]
     goto(m, "Last games")
@@ -95,7 +105,7 @@ def test_setup_profile_change_jumps_base_to_profile_default():
     m.handle(A_NEXT)
     press(m, A_LEFT, A_LEFT, A_LEFT, A_LEFT, A_LEFT)       # 25:00 (TSO option)
     assert (s.base_left, s.base_right) == (25 * MIN, 25 * MIN)
-    for _ in range(5):
+    for _ in range(7):
         m.handle(A_NEXT)                                   # back to profile
     assert m.handle(A_RIGHT) is None
     assert s.profile == "pfs" and (s.base_left, s.base_right) == (20 * MIN, 20 * MIN)
@@ -129,7 +139,7 @@ def test_setup_custom_walkthrough_every_item():
     s = settings.Settings()
     m = setupmenu.SetupMenu(s)
     m.handle(A_RIGHT), m.handle(A_RIGHT)                   # custom
-    assert items(m, 13) == [
+    assert items(m, 15) == [
         ["Rules           ", "<    Custom    >"],
         ["Time per player ", "<    20:00     >"],
         ["Time: left      ", "<    20:00     >"],
@@ -142,6 +152,8 @@ def test_setup_custom_walkthrough_every_item():
         ["Sound           ", "<      on      >"],
         ["Table number    ", "      none     >"],
         ["Last games      ", "               >"],
+        ["Self-test       ", "    not run    >"],
+        [VERSION_ROW, RUNTIME_ROW],
         ["Rules           ", "<    Custom    >"],
     ]
 
@@ -232,9 +244,9 @@ def test_setup_flag_at_zero_hides_penalty_and_forfeit():
     m.handle(A_RIGHT)
     assert s.zero == profiles.ZERO_FLAG
     assert shown(m) == ["At 00:00        ", "<     Flag     >"]
-    seen = walk(m, A_NEXT, 10, lambda: shown(m)[0].rstrip())
+    seen = walk(m, A_NEXT, 12, lambda: shown(m)[0].rstrip())
     assert seen == ["Challenge time", "Language", "Sound", "Table number", "Last games",
-                    "Rules",
+                    "Self-test", VERSION_ROW.rstrip(), "Rules",
                     "Time per player", "Time: left", "Time: right", "At 00:00"]
     m.handle(A_LEFT)
     assert s.zero == profiles.ZERO_OVERTIME
@@ -327,13 +339,13 @@ def test_setup_done_returns_save_and_the_settings_survive_a_reload():
 def test_setup_render_20x4_title_position_hint():
     s = settings.Settings()
     m = setupmenu.SetupMenu(s)
-    assert shown(m, 20, 4) == ["Setup            1/6",
+    assert shown(m, 20, 4) == ["Setup            1/8",
                                "Rules               ",
                                "<    SDeV (TSO)    >",
                                "Pause=next hold=OK  "]
     s.set_profile("custom")
     m.handle(A_NEXT)
-    assert shown(m, 20, 4)[:3] == ["Setup           2/12",
+    assert shown(m, 20, 4)[:3] == ["Setup           2/14",
                                    "Time per player     ",
                                    "<      20:00       >"]
 

@@ -7,12 +7,15 @@ import shutil
 
 import pytest
 
-from hall import cli as H
+from hall import broker
+from hall.supervise import free_port
+from hall.folder import Hall
+from hall.paths import MQTT_JS
 from hallkit import seed_pki
 from test_micropython import run_micropython
 
 pytestmark = pytest.mark.skipif(
-    H.find_mosquitto() is None or not os.path.isfile(H.MQTT_JS),
+    broker.find_mosquitto() is None or not os.path.isfile(MQTT_JS),
     reason="mosquitto missing: `make test` installs it (make tools-os hall-page)")
 
 NET_RIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "net_rig.py")
@@ -20,8 +23,8 @@ NET_RIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "net_ri
 
 def mp_hall(tmp_path):
     """Hall "mp" (two tables) on free ports, written; (hall, the clocks' password)."""
-    h = H.Hall(str(tmp_path / "hall"), event="mp", tables=2, port=H.free_port(),
-               ws_port=H.free_port())
+    h = Hall(str(tmp_path / "hall"), event="mp", tables=2, port=free_port(),
+               ws_port=free_port())
     seed_pki(h.folder)
     return h, h.write()[1]
 

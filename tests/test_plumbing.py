@@ -198,10 +198,12 @@ def test_editors_see_the_same_import_path_as_pytest_and_the_tools():
 
 
 def test_nothing_else_edits_sys_path():
-    """Issue 13 item 5: the import path is set in one place (pytest.ini,
-    read by host_sim/__init__.py), not edited file by file."""
+    """Issue 13 item 5: the import path is set in one place (pytest.ini);
+    issue 35: no product module edits sys.path, the flat modules are found
+    by host_sim/paths.py's importer (FlatModules, on sys.meta_path).  Only
+    a tool run by its path puts its checkout first (tools/repo_root.py)."""
     edits = []
-    for top in ("bench", "firmware", "host_sim", "tests", "tools", "boards"):
+    for top in ("bench", "firmware", "hall", "host_sim", "tests", "tools", "boards"):
         for path in glob.glob(os.path.join(ROOT, top, "**", "*.py"), recursive=True):
             if os.path.samefile(path, __file__):
                 continue
@@ -209,8 +211,27 @@ def test_nothing_else_edits_sys_path():
                 for n, line in enumerate(f, 1):
                     if re.search(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=", line):
                         edits.append("%s:%d" % (os.path.relpath(path, ROOT), n))
-    assert edits == ["host_sim/__init__.py:%d" % _line_of("host_sim/__init__.py"),
-                     "tools/repo_root.py:%d" % _line_of("tools/repo_root.py")], edits
+    assert edits == ["tools/repo_root.py:%d" % _line_of("tools/repo_root.py")], edits
+
+
+def test_the_flat_modules_come_from_the_folders_of_the_import_path_issue_35():
+    """One importer answers for the flat modules, exactly from pytest.ini's
+    folders, first folder first: a firmware module, a hardware fake, a
+    shared bench and a tool are the checkout's files; a package's module
+    or an unknown name is not its business."""
+    finder = next(f for f in sys.meta_path if isinstance(f, host_sim.paths.FlatModules))
+    assert finder.folders == [p for p in host_sim.host_paths() if p != ROOT]
+    import clockcore
+    import machine
+    import mptest
+    assert clockcore.__file__ == os.path.join(FIRMWARE, "clockcore.py")
+    assert machine.__file__ == os.path.join(host_sim.FAKEHW, "machine.py")
+    assert mptest.__file__ == os.path.join(host_sim.MP_TESTS, "mptest.py")
+    assert finder.where("deploy") == os.path.join(ROOT, "tools", "deploy.py")
+    assert finder.find_spec("clockcore", path=["x"]) is None      # a package's submodule
+    assert finder.where("no_such_module_x") is None and finder.where("hall.cli") is None
+    idx = sys.meta_path.index(finder)
+    assert sys.meta_path[idx + 1:].count(__import__("importlib").machinery.PathFinder) == 1
 
 
 def _line_of(path):

@@ -25,6 +25,7 @@ import errno
 import gc
 import os
 
+import appversion
 import clockcore as cc
 import gamelog
 import persist
@@ -826,7 +827,7 @@ def test_game_log_cut_back_to_the_checkpoint():
     eq(lg2.restored(2500, True, 1, pos), True, "restored")
     lg2.event(2600, cc.EV_PAUSE, 0, 0, 1500000, 1497500)
     lg2.close()
-    eq(lg2.read("g0001.txt"), "profile sdev  # game 1\nset base=25:00\n"
+    eq(lg2.read("g0001.txt"), "profile sdev  # game 1\n" + appversion.LOG_LINE + "set base=25:00\n"
        "0 left  # L 25:00 R 25:00\n2500 pause  # power restored\n"
        "2600 pause  # L 25:00 R 24:58\n", "log")
     eq(lg2.list_games(), ["g0001.txt"], "list")

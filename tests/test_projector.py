@@ -13,11 +13,11 @@ import shutil
 
 import pytest
 
-from hall import cli as H
-from bench import browser as chromium_tools   # (the fixture below is "browser")
+from hall.paths import MQTT_JS, PAGE_DIR
+from bench.browser import browser_tools, headless_chromium
 
 pytestmark = pytest.mark.skipif(
-    None in chromium_tools.browser_tools() or not os.path.isfile(H.MQTT_JS),
+    None in browser_tools() or not os.path.isfile(MQTT_JS),
     reason="chromium / chromium-driver or the page's mqtt.js missing (make deps hall-page)")
 
 W, HGT = 1920, 1080
@@ -45,10 +45,10 @@ def browser(tmp_path_factory):
     www = d / "www"
     www.mkdir()
     for n in ("projector.html", "projector.js", "projector.css", "model.js", "isolate.js"):
-        shutil.copy(os.path.join(H.PAGE_DIR, n), str(www / n))
-    shutil.copy(H.MQTT_JS, str(www / "mqtt.min.js"))
+        shutil.copy(os.path.join(PAGE_DIR, n), str(www / n))
+    shutil.copy(MQTT_JS, str(www / "mqtt.min.js"))
     (www / "config.js").write_text("var HALL = %s;\n" % json.dumps({"event": EV}))
-    drv = chromium_tools.headless_chromium(str(d / "profile"))
+    drv = headless_chromium(str(d / "profile"))
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                         {"width": W, "height": HGT, "deviceScaleFactor": 1, "mobile": False})
     drv.page_url = "file://%s/projector.html" % www
@@ -202,7 +202,9 @@ def test_alerts_stand_out(browser):
     assert all("a-" not in by[str(t)]["cls"] for t in range(1, 7))
     assert browser.find_element("id", "progress").text == "7 of 10 finished"
     head = browser.find_element("id", "alerts").text
-    for words in ("7 overtime", "8 forfeit right", "10 offline", "9 battery low"):
+    # issue 37: each alert names its table ("⚠ 3 overtime" read as three tables)
+    for words in ("table 7: overtime", "table 8: forfeit right", "table 10: offline",
+                  "table 9: battery low"):
         assert words in head, head
     # offline for less than 30 s: no alert yet
     browser.execute_script("P.cards['10/10'].offAt = performance.now() - 5000; render();")

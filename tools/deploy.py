@@ -658,7 +658,7 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                         _wait(port, False, poll_s, None)
                         continue
                     cfg = os.path.join(ROOT, "build", "net-%d.json" % table)
-                    from hall.cli import write_secret   # its password: 0600
+                    from hall.accounts import write_secret   # its password: 0600
                     write_secret(cfg, json.dumps(
                         hall.clock_config(table, host, ssid, wifi_password)) + "\n")
                     out_dir = os.path.join(ROOT, "build", "deploy-" + board)
@@ -802,13 +802,15 @@ def main(argv=None):
 
 
 def _tables(args):
-    from hall import cli as hallmod
+    from hall.errors import HallError
+    from hall.folder import Hall
+    from hall.paths import DEFAULT_DIR
     tables = parse_tables(args.tables)
-    hall_dir = args.hall_dir or hallmod.DEFAULT_DIR
+    hall_dir = args.hall_dir or DEFAULT_DIR
     try:
-        hall = hallmod.Hall(hall_dir, args.event, tables=max(100, max(tables)))
+        hall = Hall(hall_dir, args.event, tables=max(100, max(tables)))
         hall.clock_config(tables[0], args.broker)   # a bad event or folder: now
-    except (hallmod.HallError, OSError) as e:
+    except (HallError, OSError) as e:
         raise DeployError("the hall in %s: %s" % (hall_dir, e), 2)
     board_path(args.board)
     done = deploy_tables(args.board, tables, args.port, hall, args.broker, args.ssid,

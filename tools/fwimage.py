@@ -591,16 +591,18 @@ def tables(board, table_list, broker, ssid="", wifi_password="", event="open", h
            port_board_override=None, out_dir=None, src=None, say_=say):
     """build/firmware/tables-<board>/table-NN.uf2 per table: the image plus
     that table's net.json in the filesystem (files 0600, folder 0700)."""
-    from hall import cli as hallmod
+    from hall.errors import HallError
+    from hall.folder import Hall
+    from hall.paths import DEFAULT_DIR
     if not getattr(_load(board), "WIFI", False):
         raise FirmwareError("board %s has no Wi-Fi: the hall's per-table images are for a "
                             "board with WIFI = True (pico_w)" % board, 2)
     try:
-        hall = hallmod.Hall(hall_dir or hallmod.DEFAULT_DIR, event,
+        hall = Hall(hall_dir or DEFAULT_DIR, event,
                             tables=max(100, max(table_list)))
         hall.clock_config(table_list[0], broker)
-    except (hallmod.HallError, OSError) as e:
-        raise FirmwareError("the hall in %s: %s" % (hall_dir or hallmod.DEFAULT_DIR, e), 2)
+    except (HallError, OSError) as e:
+        raise FirmwareError("the hall in %s: %s" % (hall_dir or DEFAULT_DIR, e), 2)
     info = build(board, port_board_override, src=src)
     kind, spath, ssha = find_sources(src)
     src_root = prepare_sources(kind, spath, ssha)

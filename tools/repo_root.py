@@ -2,8 +2,9 @@
 
 Python puts tools/ first on sys.path for such a script; `import repo_root`
 then puts the repository above it there too, so the tool imports this
-checkout's host_sim (also in a copy of the tree), and host_sim adds the
-firmware (pytest.ini's `pythonpath`, the one list of it).
+checkout's host_sim and hall (also in a copy of the tree), and host_sim's
+importer finds the firmware (pytest.ini's `pythonpath`, the one list of
+it; host_sim/paths.py).
 """
 import os
 import sys

@@ -18,6 +18,10 @@ var ROUND = HallModel.newRound();  // the round, its seating and games (model.js
 var OWNERS = HallModel.newOwners(); // each clock's account, as the recorder says (issue 29)
 
 function now() { return performance.now(); }
+// issue 37: the hall stopped (the connection closed): every time stays as
+// shown at that instant, marked stale, until the broker answers again
+var lost = null;
+function shownNow() { return lost !== null ? lost : now(); }
 
 function warn(topic, why) {
   bad.count++;
@@ -58,7 +62,8 @@ function drop(key) {
 }
 
 function renderRow(x, f, show, n) {
-  var off = x.status === "offline", e = now() - x.at, s = x.state;
+  // (issue 37: an offline row keeps the time shown when it went offline)
+  var off = x.status === "offline", e = off ? x.offE || 0 : shownNow() - x.at, s = x.state;
   // both players of the round's seating (issue 21: hall pairings), left - right
   var names = M.names(ROUND, x.table);
   // (issue 35: each name isolated, HallIsolate: an override in one never
@@ -80,7 +85,7 @@ function renderRow(x, f, show, n) {
     x.row.hidden = !(match(x, f) && show === "all");
     return;
   }
-  var t = M.times(s, off, e), w = M.words(s, off, e);
+  var t = M.times(s, false, e), w = M.words(s, off, e);
   set(x.cells.left, M.fmt(t[0]));
   set(x.cells.right, M.fmt(t[1]));
   x.cells.left.className = "time left" + (s.running === "left" && !s.over ? " run" : "") + (t[0] < 0 ? " over" : "");
@@ -138,6 +143,7 @@ function render() {
     }
   });
   sortRows(list);
+  HallAlerts.scan(list);   // issue 37: the director called (alerts.js)
   set(document.getElementById("counts"),
       n.playing + " playing, " + n.finished + " finished, " + n.offline + " offline" +
       (n.waiting ? ", " + n.waiting + " waiting for round " + ROUND.round : ""));
@@ -207,12 +213,16 @@ function showLog(key) {
   }
 }
 
-function onMessage(topic, payload) {
+function onMessage(topic, payload, retained) {
   var r = M.parseRoundTopic(EV, topic, payload.toString());
   if (r !== null) {   // the round, a table's seating and games (issues 21, 27)
     if (r.error) { warn(topic, r.error); return; }
     M.addRound(ROUND, r);
-    if (ROUND.round !== null) set(document.getElementById("round"), "round " + ROUND.round);
+    if (ROUND.round !== null) {
+      set(document.getElementById("round"), "round " + ROUND.round);
+      document.title = EV + ", round " + ROUND.round + " \u2013 director's page";
+      PastRounds.current(ROUND.round);   // issue 37: the rounds before it (pastrounds.js)
+    }
     return;
   }
   var o = M.parseOwner(EV, topic, payload.toString());
@@ -223,7 +233,7 @@ function onMessage(topic, payload) {
   if (topic === "scrabble/" + EV + "/alarm") {   // the recorder's trouble (issue 29)
     var a = M.parseAlarm(payload.toString());
     if (a.error) { warn(topic, a.error); return; }
-    showAlarm(a);
+    showAlarm(a, retained);
     return;
   }
   var m = M.parse(EV, topic, payload.toString());
@@ -236,6 +246,7 @@ function onMessage(topic, payload) {
     x.at = now();
     if (x.status === "offline" && m.kind === "heartbeat") x.status = "online";
   } else if (m.kind === "status") {
+    if (m.value === "offline" && x.status !== "offline") x.offE = x.state ? shownNow() - x.at : 0;
     x.status = m.value;
     if (m.value === "online") x.at = now();
   } else if (m.kind === "log") {
@@ -252,7 +263,7 @@ function onMessage(topic, payload) {
 // The recorder's alarm: results that cannot be stored (a full disk, a
 // read-only folder: they wait unconfirmed on the clocks) in red; its last
 // warnings (a result refused, a re-published result not counted) below.
-function showAlarm(a) {
+function showAlarm(a, retained) {
   var el = document.getElementById("alarm");
   el.hidden = !a.writing && !a.events.length;
   el.className = a.writing ? "alarm bad" : "alarm";
@@ -261,10 +272,13 @@ function showAlarm(a) {
       " waiting unconfirmed on their clocks (they are re-sent)" :
       a.events.length + " recorder warning" + (a.events.length > 1 ? "s" : ""));
   set(document.getElementById("alarmlog"), a.events.slice().reverse().join("\n"));
+  HallAlerts.recorder(a.events, retained);   // (issue 37: a new warning calls the director)
 }
 
 function start() {
   document.getElementById("event").textContent = EV;
+  document.title = EV + " \u2013 director's page";
+  HallAlerts.start();
   // the results desk (hall/desk.py): served by `hall` on the hall
   // computer's loopback only (config.js's deskPort)
   document.getElementById("desk").href = "http://127.0.0.1:" + HALL.deskPort + "/";
@@ -274,11 +288,19 @@ function start() {
   var conn = document.getElementById("conn");
   c.on("connect", function () {
     conn.textContent = "live"; conn.className = "conn on";
+    lost = null; document.body.classList.remove("stale");
     c.subscribe("scrabble/" + EV + "/#", {qos: 0});
   });
-  c.on("close", function () { conn.textContent = "no connection"; conn.className = "conn off"; });
-  c.on("message", function (topic, payload) {
-    try { onMessage(topic, payload); } catch (e) { warn(topic, "" + e); }
+  c.on("close", function () {
+    if (lost === null) {
+      lost = now();
+      document.body.classList.add("stale");
+      conn.textContent = "no connection: times stale since " + new Date().toTimeString().slice(0, 8);
+    }
+    conn.className = "conn off";
+  });
+  c.on("message", function (topic, payload, packet) {
+    try { onMessage(topic, payload, !!(packet && packet.retain)); } catch (e) { warn(topic, "" + e); }
   });
   ["filter", "show", "sort"].forEach(function (id) {
     document.getElementById(id).addEventListener("input", render);

@@ -51,7 +51,8 @@ var Projector = (function () {
     if (x.cur === false) return {words: "waiting", cls: "waiting", alerts: []};
     var off = x.status === "offline";
     var e = now - x.at;
-    var t = HallModel.times(s, off, e);
+    // (issue 37: an offline card keeps the time shown when it went offline)
+    var t = HallModel.times(s, false, off ? x.offE || 0 : e);
     var alerts = [];
     var left = s.left, right = s.right;
     if (left.forfeit || right.forfeit) alerts.push("forfeit " + (left.forfeit ? "left" : "right"));
@@ -101,7 +102,8 @@ var P = {
   page: 0,
   pageAt: 0,
   PAGE_MS: 10000,
-  warnings: 0
+  warnings: 0,
+  lost: null          // when the connection closed (the hall stopped), else null
 };
 
 function pnow() { return performance.now(); }
@@ -168,7 +170,7 @@ function draw(x, now, most) {
 var BYE_TABLE = 100000;   // bye cards stand after every table
 
 function render() {
-  var now = pnow();
+  var now = P.lost !== null ? P.lost : pnow();   // (issue 37: frozen when the hall stops)
   var R = P.round;
   // (issue 29: another account's clock is refused, as by the recorder)
   var got = Projector.cardsOf(Object.keys(P.cards).map(function (k) { return P.cards[k]; })
@@ -202,7 +204,8 @@ function render() {
   var alerts = [];
   all.forEach(function (x) {
     var L = draw(x, now, most);
-    if (L.alerts.length) alerts.push(x.table + " " + L.alerts[0]);
+    // (issue 37: "⚠ 3 overtime" read as three tables: each alert names its table)
+    if (L.alerts.length) alerts.push("table " + x.table + ": " + L.alerts[0]);
   });
   txt(document.getElementById("alerts"), alerts.length ? "\u26A0 " + alerts.join(" \u00B7 ") : "");
   var u = lay.u / 100;
@@ -239,7 +242,10 @@ function onProjectorMessage(topic, text) {
     x.at = pnow();
     if (x.status === "offline" && m.kind === "heartbeat") x.status = "online";
   } else if (m.kind === "status") {
-    if (m.value === "offline" && x.status !== "offline") x.offAt = pnow();
+    if (m.value === "offline" && x.status !== "offline") {
+      x.offAt = pnow();
+      x.offE = x.state ? (P.lost !== null ? P.lost : pnow()) - x.at : 0;
+    }
     x.status = m.value;
     if (m.value === "online") x.at = pnow();
   } else if (m.kind === "result" && !x.state) {
@@ -256,9 +262,17 @@ function startProjector() {
                                reconnectPeriod: 2000, clean: true});
     c.on("connect", function () {
       conn.textContent = "live"; conn.className = "conn on";
+      P.lost = null; document.body.classList.remove("stale");
       c.subscribe("scrabble/" + P.event + "/#", {qos: 0});
     });
-    c.on("close", function () { conn.textContent = "no connection"; conn.className = "conn off"; });
+    c.on("close", function () {
+      if (P.lost === null) {   // issue 37: the times stay as shown, marked stale
+        P.lost = pnow();
+        document.body.classList.add("stale");
+        conn.textContent = "no connection: times stale since " + new Date().toTimeString().slice(0, 8);
+      }
+      conn.className = "conn off";
+    });
     c.on("message", function (topic, payload) {
       try { onProjectorMessage(topic, payload.toString()); } catch (e) { P.warnings++; }
     });

@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 
-import host_sim  # noqa: F401  (firmware/ and fakehw/ on sys.path)
+import host_sim  # noqa: F401  (its importer: firmware/ and fakehw/)
 
 import net
 import rig as gestures
@@ -160,6 +160,67 @@ def edges(script):
     return out
 
 
+# issue 37: a table of a rehearsal taken off the network (`hall drop 7`,
+# `hall restore 7`): the tables in <clocks folder>/dropped, one a line; the
+# rehearsal reads it every half second and takes that clock's Wi-Fi away
+# (its sockets fail as a board's do: the broker sends its last will, the
+# page shows it offline) or gives it back (it connects again and sends what
+# it kept).  The clock plays on meanwhile, as a real one does.
+DROPPED = "dropped"
+SIM_CLOCKS = "sim-clocks"      # the rehearsal's folder in the hall folder (hall/cli.py run)
+
+
+def dropped(folder):
+    """The tables taken off the network in a rehearsal's clocks folder."""
+    try:
+        with open(os.path.join(folder, DROPPED)) as f:
+            return {int(x) for x in f.read().split() if x.isdigit()}
+    except (OSError, ValueError):
+        return set()
+
+
+def drop(folder, table, off=True):
+    """`hall drop T` (off) / `hall restore T`: the one-line answer; raises
+    ValueError (its one line) for a folder without a rehearsal or a table
+    it has no clock for."""
+    if not os.path.isdir(folder):
+        raise ValueError("no rehearsal in %s (`hall --clocks N` runs one): only a "
+                         "simulated clock can be taken off the network" % os.path.dirname(folder))
+    if not os.path.isdir(os.path.join(folder, "clock%03d" % table)):
+        have = sorted(int(n[5:]) for n in os.listdir(folder)
+                      if n.startswith("clock") and n[5:].isdigit())
+        raise ValueError("the rehearsal has no clock at table %d (%s)" % (
+            table, "tables %d-%d" % (have[0], have[-1]) if have else "none yet"))
+    now = dropped(folder)
+    if (table in now) == off:
+        return "table %d is %s already" % (table, "off the network" if off else "on the network")
+    now = now | {table} if off else now - {table}
+    path = os.path.join(folder, DROPPED)
+    with open(path + ".tmp", "w") as f:
+        f.write("".join("%d\n" % t for t in sorted(now)))
+    os.replace(path + ".tmp", path)
+    return ("table %d's simulated clock goes off the network (its Wi-Fi gone; the page "
+            "shows it offline; `hall restore %d` brings it back)" % (table, table) if off else
+            "table %d's simulated clock comes back on the network" % table)
+
+
+def drop_command(hall_folder, values, off):
+    """`python -m hall drop T` / `restore T`: exit 0 and one line, or 2 and
+    one line on stderr."""
+    import sys
+    word = "drop" if off else "restore"
+    if len(values) != 1 or not (values[0].isascii() and values[0].isdigit()) \
+            or not 1 <= int(values[0]) <= 9999:
+        print("hall: %s takes one table number (hall %s 7)" % (word, word), file=sys.stderr)
+        return 2
+    try:
+        print("hall: " + drop(os.path.join(hall_folder, SIM_CLOCKS), int(values[0]), off))
+    except (ValueError, OSError) as e:
+        print("hall: %s: %s" % (word, e), file=sys.stderr)
+        return 2
+    return 0
+
+
 def round_seed(table, rnd):
     """The seed of a table's game in a round: a different game each round."""
     return table if rnd <= 1 else table + 1000 * rnd
@@ -279,6 +340,19 @@ class Fleet:
     def finished(self):
         return sum(1 for c in self.clocks if c.over())
 
+    def follow_drops(self, say=None):
+        """Each clock's Wi-Fi as the folder's `dropped` file says (hall drop /
+        restore); a change is one line."""
+        off = dropped(self.folder)
+        for c in self.clocks:
+            up = c.table not in off
+            if c.link.up != up:
+                c.link.up = up
+                if say is not None:
+                    say("hall: table %d's simulated clock is %s" % (
+                        c.table, "back on the network" if up else
+                        "off the network (hall restore %d brings it back)" % c.table))
+
     def run(self, seconds=None, until=None, linger_ms=3000):
         """Until every game is over (and its result confirmed by the hall's
         recorder, plus linger_ms of virtual time), `until()` is true, or
@@ -341,6 +415,7 @@ class Fleet:
                     self.tick()
                     if time.monotonic() - last > 0.5:
                         last = time.monotonic()
+                        self.follow_drops(say)
                         rnd = current()
                         if rnd != self.round:
                             self.next_round(rnd)
