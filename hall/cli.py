@@ -114,6 +114,10 @@ def main(argv=None, prog=None):
 
 
 def _main(argv, prog):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sim"]:     # issue 37: the terminal simulator as a clock of a hall
+        from hall.rehearsal import join     # (its own options: the simulator's)
+        return join.main(argv[1:])
     p = parser(prog or console.prog("hall"))
     args, extra = p.parse_known_args(argv)
     # `hall pairings --round 3 FILE`, `hall scores --round 2 --table 5 412

@@ -18,7 +18,10 @@ import argparse
 import os
 import sys
 
-from hall import cli as H
+from hall import supervise
+from hall.errors import HallError
+from hall.folder import Hall
+from hall.paths import DEFAULT_DIR
 from hall.rehearsal import clocks as rehearsal
 
 
@@ -39,16 +42,16 @@ def config(folder, table):
     """(net.json of clock account `table` for the hall running in folder,
     its event); raises HallError (one line) when no hall runs there or it
     has no such account."""
-    info = H.read_pidfile(folder)
+    info = supervise.read_pidfile(folder)
     broker = (info or {}).get("broker")
-    if not info or not broker or not H.alive(broker):
-        raise H.HallError("no hall runs in %s (python -m hall --dir %s starts one; "
+    if not info or not broker or not supervise.alive(broker):
+        raise HallError("no hall runs in %s (python -m hall --dir %s starts one; "
                           "hall status says what runs)" % (folder, folder))
     n = _tables(folder)
     if not 1 <= table <= n:
-        raise H.HallError("the hall in %s has no clock account %d (tables 1-%d)"
+        raise HallError("the hall in %s has no clock account %d (tables 1-%d)"
                           % (folder, table, n))
-    hall = H.Hall(folder, info["event"], n, port=info["port"], ws_port=info["ws_port"])
+    hall = Hall(folder, info["event"], n, port=info["port"], ws_port=info["ws_port"])
     return hall.clock_config(table), info["event"]
 
 
@@ -58,7 +61,7 @@ def parser():
         prog="python -m hall sim",
         description="The terminal simulator as a clock of the running hall: clock account "
                     "--table's password from the hall folder.")
-    p.add_argument("--dir", default=H.DEFAULT_DIR, help="the running hall's folder "
+    p.add_argument("--dir", default=DEFAULT_DIR, help="the running hall's folder "
                    "(default build/hall)")
     p.add_argument("--table", type=int, required=True, help="the clock account (its table)")
     sim.add_arguments(p)
@@ -71,7 +74,7 @@ def main(argv):
     folder = os.path.abspath(args.dir)
     try:
         cfg, event = config(folder, args.table)
-    except H.HallError as e:
+    except HallError as e:
         print("hall sim: %s" % e, file=sys.stderr)
         return 2
     if args.state_dir is None and not args.fresh:
