@@ -180,11 +180,12 @@ class Sim:
     """The clock on the bench plus the simulator's key and replay schedule.
     No curses here: tests drive it directly."""
 
-    def __init__(self, board, root, speed=1, game=None, base=(None, None)):
+    def __init__(self, board, root, speed=1, game=None, base=(None, None), uid=None):
         import rig as rigmod
         import machine
         self.board = board
-        self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
+        # uid: this clock's machine.unique_id() (None: the fake board's own)
+        self.rig = rigmod.Rig(board, root, step_ms=step_for(speed), uid=uid)
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
         self.release_at = [None, None, None]  # virtual ms each key goes up
@@ -651,7 +652,10 @@ class Tui:
         x0 = (w - FACE_W) // 2
         inner = FACE_W - 2
         y = max(0, (h - 1 - self.block_h()) // 2)
-        self.put(y, x0, ("Scrabble clock simulator %s %s" % (g["dot"], self.label)).center(FACE_W))
+        title = "Scrabble clock simulator %s %s" % (g["dot"], self.label)
+        # (a long label, a hall's clock id, centres on the terminal, not the face)
+        self.put(y, x0 if len(title) <= FACE_W else max(0, (w - len(title)) // 2),
+                 title.center(FACE_W))
         y += 1
         # the case
         self.put(y, x0, g["tl"] + g["h"] * inner + g["tr"])
@@ -845,11 +849,12 @@ def state_folder(args):
     return None, state_dir
 
 
-def run(args, join=None):
+def run(args, join=None, uid=None):
     """The `sim` subcommand.  Returns the exit status.  join(sim): attaches
     what else the clock has (the hall's network part, `python -m hall sim`:
     the simulator itself never imports the hall) and returns words for the
-    status label."""
+    status label; uid: the clock's machine.unique_id() (its logs' `# clock`
+    line; the hall's joined clock publishes the same id)."""
     try:
         import curses
     except ImportError:
@@ -885,7 +890,7 @@ def run(args, join=None):
         except OSError as e:
             print("state dir %s: %s" % (state_dir, e), file=sys.stderr)
             return 1
-        sim = Sim(board, root, args.speed, game, extra)
+        sim = Sim(board, root, args.speed, game, extra, uid)
         label = "%dx%d" % (board.LCD_COLS, board.LCD_ROWS)
         if join is not None:
             label += join(sim)

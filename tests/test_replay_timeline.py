@@ -267,3 +267,16 @@ def test_rehearsal_clocks_name_themselves_alike_everywhere(tmp_path):
     import machine
     machine.reset_world()          # the next board has the default id again
     assert machine.unique_id() == machine.DEFAULT_UID
+
+
+def test_a_joined_simulators_logs_name_the_id_it_publishes(tmp_path):
+    """The same for `python -m hall sim --table N` (hall/rehearsal/join.py):
+    it publishes join.clock_id(N), the hex of the machine.unique_id() its
+    simulator is given, so its logs' `# clock` line says it too, and no
+    rehearsal clock has it."""
+    from hall.rehearsal import join
+    from host_sim import sim
+    root = str(tmp_path) + os.sep
+    s = sim.Sim(sim.load_board("sim"), root, uid=join.uid(7))
+    assert s.app.log.clock == join.clock_id(7) == "e000000000000007"
+    assert join.clock_id(7) != "%016d" % 7            # the rehearsal's table 7
