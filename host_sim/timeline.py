@@ -37,7 +37,7 @@ WORDS = {
         "n_over": "both flags", "n_overtime limit": "overtime cap %s",
         "ignored": "(ignored)", "ready": "ready", "over": "over", "paused": "paused %s",
         "running": "%s runs", "late": "%s late", "lost": "%s LOST", "pen": "%s %s%d",
-        "flag": "%s flag", "window": "%s %d s", "end": "log ends",
+        "flag": "%s flag", "window": "%s %d s",
     },
     "de": {
         "head": ("Zeit", "Ereignis", "links", "rechts", "am Zug", "Anzeigen", "die Uhr zeigte"),
@@ -50,7 +50,7 @@ WORDS = {
         "n_over": "beide Zeiten um", "n_overtime limit": "Überzeit-Grenze %s",
         "ignored": "(ohne Wirkung)", "ready": "bereit", "over": "Ende", "paused": "Pause %s",
         "running": "%s läuft", "late": "%s verspätet", "lost": "%s VERLOREN",
-        "pen": "%s %s%d", "flag": "%s Zeit um", "window": "%s %d s", "end": "Ende des Logs",
+        "pen": "%s %s%d", "flag": "%s Zeit um", "window": "%s %d s",
     },
     "pl": {
         "head": ("czas", "zdarzenie", "lewy", "prawy", "ruch", "oznaczenia", "zegar pokazywał"),
@@ -65,7 +65,6 @@ WORDS = {
         "ignored": "(bez skutku)", "ready": "gotowy", "over": "koniec", "paused": "stop %s",
         "running": "%s gra", "late": "%s spóźniony", "lost": "%s PRZEGRAŁ",
         "pen": "%s %s%d", "flag": "%s chorągiewka", "window": "%s %d s",
-        "end": "koniec logu",
     },
 }
 
