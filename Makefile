@@ -152,7 +152,8 @@ bundle: $(STAMP)
 #   make firmware BOARD=pico|pico_w|pico_2004   build/firmware/<board>.uf2: MicroPython
 #        v1.28.0 with the app and the board frozen; copy it onto the board in BOOTSEL mode
 #   make firmware-tables BOARD=pico_w TABLES=1-40 SSID=Hall WIFI_PASSWORD=... BROKER=192.168.1.10 [EVENT=open]
-#        build/firmware/tables-pico_w/table-NN.uf2: the image plus that table's net.json
+#        build/firmware/tables-pico_w/table-NN.uf2: the image plus that table's net.json,
+#        manifest.csv and labels.pdf; BROKER must be the hall computer's address (no loopback)
 # The MicroPython sources: MICROPY_SRC (a tarball or a folder), default
 # ../shared/micropython; the build is cached by a hash of what goes in
 # (${XDG_CACHE_HOME:-~/.cache}/scrabble-clock/firmware).  PORT_BOARD=RPI_PICO

@@ -210,7 +210,7 @@ def measure(log=None, only=None):
     except fwimage.FirmwareError as e:
         raise RuntimeError("firmware image: %s" % e)
     res = {"images": imgs}
-    region = target.LFS_BLOCKS * target.LFS_BLOCK
+    region = target.IMAGE_LFS_BLOCKS * target.LFS_BLOCK    # the images' region
     official = target.image(target.PICO_UF2)
     with tempfile.TemporaryDirectory(prefix="image-bench-") as d:
         def fs(name, files):
@@ -219,19 +219,19 @@ def measure(log=None, only=None):
                 f.write(fwimage.littlefs_region(files, region))
             return p
 
-        def bundle(board, extra):
+        def bundle(board, extra, blocks=target.LFS_BLOCKS):
             sub = os.path.join(d, "b-" + board)
             os.makedirs(sub)
             p = os.path.join(d, board + "-bundle.img")
             with open(p, "wb") as f:
-                f.write(target.bundle_image(sub, board=board, extra=extra))
+                f.write(target.bundle_image(sub, board=board, extra=extra, blocks=blocks))
             return p
 
         empty = fs("empty", {})
         cfg = net_json(os.path.join(d, "hall"))
         net = fs("net", {"net.json": cfg})
         pico_bundle = bundle("pico", None)
-        w_bundle = bundle("pico_w", {"net.json": cfg})
+        w_bundle = bundle("pico_w", {"net.json": cfg}, target.IMAGE_LFS_BLOCKS)  # (on an image)
         runs = [("pico_frozen", game_run, imgs["pico"]["path"], empty, 0),
                 ("pico_mpy", game_run, official, pico_bundle, 0),
                 ("pico_w_frozen", game_run, imgs["pico_w"]["path"], net, PICO_W_HEAP),

@@ -49,6 +49,20 @@ MAX_SLEEP_MS = 1000    # ... else until the next change, at most this (the
 SLICE_MS = napmod.SLICE_MS  # the sleep's slices where the port polls nothing
 
 
+def _take_table_block(board, fs, root):
+    """A table image's net.json and table (provision.py), before the
+    settings and the hall read them; a flash that cannot take them is one
+    line and the clock starts as it was."""
+    import provision
+    raw = getattr(fs, "raw", None)       # (a test's filesystem may have none)
+    try:
+        return provision.apply(fs, root, hw.table_block(board, raw() if raw else None),
+                               setmod.Settings)
+    except OSError as e:
+        print("table image: cannot write its net.json (%s); the clock keeps its own" % e)
+        return 0
+
+
 class App:
     def __init__(self, board, machine, fs=None, ticks_ms=None, diff=None,
                  add=None, root="", feed=None):
@@ -59,6 +73,9 @@ class App:
         now = self.ticks_ms()
         # -- the hardware, built from the board file (hw.py)
         fs = fs if fs is not None else hw.filesystem(board)
+        self.retabled = 0         # a table image's table, taken at this power-up
+        if hw.fact(board, "WIFI"):
+            self.retabled = _take_table_block(board, fs, root)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.nap = napmod.Nap(self.buttons)   # run()'s sleep, woken by an edge
         self.gestures = gst.Gestures(self.buttons, self.diff)
@@ -359,19 +376,27 @@ def _same_rules(a, b):
 def _charged(c):
     """The time each side was charged in `ready`, base - remaining (the
     referee's adjustments, a lateness stopped: SPEC v4 §4 Referee
-    functions, TSO § 2.4 c); None in any other state."""
+    functions, TSO § 2.4 c), and its lateness account (SPEC v5: its own),
+    as (charged left, charged right, lateness left, lateness right); None
+    in any other state."""
     if c.state != cc.READY:
         return None
-    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1])
+    return (c.rules.base[0] - c.rem[0], c.rules.base[1] - c.rem[1],
+            c.late_ms[0], c.late_ms[1])
 
 
 def _renew(game, c, rules, now, keep):
-    """A new game with `rules` (game.py); `keep`: the time each side was
-    charged in `ready` (_charged()) charged again, as the referee's
-    adjustments: the first lines of the new game's log."""
+    """A new game with `rules` (game.py); `keep`: what each side was
+    charged in `ready` (_charged()) charged again: its lateness account as
+    the referee's `lateness` (SPEC v5: still lateness, against the new
+    rules' limit), the rest as an adjustment: the first lines of the new
+    game's log."""
     ch = _charged(c) if keep else None
     game.new(now, rules)
     if ch is not None:
         for s in (0, 1):
-            if ch[s]:
-                c.adjust(s, -ch[s], now)
+            adj = ch[s]
+            if ch[2 + s] and c.set_lateness(s, ch[2 + s], now):
+                adj -= ch[2 + s]
+            if adj:
+                c.adjust(s, -adj, now)

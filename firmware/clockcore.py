@@ -12,7 +12,7 @@
 # The steady-state calls (update, the queries) allocate nothing: ints only,
 # preallocated lists, no tuples returned.
 #
-# Rules: SPEC §4 (version 4); see docs/rules.md for the clause behind each
+# Rules: SPEC §4 (version 5); see docs/rules.md for the clause behind each
 # branch.  Nothing is ever rolled back by itself: `end` charges a running side
 # up to the end (TSO § 5.1 b i); TSO § 5.2 d is the referee's explicit
 # void(); resume() undoes a mistaken end.
@@ -29,18 +29,39 @@ from clocktime import LEFT, RIGHT, SIDE_NAMES  # noqa: F401
 from clocktime import READY, RUNNING, PAUSED, OVER, LATE
 from clocktime import (EV_LEFT, EV_RIGHT, EV_PAUSE, EV_END, EV_ADJUST,  # noqa: F401
                        EV_FLAG, EV_FORFEIT, EV_WINDOW, EV_OVER, EV_LATE, EV_VOID,
-                       EV_RESUME, EV_CAP, EV_BASE, OVERTIME_CAP)
+                       EV_RESUME, EV_CAP, EV_BASE, EV_LATENESS, OVERTIME_CAP)
 
-SNAPSHOT_VERSION = 2
-SNAPSHOT_LEN = 19
+SNAPSHOT_VERSION = 3
+SNAPSHOT_LEN = 20
+SNAPSHOT_LEN_V2 = 19    # version 2 (SPEC v4 firmware): still restored
 # The snapshot's layout, for snapshot() and restore() alike: [0] the version,
-# [1] state, [2] side, [3:5] rem, [5:9] the Clock's _CLOCK_SLOTS, [9]
-# unused (0; it was the time at a lateness clock's start: the lateness is
-# base - rem now), [10] the forfeit bits, [11:13] the rules' base, [13:18]
-# their _RULES_SLOTS, [18] the profile's code (profiles.py: stable, so a
-# profile added later changes no saved game).
+# [1] state, [2] side, [3:5] rem, [5:9] the Clock's _CLOCK_SLOTS, [9] left's
+# lateness account (late_ms), [10] the forfeit bits (1 left, 2 right) and,
+# from bit 2 on, the base times the game was set up with (start_base: the
+# log header's), in whole seconds, left's in bits 2-14, right's from bit 15
+# (at most 5999 s each: 28 bits, a small int), [11:13] the rules' base,
+# [13:18] their _RULES_SLOTS, [18] the profile's code (profiles.py: stable,
+# so a profile added later changes no saved game), [19] right's lateness
+# account.  (20 ints: a journal record of 112 bytes, 9 to a 1 KB unit.)
+# Version 2 is 19 ints, [9] unused, [10] the forfeit bits alone: its
+# lateness was base - rem (SPEC v4), so a side's account is taken as that
+# before the game, 0 after its start, and the set-up base as the base.
 _CLOCK_SLOTS = ("void_side", "void_rem", "win", "t")
 _RULES_SLOTS = ("zero", "penalty", "forfeit", "window", "late")
+# a referee's elapsed lateness: what mm:ss shows, more than any base time
+MAX_LATENESS_MS = MAX_BASE_MS
+
+
+def _check_version(snap):
+    """A snapshot of this version, or of version 2 (restore(): its own
+    frame, so that restore()'s stays off MicroPython's heap)."""
+    n = len(snap)
+    if n == SNAPSHOT_LEN and snap[0] == SNAPSHOT_VERSION:
+        if not (0 <= snap[9] <= OVERTIME_CAP and 0 <= snap[19] <= OVERTIME_CAP
+                and 0 <= snap[10] < 1 << 28):
+            raise ValueError("clock snapshot out of range")
+    elif n != SNAPSHOT_LEN_V2 or snap[0] != 2:
+        raise ValueError("not a clock snapshot")
 
 
 class Clock(ClockTime):
@@ -186,6 +207,34 @@ class Clock(ClockTime):
         self._check_limits(s, self.t)
         return True
 
+    def set_lateness(self, s, ms, t):
+        """Referee: side s's elapsed lateness becomes ms, before the game
+        (ready or late; TSO § 2.4 c, PFS § 6.3.3: the referee sets the
+        elapsed time).  Its lateness account becomes ms and its remaining
+        time changes by the difference (SPEC v5 §5 `lateness`); the limit
+        applies to the account at once (_check_lateness).  Refused (False)
+        after the game's start, outside 0..MAX_LATENESS_MS, and in a flag
+        profile below 00:00 (a side's time stops there)."""
+        self._advance(t)
+        st = self.state
+        r = self.rem[s] - (ms - self.late_ms[s])
+        if (st != READY and st != LATE) or not 0 <= ms <= MAX_LATENESS_MS \
+                or (r < 0 and self.rules.zero == ZERO_FLAG):
+            return False
+        self.late_ms[s] = ms
+        self.rem[s] = r
+        # at self.t, as rebase(): a running lateness is settled there
+        self._emit(EV_LATENESS, s, self.t, ms)
+        self._check_lateness(s, self.t)
+        return True
+
+    def start_rules(self):
+        """The rules the game was set up with (its log header, SPEC v5 §5):
+        these rules with the base times before any referee base change.
+        Allocates: for a log's header only."""
+        b = self.start_base
+        return self.rules.with_base(b[0], b[1])
+
     def adjust(self, s, delta, t):
         """Referee: give (+) or take (-) delta ms on side s.  Only in ready and
         paused (SPEC §4 Referee functions); returns False otherwise."""
@@ -235,18 +284,20 @@ class Clock(ClockTime):
             b[5 + i] = getattr(self, _CLOCK_SLOTS[i])
         for i in range(5):
             b[13 + i] = getattr(r, _RULES_SLOTS[i])
-        b[10] = (1 if self.forfeited[0] else 0) | (2 if self.forfeited[1] else 0)
+        b[9] = self.late_ms[0]
+        b[10] = (1 if self.forfeited[0] else 0) | (2 if self.forfeited[1] else 0) \
+            | (self.start_base[0] // 1000) << 2 | (self.start_base[1] // 1000) << 15
         b[11] = r.base[0]
         b[12] = r.base[1]
         b[18] = code_of(r.name)
+        b[19] = self.late_ms[1]
         return b
 
     def restore(self, snap, t=None):
         """Load a snapshot.  With t, the tick counter is re-anchored there
         (after a reboot the ticks restart); a running game comes back paused
         then.  A lateness clock (not a game yet) keeps running."""
-        if len(snap) != SNAPSHOT_LEN or snap[0] != SNAPSHOT_VERSION:
-            raise ValueError("not a clock snapshot")
+        _check_version(snap)
         if not (READY <= snap[1] <= LATE) or not (-1 <= snap[2] <= 1) \
                 or not (-1 <= snap[5] <= 1):
             raise ValueError("clock snapshot out of range")
@@ -267,10 +318,26 @@ class Clock(ClockTime):
         self.rem[1] = snap[4]
         self.forfeited[0] = bool(snap[10] & 1)
         self.forfeited[1] = bool(snap[10] & 2)
+        self._restore_late(snap)
         if t is not None:
             self.t = t
             if self.state == RUNNING:
                 self.state = PAUSED
+
+    def _restore_late(self, snap):
+        """The lateness accounts and the set-up base times (version 3), or
+        what a version 2 snapshot meant by them (its own frame, as
+        _restore_slots; range(), not a tuple: no iterator on the heap)."""
+        v3 = len(snap) == SNAPSHOT_LEN
+        pre = self.state == READY or self.state == LATE
+        for s in range(2):
+            if v3:
+                self.late_ms[s] = snap[9 + 10 * s]
+                self.start_base[s] = (snap[10] >> (2 + 13 * s) & 8191) * 1000
+            else:
+                d = self.rules.base[s] - self.rem[s]
+                self.late_ms[s] = d if pre and d > 0 else 0
+                self.start_base[s] = self.rules.base[s]
 
     def _restore_slots(self, snap, r):
         """restore()'s table-driven part (its own frame: restore()'s would

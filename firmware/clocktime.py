@@ -13,7 +13,12 @@
 # wrap-around changes nothing.  update() and the queries allocate nothing:
 # ints only, preallocated lists, no tuples returned, small frames.
 #
-# Rules: SPEC §4 (version 4); docs/rules.md names the clause behind each
+# Each side's lateness is its own account (late_ms, SPEC v5 §4 Late
+# arrival): the ms its lateness clock ran plus the elapsed lateness a referee
+# set; the lateness limit applies to it, and neither an adjustment nor a base
+# change touches it.
+#
+# Rules: SPEC §4 (version 5); docs/rules.md names the clause behind each
 # branch.
 from ticks import ticks_diff, ticks_add
 from profiles import ZERO_FLAG, LATE_NONE
@@ -45,6 +50,7 @@ EV_VOID = 11       # referee: TSO § 5.2 d for `side`
 EV_RESUME = 12     # referee: the end is undone
 EV_CAP = 13        # a side reached OVERTIME_CAP: its clock stops (time-triggered)
 EV_BASE = 14       # referee: side's base time, arg = the new base (ms)
+EV_LATENESS = 15   # referee: side's elapsed lateness, arg = the account (ms)
 
 # A clock left running in overtime with no forfeit limit stops by itself at
 # this much overtime (6.2 days): every number stays a small int on the
@@ -54,7 +60,8 @@ OVERTIME_CAP = 1 << 29
 
 def is_action(code):
     """A key or a referee action (a replay event), not a time-triggered note."""
-    return code <= EV_ADJUST or EV_LATE <= code <= EV_RESUME or code == EV_BASE
+    return (code <= EV_ADJUST or EV_LATE <= code <= EV_RESUME or code == EV_BASE
+            or code == EV_LATENESS)
 
 
 _NO_LIMIT = 0x3FFFFFFF
@@ -70,6 +77,8 @@ class ClockTime:
         self._add = add
         self.hook = hook
         self.rem = [0, 0]
+        self.late_ms = [0, 0]      # each side's lateness account, ms
+        self.start_base = [0, 0]   # the base times the game was set up with
         self.forfeited = [False, False]
         self.reset(t)
 
@@ -88,6 +97,11 @@ class ClockTime:
         self.side = -1          # the running or paused side (kept in `over`)
         self.rem[0] = r.base[0]  # signed: negative is overtime
         self.rem[1] = r.base[1]
+        self.late_ms[0] = self.late_ms[1] = 0
+        # (the game log's header states these: a referee's base change
+        # before the first press is its own event, SPEC v5 §5)
+        self.start_base[0] = r.base[0]
+        self.start_base[1] = r.base[1]
         self.forfeited[0] = self.forfeited[1] = False
         self.void_side = -1     # the side the last turn-ending press started
         self.void_rem = 0       # ... and its time at that press (TSO § 5.2 d)
@@ -134,17 +148,16 @@ class ClockTime:
         return self.side if self.state == LATE else -1
 
     def lateness(self):
-        """ms of lateness so far (in `late` only, else 0).  A side's lateness
-        is one account for the game (SPEC v4 §4 Late arrival): the time
-        charged to it before the game, base - remaining, so a lateness clock
-        stopped and started again goes on from what was already charged,
-        and the referee's elapsed time for a late player (TSO § 2.4 c) is
-        part of it.  A credit before the game never makes it negative."""
+        """ms of lateness shown (in `late` only, else 0): the late side's
+        account, late_ms.  A side's lateness is one account for the game
+        (SPEC v5 §4 Late arrival): the time its lateness clock ran plus the
+        elapsed lateness the referee set for it (TSO § 2.4 c, PFS § 6.3.3),
+        so a lateness clock stopped and started again goes on from it; a
+        credit or a deduction (TSO § 7.3.2.2) and a base change never touch
+        it."""
         if self.state != LATE:
             return 0
-        s = self.side
-        d = self.rules.base[s] - self.rem[s]
-        return d if d > 0 else 0
+        return self.late_ms[self.side]
 
     # -- the events -----------------------------------------------------------
     def update(self, t):
@@ -199,6 +212,23 @@ class ClockTime:
         if lim and self.lateness() >= lim:
             self._over(EV_FORFEIT, s, t, True)
 
+    def _check_lateness(self, s, t):
+        """After the referee set side s's lateness (ready or late): more
+        than the limit late is lost (TSO § 2.4 b ii, § 5.3 b); in a flag
+        profile with a lateness limit, a late side whose whole time is gone
+        loses by walkover (PFS § 6.3.4), with none its time just stops
+        there; otherwise 00:00 and the forfeit act as after an adjustment."""
+        if self.state == OVER:
+            return
+        lim = self._late_limit()
+        flag = self.rules.zero == ZERO_FLAG and self.rem[s] <= 0
+        if (lim and self.late_ms[s] >= lim) or (flag and self.rules.late != LATE_NONE):
+            self._over(EV_FORFEIT, s, t, True)
+            return
+        if flag and self.state == LATE and self.side == s:
+            self.state = READY
+        self._check_limits(s, t)
+
     def _advance(self, t):
         # Kept small: MicroPython puts a frame with many locals on the heap,
         # and this runs every loop iteration.
@@ -214,7 +244,10 @@ class ClockTime:
             return
         if d < self._boundary():
             # The common case: no 00:00, forfeit or window end in between.
-            self.rem[self.side] -= d
+            s = self.side
+            self.rem[s] -= d
+            if self.state == LATE:
+                self.late_ms[s] += d
             if self.win > 0:
                 self.win -= d
             self.t = t
@@ -235,9 +268,12 @@ class ClockTime:
             if r + OVERTIME_CAP < b:
                 b = r + OVERTIME_CAP                   # the clock's own limit
         if self.state == LATE:
+            a = self.late_ms[self.side]
             lim = self._late_limit()
-            if lim and lim - self.lateness() < b:
-                b = lim - self.lateness()              # lateness limit
+            if lim and lim - a < b:
+                b = lim - a                            # lateness limit
+            if OVERTIME_CAP - a < b:
+                b = OVERTIME_CAP - a                   # the account's own limit
         return b
 
     def _cross(self, t, d):
@@ -255,6 +291,8 @@ class ClockTime:
         s = self.side
         r = self.rem[s]
         self.rem[s] = r - step
+        if self.state == LATE:
+            self.late_ms[s] += step
         self.t = self._add(self.t, step)
         if self.win > 0:
             self.win -= step
@@ -274,9 +312,11 @@ class ClockTime:
         lim = self._limit()
         if r <= 0 and lim and -self.rem[s] == lim:
             self._over(EV_FORFEIT, s, self.t, True)
-        elif -self.rem[s] == OVERTIME_CAP:
+        elif -self.rem[s] == OVERTIME_CAP or (self.state == LATE and
+                                              self.late_ms[s] == OVERTIME_CAP):
             # Nobody stopped it for 6 days: the clock stops itself (paused,
-            # or before a game: ready).  A note, not a key: replay does it too.
+            # or before a game: ready; a lateness account stays a small
+            # int).  A note, not a key: replay does it too.
             self.state = PAUSED if self.state == RUNNING else READY
             self._emit(EV_CAP, s, self.t, 0)
 

@@ -58,7 +58,8 @@ class Frame:
         self.seq = 0
         self.dirty = True         # something shown changed: fill and draw again
         self._k_run = self._k_win = 0   # what the frame showed last: seconds,
-        self._k_side = -2               # window seconds, running side
+        self._k_side = -2               # window seconds, running side,
+        self._k_late = 0                # lateness seconds
         self.set_language(language)
 
     # -- what others change, each through a method ------------------------------------
@@ -102,14 +103,18 @@ class Frame:
     def due(self, c):
         """Did anything shown change?  Events, notices and modes touch the
         frame; between them only the running side's seconds, the challenge
-        window's and the lateness can move."""
+        window's and the lateness can move (the lateness is its own account,
+        SPEC v5: its second need not turn with the remaining time's)."""
         r = c.running()
         k = shown_secs(c.rem[r]) if r >= 0 else 0   # (the one display rounding)
         w = (c.win + 999) // 1000
-        if k != self._k_run or w != self._k_win or r != self._k_side:
+        n = c.lateness() // 1000
+        if k != self._k_run or w != self._k_win or r != self._k_side \
+                or n != self._k_late:
             self._k_run = k
             self._k_win = w
             self._k_side = r
+            self._k_late = n
             return True
         return self.dirty
 

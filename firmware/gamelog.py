@@ -15,8 +15,9 @@
 #   1800000 end  # L 00:00 R 06:52
 #
 # Events are lines `<ms> left|right|pause|end|resume`, `<ms> late|void <side>`,
-# `<ms> adjust <side> <+-ms>` and `<ms> base <side> <mm:ss>` (the referee's
-# base time before the game: it keeps the time charged), each followed
+# `<ms> adjust <side> <+-ms>`, `<ms> base <side> <mm:ss>` (the referee's
+# base time before the game: it keeps the time charged) and `<ms> lateness
+# <side> <ms>` (the referee's elapsed lateness, SPEC v5 §5), each followed
 # by a comment with both times after the event (as the display shows them:
 # remaining rounded up, overtime rounded down with a minus).  Time-triggered
 # core events (flag, forfeit, challenge window closed, game over) are comment
@@ -50,7 +51,7 @@
 #   on an event (the core's hook):  log.event(log_ms, code, side, arg, rem_l, rem_r)
 #   then checkpoint:                store.save(clock.snapshot(), log_ms, log.pos, log.number)
 #   at power-up, with a record:     clock.restore(ints, t=now)
-#                                   log.restored(store.log_ms, was_running, store.game, store.log_pos)
+#                                   log.restored(store.log_ms, ints[1] (the state), store.game, store.log_pos)
 # The checkpoint carries the log's length: restored() cuts the file back to
 # it, which drops a torn last line and any event the restored state does not
 # have (its checkpoint never completed), so log and clock agree.
@@ -75,7 +76,8 @@ import logtime
 # writes them, host_sim/replay.py reads them (its EVENTS and SIDED).
 WORDS = {cc.EV_LEFT: "left", cc.EV_RIGHT: "right", cc.EV_PAUSE: "pause",
          cc.EV_END: "end", cc.EV_ADJUST: "adjust", cc.EV_LATE: "late",
-         cc.EV_VOID: "void", cc.EV_RESUME: "resume", cc.EV_BASE: "base"}
+         cc.EV_VOID: "void", cc.EV_RESUME: "resume", cc.EV_BASE: "base",
+         cc.EV_LATENESS: "lateness"}
 SIDED = (cc.EV_LATE, cc.EV_VOID)  # `<ms> late left`, `<ms> void right`
 NOTES = {cc.EV_FLAG: "flag", cc.EV_FORFEIT: "forfeit",
          cc.EV_WINDOW: "window closed", cc.EV_OVER: "over",
@@ -243,6 +245,8 @@ class GameLog(gamefiles.GameFiles):
         elif kind == cc.EV_BASE:
             line = "%s %s %s %s" % (log_ms, w, cc.SIDE_NAMES[side],
                                     profiles.fmt_mmss(delta))
+        elif kind == cc.EV_LATENESS:
+            line = "%s %s %s %d" % (log_ms, w, cc.SIDE_NAMES[side], delta)
         elif kind in SIDED:
             line = "%s %s %s" % (log_ms, w, cc.SIDE_NAMES[side])
         elif w is not None:
@@ -278,7 +282,7 @@ class GameLog(gamefiles.GameFiles):
         self.pos = 0
 
     # -- after a power cut --------------------------------------------------------
-    def restored(self, log_ms, running=True, game=0, pos=-1):
+    def restored(self, log_ms, state=cc.RUNNING, game=0, pos=-1):
         """Reopen game `game` (default: the newest) after a power cut.
 
         pos: the file length saved with the restored checkpoint (log.pos at
@@ -291,7 +295,7 @@ class GameLog(gamefiles.GameFiles):
         game file (logging stays off: call begin())."""
         if not self.reopen(game, pos):
             return False
-        return self.power_line(log_ms, running)
+        return self.power_line(log_ms, state)
 
     def reopen(self, game=0, pos=-1):
         """The first half of restored(): the game file cut back to pos and
@@ -326,10 +330,15 @@ class GameLog(gamefiles.GameFiles):
         self.error = None
         return True
 
-    def power_line(self, log_ms, running):
-        """`<log_ms> pause  # power restored` (the clock comes back paused),
-        or a comment if no clock ran."""
-        if running:
+    def power_line(self, log_ms, state):
+        """`<log_ms> pause  # power restored` (a game's clock that ran comes
+        back paused), else a comment that says what the clock does: a
+        lateness clock runs on (it is not a game yet, SPEC v5), a stopped
+        clock stays as it was."""
+        if state == cc.RUNNING:
             return self._write("%s pause  # power restored\n" % log_ms)
+        if state == cc.LATE:
+            return self._write("# %s power restored (the lateness clock runs on)\n"
+                               % log_ms)
         return self._write("# %s power restored (the clock was paused)\n" % log_ms)
 

@@ -100,6 +100,26 @@ def watchdog(board, machine):
     return machine.WDT(timeout=ms).feed
 
 
+def table_block(board, raw):
+    """The table block a table's image wrote below the filesystem
+    (provision.py), as provision.payload_of() gives it, or None: not an
+    RP2040 clock with Wi-Fi on its own flash (`raw`, the filesystem's raw
+    flash, raw_flash(): None off the chip, the fakes, the unix port), no
+    block there, or a damaged one.  Read in place from the memory-mapped
+    flash (XIP)."""
+    if raw is None or boardfacts.fact(board, "RAW_FLASH") != "rp2" \
+            or not boardfacts.fact(board, "WIFI"):
+        return None
+    try:
+        import uctypes
+        import provision
+    except ImportError:
+        return None
+    view = uctypes.bytearray_at(provision.XIP_BASE + provision.BLOCK_OFFSET,
+                                provision.BLOCK_BYTES)
+    return provision.payload_of(view[:provision.HEAD], lambda at, n: view[at:at + n])
+
+
 def filesystem(board):
     """The board's filesystem (fsys.OsFS) with the raw flash under it."""
     return fsys.OsFS(raw_flash(board))

@@ -21,9 +21,10 @@
 #                           position put there
 import fsys
 
-MAGIC = b"SCj2"         # (b"SCjn": the layout without log_hi, live, game)
+MAGIC = b"SCj3"         # (b"SCjn": the layout without log_hi, live, game;
+                        # b"SCj2": 108-byte records, 19-int snapshots, SPEC v4)
 HEAD = 10              # MAGIC, nonce (4), unit index (2)
-UNIT = 1024            # 9 records a unit (4 in 512 B: 84 % used, 91 % now)
+UNIT = 1024            # 9 records of 112 B a unit (4 in 512 B: 84 % used, 98 % now)
 # Arming in slices (arm_step(), one a main-loop step): ARM_UNITS units
 # written, then the search for them SCAN_BLOCKS blocks at a time.  On the
 # emulated Pico a 1 KB unit's write is ~8 ms (and a sector erase every 4th:

@@ -76,7 +76,6 @@ def retract(s, k, now):
     makes a restore pass over them."""
     m = s.marks
     if _undo_record(s, k, now):
-        _cut_lines(s, k, now)
         return
     s.sp.drop(m.index(k), now)
     lg = s.log
@@ -116,20 +115,30 @@ def _undo_record(s, k, now):
         return False
     m = s.marks
     mk = m.index(k)
-    s.undo_record(mk, sp.undo(mk), now)
+    after = sp.undo(mk)
+    cut = _cut_lines(s, k, now)
+    s.undo_record(mk, after, now)
+    if cut:
+        sp.fold_lines(now)      # the UNDO record programmed, the rest folded
     if not m.began(k):
         s.resumed(False, s.begun)   # no event before the mark (see retract)
     return True
 
 
 def _cut_lines(s, k, now):
-    # log lines already folded after the mark (a fold in ready or over
-    # since): the state file names the cut log first, then it is cut
+    """Log lines already folded after the mark (a fold in ready or over
+    since, e.g. the pause key that ended a lateness, SPEC v5): the staged
+    records before the mark are programmed, the state file names the
+    restored clock and the cut log, then the log is cut; all before the
+    UNDO record is made (issue 36: an UNDO record programmed before that
+    checkpoint restored the undone clock with the undone lines still in
+    the log).  True if it cut."""
     lg = s.log
     cut = s.marks.cut(k)
     if not s.begun or cut < 0 or cut >= lg.pos:
-        return
-    s.sp.fold_lines(now)
+        return False
+    s.sp.flush(now)
     s.checkpoint(now, cut)
     lg.reopen(lg.number, cut)
     s.marks.cut_off(cut)
+    return True

@@ -7,7 +7,8 @@
 # record and resumes the game paused (Clock.restore(ints, t=now)).
 #
 # One record, little-endian, fixed size for a given number n of ints
-# (n = clockcore.SNAPSHOT_LEN = 19 -> 108 bytes):
+# (n = clockcore.SNAPSHOT_LEN = 20 -> 112 bytes; the SPEC v4 firmware's 19
+# -> 108 bytes are still read):
 #
 #   offset  size
 #    0      4    magic b"SClk"
@@ -171,15 +172,17 @@ class StateStore:
     load() returns the newest valid record as (ints, log_ms), sets .log_hi,
     .log_pos, .game and .seq from it, and .message to a one-line reason when it had to
     fall back or found nothing (None when all was well).  `count`, if given,
-    is the snapshot length this firmware expects; records of another length
-    are not restored.
+    is the snapshot length this firmware expects, `older` one it still
+    reads (an earlier firmware's, 0: none); records of another length are
+    not restored.
     """
 
-    def __init__(self, fs=None, path="clock.state", count=0):
+    def __init__(self, fs=None, path="clock.state", count=0, older=0):
         self.fs = fs if fs is not None else fsys.OsFS()
         self.slots = (path + ".a", path + ".b")
         self.tmp = path + ".tmp"
         self.count = count
+        self.older = older
         self.seq = -1          # newest seq on flash; -1 = not looked yet
         self.message = None
         self.log_ms = 0
@@ -269,7 +272,7 @@ class StateStore:
             if s[0] != data[end] or s[1] != data[end + 1] or \
                     s[2] != data[end + 2] or s[3] != data[end + 3]:
                 return -1
-            if self.count and n != self.count:
+            if self.count and n != self.count and (not self.older or n != self.older):
                 return -2
             ints = [get_i32(data, HEADER + 4 * k) for k in range(n)]
             i = HEADER + 4 * n

@@ -68,7 +68,7 @@ def _from_file(s, now, rules, got):
     # The log is cut back to where this checkpoint was taken, then
     # "<ms> pause  # power restored" (a clock that ran comes back paused;
     # a lateness clock runs on, it is not a game yet).
-    b = s.log.restored(logtime.text(st.log_hi, log_ms), ints[1] == cc.RUNNING,
+    b = s.log.restored(logtime.text(st.log_hi, log_ms), ints[1],
                        st.game, st.log_pos)
     s.resumed(b, b)
     s.save(now)
@@ -92,7 +92,7 @@ def _from_journal(s, now, rules, got, first):
     s.resumed(True, b)
     s.sp.replay(first)
     if s.begun:
-        s.log.power_line(s.lt.stamp(now), ints[1] == cc.RUNNING)
+        s.log.power_line(s.lt.stamp(now), ints[1])
     s.keep(now)
     if c.state == cc.READY and not s.begun:
         s.resumed(False, False)     # every record since was undone by a

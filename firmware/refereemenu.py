@@ -2,7 +2,7 @@
 # layout, the codes, the drawing).
 import lang
 import profiles
-from clockcore import READY, OVER, LATE
+from clockcore import READY, OVER, LATE, MAX_LATENESS_MS
 from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM, EXIT, RESET, \
     center, arrows, cycle, base_step, can_shift, frame, both_mmss
 from rows import mmss, put
@@ -17,12 +17,17 @@ from rows import mmss, put
 # is pending the same way and applied with them, one clock.rebase() a side
 # (EV_BASE): it keeps the time each side was charged (remaining = new base
 # - charged), so a lateness or a confirmed adjustment is never erased.
+# The late-arrival items set each side's lateness account (SPEC v5 §4 Late
+# arrival: its own account, kept apart from the remaining time), pending
+# the same way and applied with them, one clock.set_lateness() a side
+# (EV_LATENESS, the `lateness` line); the +/- 1 s and 1 min items are time
+# adjustments (EV_ADJUST, `adjust`), which never touch the account.
 R_L_SEC = 0    # T_ADJ_L_S  left  -/+ 1 s      (TSO § 7.3.2.2 Zeitabzug/Gutschrift)
 R_L_MIN = 1    # T_ADJ_L_M  left  -/+ 1 min
 R_R_SEC = 2    # T_ADJ_R_S  right -/+ 1 s
 R_R_MIN = 3    # T_ADJ_R_M  right -/+ 1 min
-R_LATE_L = 4   # T_LATE_L   elapsed time of a late left player, 1-min steps
-R_LATE_R = 5   # T_LATE_R   (TSO § 2.4, PFS § 6.3.2-6.3.3)
+R_LATE_L = 4   # T_LATE_L   elapsed lateness of a late left player, 1-min steps
+R_LATE_R = 5   # T_LATE_R   (TSO § 2.4 c, PFS § 6.3.3); ready only
 R_BASE = 6     # T_BASE     base time, both sides; ready and late only
 R_RESET = 7    # T_RESET    reset the game, with confirmation (TSO § 1.4.1 a)
 R_EXIT = 8     # T_EXIT     (with pending time changes: T_APPLY asks)
@@ -33,10 +38,10 @@ _R_LABEL = ("T_ADJ_L_S", "T_ADJ_L_M", "T_ADJ_R_S", "T_ADJ_R_M", "T_LATE_L",
             "T_LATE_R", "T_BASE", "T_RESET", "T_EXIT", "T_VOID_L", "T_RESUME")
 _R_READY = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L, R_LATE_R, R_BASE,
             R_RESET, R_EXIT)
-_R_PAUSED = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L, R_LATE_R,
-             R_RESET, R_EXIT)
-_R_PAUSED_V = (R_VOID, R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_LATE_L,
-               R_LATE_R, R_RESET, R_EXIT)
+# After the start a lateness is no more set (SPEC v5 §5: ready or late):
+# the time items correct a side's time.
+_R_PAUSED = (R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_RESET, R_EXIT)
+_R_PAUSED_V = (R_VOID, R_L_SEC, R_L_MIN, R_R_SEC, R_R_MIN, R_RESET, R_EXIT)
 # A lateness runs (SPEC v4): no time adjustments while a clock runs (they
 # are for ready and paused); the base time, a reset, or back to `late`.
 _R_LATE = (R_BASE, R_RESET, R_EXIT)
@@ -61,8 +66,9 @@ class RefereeMenu:
         self.pend = [0, 0]     # time changes not applied yet, ms a side
         b = clock.rules.base
         self.pbase = [b[0], b[1]]   # the base times as they will be
+        self.plate = [0, 0]    # lateness account changes not applied yet, ms
         self.ask = -1          # the item whose question shows (-1: none)
-        self._saved = [0, 0, 0, -1, 0, 0]
+        self._saved = [0, 0, 0, -1, 0, 0, 0, 0]
         self.mark()
 
     def items(self):
@@ -87,6 +93,8 @@ class RefereeMenu:
         b[3] = self.ask
         b[4] = self.pbase[0]
         b[5] = self.pbase[1]
+        b[6] = self.plate[0]
+        b[7] = self.plate[1]
 
     def undo(self, t=None):
         """Back to the mark (a gesture undoes its keys).  Nothing in the menu
@@ -98,12 +106,16 @@ class RefereeMenu:
         self.ask = b[3]
         self.pbase[0] = b[4]
         self.pbase[1] = b[5]
+        self.plate[0] = b[6]
+        self.plate[1] = b[7]
 
     def rem(self, s):
         """Side s's time as it will be with the pending changes (a new base
-        keeps what was charged: remaining = base - charged)."""
+        keeps what was charged: remaining = base - charged; a lateness
+        account set takes or gives back its difference)."""
         c = self.clock
-        return c.rem[s] + self.pend[s] + self.pbase[s] - c.rules.base[s]
+        return c.rem[s] + self.pend[s] + self.pbase[s] - c.rules.base[s] \
+            - self.plate[s]
 
     def _rebased(self):
         """A base-time change is pending."""
@@ -111,7 +123,8 @@ class RefereeMenu:
         return self.pbase[0] != b[0] or self.pbase[1] != b[1]
 
     def _pending(self):
-        return self.pend[0] or self.pend[1] or self._rebased()
+        return self.pend[0] or self.pend[1] or self._rebased() \
+            or self.plate[0] or self.plate[1]
 
     def _base_ok(self, up):
         """The base item can step: both bases move together (keeping a
@@ -185,12 +198,15 @@ class RefereeMenu:
     def _act(self, it, t):
         c = self.clock
         if it == R_EXIT:
-            # the adjustments, then the base (before the game: it keeps the
-            # time charged, so the order changes no time); each logged as
-            # its own replay event
+            # the adjustments, the lateness accounts, then the base (before
+            # the game: it keeps the time charged, so the order changes no
+            # time); each logged as its own replay event
             for s in (0, 1):
                 if self.pend[s]:
                     c.adjust(s, self.pend[s], t)
+            for s in (0, 1):
+                if self.plate[s]:
+                    c.set_lateness(s, c.late_ms[s] + self.plate[s], t)
             for s in (0, 1):
                 if self.pbase[s] != c.rules.base[s]:
                     c.rebase(s, self.pbase[s], t)
@@ -211,10 +227,12 @@ class RefereeMenu:
 
     def _drop(self):
         """No pending change any more (applied or given up)."""
-        b = self.clock.rules.base
+        c = self.clock
+        b = c.rules.base
         self.pend[0] = self.pend[1] = 0
         self.pbase[0] = b[0]
         self.pbase[1] = b[1]
+        self.plate[0] = self.plate[1] = 0
 
     def _takeable(self, side, step):
         """How much of `step` a deduction can take from `side`: all of it,
@@ -228,19 +246,20 @@ class RefereeMenu:
         return step if r >= step else r
 
     def _late(self, side, up):
-        """Late arrival: the elapsed time (base - remaining) goes up or down
-        by a minute.  It stays within 0..base: the last step up stops at
-        00:00 remaining, the last step down at the full base time."""
-        rem = self.rem(side)
+        """Late arrival: the side's lateness account (SPEC v5: its own, not
+        base - remaining) goes up or down by a minute, and its time with
+        it.  The last step up stops at 00:00 remaining (or at the most a
+        lateness can be), the last step down at no lateness."""
+        el = self.clock.late_ms[side] + self.plate[side]
         if up:
+            rem = self.rem(side)
             d = 60000 if rem >= 60000 else rem
+            if d > MAX_LATENESS_MS - el:
+                d = MAX_LATENESS_MS - el
             if d > 0:
-                self.pend[side] -= d
+                self.plate[side] += d
         else:
-            el = self.pbase[side] - rem
-            d = 60000 if el >= 60000 else el
-            if d > 0:
-                self.pend[side] += d
+            self.plate[side] -= 60000 if el >= 60000 else el
 
     # Drawing: small methods, none with a frame MicroPython puts on the heap
     # (more than ~11 words): over a lateness the menu is redrawn every
@@ -302,10 +321,14 @@ class RefereeMenu:
         self._pending_mark(value, s)
 
     def _elapsed(self, value, s):
-        el = self.pbase[s] - self.rem(s)
-        arrows(value, el > 0, self.rem(s) > 0)
-        mmss(value, (len(value) - 6) // 2, el)
-        self._pending_mark(value, s)
+        el = self.clock.late_ms[s] + self.plate[s]
+        p = (len(value) - 6) // 2
+        arrows(value, el > 0, self.rem(s) > 0 and el < MAX_LATENESS_MS)
+        # counting up, as the game screen's lateness: rounded down
+        mmss(value, p, -el)
+        value[p] = 0x20
+        if self.plate[s]:
+            value[p + 6] = 0x2A   # "*": changed, not applied yet
 
     def _base(self, value):
         b = self.pbase

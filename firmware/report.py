@@ -8,7 +8,8 @@ from clockcore import SIDE_NAMES, PAUSED, OVER
 def side(c, s):
     return {"remaining_ms": c.remaining(s), "overtime_ms": c.overtime(s),
             "penalty": c.penalty(s), "flag": c.flag(s),
-            "forfeit": bool(c.forfeited[s])}
+            "forfeit": bool(c.forfeited[s]),
+            "lateness_ms": c.late_ms[s]}   # its lateness account (SPEC v5 §5)
 
 
 def state(c, t_ms):

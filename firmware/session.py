@@ -131,8 +131,10 @@ class Session:
         self.feed = feed        # the watchdog's feed (App.run), or None
         fs = fs if fs is not None else fsys.OsFS()
         # (a record of another snapshot length, from another firmware, is
-        # not restored: "state lost", a clean ready)
-        self.store = persist.StateStore(fs, root + "clock.state", cc.SNAPSHOT_LEN)
+        # not restored: "state lost", a clean ready; the SPEC v4 firmware's
+        # shorter snapshot still is, clockcore.Clock.restore)
+        self.store = persist.StateStore(fs, root + "clock.state", cc.SNAPSHOT_LEN,
+                                        cc.SNAPSHOT_LEN_V2)
         self.log = gamelog.GameLog(fs, root + "games", clock=clock_id)
         self.on = False         # a game is on: its log time base is set
         self.begun = False      # its game file is open
@@ -272,6 +274,12 @@ class Session:
         comment in the log, so a referee reading it sees why."""
         if not self.on:
             return
+        # Its record is the clock as it is at t, like every record: a
+        # lateness clock the late-arrival gesture started runs from the
+        # gesture's first edge (SPEC v5 §4), so it is settled to t first.
+        # (Issue 36: the record carried the clock of the first edge, dated
+        # at the recognition; a power-up from it lost that lateness.)
+        self.clock.update(t)
         if self.sp.usable():
             jmod.set_kind(self._stage(code, -1, 0, t), jmod.KIND_NOTE)
             return
@@ -302,7 +310,10 @@ class Session:
         0 without the journal: the next)."""
         if not self.begun:
             lg = self.log
-            lg.begin(self.clock.rules, self.table() if self.table is not None else 0,
+            # the rules the game was set up with: a base change since is
+            # its own `base` lines (SPEC v5 §5), not a header's handicap
+            lg.begin(self.clock.start_rules(),
+                     self.table() if self.table is not None else 0,
                      number or lg.number)
             self.begun = True
 

@@ -13,10 +13,12 @@ Accounts, each with explicit ACL lines:
 import os
 import pwd
 import shutil
+import socket
 
 from hall import recorder as REC
 from hall import tls as TLS
 from hall.accounts import RECORDER, VIEWER
+from hall.errors import HallError
 
 MESSAGE_SIZE_LIMIT = 20480   # a game log is at most hallmsg.LOG_MAX (16 KB) + a line
 MEMORY_LIMIT = 256 * 1024 * 1024
@@ -118,3 +120,53 @@ def is_ipv4(host):
     """A dotted IPv4 address (the clocks do no DNS lookup)."""
     p = host.split(".") if isinstance(host, str) else ()
     return len(p) == 4 and all(x.isdigit() and len(x) <= 3 and int(x) <= 255 for x in p)
+
+
+def clock_broker(text, resolve=None):
+    """The broker address a real clock is given (a table's image, issue 37):
+    (IPv4 address, a note or None), or HallError in one line for one no
+    clock in the hall could reach: none, this computer's loopback
+    (127.0.0.0/8, ::1, localhost: each clock would call itself), a name
+    that does not resolve here, or no host address.  A name is resolved once,
+    here (the clocks do no DNS lookup: netcfg.is_ipv4); the note says to what.
+    `resolve` stands in for socket.getaddrinfo (tests)."""
+    import ipaddress
+    import netcfg  # firmware/: the clock's own check of net.json's host
+    name = (text or "").strip()
+    ask = ("give the hall computer's address on the hall's network, like "
+           "BROKER=192.168.1.10 (`hostname -I` or `ip -4 addr` on it)")
+    if not name:
+        raise HallError("BROKER is missing: %s" % ask)
+    low = name.lower().rstrip(".")
+    if low == "localhost" or low.endswith(".localhost"):
+        raise HallError("BROKER=%s is this computer itself (loopback): each clock would "
+                        "try to reach itself; %s" % (name, ask))
+    note = None
+    if netcfg.is_ipv4(name):
+        addr = name
+    else:
+        try:
+            ip6 = ipaddress.ip_address(name)
+        except ValueError:
+            ip6 = None
+        if ip6 is not None:
+            raise HallError("BROKER=%s is %s: the clocks speak IPv4 only; %s" % (
+                name, "this computer itself (loopback)" if ip6.is_loopback
+                else "an IPv6 address", ask))
+        try:
+            found = (resolve or socket.getaddrinfo)(name, None, socket.AF_INET,
+                                                    socket.SOCK_STREAM)
+            addr = found[0][4][0]
+        except (OSError, UnicodeError, IndexError):
+            raise HallError("BROKER=%s does not resolve here (no such host name); %s"
+                            % (name, ask)) from None
+        note = "BROKER=%s is %s here: the clocks get that address (they do no DNS lookup)" % (
+            name, addr)
+    ip = ipaddress.IPv4Address(addr)
+    if ip.is_loopback:
+        raise HallError("BROKER=%s is this computer's loopback address%s: each clock would "
+                        "try to reach itself; %s" % (
+                            name, "" if addr == name else " (%s)" % addr, ask))
+    if ip.is_unspecified or ip.is_multicast or addr == "255.255.255.255":
+        raise HallError("BROKER=%s is not a host's address; %s" % (name, ask))
+    return addr, note

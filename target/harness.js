@@ -4,11 +4,15 @@
 //        [--reflash]
 //
 // The first run on FILE (none yet) is a blank chip with U copied onto it
-// (and IMG in the filesystem region); later runs power up on FILE as the
+// (and IMG at the flash's end: the filesystem region); later runs power up on FILE as the
 // last one left it; --reflash copies U onto it first (an upgrade in BOOTSEL
 // mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
-//        [--tm1637 CLK,DIO[,CLK,DIO]]
+//        [--tm1637 CLK,DIO[,CLK,DIO]] [--cyw43 [--cyw43-fw H] [--cyw43-nvram H] [--cyw43-trace]]
+//
+// --cyw43: a CYW43439 on GPIO 23/24/25/29, as on a Pico W (target/cyw43.js;
+// "W ..." lines out).  H: the driver's firmware / NVRAM headers (the blobs
+// the upload is checked against).
 //
 // --tm1637: TM1637 modules on those GPIOs (target/tm1637.js: the lines and
 // the chip's ACK; "T <clk> <us> <levels>" lines out, host_sim decodes them).
@@ -53,9 +57,9 @@ const { RP2040, USBCDC, BasePeripheral } = require('rp2040js');
 const path = require('path');
 const { RPSSI } = require(path.join(path.dirname(require.resolve('rp2040js')), 'peripherals', 'ssi.js'));
 const { attachCore1 } = require('./core1.js');   // the second core (issue 29)
+const cyw43 = require('./cyw43.js');             // the Pico W's radio (issue 38)
 
 const FLASH_SIZE = 2 * 1024 * 1024;
-const FS_OFFSET = FLASH_SIZE - 352 * 4096; // the rp2 port's littlefs: the last 1408 KB
 const HIGH_PINS = [13, 14, 15, 4, 5];       // buttons (pull-ups) and I2C0 SDA/SCL
 
 function arg(name, dflt) {
@@ -252,7 +256,10 @@ function main() {
     flash.fill(0xff);                          // a blank chip
     loadUf2(flash, fs.readFileSync(arg('--uf2')));
     const img = arg('--fs-image');
-    if (img) flash.set(fs.readFileSync(img), FS_OFFSET);
+    if (img) {                                 // a filesystem: the flash's last bytes
+      const data = fs.readFileSync(img);       // (the official RPI_PICO's 1408 KB, every
+      flash.set(data, FLASH_SIZE - data.length);   // image of ours 848 KB: provision.py)
+    }
     fs.writeFileSync(flashPath, flash);
   }
   const fd = fs.openSync(flashPath, 'r+');
@@ -354,6 +361,10 @@ function main() {
   // XIP and enters MicroPython; the boot ROM's flash routines serve it after.
   mcu.core.PC = 0x10000000;
   const dual = attachCore1(mcu);
+  const wifi = process.argv.includes('--cyw43')
+    ? cyw43.attach(mcu, { out, fwHeader: arg('--cyw43-fw'), nvramHeader: arg('--cyw43-nvram'),
+      trace: process.argv.includes('--cyw43-trace') })
+    : null;
   let until = 0;          // run while simMs() < until (Infinity: free run)
   let busyNs = 0, waitNs = 0;
   const cycleNanos = 1e9 / 125e6;
@@ -375,6 +386,13 @@ function main() {
           // the core there.  With no alarm at all, only such an input can.
           // Running freely (GO: a host program on the USB REPL), a sleeping
           // core's time goes no faster than the wall clock's, as a board's.
+          if (wifi && wifi.pioActive()) {
+            // a PIO program running (a radio transfer): time goes on in steps
+            clock.tick(16 * cycleNanos);
+            waitNs += 16 * cycleNanos;
+            wifi.tick(16);
+            continue;
+          }
           const free = until === Infinity;
           const stop = free ? clock.nanos + 1e6 : t0 + until * 1e6;
           if (!clock.nextAlarm || clock.nextAlarm.nanos > stop) {
@@ -393,6 +411,7 @@ function main() {
         } else {
           const c = dual.step();
           clock.tick(c * cycleNanos);
+          if (wifi) wifi.tick(c);
           if (dual.core0Ran) busyNs += c * cycleNanos; else waitNs += c * cycleNanos;
         }
       }
@@ -415,7 +434,8 @@ function main() {
             ' busy_ns=' + Math.round(busyNs) + ' wait_ns=' + Math.round(waitNs) + ' t_ms=' + simMs() +
             ' core1_launches=' + dual.launches + ' core1_busy_ns=' + Math.round(dual.core1Cycles * cycleNanos) +
             ' fifo_words0=' + dual.fifoWords[0] + ' fifo_words1=' + dual.fifoWords[1] +
-            ' fifo_irqs0=' + dual.fifoIrqs[0] + ' fifo_irqs1=' + dual.fifoIrqs[1]);
+            ' fifo_irqs0=' + dual.fifoIrqs[0] + ' fifo_irqs1=' + dual.fifoIrqs[1] +
+            (wifi ? ' ' + Object.entries(wifi.stats).map(([k, v]) => k + '=' + v).join(' ') : ''));
         break;
       case 'TRACE': {
         const seen = [];
@@ -439,7 +459,7 @@ function main() {
     }
   });
   rl.on('close', () => process.exit(0));
-  out('READY ' + FS_OFFSET);
+  out('READY');
   run();
 }
 

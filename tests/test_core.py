@@ -345,10 +345,16 @@ def test_lateness_restarted_at_the_limit_loses_at_once_tso_5_3_b():
         c.update(15 * MIN + 6000)
         assert c.state == cc.OVER and c.forfeited[s]
         c = sdev()
-        assert c.adjust(s, -(16 * MIN), 0)         # elapsed 16:00 set in ready
-        assert c.state == cc.READY
-        c.start_late(s, 1000)
+        assert c.set_lateness(s, 15 * MIN, 0)      # the referee's 15:00, ready
+        assert c.state == cc.READY and c.rem[s] == 15 * MIN
+        c.start_late(s, 1000)                      # its clock: 15:00 shown
+        assert c.state == cc.LATE and c.lateness() == 15 * MIN
+        c.update(2000)                             # 15:01 of the one account
         assert c.state == cc.OVER and c.forfeited[s]
+        c = sdev()
+        assert c.set_lateness(s, 16 * MIN, 0)      # 16:00 late: lost at once
+        assert c.state == cc.OVER and c.forfeited[s] and not c.forfeited[1 - s]
+        assert c.rem[s] == 14 * MIN and c.late_ms[s] == 16 * MIN
 
 
 def test_lateness_account_in_pfs_goes_on_to_the_walkover_pfs_6_3_4():
@@ -375,16 +381,191 @@ def test_lateness_account_in_overtime_near_the_forfeit_tso_5_2_c():
     assert c.state == cc.OVER and c.forfeited[RIGHT]
 
 
-def test_a_credit_before_the_game_is_no_negative_lateness():
+# -- lateness: its own account (SPEC v5 §4 Late arrival, §5 `lateness`) -----------
+
+def _late_shown(c):
+    """The lateness the LCD shows ('+mm:ss' on its second row)."""
+    row = hd44780.text_of(c)[1]
+    i = row.index("+")
+    return row[i:i + 6]
+
+
+def test_a_credit_before_the_game_hides_no_lateness_tso_2_4_b_ii_5_3_b():
+    """SPEC v5 §7: a referee's +5:00 in ready hid 5:00 of lateness (+00:00
+    a minute into it, no forfeit at 15:02).  The account counts the
+    lateness clock alone: +01:00 after a minute, lost at +15:01 (TSO § 2.4
+    b ii, § 5.3 b); the credit stays on the side's time (TSO § 7.3.2.2)."""
+    for s in (LEFT, RIGHT):
+        c = sdev()
+        assert c.adjust(s, 5 * MIN, 0)             # a credit in ready
+        assert c.late_ms == [0, 0]
+        assert c.start_late(s, 0)
+        c.update(MIN)
+        assert c.lateness() == MIN and _late_shown(c) == "+01:00"
+        c.update(15 * MIN + 999)
+        assert c.state == cc.LATE and _late_shown(c) == "+15:00"
+        c.update(15 * MIN + 1000)                  # 15:01 shown: lost
+        assert c.state == cc.OVER and c.forfeited[s]
+        assert c.rem[s] == 35 * MIN - 15 * MIN - 1000 and c.late_ms[s] == 15 * MIN + 1000
+
+
+def test_a_deduction_before_the_game_is_no_lateness_tso_2_4_b_ii_7_3_2_2():
+    """SPEC v5 §7: a deduction of 5:00 counted as lateness (lost after
+    10:01).  It is a time penalty only: the lateness starts at +00:00 and
+    the game is lost at +15:01, with 10:00 - 15:01 left on the clock."""
+    for s in (LEFT, RIGHT):
+        c = sdev()
+        assert c.adjust(s, -5 * MIN, 0)            # a deduction in ready
+        assert c.start_late(s, 0)
+        assert c.lateness() == 0 and _late_shown(c) == "+00:00"
+        c.update(10 * MIN + 1000)                  # v4 lost here
+        assert c.state == cc.LATE and c.lateness() == 10 * MIN + 1000
+        c.update(15 * MIN + 1000)
+        assert c.state == cc.OVER and c.forfeited[s]
+        assert c.rem[s] == 25 * MIN - 15 * MIN - 1000
+
+
+def test_a_deduction_during_a_paused_lateness_counts_no_lateness_tso_2_4_b_ii():
+    """Late 6:00, stopped (ready), the referee deducts 5:00, the lateness
+    clock starts again: it goes on from +06:00 (not +11:00)."""
     c = sdev()
-    c.adjust(LEFT, 2 * MIN, 0)                     # a correction in ready
-    c.start_late(LEFT, 0)
-    c.update(MIN)
-    assert c.lateness() == 0
-    c.update(17 * MIN)
-    assert c.lateness() == 15 * MIN and c.state == cc.LATE
-    c.update(17 * MIN + 1000)
+    _late_twice(c, LEFT, 6 * MIN, 1000, 6 * MIN + 1000)
+    assert c.pause(6 * MIN + 1000)                 # stopped again: ready
+    assert c.adjust(LEFT, -5 * MIN, 6 * MIN + 2000)
+    assert c.start_late(LEFT, 6 * MIN + 3000) and c.lateness() == 6 * MIN
+    c.update(6 * MIN + 3000 + 9 * MIN + 999)       # +15:00.999
+    assert c.state == cc.LATE
+    c.update(6 * MIN + 3000 + 9 * MIN + 1000)
     assert c.state == cc.OVER and c.forfeited[LEFT]
+
+
+def test_a_base_change_during_a_lateness_keeps_the_account_tso_1_1_b_2_4_b_ii():
+    """The referee sets 25:00 (TSO § 1.1 b) while right is 4:00 late: the
+    account stays +04:00 and the limit stays 15:01 of it; the time keeps
+    what was charged (21:00 left)."""
+    c = sdev()
+    assert c.start_late(RIGHT, 0)
+    c.update(4 * MIN)
+    assert c.rebase(RIGHT, 25 * MIN, 4 * MIN) and c.rebase(LEFT, 25 * MIN, 4 * MIN)
+    assert c.lateness() == 4 * MIN and c.rem == [25 * MIN, 21 * MIN]
+    c.update(15 * MIN + 1000)
+    assert c.state == cc.OVER and c.forfeited[RIGHT] and c.rem[RIGHT] == 25 * MIN - 15 * MIN - 1000
+
+
+def test_pfs_walkover_comes_when_the_time_is_gone_whatever_the_account_pfs_6_3_4():
+    """pfs: the limit is the whole time (PFS § 6.3.4: the late player whose
+    time falls gets a walkover), so a credit, a deduction or a base change
+    moves the walkover with the time, at 00:00, while the account shows
+    only the lateness clock's time."""
+    for s in (LEFT, RIGHT):
+        for change, walk in (("credit", 25 * MIN), ("deduction", 15 * MIN),
+                             ("base", 15 * MIN)):
+            c = pfs()                              # 20:00
+            if change == "credit":
+                assert c.adjust(s, 5 * MIN, 0)
+            elif change == "deduction":
+                assert c.adjust(s, -5 * MIN, 0)
+            else:
+                assert c.rebase(s, 15 * MIN, 0)
+            assert c.start_late(s, 0)
+            c.update(walk - 1)
+            assert c.state == cc.LATE and c.lateness() == walk - 1
+            assert shown(c, 1 - s).strip() == "20:00"
+            c.update(walk)                         # 00:00: walkover
+            assert c.state == cc.OVER and c.forfeited[s] and c.rem[s] == 0, change
+            assert c.late_ms[s] == walk and c.late_ms[1 - s] == 0
+
+
+def test_the_referee_sets_both_elapsed_times_pfs_6_3_3_tso_2_4_c():
+    """Both late (PFS § 6.3.3): the referee's clock ran for left; right
+    arrived first and stopped it (ready); the referee sets right's elapsed
+    time, left's clock runs on from its account; left arrives; both have
+    their time less their lateness (TSO § 2.4 c)."""
+    events = []
+    c = plain(profiles.make_rules("pfs"), lambda code, s, t, a: events.append((code, s, t, a)))
+    assert c.start_late(LEFT, 0)
+    assert c.pause(3 * MIN) and c.state == cc.READY   # right arrived
+    assert c.set_lateness(RIGHT, 3 * MIN, 3 * MIN + 5000)
+    assert events[-1] == (cc.EV_LATENESS, RIGHT, 3 * MIN + 5000, 3 * MIN)
+    assert cc.is_action(cc.EV_LATENESS)
+    assert c.start_late(LEFT, 3 * MIN + 6000) and c.lateness() == 3 * MIN
+    c.update(5 * MIN + 6000)
+    assert c.pause(5 * MIN + 6000)                 # left arrived: 5:00 late
+    assert c.late_ms == [5 * MIN, 3 * MIN] and c.rem == [15 * MIN, 17 * MIN]
+    assert c.press(RIGHT, 6 * MIN)                 # the game begins
+    assert not c.set_lateness(LEFT, 0, 6 * MIN)    # not after the start
+    c.update(7 * MIN)
+    assert c.late_ms == [5 * MIN, 3 * MIN] and c.rem == [14 * MIN, 17 * MIN]
+
+
+def test_set_lateness_sets_the_account_and_moves_the_time_by_the_difference_spec_5():
+    """`lateness <side> <ms>` (SPEC v5 §5): in ready or late the account
+    becomes ms and the remaining time changes by the difference; during a
+    lateness the clock runs on from the new account."""
+    for s in (LEFT, RIGHT):
+        c = sdev()
+        assert c.set_lateness(s, 7 * MIN, 0)
+        assert c.rem[s] == 23 * MIN and c.rem[1 - s] == 30 * MIN
+        assert c.set_lateness(s, 2 * MIN, 1)       # down: time given back
+        assert c.rem[s] == 28 * MIN and c.late_ms[s] == 2 * MIN
+        assert c.start_late(s, 10)
+        c.update(10 + 30000)
+        assert c.lateness() == 2 * MIN + 30000
+        assert c.set_lateness(s, MIN, 10 + 30000)  # in late: back to +01:00
+        assert c.state == cc.LATE and c.lateness() == MIN
+        assert c.rem[s] == 29 * MIN
+        c.update(10 + 30000 + 14 * MIN + 999)
+        assert c.state == cc.LATE
+        c.update(10 + 30000 + 14 * MIN + 1000)     # +15:01 of the account
+        assert c.state == cc.OVER and c.forfeited[s]
+        assert not c.set_lateness(s, 0, 20 * MIN)  # over: refused
+
+
+def test_set_lateness_refusals_and_its_bounds():
+    """Refused after the start (running, paused, over), past what mm:ss
+    shows (99:59) or below 0, and in a flag profile past 00:00 (a side's
+    time stops there); exactly 00:00 in pfs is the walkover (PFS § 6.3.4),
+    in a flag profile without a lateness limit the side is out."""
+    c = sdev()
+    assert not c.set_lateness(LEFT, -1, 0)
+    assert not c.set_lateness(LEFT, cc.MAX_LATENESS_MS + 1, 0)
+    assert c.set_lateness(LEFT, 0, 0) and c.rem == [30 * MIN, 30 * MIN]
+    c.press(LEFT, 0)
+    assert not c.set_lateness(LEFT, MIN, 1)        # running
+    c.pause(2)
+    assert not c.set_lateness(LEFT, MIN, 3)        # paused
+    assert c.late_ms == [0, 0]
+    c = pfs(base="10:00")
+    assert not c.set_lateness(RIGHT, 10 * MIN + 1, 0)
+    assert c.rem[RIGHT] == 10 * MIN and c.state == cc.READY
+    assert c.set_lateness(RIGHT, 10 * MIN, 0)      # time gone: walkover
+    assert c.state == cc.OVER and c.forfeited[RIGHT]
+    c = plain(profiles.make_rules("pfs", [("base", "10:00"), ("late", "none")]))
+    assert c.start_late(RIGHT, 0)
+    assert c.set_lateness(RIGHT, 10 * MIN, 1000)   # no limit: it just stops
+    assert c.state == cc.READY and c.out(RIGHT) and not c.forfeited[RIGHT]
+
+
+def test_a_lateness_past_the_base_runs_into_overtime_and_its_forfeit_tso_5_2_c():
+    """A short base (05:00): an elapsed lateness of 09:00 leaves -04:00,
+    overtime with its penalty (TSO § 5.2 b); 10:01 would be overtime 5:01,
+    lost (TSO § 5.2 c) before the lateness limit."""
+    c = sdev(base="05:00")
+    assert c.set_lateness(LEFT, 9 * MIN, 0)
+    assert c.state == cc.READY and c.overtime(LEFT) == 4 * MIN and c.penalty(LEFT) == 40
+    assert c.set_lateness(LEFT, 10 * MIN + 1000, 1)
+    assert c.state == cc.OVER and c.forfeited[LEFT]
+
+
+def test_the_lateness_account_never_passes_the_clocks_own_limit():
+    """No lateness limit, nobody stops it: the account stops at
+    OVERTIME_CAP (a small int on the boards) as the clock does."""
+    c = plain(profiles.make_rules("sdev", [("late", "none"), ("forfeit", "none")]))
+    assert c.set_lateness(LEFT, cc.MAX_LATENESS_MS, 0)
+    assert c.start_late(LEFT, 0)
+    c.update(cc.OVERTIME_CAP)
+    assert c.state == cc.READY and c.late_ms[LEFT] == cc.OVERTIME_CAP
+    assert c.rem[LEFT] == 30 * MIN - cc.OVERTIME_CAP
 
 
 # -- the referee's base time (SPEC v4 §4 Referee functions) ------------------------
@@ -705,9 +886,65 @@ def test_restore_after_power_up_resumes_paused_spec_4_power_loss():
     assert d.rem[RIGHT] == 30 * MIN - 6000
 
 
+def test_snapshot_carries_the_lateness_accounts_and_the_set_up_base_spec_5():
+    """SPEC v5 §4 Power loss: the lateness account is part of the game (a
+    power cut at a lateness's start kept 0 where the log said 2.1 s), and
+    the base the game was set up with names the log header's rules."""
+    c = sdev()
+    c.start_late(RIGHT, 0)
+    c.update(2100)
+    c.rebase(LEFT, 25 * MIN, 2100)
+    snap = list(c.snapshot())
+    assert len(snap) == cc.SNAPSHOT_LEN and snap[0] == cc.SNAPSHOT_VERSION
+    d = sdev()
+    d.restore(snap, t=50)                   # a lateness clock runs on
+    assert d.state == cc.LATE and d.lateness() == 2100 and d.late_ms == [0, 2100]
+    assert d.start_rules().base == [30 * MIN, 30 * MIN]
+    assert d.rules.base == [25 * MIN, 30 * MIN]
+    d.update(1050)
+    assert d.lateness() == 3100 and d.rem[RIGHT] == 30 * MIN - 3100
+
+
+def test_the_set_up_base_times_survive_the_snapshot_at_their_bounds():
+    """The set-up base times ride in the forfeit-bits int, in whole seconds
+    (what a log header's mm:ss states): 99:59 and 00:01, a forfeit on
+    each side, all come back."""
+    c = plain(profiles.make_rules("custom", [("base_left", "99:59"), ("base_right", "00:01")]))
+    c.rebase(LEFT, 5 * MIN, 0)
+    c.forfeited[0] = c.forfeited[1] = True
+    snap = list(c.snapshot())
+    assert 0 <= snap[10] < 1 << 28
+    d = sdev()
+    d.restore(snap)
+    assert d.start_rules().base == [profiles.MAX_BASE_MS, 1000]
+    assert d.rules.base == [5 * MIN, 1000] and d.forfeited == [True, True]
+
+
+def test_a_version_2_snapshot_still_restores():
+    """The SPEC v4 firmware's 19-int snapshot (its lateness was base -
+    remaining): before the game that is the account, after the start 0."""
+    v2 = [2, cc.LATE, RIGHT, 30 * MIN, 30 * MIN - 7000, -1, 0, 0, 1234, 0, 0,
+          30 * MIN, 30 * MIN, 0, 10, 300, 20000, 900, 0]
+    assert len(v2) == cc.SNAPSHOT_LEN_V2
+    c = sdev()
+    c.restore(v2, t=0)
+    assert c.state == cc.LATE and c.lateness() == 7000 and c.late_ms == [0, 7000]
+    assert c.start_rules().base == [30 * MIN, 30 * MIN]
+    v2[1] = cc.PAUSED
+    c.restore(v2, t=0)
+    assert c.state == cc.PAUSED and c.late_ms == [0, 0]
+    assert len(c.snapshot()) == cc.SNAPSHOT_LEN
+
+
 def test_restore_rejects_foreign_data():
     c = sdev()
-    for bad in ([], [0] * cc.SNAPSHOT_LEN, [cc.SNAPSHOT_VERSION, 9] + [0] * 16):
+    late = list(c.snapshot())
+    late[9] = -1                            # a lateness account below 0
+    over = list(c.snapshot())
+    over[19] = cc.OVERTIME_CAP + 1
+    v2_long = [2] + [0] * (cc.SNAPSHOT_LEN - 1)
+    for bad in ([], [0] * cc.SNAPSHOT_LEN, [cc.SNAPSHOT_VERSION, 9] + [0] * 16,
+                late, over, v2_long, [cc.SNAPSHOT_VERSION] + [0] * (cc.SNAPSHOT_LEN_V2 - 1)):
         try:
             c.restore(bad)
         except ValueError:
@@ -836,12 +1073,18 @@ def test_steady_state_calls_allocate_nothing():
     d.start_late(cc.LEFT, at(0))
     d.update(at(5000))
 
+    late_t = {"t": 5001}
+
     def render_late():
-        d.update(at(5001))
+        late_t["t"] += 1
+        d.update(at(late_t["t"]))
+        d.lateness()
+        f.due(d)
         f.fill(d)
         v.render(f)
         v4.render(f)
     eq(_alloc(render_late), 0, "view render of a lateness bytes")
+    eq(d.lateness(), late_t["t"], "the account ran with the clock")
 
 
 def test_wrapping_ticks_exact_at_the_wrap():

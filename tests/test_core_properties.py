@@ -24,7 +24,8 @@ RULESETS = [
 op = st.tuples(
     st.integers(0, 90000),                                   # gap before it, ms
     st.sampled_from(["left", "right", "pause", "left", "right", "end", "adjust",
-                     "late", "void", "resume", "late", "pause", "base"]),
+                     "late", "void", "resume", "late", "pause", "base",
+                     "lateness"]),
     st.integers(-120000, 120000),                            # adjust amount
 )
 games = st.tuples(st.integers(0, len(RULESETS) - 1), st.lists(op, max_size=60))
@@ -57,13 +58,20 @@ def apply(c, kind, amount, t):
     if kind == "base":
         # the referee's base time (SPEC v4: it keeps the time charged)
         return c.rebase(side, 30000 + abs(amount) // 1000 * 1000, t)
+    if kind == "lateness":
+        # the referee's elapsed lateness (SPEC v5 §5), up to 10:00
+        return c.set_lateness(side, lateness_ms(amount), t)
     return c.adjust(side, amount, t)
+
+
+def lateness_ms(amount):
+    return abs(amount) * 5
 
 
 def observable(c):
     return (c.state, c.side, c.rem[0], c.rem[1], c.win,
             c.forfeited[0], c.forfeited[1], c.penalty(0), c.penalty(1),
-            c.lateness(), c.void_side)
+            c.lateness(), c.void_side, c.late_ms[0], c.late_ms[1])
 
 
 def check_invariants(c):
@@ -79,13 +87,15 @@ def check_invariants(c):
             assert c.rem[s] >= 0                             # stops at 00:00
         elif r.forfeit >= 0:
             lim = (r.forfeit + 1) * 1000
-            assert c.overtime(s) <= lim
-            if c.overtime(s) == lim:
-                assert c.forfeited[s]
-        if c.forfeited[s] and not (r.forfeit >= 0 and c.overtime(s) == (r.forfeit + 1) * 1000):
+            # (past the limit only by a referee's change: lost at once)
+            if c.overtime(s) >= lim:
+                assert c.forfeited[s] and c.state == cc.OVER
+        if c.forfeited[s] and not (r.forfeit >= 0 and c.overtime(s) >= (r.forfeit + 1) * 1000):
             # lost by lateness (TSO § 5.3 b) or walkover (PFS § 6.3.4)
-            assert c.side == s and (r.late >= 0 and r.base[s] - c.rem[s] >= (r.late + 1) * 1000
-                                    or r.zero == profiles.ZERO_FLAG and c.rem[s] == 0)
+            assert (r.late >= 0 and c.late_ms[s] >= (r.late + 1) * 1000
+                    or r.zero == profiles.ZERO_FLAG and c.rem[s] == 0)
+            assert c.side == s or c.late_ms[s] > 0     # (the referee's, in ready)
+        assert 0 <= c.late_ms[s] <= cc.OVERTIME_CAP
     assert 0 <= c.win <= r.window
 
 
@@ -110,9 +120,9 @@ def test_every_running_ms_is_charged_exactly_once(game):
     c = make(idx, hook=lambda code, s, t, a: hooks.append((code, s, t)))
     t = 0
     void_turn = None   # (side started by the last move, its time then)
-    # Each side's account before the game, kept here from the intervals and
-    # the referee's changes alone (SPEC v4 §4 Late arrival: one account per
-    # side; a base change keeps it).
+    # Each side's lateness account, kept here from the lateness intervals
+    # and the referee's `lateness` alone (SPEC v5 §4 Late arrival: its own
+    # account; an adjustment or a base change never touches it).
     pregame = [0, 0]
     for gap, kind, amount in ops:
         before = (c.state, c.side, list(c.rem))
@@ -134,25 +144,36 @@ def test_every_running_ms_is_charged_exactly_once(game):
         check_invariants(c)
         t = t2
         before_rem = list(c.rem)
+        before_base = list(c.rules.base)
         st0, s, win0 = c.state, c.side, c.win
         move = kind in ("left", "right") and turn_ending(c, kind, s, st0)
         ok = apply(c, kind, amount, t)
-        if kind == "adjust" and ok and st0 == cc.READY:
-            a = cc.LEFT if amount % 2 else cc.RIGHT
-            pregame[a] -= c.rem[a] - before_rem[a]
         if kind == "base":
             bs = cc.LEFT if amount % 2 else cc.RIGHT
             nb = 30000 + abs(amount) // 1000 * 1000
+            charged = before_base[bs] - before_rem[bs]
             flag = c.rules.zero == profiles.ZERO_FLAG
-            assert ok == ((st0 == cc.READY or st0 == cc.LATE and (bs != s or nb - pregame[bs] > 0))
-                          and not (flag and nb - pregame[bs] < 0))
+            assert ok == ((st0 == cc.READY or st0 == cc.LATE and (bs != s or nb - charged > 0))
+                          and not (flag and nb - charged < 0))
             if ok:   # remaining = new base - charged, the other side untouched
-                assert c.rem[bs] == c.rules.base[bs] - pregame[bs]
+                assert c.rem[bs] == c.rules.base[bs] - charged
                 assert c.rem[1 - bs] == before_rem[1 - bs]
             else:
                 assert c.rem == before_rem
+        if kind == "lateness":
+            ls = cc.LEFT if amount % 2 else cc.RIGHT
+            ms = lateness_ms(amount)
+            flag = c.rules.zero == profiles.ZERO_FLAG
+            r = before_rem[ls] - (ms - pregame[ls])
+            assert ok == (st0 in (cc.READY, cc.LATE) and not (flag and r < 0))
+            if ok:   # the account becomes ms, the time moves by the difference
+                pregame[ls] = ms
+                assert c.rem[ls] == r and c.rem[1 - ls] == before_rem[1 - ls]
+            else:
+                assert c.rem == before_rem
+        assert c.late_ms == pregame                            # only these two change it
         if c.state == cc.LATE:
-            assert c.lateness() == max(0, pregame[c.side])
+            assert c.lateness() == pregame[c.side]
         if kind == "adjust" and ok and void_turn and void_turn[0] == (cc.LEFT if amount % 2 else cc.RIGHT):
             # a referee change on the voidable side stays through a void
             vs = void_turn[0]
@@ -182,7 +203,7 @@ def test_every_running_ms_is_charged_exactly_once(game):
             b.restore(list(c.snapshot()))
             frozen = observable(b)
             b.update(t + 10 ** 6)
-            for k in ("left", "right", "pause", "end", "adjust", "late", "base"):
+            for k in ("left", "right", "pause", "end", "adjust", "late", "base", "lateness"):
                 apply(b, k, 1000, t + 10 ** 6)
             assert observable(b) == frozen
 

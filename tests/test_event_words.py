@@ -25,6 +25,8 @@ def test_every_logged_event_word_replays_as_that_event(tmp_path):
         for side in (cc.LEFT, cc.RIGHT):
             if code == cc.EV_BASE:   # the new base time, ms (SPEC v4)
                 events.append((code, side, 25 * 60000 if side else 99 * 60000 + 59000))
+            elif code == cc.EV_LATENESS:   # the lateness account, ms (SPEC v5)
+                events.append((code, side, 14 * 60000 + 59999 if side else 0))
             else:
                 events.append((code, side, -60000 if side else 30000))
     lines = logged_lines(tmp_path, events)
@@ -32,7 +34,7 @@ def test_every_logged_event_word_replays_as_that_event(tmp_path):
     assert len(parsed) == len(events)
     for (code, side, delta), ev in zip(events, parsed):
         assert ev.kind == gamelog.WORDS[code]
-        if code == cc.EV_ADJUST or code == cc.EV_BASE:
+        if code in (cc.EV_ADJUST, cc.EV_BASE, cc.EV_LATENESS):
             assert (ev.side, ev.delta) == (side, delta)
         elif code in gamelog.SIDED:
             assert ev.side == side

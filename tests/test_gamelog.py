@@ -101,11 +101,11 @@ def test_restored_when_paused_only_comments_and_cuts_back_to_the_checkpoint():
     lg.event(5000, cc.EV_PAUSE, 0, 0, 1195000, 1200000)
     ff.files["games/g0001.txt"] += b"9000 le"   # torn
     lg2 = gamelog.GameLog(fs=ff)
-    assert lg2.restored(5000, running=False, game=1, pos=-1)
+    assert lg2.restored(5000, state=cc.PAUSED, game=1, pos=-1)
     text = ff.files["games/g0001.txt"].decode()
     assert text.endswith("5000 pause  # L 19:55 R 20:00\n# 5000 power restored (the clock was paused)\n")
     lg3 = gamelog.GameLog(fs=ff)
-    assert lg3.restored(4000, running=True, game=1, pos=pos)
+    assert lg3.restored(4000, state=cc.RUNNING, game=1, pos=pos)
     assert ff.files["games/g0001.txt"].decode().endswith(
         "0 right  # L 20:00 R 20:00\n4000 pause  # power restored\n")
     assert lg3.pos == len(ff.files["games/g0001.txt"])
@@ -116,7 +116,7 @@ def test_restored_when_paused_only_comments_and_cuts_back_to_the_checkpoint():
     before = ff.files["games/g0001.txt"]
     for bad in (0, 5, len(before) - 3):
         ff.files["games/g0001.txt"] = before + b"77 ri"
-        assert gamelog.GameLog(fs=ff).restored(4500, running=False, game=1, pos=bad)
+        assert gamelog.GameLog(fs=ff).restored(4500, state=cc.PAUSED, game=1, pos=bad)
         assert ff.files["games/g0001.txt"] == before + b"# 4500 power restored (the clock was paused)\n"
 
 
@@ -268,7 +268,7 @@ def test_the_log_on_the_real_filesystem_is_repaired_after_a_power_cut():
     f.close()
     eq(sorted(os.listdir(folder)), ["g0001.txt"], "the files")
     lg2 = gamelog.GameLog(fs=fsys.OsFS(), folder=folder)
-    eq(lg2.restored(3000, running=True, game=1, pos=pos), True, "restored")
+    eq(lg2.restored(3000, state=cc.RUNNING, game=1, pos=pos), True, "restored")
     eq(read_text(name), "\n".join([
         "profile sdev  # game 1",
         FIRMWARE,
@@ -314,7 +314,7 @@ class Device:
             self.L0, self.T0 = log_ms, boot_tick
             self.started = True
             if ints[1] != cc.OVER:
-                assert self.log.restored(log_ms, ints[1] == cc.RUNNING,
+                assert self.log.restored(log_ms, ints[1],
                                          self.store.game, self.store.log_pos)
             self.last_charged = self._charged()
 

@@ -398,6 +398,9 @@ class Log:
     def adjusts(self):
         return [(s, a) for c, s, t, a in self.ev if c == cc.EV_ADJUST]
 
+    def latenesses(self):
+        return [(s, a) for c, s, t, a in self.ev if c == cc.EV_LATENESS]
+
 
 def clock(name="sdev", over=None):
     log = Log()
@@ -581,7 +584,8 @@ def test_referee_adjust_into_forfeit_ends_the_game_at_the_confirmation():
 def test_late_arrival_sets_elapsed_time_in_minute_steps_tso_2_4_pfs_6_3_3():
     """Both players late 7 and 4 minutes: the referee sets each side's
     elapsed time before the start (PFS § 6.3.3, TSO § 2.4 c), applied as
-    one adjustment a side when confirmed."""
+    one `lateness` a side when confirmed (SPEC v5: the lateness account,
+    not an adjustment)."""
     c, log = clock("pfs")
     m = refereemenu.RefereeMenu(c, "pl")
     ref_goto(m, "Spoznienie L")
@@ -597,16 +601,18 @@ def test_late_arrival_sets_elapsed_time_in_minute_steps_tso_2_4_pfs_6_3_3():
     m.handle(A_DONE, 6)
     assert shown(m) == ["Zmienic czasy?  ", "  L+P 1s = tak  "]   # no ć in the ROM
     assert m.handle(A_CONFIRM, 1006) == "exit"
-    assert c.rem == [13 * MIN, 16 * MIN]
-    assert log.adjusts() == [(0, -7 * MIN), (1, -4 * MIN)]
+    assert c.rem == [13 * MIN, 16 * MIN] and c.late_ms == [7 * MIN, 4 * MIN]
+    assert log.latenesses() == [(0, 7 * MIN), (1, 4 * MIN)] and log.adjusts() == []
     assert c.state == cc.READY
 
 
-def test_late_arrival_after_the_clock_ran_tso_2_4_b():
-    """The referee started the late player's clock; on arrival it is paused
-    and the menu shows the elapsed time; a minute step keeps the seconds."""
+def test_late_arrival_item_shows_the_account_and_goes_on_from_it_tso_2_4_b_ii():
+    """The lateness clock ran 7:23 (stopped: ready); the item shows that
+    account, a minute step keeps its seconds, and the confirmed account is
+    one `lateness` line; the lateness clock started again goes on from it
+    (TSO § 2.4 b ii: more than 15 minutes is counted over the whole)."""
     c, log = clock("sdev")
-    c.press(cc.RIGHT, 0)                 # the late left player's clock runs
+    c.start_late(cc.LEFT, 0)
     c.pause(7 * MIN + 23000)
     log.ev.clear()
     m = refereemenu.RefereeMenu(c)
@@ -616,7 +622,36 @@ def test_late_arrival_after_the_clock_ran_tso_2_4_b():
     assert shown(m)[1] == "<     08:23*   >"
     m.handle(A_DONE, 7 * MIN + 25000)
     m.handle(A_CONFIRM, 7 * MIN + 26000)
-    assert log.adjusts() == [(0, -MIN)]
+    assert log.latenesses() == [(0, 8 * MIN + 23000)] and log.adjusts() == []
+    assert c.rem[cc.LEFT] == 30 * MIN - 8 * MIN - 23000
+    c.start_late(cc.LEFT, 8 * MIN)
+    c.update(8 * MIN + 6 * MIN + 37000)             # +15:00 of the account
+    assert c.state == cc.LATE
+    c.update(8 * MIN + 6 * MIN + 38000)             # +15:01: lost
+    assert c.state == cc.OVER and c.forfeited[cc.LEFT]
+
+
+def test_a_credit_and_a_lateness_in_one_visit_stay_apart_tso_7_3_2_2_2_4_b_ii():
+    """SPEC v5 §7: the +/- 1 min item writes `adjust`, the late-arrival
+    item `lateness`; a credit of 5:00 leaves the account at what the
+    referee set (3:00), and the lateness limit counts from that alone."""
+    c, log = clock("sdev")
+    m = refereemenu.RefereeMenu(c)
+    ref_goto(m, "Left +/- 1 min")
+    for _ in range(5):
+        m.handle(A_RIGHT, 10)
+    ref_goto(m, "Late arrival L", 10)
+    for _ in range(3):
+        m.handle(A_RIGHT, 10)
+    assert shown(m)[1] == "<     03:00*   >"
+    assert m.rem(cc.LEFT) == 30 * MIN + 5 * MIN - 3 * MIN
+    m.handle(A_DONE, 20)
+    assert m.handle(A_CONFIRM, 1020) == "exit"
+    assert log.adjusts() == [(0, 5 * MIN)] and log.latenesses() == [(0, 3 * MIN)]
+    assert c.late_ms == [3 * MIN, 0] and c.rem[cc.LEFT] == 32 * MIN
+    c.start_late(cc.LEFT, 2000)
+    c.update(2000 + 12 * MIN + 1000)                # +15:01
+    assert c.state == cc.OVER and c.forfeited[cc.LEFT]
 
 
 def test_late_arrival_stays_within_0_and_the_base_time():
@@ -624,19 +659,28 @@ def test_late_arrival_stays_within_0_and_the_base_time():
     m = refereemenu.RefereeMenu(c)
     ref_goto(m, "Late arrival R")
     m.handle(A_LEFT, 0)                  # nothing elapsed: nothing to take back
-    assert m.pend == [0, 0]
+    assert m.plate == [0, 0]
     m.handle(A_RIGHT, 0)
     m.handle(A_RIGHT, 0)                 # the last step stops at 00:00 left
     m.handle(A_RIGHT, 0)
-    assert m.rem(1) == 0 and m.pend == [0, -90000]
+    assert m.rem(1) == 0 and m.plate == [0, 90000] and m.pend == [0, 0]
     assert shown(m)[1] == "<     01:30*    "
     m.handle(A_LEFT, 0)                  # a minute back, then the 30 s left
     assert m.rem(1) == MIN
     m.handle(A_LEFT, 0)
-    assert m.rem(1) == 90000 and m.pend == [0, 0]
+    assert m.rem(1) == 90000 and m.plate == [0, 0]
     m.handle(A_LEFT, 0)
-    assert m.pend == [0, 0]
+    assert m.plate == [0, 0]
     assert m.handle(A_DONE, 0) == "exit" and log.ev == []
+
+
+def test_no_late_arrival_item_after_the_start_spec_5():
+    """SPEC v5 §5: a lateness is set before the game only (ready or late);
+    once it began, the time items correct a side's time."""
+    c, log = paused_game()
+    m = refereemenu.RefereeMenu(c)
+    assert refereemenu.R_LATE_L not in m.items() and refereemenu.R_LATE_R not in m.items()
+    assert refereemenu.R_L_MIN in m.items()
 
 
 def test_base_time_change_acts_only_after_a_confirmation():
@@ -712,7 +756,8 @@ def test_base_time_step_down_stops_before_a_side_would_have_no_time():
 def test_late_referee_menu_base_reset_exit_and_the_lateness_runs_on():
     """SPEC v4 §4: the referee menu opens during a lateness, which runs on;
     time adjustments are for ready and paused only, so the menu offers the
-    base time, a reset and the way back to `late`."""
+    base time, a reset and the way back to `late`; the lateness account
+    runs on under the menu and is untouched by the base (SPEC v5)."""
     for s in (cc.LEFT, cc.RIGHT):
         c, log = clock("sdev")
         c.start_late(s, 0)
@@ -735,9 +780,8 @@ def test_late_referee_menu_base_reset_exit_and_the_lateness_runs_on():
 def test_base_time_item_absent_when_paused():
     c, log = paused_game()
     m = refereemenu.RefereeMenu(c)
-    assert labels(m, 8, 0) == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
-                      "Right +/- 1 min", "Late arrival L", "Late arrival R",
-                      "Reset game", "Exit"]
+    assert labels(m, 6, 0) == ["Left +/- 1 s", "Left +/- 1 min", "Right +/- 1 s",
+                      "Right +/- 1 min", "Reset game", "Exit"]
     assert shown(m)[0].rstrip() == "Left +/- 1 s"     # wrapped
     assert c.rules.base == [30 * MIN, 30 * MIN]
 
@@ -930,7 +974,7 @@ def test_over_menu_has_no_time_items():
 def test_referee_render_20x4_shows_both_times():
     c, log = paused_game()
     m = refereemenu.RefereeMenu(c, "de")
-    assert shown(m, 20, 4) == ["Schiedsrichter   1/8",
+    assert shown(m, 20, 4) == ["Schiedsrichter   1/6",
                                "Links +/- 1 s       ",
                                "<       29:30      >",
                                "  29:30       28:59 "]

@@ -98,7 +98,9 @@ def restored(record):
     import persist
     import profiles
     fs = FakeFlash({"clock.state.b": record})
-    got = persist.StateStore(fs, "clock.state", cc.SNAPSHOT_LEN).load()
+    # (as the session opens it: this firmware's snapshot, or the SPEC v4
+    # firmware's 19 ints)
+    got = persist.StateStore(fs, "clock.state", cc.SNAPSHOT_LEN, cc.SNAPSHOT_LEN_V2).load()
     assert got is not None
     c = cc.Clock(profiles.make_rules("sdev"), 0)
     c.restore(got[0], 100)
@@ -115,6 +117,9 @@ def test_a_saved_game_from_before_profile_codes_keeps_its_profile():
     assert r.name == "custom" and r.base == [900000, 1020000]
     assert (r.zero, r.window) == (profiles.ZERO_FLAG, 5000)
     assert c.state == 2 and c.side == 0 and c.rem == [895000, 957000]   # paused
+    # a version 2 snapshot (before the lateness accounts, SPEC v5): a game
+    # already begun has no lateness account; its header's base is its base
+    assert c.late_ms == [0, 0] and c.start_rules().base == [900000, 1020000]
     assert [profiles.code_of(n) for n in ("sdev", "pfs", "custom")] == [0, 1, 2]
 
 

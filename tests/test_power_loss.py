@@ -508,7 +508,8 @@ def test_other_profiles_restore_at_every_save(seed, profile, over):
 
 # -- the store on its own -------------------------------------------------------------
 
-SNAP = list(range(-9, 10))  # clockcore.SNAPSHOT_LEN ints
+SNAP = list(range(-10, 10))  # clockcore.SNAPSHOT_LEN ints
+assert len(SNAP) == cc.SNAPSHOT_LEN
 
 
 def store_on(files=None):
@@ -521,17 +522,38 @@ def test_record_format_is_fixed_size_with_a_crc32():
     ff, st = store_on()
     assert st.save(SNAP, 1234, 56, 7, 25)
     data = ff.files["clock.state.b"]
-    assert len(data) == RECORD == 108
-    assert data[:4] == b"SClk" and data[4] == 2 and data[5] == 19
-    assert int.from_bytes(data[6:8], "little") == 108
+    n = cc.SNAPSHOT_LEN
+    end = 12 + 4 * n + 16                                   # the CRC's offset
+    assert len(data) == RECORD == end + 4 == 112
+    assert data[:4] == b"SClk" and data[4] == 2 and data[5] == n
+    assert int.from_bytes(data[6:8], "little") == RECORD
     assert int.from_bytes(data[8:12], "little") == 1
     assert [int.from_bytes(data[12 + 4 * k:16 + 4 * k], "little", signed=True)
-            for k in range(19)] == SNAP
-    assert int.from_bytes(data[100:104], "little") == 25     # log_hi (logtime.py)
+            for k in range(n)] == SNAP
+    assert int.from_bytes(data[end - 4:end], "little") == 25     # log_hi (logtime.py)
     import zlib
-    assert int.from_bytes(data[104:108], "little") == zlib.crc32(data[:104])
+    assert int.from_bytes(data[end:end + 4], "little") == zlib.crc32(data[:end])
     assert st.load() == (SNAP, 1234) and (st.log_pos, st.game, st.seq, st.log_hi) == (
         56, 7, 1, 25)
+
+
+@cpython_only
+def test_a_record_of_the_spec_v4_snapshot_is_still_read_where_asked():
+    """A state file of the SPEC v4 firmware (19-int snapshot, 108 bytes) is
+    read by a store that names that length as `older` (the session's), and
+    is another firmware's for one that does not."""
+    import struct
+    import zlib
+    old = list(range(-9, 10))
+    assert len(old) == cc.SNAPSHOT_LEN_V2
+    body = b"SClk" + bytes([2, 19]) + struct.pack("<HI", 108, 5) + \
+        struct.pack("<19i", *old) + struct.pack("<iiii", 4321, 65, 8, 0)
+    rec = {"clock.state.b": body + struct.pack("<I", zlib.crc32(body))}
+    ff, st = store_on(rec)
+    assert st.load() is None and st.message == persist.OTHER_FORMAT
+    st = persist.StateStore(fs=flash_with(rec), count=cc.SNAPSHOT_LEN,
+                            older=cc.SNAPSHOT_LEN_V2)
+    assert st.load() == (old, 4321) and st.message is None
 
 
 @cpython_only
@@ -540,8 +562,9 @@ def test_a_version_1_record_is_still_restored():
     log_hi, 104 bytes) restores it: log_hi 0."""
     import struct
     import zlib
-    body = b"SClk" + bytes([1, 19]) + struct.pack("<HI", 104, 3) + \
-        struct.pack("<19i", *SNAP) + struct.pack("<iii", 4321, 65, 8)
+    n = len(SNAP)
+    body = b"SClk" + bytes([1, n]) + struct.pack("<HI", 12 + 4 * n + 16, 3) + \
+        struct.pack("<%di" % n, *SNAP) + struct.pack("<iii", 4321, 65, 8)
     ff, st = store_on({"clock.state.b": body + struct.pack("<I", zlib.crc32(body))})
     assert st.load() == (SNAP, 4321) and (st.log_pos, st.game, st.seq, st.log_hi) == (
         65, 8, 3, 0)
@@ -824,7 +847,7 @@ def test_game_log_cut_back_to_the_checkpoint():
     f.write(b"9000 le")
     f.close()
     lg2 = gamelog.GameLog(folder=DIR + "/games")
-    eq(lg2.restored(2500, True, 1, pos), True, "restored")
+    eq(lg2.restored(2500, cc.RUNNING, 1, pos), True, "restored")
     lg2.event(2600, cc.EV_PAUSE, 0, 0, 1500000, 1497500)
     lg2.close()
     eq(lg2.read("g0001.txt"), "profile sdev  # game 1\n" + appversion.LOG_LINE + "set base=25:00\n"

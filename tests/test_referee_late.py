@@ -145,3 +145,146 @@ def test_lateness_stopped_and_started_again_goes_on_tso_2_4_b_ii(present):
         replay_matches_live(rig, rig.root)
     finally:
         drop(rig)
+
+
+# -- SPEC v5 (issue 36): the lateness account apart from the time ---------------------
+
+def _menu_apply(rig, item, presses, button):
+    """The referee menu (from ready or late): `presses` presses of `button`
+    on `item`, then leave and confirm (one event a side)."""
+    rig.perform(rigmod.referee())
+    assert rig.app.mode == appmod.MODE_REFEREE, rig.screen()
+    rigmod.menu_pick(rig, item)
+    for _ in range(presses):
+        rig.press(button)
+    rig.perform(rigmod.long_press())          # "Apply new times?"
+    rig.perform(rigmod.confirm())
+    assert rig.app.mode == appmod.MODE_GAME, rig.screen()
+
+
+def _late_row(rig):
+    row = rig.screen()[1]
+    i = row.index("+")
+    return row[i:i + 6]
+
+
+def _wait(rig, ms):
+    step = rig.step_ms
+    rig.step_ms = 100
+    try:
+        rig.run(ms)
+    finally:
+        rig.step_ms = step
+
+
+import refereemenu  # noqa: E402
+
+
+@pytest.mark.parametrize("change", ("credit", "deduction", "base"))
+def test_sdev_lateness_limit_counts_the_lateness_alone_tso_2_4_b_ii_5_3_b(change):
+    """SPEC v5 §4, §7 on the device: a referee's credit of 5:00 in ready
+    (the +/- 1 min item: `adjust`), a deduction of 5:00, or the base
+    changed to 25:00 (TSO § 1.1 b) during the lateness: right's lateness
+    shows +15:00 at 15:00.999 and the game is lost at 15:01 shown (TSO §
+    2.4 b ii, § 5.3 b), whatever the time left.  (v4 read the lateness as
+    base - remaining: the credit hid 5:00, no forfeit at 15:02; the
+    deduction lost after 10:01.)  The log replays to the live clock."""
+    rig = new_rig("sdev", 1800)
+    try:
+        if change in ("credit", "deduction"):
+            _menu_apply(rig, refereemenu.R_R_MIN, 5, RIGHT if change == "credit" else LEFT)
+            want = 30 * 60000 + (5 if change == "credit" else -5) * 60000
+            assert rig.clock.rem[RIGHT] == want and rig.clock.late_ms == [0, 0]
+            assert "adjust right %s300000" % ("+" if change == "credit" else "-") in log_text(rig)
+        ref = start_late(rig, LEFT)               # right is late
+        _wait(rig, 60000 - (rig.ms() - ref.t))    # (from the gesture's first edge)
+        assert _late_row(rig) == "+01:00", rig.screen()
+        if change == "base":
+            _menu_apply(rig, refereemenu.R_BASE, 5, LEFT)    # 25:00, in late
+            assert rig.clock.rules.base == [25 * 60000] * 2 and rig.clock.state == cc.LATE
+        _wait(rig, 15 * 60000 + 999 - (rig.ms() - ref.t))
+        assert rig.clock.state == cc.LATE and _late_row(rig) == "+15:00", rig.screen()
+        _wait(rig, 1)
+        assert rig.clock.state == cc.OVER and rig.clock.forfeited[RIGHT], rig.screen()
+        assert rig.clock.late_ms[RIGHT] == 15 * 60000 + 1000
+        text = replay_matches_live(rig, rig.root)
+        assert " lateness " not in text           # no referee lateness here
+    finally:
+        drop(rig)
+
+
+@pytest.mark.parametrize("change", ("credit", "deduction", "base"))
+def test_pfs_walkover_when_the_time_is_gone_pfs_6_3_4(change):
+    """pfs 1:00, the limit the whole time (PFS § 6.3.4): after a credit of
+    0:30 the walkover comes at 1:30 of lateness, after a deduction of 0:30
+    at 0:30, after the base changed to 2:00 during the lateness at 2:00;
+    the lateness shown is the lateness clock's alone, and the log replays
+    to the live clock."""
+    rig = new_rig("pfs", 60)
+    try:
+        if change in ("credit", "deduction"):
+            _menu_apply(rig, refereemenu.R_R_SEC, 30, RIGHT if change == "credit" else LEFT)
+        ref = start_late(rig, LEFT)               # right is late
+        _wait(rig, 20000 - (rig.ms() - ref.t))
+        assert _late_row(rig) == "+00:20", rig.screen()
+        if change == "base":
+            _menu_apply(rig, refereemenu.R_BASE, 1, RIGHT)   # 02:00, in late
+        walk = {"credit": 90000, "deduction": 30000, "base": 120000}[change]
+        _wait(rig, walk - 1 - (rig.ms() - ref.t))
+        assert rig.clock.state == cc.LATE and rig.clock.lateness() == walk - 1, rig.screen()
+        _wait(rig, 1)
+        assert rig.clock.state == cc.OVER and rig.clock.forfeited[RIGHT], rig.screen()
+        assert rig.clock.rem[RIGHT] == 0 and rig.clock.late_ms == [0, walk]
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+def test_referee_lateness_is_a_lateness_line_and_the_clock_goes_on_from_it_tso_2_4_c():
+    """Both late (PFS § 6.3.3, TSO § 2.4 c): right's lateness clock ran
+    0:40, right arrived (ready); the referee sets left's elapsed lateness
+    to 14:00 (the late-arrival item: one `lateness left 840000` line, no
+    `adjust`), then left's lateness clock starts from +14:00 and the game
+    is lost at +15:01 of the account, 61 s later (TSO § 2.4 b ii)."""
+    rig = new_rig("sdev", 1800)
+    try:
+        start_late(rig, LEFT)                     # right is late
+        _wait(rig, 40000)
+        rig.press(PAUSE)                          # right arrived
+        assert rig.clock.state == cc.READY and rig.clock.late_ms[RIGHT] > 40000
+        _menu_apply(rig, refereemenu.R_LATE_L, 14, RIGHT)
+        text = log_text(rig)
+        assert "lateness left 840000" in text and " adjust " not in text, text
+        assert rig.clock.late_ms[LEFT] == 14 * 60000 and rig.clock.rem[LEFT] == 16 * 60000
+        t0 = rig.ms()
+        rig.perform(rigmod.late(RIGHT))           # left is late: from +14:00
+        assert rig.clock.state == cc.LATE and rig.clock.lateness() == \
+            14 * 60000 + rig.ms() - t0, rig.screen()
+        assert _late_row(rig) == "+14:%02d" % ((rig.ms() - t0) // 1000), rig.screen()
+        _wait(rig, 61000 - (rig.ms() - t0) - 1)
+        assert rig.clock.state == cc.LATE
+        _wait(rig, 1)
+        assert rig.clock.state == cc.OVER and rig.clock.forfeited[LEFT]
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)
+
+
+def test_the_log_header_states_the_rules_at_the_games_start_spec_5():
+    """Issue 36: the base changed 30:00 -> 25:00 in ready, before the first
+    press, wrote `set base_left=25:00 base_right=30:00` (the header came
+    between the two `base` lines), a handicap that never existed.  The
+    header states the rules the game was set up with; the change is its
+    `base` lines only; the log replays to the live clock."""
+    rig = new_rig("sdev", 1800)
+    try:
+        _menu_apply(rig, refereemenu.R_BASE, 5, LEFT)
+        rig.press(LEFT)
+        _wait(rig, 3000)
+        text = log_text(rig)
+        assert "set " not in text, text           # sdev's own 30:00
+        assert [e[1:] for e in events_of(text.split("\n"))[:3]] == [
+            ("base", "left", "25:00"), ("base", "right", "25:00"), ("left",)], text
+        replay_matches_live(rig, rig.root)
+    finally:
+        drop(rig)

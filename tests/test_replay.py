@@ -24,7 +24,8 @@ EXAMPLES = os.path.join(ROOT, "examples")
 
 TOP_KEYS = {"profile", "t_ms", "running", "paused", "over", "challenge_ms",
             "late", "left", "right", "lcd"}
-SIDE_KEYS = {"remaining_ms", "overtime_ms", "penalty", "flag", "forfeit"}
+SIDE_KEYS = {"remaining_ms", "overtime_ms", "penalty", "flag", "forfeit",
+             "lateness_ms"}    # SPEC v5 §5: each side's lateness account
 
 SDEV_BASE = 1800000  # 30:00 (TSO § 1.1 b)
 
@@ -89,7 +90,7 @@ def check_contract(rep, cols=16, rows=2):
     for side in ("left", "right"):
         s = rep[side]
         assert isinstance(s, dict) and set(s) == SIDE_KEYS, (side, s)
-        for k in ("remaining_ms", "overtime_ms", "penalty"):
+        for k in ("remaining_ms", "overtime_ms", "penalty", "lateness_ms"):
             assert type(s[k]) is int and s[k] >= 0, (side, k, s[k])
         for k in ("flag", "forfeit"):
             assert type(s[k]) is bool, (side, k, s[k])
@@ -1260,5 +1261,95 @@ def test_base_event_refused_warns(tmp_path, content, line):
     ("0 base left 25", "25"), ("0 base left 100:00", "100:00"), ("0 base left 00:00", "00:00"),
     ("0 base left 25:00 now", "base needs"), ("0 base left -25:00", "-25:00")])
 def test_malformed_base_event(tmp_path, text, needle):
+    path = write(tmp_path, "profile sdev\n" + text + "\n")
+    assert_error_line(run_cli(path, "--json"), path, 2, needle)
+
+
+# -- old logs replay as they did (SPEC v5, issue 36) -------------------------------------
+
+V4_REPLAYS = os.path.join(ROOT, "tests", "data", "v4_replays.json")
+
+
+def test_old_logs_without_lateness_events_replay_exactly_as_they_did():
+    """SPEC v5 keeps every replay of a log without `lateness` events: the
+    examples and logs the SPEC v4 firmware wrote on the rig (every scenario
+    of tests/test_power_cuts_app.py: moves, overtime and forfeit, flags,
+    referee changes in ready, a lateness with a base change, end, void,
+    resume, gestures; and a lateness stopped and started again) give the
+    reports the SPEC v4 code gave (tests/data/v4_replays.json, made by it
+    at each event's time, 1 ms either side, and the end), but for the new
+    `lateness_ms`."""
+    from host_sim import replay
+    with open(V4_REPLAYS, encoding="utf-8") as f:
+        gold = json.load(f)
+    assert len(gold) >= 11 and any(p.startswith("examples/") for p in gold)
+    checked = 0
+    for rel, reports in sorted(gold.items()):
+        game = replay.load(os.path.join(ROOT, rel))
+        for at, want in reports:
+            clock, t = replay.run(game, at)
+            got = replay.report(clock, t, language=game.lang)
+            for side in ("left", "right"):
+                assert got[side].pop("lateness_ms") >= 0
+            assert got == want, (rel, at, got, want)
+            checked += 1
+    assert checked > 150
+
+
+# -- the `lateness` event (SPEC v5 §5) ----------------------------------------------------
+
+def test_lateness_event_sets_the_account_and_moves_the_time_spec_5(tmp_path):
+    """`<ms> lateness <side> <ms>` in ready or late: the account becomes
+    ms, the remaining time changes by the difference; `lateness_ms` in the
+    report; the lateness clock goes on from it and loses at +15:01 (TSO §
+    2.4 b ii, § 5.3 b); a credit (`adjust`) changes no account."""
+    content = ("profile sdev\n0 adjust left +300000\n0 lateness left 600000\n"
+               "1000 late left\n")
+    rep = state(tmp_path, content, "--at", "0")
+    expect(rep, late=None, left_remaining_ms=SDEV_BASE + 300000 - 600000,
+           left_lateness_ms=600000, right_lateness_ms=0)
+    rep = state(tmp_path, content, "--at", "61000")
+    expect(rep, late="left", left_lateness_ms=660000)
+    assert "+11:00" in rep["lcd"][1], rep["lcd"]
+    rep = state(tmp_path, content, "--at", str(1000 + 301000 - 1))
+    expect(rep, late="left", over=False)
+    rep = state(tmp_path, content, "--at", str(1000 + 301000))
+    expect(rep, over=True, left_forfeit=True, left_lateness_ms=901000)
+    proc = run_cli(write(tmp_path, content), "--at", "61000")
+    assert "late +11:00" in out_text(proc), out_text(proc)
+
+
+def test_lateness_event_during_a_lateness_spec_5(tmp_path):
+    """In late(s): the running account becomes ms at the event, and counts
+    on from there."""
+    content = "profile pfs\n0 late right\n120000 lateness right 60000\n"
+    rep = state(tmp_path, content, "--at", "180000")
+    expect(rep, late="right", right_lateness_ms=120000,
+           right_remaining_ms=20 * 60000 - 120000)
+
+
+@pytest.mark.parametrize("content, line", [
+    ("profile sdev\n0 left\n1000 lateness left 60000\n", 3),           # the game is on
+    ("profile sdev\n0 left\n1000 pause\n2000 lateness right 0\n", 4),  # paused
+    ("profile sdev\n0 lateness left 6000000\n", 2),                    # past 99:59
+    ("profile pfs\nset base=01:00\n0 lateness left 60001\n", 3),       # past 00:00 (flag)
+])
+def test_lateness_event_refused_warns(tmp_path, content, line):
+    path = write(tmp_path, content)
+    proc = run_cli(path, "--json")
+    assert proc.returncode == 0
+    err = out_text(proc, "stderr").splitlines()
+    assert len(err) == 1 and err[0].startswith("%s:%d: lateness ignored" % (path, line)), err
+    rep = one_json_object(out_text(proc))
+    assert rep["left"]["lateness_ms"] == rep["right"]["lateness_ms"] == 0
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("0 lateness", "lateness needs"), ("0 lateness left", "lateness needs"),
+    ("0 lateness middle 5", "middle"), ("0 lateness left -5", "-5"),
+    ("0 lateness left +5", "+5"), ("0 lateness left 5s", "5s"),
+    ("0 lateness left 1:00", "1:00"), ("0 lateness left 5 now", "lateness needs"),
+    ("0 lateness left " + "9" * 5000, "9999")])
+def test_malformed_lateness_event(tmp_path, text, needle):
     path = write(tmp_path, "profile sdev\n" + text + "\n")
     assert_error_line(run_cli(path, "--json"), path, 2, needle)

@@ -280,3 +280,20 @@ def test_a_joined_simulators_logs_name_the_id_it_publishes(tmp_path):
     s = sim.Sim(sim.load_board("sim"), root, uid=join.uid(7))
     assert s.app.log.clock == join.clock_id(7) == "e000000000000007"
     assert join.clock_id(7) != "%016d" % 7            # the rehearsal's table 7
+
+
+def test_every_event_word_and_note_has_its_timeline_words():
+    """Each replay event (gamelog.WORDS, `lateness` included) and each core
+    note (gamelog.NOTES) reads in words in every language: a new event
+    without words would be a KeyError in the middle of a referee's game."""
+    import gamelog
+    for lg in lang.LANGS:
+        w = timeline.WORDS[lg]
+        for word in gamelog.WORDS.values():
+            assert "ev_" + word in w, (lg, word)
+        for note in gamelog.NOTES.values():
+            assert "n_" + note in w, (lg, note)
+    g = game("profile sdev\n0 lateness left 180000\n1000 late left\n")
+    got, _c, _a = timeline.steps(g, 2000)
+    lines, _c, _a = timeline.lines(g, 2000)
+    assert "lateness left 03:00" in lines[1], lines    # (SPEC §5: `lateness <side> <ms>`)

@@ -78,3 +78,37 @@ def test_setup_that_changes_the_rules_carries_the_charged_time_spec_v4(tmp_path)
     r2.press(LEFT)                      # the game begins with it
     r2.run(3000)
     assert _events(_log(r2)) == [["adjust", "left", "+%d" % GIVEN], ["left"]], _log(r2)
+
+
+def test_setup_that_changes_the_rules_keeps_the_lateness_a_lateness_spec_v5(tmp_path):
+    """A lateness stopped in `ready` (right 7 s late, then the pause key)
+    and a credit of 1:00 for right, then the setup menu changes the rules
+    (sdev -> pfs): the new game charges again right's lateness as its
+    lateness account (a `lateness` line, SPEC v5: it stays lateness, never
+    an adjustment) and the credit as an adjustment; the log replays to the
+    live clock, and the late clock started again goes on from +00:07."""
+    import refereemenu
+    import rig as rigmod
+    r = boot(tmp_path)
+    r.root = str(tmp_path) + "/"
+    r.perform(rigmod.late(LEFT))        # right is late
+    r.run(7000 - 2100)
+    r.press(PAUSE)                      # right arrived: ready
+    late = r.clock.late_ms[RIGHT]
+    assert r.clock.state == cc.READY and late >= 7000
+    r.perform(rigmod.referee())
+    rigmod.menu_pick(r, refereemenu.R_R_MIN)
+    r.press(RIGHT)                      # right +1:00
+    r.perform(rigmod.long_press())
+    r.perform(rigmod.confirm())
+    _setup(r, RIGHT)                    # profile sdev -> pfs
+    pfs = 20 * 60000
+    c = r.clock
+    assert c.rules.name == "pfs" and c.late_ms == [0, late], c.late_ms
+    assert c.rem == [pfs, pfs + GIVEN - late], c.rem
+    text = _log(r)
+    assert _events(text) == [["lateness", "right", str(late)],
+                             ["adjust", "right", "+%d" % GIVEN]], text
+    replay_matches_live(r, r.root)
+    r.perform(rigmod.late(LEFT))
+    assert c.state == cc.LATE and c.lateness() >= late

@@ -802,11 +802,18 @@ def main(argv=None):
 
 
 def _tables(args):
+    from hall.broker import clock_broker
     from hall.errors import HallError
     from hall.folder import Hall
     from hall.paths import DEFAULT_DIR
     tables = parse_tables(args.tables)
     hall_dir = args.hall_dir or DEFAULT_DIR
+    try:   # a broker no clock could reach (as make firmware-tables): now
+        args.broker, note = clock_broker(args.broker)
+    except HallError as e:
+        raise DeployError(str(e), 2)
+    if note:
+        print(note, flush=True)
     try:
         hall = Hall(hall_dir, args.event, tables=max(100, max(tables)))
         hall.clock_config(tables[0], args.broker)   # a bad event or folder: now

@@ -24,18 +24,23 @@ MICROPY_SRC=a tarball / an unpacked tree) with a manifest that freezes:
 * what the port's own board manifest freezes (asyncio, onewire, ...), so the
   image is the official one plus the clock.
 
-A firmware-only image holds no filesystem blocks: flashing it over a used
-clock (BOOTSEL, copy the file) keeps settings, results and game logs.
-`tables` writes, per table, the image plus a littlefs filesystem holding
-that table's net.json (the hall account, `make deploy TABLE=n`'s file) in
-the port's filesystem region: a fresh clock for the hall in one copy.
+Every rp2 image keeps its filesystem in the same place, the flash's last
+848 KB (firmware/provision.py: the board header's region is rewritten), and
+holds no filesystem block: flashing any of them over a used clock (BOOTSEL,
+copy the file) keeps settings, results and game logs.  `tables` writes,
+per table, the image plus the table block (that table's net.json, the hall
+account `make deploy TABLE=n` writes) below the filesystem, which the clock
+takes at power-up: a clock for the hall in one copy that loses nothing it
+held.  Before anything is built it refuses a board without Wi-Fi and a
+broker no clock could reach (hall.broker.clock_broker); it writes the
+folder's manifest.csv and this run's labels.pdf (tools/tablelabels.py).
 
 The work is cached outside the repository, so a fresh clone on the same
 machine (CI) reuses it: ${SCRABBLE_FIRMWARE_CACHE:-${XDG_CACHE_HOME:-~/.cache}
 /scrabble-clock/firmware}:
 
     src-<sha>/         the unpacked sources, mpy-cross and picotool built
-    tree-<sha>-<port board>-<options>/
+    tree-<sha>-<port board>-<options>[-fs848k]/
                        one CMake build tree per port board and option set
                        (board/: the board definition, app/: the staged
                        frozen files, build/: objects); a new app commit
@@ -47,7 +52,9 @@ machine (CI) reuses it: ${SCRABBLE_FIRMWARE_CACHE:-${XDG_CACHE_HOME:-~/.cache}
 
 Each build writes <out>.json beside the image: the key, the commit, whether
 the image was reused (`"reused": true`) and the sizes.  Builds run under
-`nice`, with a lock per tree (two builds of one tree wait for each other).
+`nice`, with a lock per tree (two builds of one tree wait for each other,
+the waiting one saying so); each step says what it runs and how long it
+has taken (Progress).
 
 Options (a variant for a test, e.g. TLS on a Pico without Wi-Fi):
 --define NAME=VALUE adds `#define NAME (VALUE)` to the board's
@@ -72,6 +79,7 @@ import repo_root  # noqa: F401  (this checkout's host_sim)
 import buildparts  # what tools/deploy.py uses too
 from host_sim import FIRMWARE, ROOT, ManifestError, app_commit, board_files
 from host_sim import boards as boardfiles
+import provision  # firmware/: the RP2040 images' one flash layout, the table block
 
 MICROPY_VERSION = "v1.28.0"
 ARCHIVE_GLOB = "micropython-*-src.tar.*"
@@ -87,9 +95,19 @@ PORT_BOARDS = {("rp2040", False): ("rp2", "RPI_PICO"),
 UF2_MAGIC = (0x0A324655, 0x9E5D5157, 0x0AB16F30)
 UF2_FAMILY_RP2040 = 0xE48BFF56
 XIP_BASE = 0x10000000
-FLASH_BYTES = 2 * 1024 * 1024            # Pico and Pico W: a 2 MB W25Q16
+FLASH_BYTES = provision.FLASH_BYTES      # Pico and Pico W: a 2 MB W25Q16
+# Every rp2 image keeps its filesystem in the same place (issue 37: the
+# official RPI_PICO puts it at 0x100a0000, 1408 KB, RPI_PICO_W at
+# 0x1012c000, 848 KB, where the Pico W's code reaches 319 KB into the
+# other's): the board header's region is replaced by this one.
+FS_BYTES = provision.FS_BYTES
+STORAGE_DEFINE = re.compile(rb"^#define\s+MICROPY_HW_FLASH_STORAGE_BYTES\s.*$", re.M)
 LFS_BLOCK = 4096                          # the rp2 port's littlefs (modules/_boot.py,
 LFS_PROG, LFS_READ, LFS_LOOKAHEAD = 256, 32, 32   # extmod/vfs_lfs.c defaults)
+# its cache: MIN(block, 4 * MAX(read, prog)) (extmod/vfs_lfsx.c).  A reader
+# with a smaller one takes the clock's inline files (up to a cache) for
+# corrupt ones: a 410-byte game log read as LFS_ERR_CORRUPT.
+LFS_CACHE = min(LFS_BLOCK, 4 * max(LFS_READ, LFS_PROG))
 
 
 class FirmwareError(Exception):
@@ -121,7 +139,7 @@ def _sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def _file_sha(path):
+def file_sha(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for b in iter(lambda: f.read(1 << 20), b""):
@@ -129,31 +147,172 @@ def _file_sha(path):
     return h.hexdigest()
 
 
-class _Lock:
-    """An exclusive flock on `path` while in the with-block."""
+# -- what a long build says while it runs ----------------------------------------------
+# A cold build is minutes of compiler: each step says when it starts and
+# ends, and while it runs a line every PROGRESS_S with its elapsed time and
+# how far make got (the "[ 45%]" its log shows); where the output is a
+# terminal, one line redrawn every BAR_S with a bar instead.  A build that
+# waits for another one's lock on the same tree says so, and how long.
+PROGRESS_S = 20.0
+BAR_S = 1.0
+BAR_CELLS = 24
+PERCENT = re.compile(rb"\[\s*(\d{1,3})%\]")
 
-    def __init__(self, path):
+
+def _clock(secs):
+    secs = int(secs)
+    return "%d:%02d" % (secs // 60, secs % 60)
+
+
+class Progress:
+    """The numbered steps of one build and their progress, on `out`
+    (stderr; a terminal gets the bar)."""
+
+    def __init__(self, total=0, out=None):
+        self.total = total
+        self.n = 0
+        self.out = out
+
+    def _stream(self):
+        return self.out or sys.stderr
+
+    def tty(self):
+        f = self._stream()
+        return bool(getattr(f, "isatty", lambda: False)())
+
+    def line(self, text, redraw=False):
+        f = self._stream()
+        if redraw:
+            f.write("\r\x1b[Kfirmware: " + text)
+        else:
+            f.write("firmware: " + text + "\n")
+        f.flush()
+
+    def step(self, what):
+        """The next step's label ("step 3/5 make (rp2 RPI_PICO)")."""
+        self.n += 1
+        if self.total < self.n:
+            self.total = self.n
+        return "step %d/%d %s" % (self.n, self.total, what)
+
+    @staticmethod
+    def percent(log):
+        """How far make got, from the last "[ NN%]" in its log; None."""
+        try:
+            with open(log, "rb") as f:
+                f.seek(max(0, os.path.getsize(log) - 8192))
+                found = PERCENT.findall(f.read())
+        except OSError:
+            return None
+        return min(100, int(found[-1])) if found else None
+
+    def running(self, label, elapsed, pct):
+        if self.tty():
+            if pct is None:
+                bar = "%-*s" % (BAR_CELLS, "." * (int(elapsed) % (BAR_CELLS + 1)))
+                self.line("%s [%s] %s" % (label, bar, _clock(elapsed)), redraw=True)
+            else:
+                k = pct * BAR_CELLS // 100
+                self.line("%s [%s%s] %3d %% %s" % (label, "#" * k, "-" * (BAR_CELLS - k), pct,
+                                                   _clock(elapsed)), redraw=True)
+        else:
+            self.line("%s: %s elapsed%s" % (label, _clock(elapsed),
+                                             "" if pct is None else ", %d %%" % pct))
+
+    def done(self, label, elapsed, failed=False):
+        if self.tty():
+            self._stream().write("\n")
+        self.line("%s %s after %s" % (label, "failed" if failed else "done", _clock(elapsed)))
+
+
+class BuildLock:
+    """An exclusive flock on `path` while in the with-block.  Waiting for
+    another build's says so (`progress`), who holds it and for how long."""
+
+    def __init__(self, path, progress=None, what="the build cache"):
         self.path = path
+        self.progress = progress or Progress()
+        self.what = what
+
+    def _holder(self):
+        try:
+            with open(self.path) as f:
+                return f.read().strip()[:200]
+        except OSError:
+            return ""
 
     def __enter__(self):
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self.f = open(self.path, "a")
-        fcntl.flock(self.f, fcntl.LOCK_EX)
+        self.f = open(self.path, "a+")
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._wait()
+        self.f.seek(0)
+        self.f.truncate()
+        self.f.write("pid %d: %s\n" % (os.getpid(), " ".join(sys.argv)[:160]))
+        self.f.flush()
         return self
+
+    def _wait(self):
+        p = self.progress
+        who = self._holder()
+        p.line("waiting for %s: another build holds %s%s" % (
+            self.what, os.path.basename(self.path), " (%s)" % who if who else ""))
+        began = time.monotonic()
+        shown = began
+        while True:
+            try:
+                fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                pass
+            time.sleep(min(0.2, BAR_S, PROGRESS_S))
+            now = time.monotonic()
+            if now - shown >= (BAR_S if p.tty() else PROGRESS_S):
+                shown = now
+                p.line("still waiting for %s: %s so far" % (self.what, _clock(now - began)),
+                       redraw=p.tty())
+        if p.tty():
+            p._stream().write("\n")
+        p.line("got %s after waiting %s" % (self.what, _clock(time.monotonic() - began)))
 
     def __exit__(self, *exc):
         fcntl.flock(self.f, fcntl.LOCK_UN)
         self.f.close()
 
 
-def _run(argv, log, cwd=None, env=None, what="build"):
-    """Run a build step under nice, its output appended to `log`;
-    FirmwareError with the log's last lines if it fails."""
+def run_step(argv, log, cwd=None, env=None, what="build", progress=None):
+    """Run a build step under nice, its output appended to `log`, saying
+    how it goes (Progress); FirmwareError with the log's last lines if it
+    fails."""
+    p = progress or Progress()
+    label = p.step(what)
     with open(log, "ab") as f:
         f.write(("\n$ %s\n" % " ".join(argv)).encode())
         f.flush()
-        rc = subprocess.call(["nice", "-n", "10"] + argv, stdout=f, stderr=subprocess.STDOUT,
-                             cwd=cwd, env=env)
+        size0 = f.tell()
+        p.line("%s (log: %s)" % (label, log))
+        began = time.monotonic()
+        proc = subprocess.Popen(["nice", "-n", "10"] + argv, stdout=f, stderr=subprocess.STDOUT,
+                                cwd=cwd, env=env)
+        shown = began
+        while True:
+            try:
+                rc = proc.wait(timeout=min(BAR_S, PROGRESS_S))
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            except BaseException:
+                proc.kill()
+                proc.wait()
+                raise
+            now = time.monotonic()
+            if now - shown >= (BAR_S if p.tty() else PROGRESS_S):
+                shown = now
+                pct = Progress.percent(log) if os.path.getsize(log) > size0 else None
+                p.running(label, now - began, pct)
+    p.done(label, time.monotonic() - began, failed=bool(rc))
     if rc:
         with open(log, "rb") as f:
             tail = f.read()[-1500:].decode(errors="replace")
@@ -192,12 +351,13 @@ def find_sources(src=None):
     if not os.path.isfile(src):
         raise FirmwareError("no MicroPython sources at %s; give MICROPY_SRC=<tarball or folder>"
                             % src, EXIT_MISSING)
-    return "archive", src, _file_sha(src)
+    return "archive", src, file_sha(src)
 
 
-def prepare_sources(kind, path, sha, log=None):
+def prepare_sources(kind, path, sha, log=None, progress=None):
     """The folder holding micropython/ (mpy-cross built) and picotool
     installed in tools/picotool; unpacked and built once per sources."""
+    p = progress or Progress()
     root = os.path.join(cache_dir(), "src-" + sha[:12])
     ready = os.path.join(root, ".ready")
     if os.path.isfile(ready):
@@ -208,7 +368,7 @@ def prepare_sources(kind, path, sha, log=None):
                                 "gcc-arm-none-eabi libnewlib-arm-none-eabi "
                                 "libstdc++-arm-none-eabi-newlib cmake build-essential)" % tool,
                                 EXIT_MISSING)
-    with _Lock(root + ".lock"):
+    with BuildLock(root + ".lock", p, "the MicroPython sources' lock"):
         if os.path.isfile(ready):
             return root
         log = log or os.path.join(cache_dir(), "src-%s.log" % sha[:12])
@@ -218,9 +378,12 @@ def prepare_sources(kind, path, sha, log=None):
             tmp = root + ".partial"
             shutil.rmtree(tmp, ignore_errors=True)
             os.makedirs(tmp)
-            say("unpacking %s" % os.path.basename(path))
+            label = p.step("unpacking %s" % os.path.basename(path))
+            p.line(label)
+            began = time.monotonic()
             with tarfile.open(path) as t:
                 t.extractall(tmp, filter="data")
+            p.done(label, time.monotonic() - began)
             os.rename(tmp, root)
             mp, pt = os.path.join(root, "micropython"), os.path.join(root, "picotool")
         else:
@@ -231,13 +394,16 @@ def prepare_sources(kind, path, sha, log=None):
                 if not os.path.islink(link):
                     os.symlink(target, link)
         say("building mpy-cross and picotool (once per MicroPython sources)")
-        _run(["make", "-C", os.path.join(mp, "mpy-cross"), "-j" + jobs()], log, what="mpy-cross")
+        run_step(["make", "-C", os.path.join(mp, "mpy-cross"), "-j" + jobs()], log, what="mpy-cross",
+             progress=p)
         ptb = os.path.join(root, "picotool-build")
-        _run(["cmake", "-S", pt, "-B", ptb,
+        run_step(["cmake", "-S", pt, "-B", ptb,
               "-DPICO_SDK_PATH=" + os.path.join(mp, "lib", "pico-sdk"),
               "-DPICOTOOL_NO_LIBUSB=1", "-DPICOTOOL_FLAT_INSTALL=1",
-              "-DCMAKE_INSTALL_PREFIX=" + os.path.join(root, "tools")], log, what="picotool")
-        _run(["make", "-C", ptb, "-j" + jobs(), "install"], log, what="picotool")
+              "-DCMAKE_INSTALL_PREFIX=" + os.path.join(root, "tools")], log,
+             what="cmake (picotool)", progress=p)
+        run_step(["make", "-C", ptb, "-j" + jobs(), "install"], log, what="make (picotool)",
+             progress=p)
         with open(ready, "w") as f:
             f.write("%s %s\n" % (kind, path))
     return root
@@ -307,7 +473,7 @@ def _recipe_sha():
 def image_key(src_sha, port, mpboard, defines, cmake, files):
     h = hashlib.sha256()
     h.update(json.dumps({"src": src_sha, "recipe": _recipe_sha(), "port": port,
-                         "board": mpboard, "defines": sorted(defines),
+                         "board": mpboard, "fs_bytes": FS_BYTES, "defines": sorted(defines),
                          "cmake": sorted(cmake)}, sort_keys=True).encode())
     for name in sorted(files):
         h.update(b"\0%s\0%d\0" % (name.encode(), len(files[name])))
@@ -328,6 +494,64 @@ def _write_if_changed(path, data):
     return True
 
 
+def one_region(header, name):
+    """An rp2 board header with the filesystem region every image for the
+    chip shares (FS_BYTES at the flash's end)."""
+    line = (b"#define MICROPY_HW_FLASH_STORAGE_BYTES (%d * 1024)  "
+            b"// tools/fwimage.py: every RP2040 image's one region (firmware/provision.py)"
+            % (FS_BYTES // 1024))
+    new, n = STORAGE_DEFINE.subn(line, header)
+    if n != 1:
+        raise FirmwareError("%s defines MICROPY_HW_FLASH_STORAGE_BYTES %d times (expected "
+                            "once): cannot give it the shared region" % (name, n))
+    return new
+
+
+# The rp2 image's _boot.py is the clock's (firmware/provision.py boot(): it
+# moves an older layout's files instead of formatting over them): the
+# port's manifest freezes its modules but its own _boot.py.
+BOOT_PY = (b"# Generated by tools/fwimage.py: the clock's filesystem at power-up.\n"
+           b"import vfs, rp2, uctypes, provision as p\n"
+           b"p.boot(vfs, rp2.Flash(), uctypes.bytearray_at(p.XIP_BASE + p.LEGACY_OFFSET,\n"
+           b"                                              p.LEGACY_BLOCKS * p.LFS_BLOCK))\n"
+           b"del vfs, rp2, uctypes, p\n")
+PORT_FREEZE = 'freeze("$(PORT_DIR)/modules")'
+PORT_MANIFEST = '"$(PORT_DIR)/boards/manifest.py"'
+
+
+def _clock_boot_manifests(tree, src_root, own):
+    """Copies of the rp2 port's manifest (and of the board's own, which
+    includes it) freezing every port module but _boot.py; the path of the
+    one the generated manifest includes."""
+    port_dir = os.path.join(src_root, "micropython", "ports", "rp2")
+    mods = sorted(n for n in os.listdir(os.path.join(port_dir, "modules"))
+                  if n.endswith(".py") and n != "_boot.py")
+
+    def copy(src, old, new, name):
+        with open(src) as f:
+            text = f.read()
+        if text.count(old) != 1:
+            raise FirmwareError("%s has %d lines %s (expected one): cannot give the image "
+                                "the clock's _boot.py" % (src, text.count(old), old), 2)
+        path = os.path.join(tree, name)
+        _write_if_changed(path, text.replace(old, new).encode())
+        return path
+
+    port_man = copy(os.path.join(port_dir, "boards", "manifest.py"), PORT_FREEZE,
+                    'freeze("$(PORT_DIR)/modules", %r)  # not _boot.py: the clock\'s' % (
+                        tuple(mods),), "port-manifest.py")
+    if not os.path.isfile(own):
+        return port_man
+    return copy(own, PORT_MANIFEST, repr(port_man), "board-manifest.py")
+
+
+def _tree_name(ssha, port, mpboard, defines, cmake):
+    """The CMake tree of a port board and option set (rp2: with the shared
+    region, so a tree of the board's own layout is never reused)."""
+    return "tree-%s-%s-%s%s" % (ssha[:12], mpboard, _options_id(defines, cmake),
+                                "-fs%dk" % (FS_BYTES // 1024) if port == "rp2" else "")
+
+
 def _stage(tree, src_root, port, mpboard, defines, cmake, files):
     """The tree's board definition, frozen files and manifest; returns the
     manifest path."""
@@ -341,6 +565,8 @@ def _stage(tree, src_root, port, mpboard, defines, cmake, files):
         if os.path.isfile(p):
             with open(p, "rb") as f:
                 data = f.read()
+            if n == "mpconfigboard.h" and port == "rp2":
+                data = one_region(data, n)
             if n == "mpconfigboard.h" and defines:
                 data += b"\n// tools/fwimage.py --define\n" + b"".join(
                     b"#define %s (%s)\n" % (k.encode(), v.encode()) for k, v in defines)
@@ -357,6 +583,8 @@ def _stage(tree, src_root, port, mpboard, defines, cmake, files):
         _write_if_changed(os.path.join(app, n), data)
     own = os.path.join(official, "manifest.py")
     base = own if os.path.isfile(own) else "$(PORT_DIR)/boards/manifest.py"
+    if port == "rp2":
+        base = _clock_boot_manifests(tree, src_root, own)
     # The clock's network modules (clock-net) import ssl, which MicroPython
     # v1.28 has as a micropython-lib module over its built-in tls: an rp2
     # board whose own manifest brings no networking bundle (a Wi-Fi clock
@@ -388,7 +616,7 @@ def _check_esp_idf():
                         "then make firmware BOARD=esp32 again", EXIT_MISSING)
 
 
-def _build_tree(tree, src_root, port, mpboard, manifest):
+def _build_tree(tree, src_root, port, mpboard, manifest, progress=None):
     """Configure once, then make: the frozen content is regenerated from
     the staged files, only what changed is rebuilt.  Returns firmware.uf2's
     (or the esp32 port's image's) path."""
@@ -399,26 +627,39 @@ def _build_tree(tree, src_root, port, mpboard, manifest):
     mp = os.path.join(src_root, "micropython")
     if port == "rp2":
         if not os.path.isfile(os.path.join(build, "Makefile")):
-            _run(["cmake", "-S", os.path.join(mp, "ports", "rp2"), "-B", build,
+            run_step(["cmake", "-S", os.path.join(mp, "ports", "rp2"), "-B", build,
                   "-DPICO_BUILD_DOCS=0", "-DMICROPY_BOARD=" + mpboard,
                   "-DMICROPY_BOARD_DIR=" + bdir, "-DMICROPY_FROZEN_MANIFEST=" + manifest,
                   "-Dpicotool_DIR=" + os.path.join(src_root, "tools", "picotool")],
-                 log, env=env, what="cmake (rp2 %s)" % mpboard)
-        _run(["make", "-C", build, "-j" + jobs()], log, env=env, what="make (rp2 %s)" % mpboard)
+                 log, env=env, what="cmake (rp2 %s)" % mpboard, progress=progress)
+        run_step(["make", "-C", build, "-j" + jobs()], log, env=env, what="make (rp2 %s)" % mpboard,
+             progress=progress)
         out = os.path.join(build, "firmware.uf2")
     else:
         _check_esp_idf()
         # (not tried here: this machine has no ESP-IDF; the port's own make
         # wrapper around idf.py, with the same manifest)
-        _run(["make", "-C", os.path.join(mp, "ports", "esp32"), "BOARD=" + mpboard,
+        run_step(["make", "-C", os.path.join(mp, "ports", "esp32"), "BOARD=" + mpboard,
               "BOARD_DIR=" + bdir, "BUILD=" + build, "FROZEN_MANIFEST=" + manifest], log,
-             env=env, what="make (esp32 %s)" % mpboard)
+             env=env, what="make (esp32 %s)" % mpboard, progress=progress)
         out = os.path.join(build, "firmware.bin")
     with open(os.path.join(tree, "make-runs"), "w") as f:
         f.write("%d\n" % (make_runs(tree) + 1))
     if not os.path.isfile(out):
         raise FirmwareError("the build wrote no %s (see %s)" % (out, log))
     return out
+
+
+def _steps_to_go(kind, ssha, tree, port):
+    """How many steps a build has before it: the sources' (once: unpacking
+    a tarball, mpy-cross, picotool's two), the tree's configuration (once),
+    make."""
+    n = 1
+    if not os.path.isfile(os.path.join(cache_dir(), "src-" + ssha[:12], ".ready")):
+        n += 4 if kind == "archive" else 3
+    if port == "rp2" and not os.path.isfile(os.path.join(tree, "build", "Makefile")):
+        n += 1
+    return n
 
 
 def _prune_images(img_dir, keep=KEEP_IMAGES):
@@ -456,6 +697,8 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
                                                  if d not in NET_WITHOUT_RADIO["define"]]
     commit = app_commit() if commit is None else commit
     files = app_files(board, commit)
+    if port == "rp2":
+        files["_boot.py"] = BOOT_PY
     kind, spath, ssha = find_sources(src)
     key = image_key(ssha, port, mpboard, defines, cmake, files)
     ext = ".uf2" if port == "rp2" else ".bin"
@@ -464,19 +707,21 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
                                                 user_cmake) + ext))
     img_dir = os.path.join(cache_dir(), "img")
     cached = os.path.join(img_dir, key + ".img")
-    tree = os.path.join(cache_dir(), "tree-%s-%s-%s" % (ssha[:12], mpboard,
-                                                         _options_id(defines, cmake)))
+    tree = os.path.join(cache_dir(), _tree_name(ssha, port, mpboard, defines, cmake))
     reused = os.path.isfile(cached)
     if not reused:
-        src_root = prepare_sources(kind, spath, ssha)
-        with _Lock(os.path.join(tree + ".lock")):
+        progress = Progress(_steps_to_go(kind, ssha, tree, port))
+        src_root = prepare_sources(kind, spath, ssha, progress=progress)
+        with BuildLock(os.path.join(tree + ".lock"), progress, "the build tree's lock"):
             reused = os.path.isfile(cached)   # (built meanwhile by another run)
             if not reused:
                 os.makedirs(tree, exist_ok=True)
                 man = _stage(tree, src_root, port, mpboard, defines, cmake, files)
                 say("building %s (MicroPython %s, %s, app %s) in %s"
                     % (board, MICROPY_VERSION, mpboard, commit, tree))
-                made = _build_tree(tree, src_root, port, mpboard, man)
+                made = _build_tree(tree, src_root, port, mpboard, man, progress)
+                if port == "rp2":
+                    check_layout(made)
                 os.makedirs(img_dir, exist_ok=True)
                 shutil.copyfile(made, cached + ".part")
                 os.replace(cached + ".part", cached)
@@ -500,7 +745,21 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
     return info
 
 
-# -- UF2 and the filesystem region ----------------------------------------------------
+# -- UF2 and the flash layout ----------------------------------------------------------
+
+def check_layout(uf2):
+    """FirmwareError unless the image's blocks all lie below the table
+    block (firmware/provision.py): its code never reaches the table block or
+    the filesystem another image left."""
+    top = max(a + len(p) for a, p in uf2_blocks(uf2))
+    limit = XIP_BASE + provision.BLOCK_OFFSET
+    if top > limit:
+        raise FirmwareError("the image's code ends at 0x%08x, %d KB past 0x%08x where the "
+                            "table block and the filesystem begin: it would destroy the "
+                            "files another image left (make the app smaller)"
+                            % (top, (top - limit + 1023) // 1024, limit))
+    return top
+
 
 def uf2_blocks(path):
     """[(flash address, payload)] of a UF2 file."""
@@ -527,23 +786,12 @@ def write_uf2(path, blocks, family=UF2_FAMILY_RP2040, mode=0o644):
     os.replace(path + ".part", path)
 
 
-def storage_bytes(src_root, mpboard, port="rp2"):
-    """The port board's littlefs region (MICROPY_HW_FLASH_STORAGE_BYTES)."""
-    h = os.path.join(src_root, "micropython", "ports", port, "boards", mpboard, "mpconfigboard.h")
-    with open(h) as f:
-        m = re.search(r"#define\s+MICROPY_HW_FLASH_STORAGE_BYTES\s+\(?\s*(\d+)\s*\*\s*1024\s*\)?",
-                      f.read())
-    if not m:
-        raise FirmwareError("cannot read MICROPY_HW_FLASH_STORAGE_BYTES from %s" % h)
-    return int(m.group(1)) * 1024
-
-
 def littlefs_region(files, region_bytes, dirs=()):
     """The filesystem region's bytes: a littlefs the rp2 port mounts
     (vfs.VfsLfs2(rp2.Flash(), progsize=256)) holding `files` {name: bytes}."""
     from littlefs import LittleFS
     fs = LittleFS(block_size=LFS_BLOCK, block_count=region_bytes // LFS_BLOCK,
-                  prog_size=LFS_PROG, read_size=LFS_READ, lookahead_size=LFS_LOOKAHEAD,
+                  prog_size=LFS_PROG, read_size=LFS_READ, lookahead_size=LFS_LOOKAHEAD, cache_size=LFS_CACHE,
                   disk_version=0x00020000)
     for d in dirs:
         fs.mkdir(d)
@@ -562,7 +810,7 @@ def littlefs_files(region, region_bytes=None):
     ctx = UserContext(len(region))
     ctx.buffer[:] = region
     fs = LittleFS(context=ctx, block_size=LFS_BLOCK, block_count=len(region) // LFS_BLOCK,
-                  prog_size=LFS_PROG, read_size=LFS_READ, lookahead_size=LFS_LOOKAHEAD,
+                  prog_size=LFS_PROG, read_size=LFS_READ, lookahead_size=LFS_LOOKAHEAD, cache_size=LFS_CACHE,
                   mount=True)
     out = {}
     for top, _dirs, files in fs.walk("/"):
@@ -573,53 +821,116 @@ def littlefs_files(region, region_bytes=None):
     return out
 
 
-def with_filesystem(image, out, region, region_bytes, mode=0o600):
-    """The firmware image plus the filesystem region: every block the
-    littlefs uses and its two superblocks (a used clock's old blocks are
-    then unreferenced: free space), appended as UF2 blocks."""
-    base = FLASH_BYTES - region_bytes
-    blocks = [b for b in uf2_blocks(image) if b[0] < XIP_BASE + base]
-    for blk in range(region_bytes // LFS_BLOCK):
-        chunk = region[blk * LFS_BLOCK:(blk + 1) * LFS_BLOCK]
-        if blk < 2 or chunk.count(0xFF) != len(chunk):
-            for p in range(0, LFS_BLOCK, 256):
-                blocks.append((XIP_BASE + base + blk * LFS_BLOCK + p, chunk[p:p + 256]))
+def with_table_block(image, out, payload, mode=0o600):
+    """A table's image: the firmware image plus the table block holding
+    `payload` (its net.json; firmware/provision.py), and no filesystem block:
+    copied over a used clock it leaves every file there (the clock takes the
+    block at power-up)."""
+    check_layout(image)
+    blocks = list(uf2_blocks(image))
+    data = provision.block(payload)
+    data += b"\xff" * (-len(data) % 256)
+    base = XIP_BASE + provision.BLOCK_OFFSET
+    for p in range(0, len(data), 256):
+        blocks.append((base + p, data[p:p + 256]))
     write_uf2(out, blocks, mode=mode)
 
 
+MANIFEST = "manifest.csv"
+MANIFEST_FIELDS = ("table", "file", "sha256", "commit", "event", "broker", "board",
+                   "micropython", "built")
+LABELS = "labels.pdf"
+
+
+def read_manifest(out_dir):
+    """The rows of a tables folder's manifest.csv whose file is still there
+    with the SHA-256 it records ({table: row}); {} without one."""
+    import csv
+    rows = {}
+    try:
+        with open(os.path.join(out_dir, MANIFEST), newline="") as f:
+            for r in csv.DictReader(f):
+                p = os.path.join(out_dir, r.get("file") or "-")
+                if r.get("table", "").isdigit() and os.path.isfile(p) \
+                        and file_sha(p) == r.get("sha256"):
+                    rows[int(r["table"])] = {k: r.get(k, "") for k in MANIFEST_FIELDS}
+    except (OSError, ValueError):
+        pass
+    return rows
+
+
+def write_manifest(out_dir, rows):
+    """manifest.csv: one row a table (MANIFEST_FIELDS), by table number;
+    no passwords (those stay in the images and the hall folder)."""
+    import csv
+    path = os.path.join(out_dir, MANIFEST)
+    with open(path + ".part", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, lineterminator="\n")
+        w.writeheader()
+        for t in sorted(rows):
+            w.writerow(rows[t])
+    os.replace(path + ".part", path)
+    return path
+
+
 def tables(board, table_list, broker, ssid="", wifi_password="", event="open", hall_dir=None,
-           port_board_override=None, out_dir=None, src=None, say_=say):
+           port_board_override=None, out_dir=None, src=None, say_=say, labels=True):
     """build/firmware/tables-<board>/table-NN.uf2 per table: the image plus
-    that table's net.json in the filesystem (files 0600, folder 0700)."""
+    that table's net.json in the table block (files 0600, folder 0700), the
+    folder's manifest.csv and this run's label sheet (labels.pdf).  Every
+    refusal (a board without Wi-Fi, a broker no clock could reach, a bad
+    event or hall folder) comes before anything is built."""
+    from hall.broker import clock_broker
     from hall.errors import HallError
     from hall.folder import Hall
     from hall.paths import DEFAULT_DIR
     if not getattr(_load(board), "WIFI", False):
         raise FirmwareError("board %s has no Wi-Fi: the hall's per-table images are for a "
-                            "board with WIFI = True (pico_w)" % board, 2)
+                            "board with WIFI = True (BOARD=pico_w)" % board, 2)
+    try:
+        host, note = clock_broker(broker)
+    except HallError as e:
+        raise FirmwareError(str(e), 2)
+    if note:
+        say_(note)
     try:
         hall = Hall(hall_dir or DEFAULT_DIR, event,
                             tables=max(100, max(table_list)))
-        hall.clock_config(table_list[0], broker)
+        hall.clock_config(table_list[0], host)
     except (HallError, OSError) as e:
         raise FirmwareError("the hall in %s: %s" % (hall_dir or DEFAULT_DIR, e), 2)
     info = build(board, port_board_override, src=src)
-    kind, spath, ssha = find_sources(src)
-    src_root = prepare_sources(kind, spath, ssha)
-    region_bytes = storage_bytes(src_root, info["micropython_board"])
     out_dir = os.path.abspath(out_dir or os.path.join(
         ROOT, "build", "firmware", "tables-" + default_name(board, port_board_override)))
     os.makedirs(out_dir, mode=0o700, exist_ok=True)
     os.chmod(out_dir, 0o700)
+    rows = read_manifest(out_dir)
+    built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     written = []
     for t in table_list:
-        cfg = json.dumps(hall.clock_config(t, broker, ssid, wifi_password)) + "\n"
-        region = littlefs_region({"net.json": cfg.encode()}, region_bytes)
-        path = os.path.join(out_dir, "table-%02d.uf2" % t)
-        with_filesystem(info["path"], path, region, region_bytes)
+        cfg = json.dumps(hall.clock_config(t, host, ssid, wifi_password)) + "\n"
+        name = "table-%02d.uf2" % t
+        path = os.path.join(out_dir, name)
+        try:
+            with_table_block(info["path"], path, cfg.encode())
+        except ValueError as e:
+            raise FirmwareError(str(e), 2)
+        rows[t] = {"table": t, "file": name, "sha256": file_sha(path),
+                   "commit": info["commit"], "event": event, "broker": host,
+                   "board": board, "micropython": MICROPY_VERSION, "built": built}
         written.append(path)
-    say_("wrote %d images (%s) to %s: copy table-NN.uf2 onto the clock for table NN (BOOTSEL)"
-         % (len(written), info["commit"], os.path.relpath(out_dir, os.getcwd())))
+    write_manifest(out_dir, rows)
+    sheet = None
+    if labels:
+        import tablelabels
+        try:
+            sheet = tablelabels.sheet([rows[t] for t in table_list],
+                                      os.path.join(out_dir, LABELS))
+        except tablelabels.LabelError as e:
+            say_("no label sheet: %s" % e)
+    say_("wrote %d images (%s) to %s: copy table-NN.uf2 onto the clock for table NN (BOOTSEL); "
+         "%s lists them%s" % (len(written), info["commit"], os.path.relpath(out_dir, os.getcwd()),
+                              MANIFEST, ", %s labels them" % LABELS if sheet else ""))
     return written
 
 
@@ -651,7 +962,8 @@ def main(argv=None):
     b.add_argument("--define", action="append", help="NAME=VALUE into mpconfigboard.h")
     b.add_argument("--cmake", action="append", help="NAME=VALUE into mpconfigboard.cmake")
     t.add_argument("--tables", required=True, help="1-40 or 3,5,9")
-    t.add_argument("--broker", required=True, help="the hall computer's IP address")
+    t.add_argument("--broker", default="", help="the hall computer's IPv4 address on the "
+                   "hall's network (or a name that resolves to it here)")
     t.add_argument("--ssid", default="")
     t.add_argument("--wifi-password", default="")
     t.add_argument("--event", default="open")

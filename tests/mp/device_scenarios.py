@@ -650,6 +650,60 @@ def scenario_late_sdev(board, root):
     return rig
 
 
+def _referee_minutes(rig, item, n, button):
+    """The referee menu in ready: n presses of `button` on `item`, then
+    `Apply new times?` confirmed."""
+    import refereemenu
+    rig.perform(gestures.referee())
+    expect(rig.app.mode == 3, "the referee menu", rig)
+    gestures.menu_pick(rig, getattr(refereemenu, item))
+    for _ in range(n):
+        rig.press(button)
+    rig.perform(gestures.long_press())
+    rig.perform(gestures.confirm())
+    expect(rig.app.mode == 1, "back to the game", rig)
+
+
+def scenario_late_sdev_after_a_credit(board, root):
+    """SPEC v5 (issue 36), TSO § 2.4 b ii, § 5.3 b, § 7.3.2.2: the referee
+    credits right 5:00 in ready (an `adjust`, no lateness), right is late:
+    its lateness counts from +00:00 and right has lost at +15:01, with
+    20:00 - 1 s left (v4 hid 5:00 of lateness)."""
+    write_settings(root, "sdev", 1800)
+    rig = boot(board, root)
+    _referee_minutes(rig, "R_R_MIN", 5, RIGHT)
+    c = rig.clock
+    expect(c.rem[RIGHT] == 35 * 60000 and c.late_ms[RIGHT] == 0, "a credit, no lateness", rig)
+    rig.perform(gestures.late(LEFT))
+    expect(c.state == cc.LATE and c.late() == RIGHT, "right's lateness runs", rig)
+    rig.run(60000 - c.lateness())
+    expect("+01:00" in rig.screen()[1], "+01:00 a minute in", rig)
+    rig.run(900999 - c.lateness())
+    expect(c.state == cc.LATE, "15:00 may still show", rig)
+    rig.run(1)
+    expect(c.state == cc.OVER and c.forfeited[RIGHT], "15:01: lost", rig)
+    expect(c.rem[RIGHT] == 35 * 60000 - 901000, "the credit stays", rig)
+    return rig
+
+
+def scenario_late_pfs_after_a_deduction(board, root):
+    """SPEC v5 (issue 36), PFS § 6.3.4: pfs 1:00; the referee takes 0:10
+    from right (`adjust`, no lateness), then right is late: the walkover
+    comes at 00:00 of the time as corrected, after 50 s of lateness."""
+    write_settings(root, "pfs", 60)
+    rig = boot(board, root)
+    _referee_minutes(rig, "R_R_SEC", 10, LEFT)
+    c = rig.clock
+    expect(c.rem[RIGHT] == 50000 and c.late_ms == [0, 0], "a deduction, no lateness", rig)
+    rig.perform(gestures.late(LEFT))
+    rig.run(49999 - c.lateness())
+    expect(c.state == cc.LATE and "+00:49" in rig.screen()[1], "+00:49", rig)
+    rig.run(1)
+    expect(c.state == cc.OVER and c.forfeited[RIGHT] and c.late_ms[RIGHT] == 50000,
+           "walkover at 00:00", rig)
+    return rig
+
+
 def _late_ref(rig, absent, t0):
     """The pure core with the clock's rules on the rig's own ticks, fed only
     the real moves: absent's lateness clock from t0."""
@@ -970,6 +1024,8 @@ GESTURE_SCENARIOS = (
     scenario_late_pfs,
     scenario_referee_menu_during_a_lateness,
     scenario_late_sdev_restarted_and_the_limit_in_the_menu,
+    scenario_late_sdev_after_a_credit,
+    scenario_late_pfs_after_a_deduction,
     scenario_pfs_flag_then_pause,
     scenario_chords,
     scenario_chords_on_a_stopped_clock,
