@@ -9,10 +9,13 @@ one stolen clock's net.json (clock account 3).  Its victim is clock account
 4, a simulated clock (the device app + firmware/net.py) playing meanwhile.
 """
 import json
+import os
 import secrets
 import time
 
 import paho.mqtt.client as mqtt
+
+import hallproto as hp
 
 from hall import accounts
 from hall import broker
@@ -235,6 +238,106 @@ class Attacks:
         self.record("stolen_clock_records_another_clocks_game",
                     not bad and not stolen and not a.got, (bad, stolen, a.got))
 
+    # -- issue 35: one stolen account must not stop, rewrite or pre-empt anyone --------
+    def _logs(self):
+        """{file name: bytes} of every filed log (build/hall/logs/...)."""
+        out = {}
+        for d, _dirs, files in os.walk(os.path.join(self.hall.folder, "logs")):
+            for n in files:
+                if not n.startswith("."):
+                    with open(os.path.join(d, n), "rb") as f:
+                        out[n] = f.read()
+        return out
+
+    def _victim_log(self, game, extra=()):
+        """The victim (its own account) publishes game `game`'s log, as its
+        clock does; returns it once the recorder has filed it (None if it
+        never did within 10 s: the recorder stopped)."""
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        v = _client(self.hall, str(VICTIM), self.pw[VICTIM])
+        data = _log_text(victim_id, VICTIM, game, extra)
+        _publish(v, hp.topic(self.ev, VICTIM, "log", VICTIM, game), data, retain=True)
+        _close(v)
+        name = "%s-g%04d.txt" % (victim_id, game)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            if name in self._logs():
+                return data
+            time.sleep(0.05)
+        return None
+
+    def attack_stolen_clock_replaces_another_clocks_log(self):
+        """The thief publishes, on its own log topic at the victim's table, a
+        longer copy of the victim's filed log (its `# clock` line the
+        victim's): the filing once took it for the victim's game resumed and
+        replaced the victim's file.  Now a log is filed under its own
+        account's clock only."""
+        real = self._victim_log(41)
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        a = self._thief()
+        forged = real + b"2000 right\n3000 left\n" if real else b""
+        _publish(a, hp.topic(self.ev, VICTIM, "log", ATTACKER, 41), forged, retain=True)
+        _close(a)
+        after = self._victim_log(42)           # (filed after the forgery: it was handled)
+        logs = self._logs()
+        name = "%s-g%04d.txt" % (victim_id, 41)
+        self.record("stolen_clock_replaces_another_clocks_log",
+                    real is not None and after is not None and logs.get(name) == real
+                    and not [n for n in logs if n.startswith(name[:-4] + "-")],
+                    sorted(logs))
+
+    def attack_stolen_clock_takes_another_clocks_log_name(self):
+        """The thief publishes first a log naming the victim's clock and the
+        game the victim will publish next: the victim's real log once went to
+        `-2`.  Now the victim's log has its own name, and nothing of the
+        thief's is filed under the victim's clock."""
+        with self.lock:
+            victim_id = self.fleet.clocks[VICTIM - 1].id
+        a = self._thief()
+        for table in (VICTIM, ATTACKER):
+            _publish(a, hp.topic(self.ev, table, "log", ATTACKER, 43),
+                     _log_text(victim_id, table, 43, ["# thief"]), retain=True)
+        _close(a)
+        real = self._victim_log(43)
+        logs = self._logs()
+        name = "%s-g%04d.txt" % (victim_id, 43)
+        self.record("stolen_clock_takes_another_clocks_log_name",
+                    real is not None and logs.get(name) == real
+                    and not [n for n in logs if n.startswith(name[:-4] + "-")]
+                    and not [n for n, d in logs.items() if b"# thief" in d], sorted(logs))
+
+    def attack_stolen_clock_stops_the_recorder(self):
+        """The issue's killers, from the thief's own account: a topic level
+        with a superscript digit (str.isdigit() took it, int() did not: the
+        recorder crash-looped), a clock id ending in a newline (a regex `$`
+        took it: the recorder stalled for good), fullwidth digits, a
+        look-alike clock id, a state whose JSON is floats.  The recorder lives
+        on (the same process) and files the victim's next log."""
+        pid = self.hall.rec_proc.pid
+        with self.lock:
+            thief_id = self.fleet.clocks[ATTACKER - 1].id
+        good = json.loads(_result_body(self.hall, ATTACKER, thief_id))
+        state = json.dumps(dict(good, over=False)).encode()
+        a = self._thief()
+        ev = self.ev
+        for t in ("\u00b9", "\uff13", "\u0663"):
+            _publish(a, hp.topic(ev, t, "state", ATTACKER), state, retain=True)
+            _publish(a, hp.topic(ev, ATTACKER, "result", ATTACKER, t), state)
+        for cid in (thief_id + "\n", "\u0455" + thief_id[1:]):
+            b = json.dumps(dict(good, clock=cid, game=44)).encode()
+            _publish(a, hp.topic(ev, ATTACKER, "state", ATTACKER), b, retain=True)
+            _publish(a, hp.topic(ev, ATTACKER, "result", ATTACKER, 44), b)
+            _publish(a, hp.topic(ev, ATTACKER, "log", ATTACKER, 44),
+                     _log_text(cid, ATTACKER, 44), retain=True)
+        _publish(a, hp.topic(ev, ATTACKER, "heartbeat", ATTACKER), state.replace(b"1000", b"1e3"))
+        _close(a)
+        filed = self._victim_log(45)
+        alive = self.hall.rec_proc.poll() is None and self.hall.rec_proc.pid == pid
+        self.record("stolen_clock_stops_the_recorder", filed is not None and alive,
+                    (filed is not None, alive))
+
     def attack_oversized_and_flooding_retained(self):
         """A message bigger than message_size_limit on its own topic is not
         stored or delivered."""
@@ -379,3 +482,150 @@ def hostile_bodies(good):
         b'{"table": 1, "pad": "' + b"x" * 15000 + b'"}',
         b"NaN", b'{"left": NaN}',
     ]
+
+
+def _log_text(clock, table, game=1, lines=()):
+    """A game log as a clock writes it (firmware/gamelog.py's header)."""
+    return ("profile sdev  # game %d\n# clock %s table %d\n" % (game, clock, table)
+            + "".join(x + "\n" for x in lines) + "1000 left\n").encode()
+
+
+def hostile_names():
+    """Player names the hall's one name rule (hallproto.clean_name, is_name)
+    must treat alike everywhere (issue 35): astral letters (64 code points
+    are 128 UTF-16 units), controls, bidi overrides and isolates, lone
+    surrogates, look-alikes, formulas (kept: a CSV's business)."""
+    n = hp.NAME_MAX
+    return ["Zofia Żak", "Jürgen Groß", "", "x" * n, "x" * (n + 1), "\U0001d400" * n,
+            "\U0001d400" * (n + 1), "ab\u202edc", "\u202bRTL\u202c", "\u2066iso\u2069",
+            "\u2067x\u2068y\u2069", "a\u200eb\u200f", "a\u061cb", "a\nb", "a\rb", "a\tb",
+            "a\x00b", "a\x7fb", "a\x85b", "a\u2028b\u2029", "\ud800x", "x\udfff",
+            "\u0410nna", "\uff21nna", "=HYPERLINK(\"http://x\")", "@SUM(1)", "+1", "-1",
+            "\U0001f469\u200d\U0001f4bb", "\ufeffBOM", "a\u200bb", " padded ",
+            "\u202e" * (n + 5) + "x", "x" * (n - 1) + "\u202e" + "yz"]
+
+
+def hostile_messages(event, table, account, good, game=1):
+    """(topic, payload) pairs a stolen clock account (or a broken clock) can
+    publish, and a few the broker never lets it (other levels, the hall's
+    own topics), given a valid state body `good` of this table and account:
+    the corpus tests/test_hall_proto.py runs through the hall's Python and
+    the pages' JS (the same verdict for each), and tests/test_hall_fuzz.py
+    through the real broker.  Unicode digits, controls, trailing newlines,
+    surrogates, homoglyphs, bidi controls, oversize, wrong types, missing
+    fields, another clock's name inside a payload."""
+    T, A, G = str(table), str(account), str(game)
+    res = dict(good, over=True, game=game)
+    state = json.dumps(good).encode()
+    result = json.dumps(res).encode()
+    log = _log_text(good["clock"], table, game)
+    out = []
+
+    def topic(t=T, kind="state", a=A, g=None):
+        return hp.topic(event, t, kind, a, g)
+
+    # every kind, honest; emptied
+    for k in hp.CLOCK_KINDS:
+        out.append((topic(kind=k), b"online" if k == "status" else state))
+        out.append((topic(kind=k), b""))
+    out += [(topic(kind="result", g=G), result), (topic(kind="log", g=G), log),
+            (topic(kind="result", g=G), b""), (topic(kind="log", g=G), b"")]
+    # topic levels: Unicode digits, signs, zeros, newlines, limits
+    odd_numbers = ["\u00b9", "\u00b3", "\uff13", "\u0663", "\U0001d7d1", "0" + T, "0", "-" + T,
+                   "+" + T, T + "\n", " " + T, T + ".0", "", "1e3", T + "\u200b",
+                   str(hp.INT_MAX + 1), "9" * (hp.MAX_DIGITS + 1)]
+    for n in odd_numbers:
+        out.append((topic(t=n), state))
+        out.append((topic(a=n), state))
+        out.append((topic(kind="result", g=n), result))
+    out += [(topic(t=str(hp.MAX_TABLE)), state), (topic(t=str(hp.MAX_TABLE + 1)), state),
+            (topic(a=str(hp.INT_MAX)), state), (topic(kind="result", g=str(hp.INT_MAX)), result)]
+    # kinds and shapes
+    for k in ("State", "state\n", "logs", "", "confirm", "round", "owner", "\u0455tate"):
+        out.append((topic(kind=k), state))
+    base = hp.prefix(event, table)
+    out += [(base + "state", state), (base + "state/" + A + "/x", state),
+            (base + "result/" + A, result), (base + "log/" + G + "/" + A + "/x", log),
+            ("scrabble/other/" + T + "/state/" + A, state), ("scrabble/" + event, state),
+            ("Scrabble/" + event + "/" + T + "/state/" + A, state),
+            (topic(t="\ud800"), state), (topic(a="3\udc00"), state),
+            (base + "state/" + A + "/" + "x" * hp.MAX_TOPIC, state),
+            (hp.hall_topic(event, "owner", good["clock"]), A.encode()),
+            (hp.hall_topic(event, "owner", good["clock"] + "\n"), A.encode()),
+            (hp.hall_topic(event, "owner", "\u0455" + good["clock"][1:]), A.encode()),
+            (hp.hall_topic(event, "round", T), b"{}"), (hp.hall_topic(event, "round", "\u00b3"), b"{}"),
+            (hp.hall_topic(event, "alarm"), b"{}"), (hp.hall_topic(event, "alarm", "x"), b"{}"),
+            (hp.confirm_topic(event, A), result), (hp.confirm_topic(event, A + "\n"), result)]
+
+    def w(kind="state", **kw):
+        d = json.loads(json.dumps(res if kind == "result" else good))
+        for k, v in kw.items():
+            if "." in k:
+                a, b = k.split(".")
+                d[a][b] = v
+            elif v is _GONE:
+                d.pop(k)
+            else:
+                d[k] = v
+        t = topic(kind="result", g=G) if kind == "result" else topic(kind=kind)
+        return (t, json.dumps(d).encode())
+
+    c = good["clock"]
+    # clock ids: newlines, homoglyphs, zero-width, fullwidth, limits, another clock
+    for cid in (c + "\n", "\n" + c, c + "\r", "\u0455" + c[1:], c[:1] + "\u200b" + c[1:],
+                "\uff53" + c[1:], "x" * hp.MAX_ID, "x" * (hp.MAX_ID + 1), "", c + " ", "a/b",
+                "a+b", "a#b", "e6614c31\u0661", "sim004", "<img src=x onerror=alert(1)>", 3):
+        out += [w(clock=cid), w("result", clock=cid), w("heartbeat", clock=cid)]
+    # numbers: floats, exponents, NaN, limits, strings, booleans
+    for v in (5.0, 5e3, -1, hp.INT_MAX, hp.INT_MAX + 1, "1", None, True, [], {}):
+        out += [w(t_ms=v), w(**{"left.remaining_ms": v}), w(table=v), w("result", game=v)]
+    out += [(topic(), state.replace(b'"t_ms": %d' % good["t_ms"], b'"t_ms": NaN')),
+            (topic(), state.replace(b'"t_ms": %d' % good["t_ms"], b'"t_ms": Infinity')),
+            (topic(), state.replace(b'"t_ms": %d' % good["t_ms"], b'"t_ms": 5E3')),
+            (topic(), state.replace(b'"t_ms": %d' % good["t_ms"], b'"t_ms": -0')),
+            (topic(), state[:-1] + b', "x": 1.5}'), (topic(), state[:-1] + b', "x": NaN}')]
+    for k in ("paused", "over", "left.flag", "right.forfeit", "lowbat"):
+        out += [w(**{k: 0}), w(**{k: "false"}), w(**{k: None})]
+    out += [w(lowbat=_GONE), w(lowbat=True)]
+    # the lateness account (SPEC v5 §5): absent on an older clock, else a whole ms
+    for v in (0, 90000, -1, 1.5, "90000", None, True, hp.INT_MAX + 1):
+        out.append(w(**{"left.lateness_ms": v}))
+    for k in ("running", "late"):
+        out += [w(**{k: "Left"}), w(**{k: "left\n"}), w(**{k: 0}), w(**{k: _GONE}),
+                w(**{k: "right"})]
+    # missing fields, wrong shapes
+    for k in sorted(good):
+        out.append(w(**{k: _GONE}))
+    out += [w(left=[]), w(left="x"), w(right=None), w(left={}),
+            w(**{"left.overtime_ms": -5}), w(**{"right.penalty": 1.0}),
+            w("result", over=False), w("result", game=game + 1), w(table=table + 1),
+            w(profile="p" * hp.MAX_PROFILE), w(profile="p" * (hp.MAX_PROFILE + 1)),
+            w(profile="\U0001d400" * hp.MAX_PROFILE), w(profile="\U0001d400" * (hp.MAX_PROFILE + 1)),
+            w(profile="\ud800"), w(profile=["sdev"]), w(profile="ab\u202edc"),
+            w(extra=[[1]]), w(extra=[[[1]]]), w(extra={"a": {"b": 1}})]
+    # JSON itself: not JSON, BOM, garbage, duplicates, prototypes, bytes
+    out += [(topic(), b) for b in (
+        b"{}", b"[]", b"null", b'"x"', b"1", b"true", b"not json", b"\xef\xbb\xbf" + state,
+        state + b" x", state + b"\n", b" " + state, state.replace(b"{", b"{\"table\": 99, ", 1),
+        b'{"__proto__": {"over": true}, "constructor": {"prototype": {"x": 1}}}',
+        b"[" * 5000 + b"]" * 5000, b"\xff\xfe\x00", b"\xed\xa0\x80", b"\xc0\xaf",
+        state.replace(b'"sdev"', b'"sd\\ud800ev"'), state.replace(b'"sdev"', b'"sd\x01ev"'),
+        state.replace(b'"sdev"', b'"\xc5\xbc\xc3\xb3\xc5\x82w"'))]
+    # sizes: exactly the limit, one byte over (spaces are JSON)
+    pad = hp.MAX_BODY - len(state)
+    out += [(topic(), state[:-1] + b" " * pad + b"}"), (topic(), state[:-1] + b" " * (pad + 1) + b"}")]
+    lpad = hp.MAX_LOG - len(log)
+    out += [(topic(kind="log", g=G), log + b"#" * lpad), (topic(kind="log", g=G), log + b"#" * (lpad + 1))]
+    # statuses and logs
+    for b in (b"online\n", b"ONLINE", b"on", b"\xff", b"offline "):
+        out.append((topic(kind="status"), b))
+    lt = topic(kind="log", g=G)
+    out += [(lt, b"profile sdev\n0 press left\n"), (lt, _log_text(c + "\r", table)),
+            (lt, _log_text("\u0455" + c[1:], table)), (lt, _log_text("sim004", table)),
+            (lt, b"\n" * hp.LOG_HEAD_LINES + _log_text(c, table)),
+            (lt, b"\n" * (hp.LOG_HEAD_LINES - 2) + _log_text(c, table)),
+            (lt, b"\xff" + log), (lt, b"\xef\xbb\xbf" + log), (lt, log.replace(b"# clock", b"#  clock"))]
+    return out
+
+
+_GONE = object()

@@ -78,7 +78,7 @@ class App:
             self.retabled = _take_table_block(board, fs, root)
         self.buttons = hw.buttons(board, machine, self.ticks_ms, self.diff)
         self.nap = napmod.Nap(self.buttons)   # run()'s sleep, woken by an edge
-        self.gestures = gst.Gestures(self.buttons, self.diff)
+        self.gestures = gst.Gestures(self.buttons, self.diff, add=self.add)
         self.settings = setmod.Settings.load(root + "settings.json", fs)
         self.frame = framemod.Frame(self.settings.lang)
         self.display = dispmod.Display(dispmod.families(board, machine), self.frame,
@@ -177,7 +177,9 @@ class App:
             self.net.poll(now)
 
     def _flash(self, now, mode):
-        """After the LCD: this step's journal records, flash work (session.py)."""
+        """After the LCD: a reset's file work (game.py settle), this step's
+        journal records, flash work (session.py)."""
+        self.game.settle()
         self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
 
     def _referee_due(self, now):
@@ -313,9 +315,12 @@ class App:
             self._setup_was = self.settings.rules()     # (leave_setup())
             self._open(MODE_SETUP, setupmenu.SetupMenu(self.settings, self.source, self.tested))
         elif r == gamemod.REFEREE:
-            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang))
+            self._open(MODE_REFEREE, refereemenu.RefereeMenu(self.clock, self.settings.lang,
+                                                             self.gestures.held))
         elif r == gamemod.NEW:
-            self.new_game(now)
+            # confirmed on the final screen: shown at once, the file work after
+            # the draw (game.py forget)
+            self.game.new(now, self.settings.rules(), True)
         elif r == menumod.SAVE or r == menumod.RESULTS or r == menumod.SELFTEST:
             self.leave_setup(now)
             if r == menumod.RESULTS:
@@ -324,7 +329,7 @@ class App:
                 self._open(MODE_SELFTEST, selftest.SelfTest.of(self, now))
         elif r == menumod.RESET or r == menumod.EXIT:
             if r == menumod.RESET:
-                self.game.forget()      # the referee reset the game: a new game
+                self.game.forget(True)  # the referee reset the game: a new game
             self.game.header()
             self._to_game()
             if self.net is not None:

@@ -1,4 +1,4 @@
-# The game screen: what the keys do in a game (SPEC v4 §4 Buttons and
+# The game screen: what the keys do in a game (SPEC v5 §4 Buttons and
 # Gestures on the device) and the game as a frame (frame.py) the display
 # families draw.
 #
@@ -6,12 +6,19 @@
 # A key acts at its leading edge; first it keeps a snapshot of the game (a
 # slot per key, preallocated), so that a gesture then made of fresh presses
 # (gestures.py: its keys all down within 2 s) can undo exactly what was done
-# from its first key's edge on, and do its own thing.  Whether a gesture
-# counts is decided by the game as it was at that first edge: a held pause
-# key stops a running clock and no more; late arrival only from `ready`;
-# a confirmation not while a clock ran, unless a question shows (the two
-# player buttons are then presses, however long held).  It returns one
-# code, the only thing the app reads (None: nothing for the app to do):
+# from its first key's edge on, and do its own thing, at the instant it is
+# recognised.  Whether a gesture counts is decided by the game as it was at
+# that first edge: a held pause key stops a running clock and no more; late
+# arrival only from `ready`; a confirmation not while a clock ran, unless a
+# question shows (the two player buttons are then presses, however long
+# held).  While a question shows (question.py), the keys answer it and
+# leave the clock alone: their edges change no time and no turn, and the
+# yes acts at its instant.  No gesture undoes the rules' own end: when the
+# rules ended the game or flagged a side (a forfeit, both flags, the
+# lateness limit, a flag in a flag profile) after a gesture's first key,
+# its undo goes back to that instant only (slot SLOT_RULE, taken then).
+# It returns one code, the only thing the app reads (None: nothing for the
+# app to do):
 #   SETUP    the pause key held 2 s in ready, then every key up: the setup menu
 #   REFEREE  the referee gesture in ready, paused, late or over: the referee
 #            menu (in late the lateness clock runs on meanwhile)
@@ -27,6 +34,7 @@
 import clockcore as cc
 import gestures as gst
 import outputs
+from profiles import ZERO_FLAG
 import question as qmod
 import rows as rowsmod
 import session as sessmod
@@ -36,6 +44,8 @@ LOCK_MS = 500          # a side started by a turn-ending press ignores its own
                        # is that short); not after the opponent's restart
 SLOT_MODE = 3          # the snapshot slot taken on entering the game screen
                        # with keys held (slots 0-2: each key's press)
+SLOT_RULE = 4          # ... and the one taken when the rules ended the game or
+                       # flagged a side (SPEC v5 §4: no gesture undoes that)
 
 SETUP = "setup"
 REFEREE = "referee"
@@ -68,12 +78,15 @@ class Game:
         self.ticks_ms = ticks_ms
         self.diff = diff
         self.add = add
-        # the game before each key's latest press (slots 0-2), or on entering (3)
-        self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_MODE + 1)]
+        # the game before each key's latest press (slots 0-2), on entering
+        # (3), at the rules' last end or flag (4)
+        self.snaps = [[0] * cc.SNAPSHOT_LEN for _ in range(SLOT_RULE + 1)]
         self.valid = 0            # the slots (bits) taken on this game screen
+        self.ruled = 0            # the slots (bits) taken before SLOT_RULE
         self.lock_side = -1       # the side just started by a player button ...
         self.lock_until = now     # ... ignores its own button until then
         self.setup_due = False    # a 2 s hold in ready: setup when released alone
+        self.forget_due = False   # a reset's file work, after this step's draw
 
     # -- the game ------------------------------------------------------------------
     def event(self, code, side, t, arg):
@@ -82,27 +95,55 @@ class Game:
         notices; the buzzer."""
         self.frame.touch()
         self.session.event(code, side, t, arg)
+        if code == cc.EV_FORFEIT or code == cc.EV_OVER or \
+                (code == cc.EV_FLAG and self.clock.rules.zero == ZERO_FLAG):
+            self._ruled()
         if cc.is_action(code) and self.display.notes:
             self.display.clear(t)
         if code in _BEEPS:
             self.buzzer.beep(_BEEPS[code], t)
 
-    def new(self, now, rules):
+    def _ruled(self):
+        """The rules ended the game or flagged a side, now (the core's hook:
+        the clock is the state after it, its record staged): the slot a
+        gesture whose first key came before goes back to, no further (SPEC
+        v5 §4; TSO § 5.2 c, PFS § 6.2.1)."""
+        _copy(self.clock.snapshot(), self.snaps[SLOT_RULE])
+        self.session.mark(SLOT_RULE)
+        self.ruled = self.valid & ~(1 << SLOT_RULE)
+        self.valid |= 1 << SLOT_RULE
+
+    def new(self, now, rules, after_draw=False):
         """A new game in `ready` with `rules`: the clock reset, the old game
-        forgotten, the rules in the frame."""
+        forgotten (`after_draw`: see forget()), the rules in the frame."""
         self.clock.set_rules(rules, now)
-        self.forget()
+        self.forget(after_draw)
         self.header()
 
     def show_hall(self, h):
         """The hall's state (net.HALL_*): the mark on the game screen."""
         self.frame.set_hall(h)
 
-    def forget(self):
+    def forget(self, after_draw=False):
         """The clock was reset: nothing to restore, next event opens a new
-        log, no notices."""
+        log, no notices.  `after_draw`: in settle(), once this step has
+        drawn the new game (a confirmed new game or reset, SPEC v5, §6: the
+        answer shown within 30 ms; the old game's records folded into its
+        log and the reset recorded then take 130-280 ms on the Pico's
+        flash).  Nothing that logs comes in between: the clock is in
+        `ready`, and the keys still held at the yes log nothing there."""
+        if after_draw:
+            self.forget_due = True
+            return
+        self.forget_due = False
         self.session.forget()
         self.display.clear(self.ticks_ms())
+
+    def settle(self):
+        """After the draw, every step (app.py _flash): a forget() left for
+        after it."""
+        if self.forget_due:
+            self.forget()
 
     def header(self):
         """The game's rules in the frame (a 20x4 shows them)."""
@@ -127,7 +168,7 @@ class Game:
         """The game screen shows again: keys still held from a menu make a
         gesture that undoes only what they do from here."""
         self.frame.touch()
-        self.valid = 0
+        self.valid = self.ruled = 0
         if self.gestures.any_held():
             self._keep(SLOT_MODE, now)
             self.valid = 1 << SLOT_MODE
@@ -172,9 +213,11 @@ class Game:
             self._edge(a - 1, t)
         elif a == gst.ALL_UP:
             return self._all_up(t)
-        elif a == gst.REGROUP:
-            # a release known late: the group began at a later press
-            self.question.mark()
+        elif a == gst.UP or a == gst.REGROUP:
+            # (REGROUP: a release known late, the group began at a later press)
+            self.question.let_go()
+        elif a == gst.CONFIRM and self.question.kind != qmod.NONE:
+            return self._yes(t)
         else:
             return self._gesture(a, t)
         return None
@@ -182,11 +225,12 @@ class Game:
     def _edge(self, k, t):
         """Key k's leading edge (0 left, 1 right, 2 pause): first the game as
         it is (the snapshot a gesture of this group may go back to), then
-        what the key does at once."""
+        what the key does at once, unless a question showing takes it (SPEC
+        v5: it answers and leaves the clock alone)."""
         self._keep(k, t)
         self.valid |= 1 << k
-        if self.gestures.opened:
-            self.question.mark()
+        if self.question.key(k):
+            return
         if k == 2:
             self.clock.pause(t)  # TSO § 4.1: the whole clock stops (or goes on)
         else:
@@ -201,6 +245,7 @@ class Game:
         c.update(t)
         _copy(c.snapshot(), self.snaps[k])
         self.session.mark(k)
+        self.ruled &= ~(1 << k)
 
     def _player(self, x, t):
         # SPEC v4 §4 Buttons: after a press that ends a turn starts the
@@ -220,11 +265,11 @@ class Game:
             self.lock_until = self.add(t, LOCK_MS)
 
     def _all_up(self, t):
-        # Every key is up.  A question that showed when these keys went down
-        # and that they did not confirm is answered "no"; a 2 s hold in ready
-        # opens the setup menu now (a slow referee who adds both player
-        # buttons later gets the referee menu instead).
-        self.question.handle(gst.ALL_UP, t)
+        # Every key is up.  A question that a player button pressed under it
+        # did not confirm is answered "no"; a 2 s hold in ready opens the
+        # setup menu now (a slow referee who adds both player buttons later
+        # gets the referee menu instead).
+        self.question.let_go()
         if self.setup_due:
             self.setup_due = False
             if self.clock.state == cc.READY:
@@ -259,8 +304,12 @@ class Game:
 
     def _undo(self, k):
         """A gesture undoes its keys: the clock as it was before its first
-        key's edge, and stopped from that edge (SPEC v4 §4); the game log
-        drops what was logged since and records the gesture instead."""
+        key's edge, and stopped from that edge (SPEC v4 §4); if the rules
+        ended the game or flagged a side since, as it was then (SPEC v5:
+        the end or the flag stands); the game log drops what was logged
+        since and records the gesture instead."""
+        if (self.ruled >> k) & 1:
+            k = SLOT_RULE
         c = self.clock
         t0 = self.gestures.t0
         c.restore(self.snaps[k])   # settled to t0: the time charged up to it
@@ -305,18 +354,29 @@ class Game:
         return UNDONE
 
     def _answer(self, a, t):
-        """The referee gesture (it drops a question) or a confirmation (yes
-        to the question showing; with none, nothing more)."""
-        yes = self.question.handle(a, t)
-        c = self.clock
+        """The referee gesture (it drops a question) or a confirmation with
+        no question showing (nothing more)."""
+        self.question.drop()
         if a == gst.REFEREE:
             self.setup_due = False
-            if c.state != cc.RUNNING:
+            if self.clock.state != cc.RUNNING:
                 return REFEREE  # ready, paused, over; late: it runs on (SPEC v4)
-        elif yes == qmod.END:
-            c.end(t)
-        elif yes == qmod.NEW:
+        return UNDONE
+
+    def _yes(self, t):
+        """Both player buttons held 1 s while a question shows: yes, at that
+        instant t (SPEC v5).  Their edges did nothing, so nothing is undone;
+        the answer is a transition like any (END: the end's record is staged
+        now, in the journal after this step's draw; NEW: the app's new game
+        is drawn, then its state record written, in this step).  A question whose time ran out
+        before t: a confirmation with no question (its presses undone)."""
+        k = self.question.yes(t)
+        if k == qmod.NONE:
+            return self._gesture(gst.CONFIRM, t)
+        self.session.gesture(gst.CONFIRM, t)
+        if k == qmod.NEW:
             return NEW
+        self.clock.end(t)
         return UNDONE
 
 

@@ -1,23 +1,28 @@
 # Gestures: debounced presses and releases (buttons.py) -> the app's actions.
 #
-# The contract (SPEC v4 §4 "Gestures on the device", "Buttons"):
+# The contract (SPEC v5 §4 "Gestures on the device", "Buttons"):
 #   * Every press is an action at once, dated at its own edge: LEFT, RIGHT,
 #     PAUSE_DOWN.  Nothing waits to see whether a gesture follows.
 #   * A *group* is the time during which at least one key is down: it opens
 #     with a press while no key is down (`opened` is True on that action, and
 #     `t0` is its edge) and closes with ALL_UP (t = the last release edge).
-#     (The app's questions and menus count their keys by groups.)
-#   * Only held keys make gestures (t = when recognised), each at most once a
-#     group, and only of fresh presses: a gesture's keys all went down within
-#     fresh_ms (2 s) of each other, from the first of them to the last, both
-#     ends included (a key held longer than that when another went down is a
+#     A key let go while another stays down is UP (t = its release edge).
+#     On every release (UP, ALL_UP, REGROUP) `up` is the key let go.  (The
+#     app's questions count their keys by these: question.Answer.)
+#   * Only held keys make gestures, each at most once a group, recognised
+#     the instant its keys have been held its time (never at a release), and
+#     only of fresh presses: a gesture's keys all went down within fresh_ms
+#     (2 s) of each other, from the first of them to the last, both ends
+#     included (a key held longer than that when another went down is a
 #     resting finger: it makes no gesture with the later keys).  On a
 #     gesture, `key` is the first of its keys and `t0` that key's edge: what
 #     the app undoes is what the keys did from that edge on.
 #       REFEREE     the pause key and both player buttons all down together
 #                   for referee_ms (any order, the three presses within
 #                   fresh_ms; timed from the moment the last of the three
-#                   went down; a release restarts it).
+#                   went down; a release restarts it); never with a pause
+#                   key pressed once both player buttons had been down
+#                   together confirm_ms (SPEC v5: that was a confirmation).
 #       LATE_L/R    the pause key and exactly one player button (L or R: that
 #                   player is present) down together for long_ms, the two
 #                   presses within fresh_ms.
@@ -26,11 +31,14 @@
 #                   was stopped at its edge: an end request or setup).
 #       CONFIRM     both player buttons down together for confirm_ms, the two
 #                   presses within fresh_ms, the pause key up from the first
-#                   of them on; recognised when the first of them is released
-#                   (t = that release), so the keys of a slow referee gesture,
-#                   whose pause key comes later, never give it.  (Whether a
-#                   confirmation counts is the app's: not while a clock ran at
-#                   its first key's edge with no question showing.)
+#                   of them on; t = that instant (the second press + confirm_ms)
+#                   even when it comes out later: at a release or a pause
+#                   press that the loop sees after the instant, CONFIRM comes
+#                   first (the pause press next, then making no REFEREE).
+#                   So the keys of a slow referee gesture, whose pause key
+#                   comes later, never give it.  (Whether a confirmation
+#                   counts is the app's: not while a clock ran at its first
+#                   key's edge with no question showing.)
 #   * Timed gestures wait while a held key may be in the middle of a release
 #     (buttons.pending()), so a hold of 1999 ms never reads as 2000.
 #   * A player button's release is known debounce_ms after its edge, so it can
@@ -49,7 +57,8 @@ from buttons import BTN_LEFT, BTN_PAUSE, array_i
 # the actions' codes and names (actions.py: the session names a gesture
 # in the log without importing this module or the driver)
 from actions import NONE, LEFT, RIGHT, PAUSE_DOWN, PAUSE_LONG, REFEREE, \
-    CONFIRM, LATE_L, LATE_R, ALL_UP, REGROUP, ACTION_NAMES, GESTURES
+    CONFIRM, LATE_L, LATE_R, ALL_UP, REGROUP, UP, ACTION_NAMES, GESTURES
+from ticks import ticks_add
 
 # which gestures a group has given (bits)
 _G_REF = 1
@@ -65,9 +74,10 @@ class Gestures:
     action's time is in .t, the group's first edge in .t0."""
 
     def __init__(self, buttons, ticks_diff, long_ms=2000, referee_ms=3000,
-                 confirm_ms=1000, fresh_ms=FRESH_MS):
+                 confirm_ms=1000, fresh_ms=FRESH_MS, add=ticks_add):
         self.b = buttons
         self._diff = ticks_diff
+        self._add = add
         self.long_ms = long_ms
         self.referee_ms = referee_ms
         self.confirm_ms = confirm_ms
@@ -76,6 +86,7 @@ class Gestures:
         self.t0 = 0              # the current (or last) group's first edge
         self.opened = False      # the action just returned opened a group
         self.key = 0             # the button whose press opened the group
+        self.up = 0              # the key of the latest release
         self._kt = array_i(3)    # each key's latest press edge
         self._rt = array_i(3)    # each key's latest release edge
         self._ks = array_i(3)    # each key's latest press, in press order
@@ -99,6 +110,9 @@ class Gestures:
         self._all_t = -1         # all three down since (-1: not all down)
         self._one_t = -1         # pause + exactly one player button since
         self._pair_t = -1        # both player buttons down since
+        self._lp = False         # this pause hold began after a confirmation's 1 s
+        self._defer = -1         # a pause press held back behind a CONFIRM ...
+        self._dt = 0             # ... and its edge
 
     def held(self, i):
         """Is button i down now (as the actions so far have seen it)."""
@@ -112,13 +126,25 @@ class Gestures:
         self.opened = False
         self.b.poll(now)
         while True:
-            c = self.b.get()
-            if c < 0:
-                return self._timed(now)
-            if c & 1:
-                a = self._press(c >> 1, self.b.t)
+            c = self._defer
+            if c >= 0:
+                self._defer = -1
+                t = self._dt
             else:
-                a = self._release(c >> 1, self.b.t)
+                c = self.b.get()
+                if c < 0:
+                    return self._timed(now)
+                t = self.b.t
+            if c & 1:
+                if c >> 1 == BTN_PAUSE and self._due(t):
+                    # both player buttons were held their 1 s before this
+                    # pause press: the confirmation first, then the press
+                    self._defer = c
+                    self._dt = t
+                    return CONFIRM
+                a = self._press(c >> 1, t)
+            else:
+                a = self._release(c >> 1, t)
             if a:
                 return a
 
@@ -139,6 +165,10 @@ class Gestures:
         if i == BTN_PAUSE:
             self._paused = True
             self._pt = t
+            # SPEC v5: a pause key pressed after both player buttons were
+            # held 1 s together makes no referee gesture with them
+            self._lp = self._pair_t != -1 \
+                and self._diff(t, self._pair_t) >= self.confirm_ms
             self._pre = d[0] | (d[1] << 1)
             self._touched = False
             self._long = True
@@ -159,11 +189,9 @@ class Gestures:
         if not d[i]:
             return NONE
         a = NONE
-        if i != BTN_PAUSE and self._pair_t != -1 and not self._given & _G_CONFIRM \
-                and self._diff(t, self._pair_t) >= self.confirm_ms \
-                and self._fresh(3) and not self._pause_since():
-            self._given |= _G_CONFIRM
-            a = CONFIRM
+        self.up = i
+        if i != BTN_PAUSE and self._due(t):
+            a = CONFIRM     # its instant came before this release (seen late)
         elif i == BTN_PAUSE:
             self._long = False
         elif self._diff(t, self._pt) <= 0:
@@ -176,16 +204,16 @@ class Gestures:
         self._n -= 1
         self._all_t = self._one_t = self._pair_t = -1
         self._combos(t)
-        self.t = t
         if a:
-            return a
+            return a        # (t: the confirmation's instant)
+        self.t = t
         if self._n == 0:
             if self._given == 0xFF:
                 self._given = 0
             return ALL_UP
         if self._given != 0xFF and self._later(t):
             return REGROUP
-        return NONE
+        return UP
 
     def _later(self, t):
         """Did every key still down go down after t (and no key released
@@ -248,12 +276,27 @@ class Gestures:
                 k = j
         return k
 
-    def _pause_since(self):
-        """Was the pause key down at any moment since .t0 (the first key of
+    def _due(self, t):
+        """Is the confirmation due at t (both player buttons down together
+        confirm_ms by then, pressed within fresh_ms, the pause key up since
+        the first of them, not given in this group)?  Then it is given:
+        .t its instant, .key/.t0 its first key."""
+        p = self._pair_t
+        if p == -1 or self._given & _G_CONFIRM \
+                or self._diff(t, p) < self.confirm_ms:
+            return False
+        if self._pause_since(self._kt[self._pressed(3, -1)]) or not self._fresh(3):
+            return False
+        self._given |= _G_CONFIRM
+        self.t = self._add(p, self.confirm_ms)
+        return True
+
+    def _pause_since(self, t0):
+        """Was the pause key down at any moment since t0 (the first key of
         a confirmation)?  (Released at t0's very ms: before it.)"""
         if self._down[BTN_PAUSE]:
             return True
-        return self._paused and self._diff(self._rt[BTN_PAUSE], self.t0) > 0
+        return self._paused and self._diff(self._rt[BTN_PAUSE], t0) > 0
 
     def _combos(self, t):
         """Which held sets are down together, and since when (t: now)."""
@@ -280,7 +323,7 @@ class Gestures:
         if self._n == 0 or self.b.pending():
             return NONE
         g = self._given
-        if self._all_t != -1 and not g & _G_REF \
+        if self._all_t != -1 and not g & _G_REF and not self._lp \
                 and self._diff(now, self._all_t) >= self.referee_ms and self._fresh(7):
             self._given = g | _G_REF
             self.t = now
@@ -291,6 +334,8 @@ class Gestures:
             self._given = g | _G_LATE
             self.t = now
             return LATE_L if self._down[0] else LATE_R
+        if self._due(now):
+            return CONFIRM
         return self._timed_long(now)
 
     def _timed_long(self, now):

@@ -2,14 +2,16 @@
 # topics under scrabble/<event>/<table>/, the state's JSON, the game's
 # result and log once the game is over, and the MQTT packets for them.
 # The clock's state comes through the state source (source.py); the queue
-# the result and log go into is outbox.Outbox.
+# the result and log go into is outbox.Outbox.  The topics, the limits and
+# the fields are the hall's protocol, hallproto.py (the hall reads with it).
 import json
 
 import clockcore as cc
+import hallproto as hp
 import mqtt
 
 KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
-LOG_MAX = 16384         # a longer game log is cut (the clock keeps it whole)
+LOG_MAX = hp.LOG_CUT    # a longer game log is cut (the clock keeps it whole)
 
 
 class Messages:
@@ -22,7 +24,7 @@ class Messages:
         self.home = cfg["table"]  # net.json's table: the menu's wins if set
         self.user = cfg.get("user") or str(cfg["table"])  # the clock's account
         self.event_name = cfg["event"]
-        self.confirm = "scrabble/%s/confirm/%s" % (cfg["event"], self.user)
+        self.confirm = hp.confirm_topic(cfg["event"], self.user)
         self.confirm_b = self.confirm.encode()
         self.sub_packet = mqtt.subscribe_packet(self.confirm)
         self.table = self._menu_table()
@@ -38,10 +40,11 @@ class Messages:
         return t if t else self.home
 
     def _prefix(self, table):
-        return "scrabble/%s/%d/" % (self.event_name, table)
+        return hp.prefix(self.event_name, table)
 
     def topic(self, kind, prefix=None):
-        """scrabble/<event>/<table>/<kind>/<user> (kind may hold "result/<n>")."""
+        """scrabble/<event>/<table>/<kind>/<user> (hallproto.topic's grammar, on the
+        table's prefix: a kind of hallproto.CLOCK_KINDS)."""
         return (prefix or self.prefix) + kind + "/" + self.user
 
     def retable(self, box):
@@ -84,11 +87,11 @@ class Messages:
             return False
         d = self.fields(self.end_t)
         n = self.src.game()
-        topic = self.topic("result/%d" % n)
+        topic = hp.topic(self.event_name, self.table, "result", self.user, n)
         text = json.dumps(d)
         box.add(topic, text, "R %s %s" % (topic, text), False, text.encode())
         if n:
-            topic = self.topic("log/%d" % n)
+            topic = hp.topic(self.event_name, self.table, "log", self.user, n)
             box.add_log(topic, n, "L %s %d" % (topic, n))
         return True
 

@@ -15,7 +15,8 @@
 #   m.cut_off(cut)        the log was cut back to `cut`: later cuts go
 #   m.rearmed()           the journal was re-armed: every record from now on
 #                         is after each mark
-MARKS = 4               # one slot per key, and one for a mode change
+MARKS = 5               # one slot per key, one for a mode change, one for the
+                        # rules' end or flag (game.py SLOT_MODE, SLOT_RULE)
 
 
 class Marks:

@@ -11,7 +11,10 @@
 #   A_RIGHT   (right player button) increase / next value / ask
 #   A_NEXT    (pause key)           next item (wraps round); drops a question
 #   A_DONE    (pause key held 2 s)  leave the menu
-#   A_CONFIRM (both player buttons held 1 s, pause up)  yes to the question
+#   A_CONFIRM (both player buttons held 1 s, pause up)  yes to the question,
+#             at that instant (SPEC v5)
+#   A_UP      (a key let go)  with a question showing: a player button that
+#             began an answer let go before the yes answers no (question.Answer)
 # A gesture undoes what its keys did at their edges: the app calls mark()
 # when the first of them goes down and undo() when it is recognised,
 # and calls render(rows) with its row bytearrays (16x2 or 20x4; one
@@ -36,6 +39,7 @@ A_RIGHT = 2
 A_NEXT = 3
 A_DONE = 4
 A_CONFIRM = 5
+A_UP = 6
 
 # What handle() returns: one code, the only thing the app reads from a menu
 # (None: stay in the menu, nothing for the app to do).
@@ -62,6 +66,8 @@ def action(a):
         return A_DONE
     if a == gst.CONFIRM:
         return A_CONFIRM
+    if a == gst.UP or a == gst.ALL_UP or a == gst.REGROUP:
+        return A_UP
     return 0
 
 

@@ -4,6 +4,8 @@
 # what load() returns.
 import json
 
+import hallproto as hp
+
 CONFIG = "net.json"     # the clock's hall settings, in the app's folder
 
 CONFIG_KEYS = ("host", "port", "event", "table", "password", "ca")
@@ -67,13 +69,11 @@ def check_config(cfg):
     ca = cfg["ca"]
     if not isinstance(ca, str) or "-----BEGIN CERTIFICATE-----" not in ca or len(ca) > 4096:
         return "net.json: 'ca' must be the hall's CA certificate (PEM, from hall clock-config)"
-    for k in ("event", "user"):
-        v = cfg.get(k, "x")
-        if not isinstance(v, str) or not v:
-            return "net.json: %r must be a non-empty text" % k
-        for ch in "+#/ ":
-            if ch in v:
-                return "net.json: %s must not contain %r" % (k, ch)
+    # the hall's protocol (hallproto.py): what the hall's readers take
+    if not hp.is_id(cfg.get("event", "x")):
+        return "net.json: event must be 1-%d letters, digits, '.', '_' or '-'" % hp.MAX_ID
+    if not hp.is_account(cfg.get("user", "1")):
+        return "net.json: user must be the clock account's number"
     return None
 
 

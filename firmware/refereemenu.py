@@ -2,14 +2,17 @@
 # layout, the codes, the drawing).
 import lang
 import profiles
+import question as qmod
 from clockcore import READY, OVER, LATE, MAX_LATENESS_MS
-from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM, EXIT, RESET, \
+from menu import A_LEFT, A_RIGHT, A_NEXT, A_DONE, A_CONFIRM, A_UP, EXIT, RESET, \
     center, arrows, cycle, base_step, can_shift, frame, both_mmss
 from rows import mmss, put
 
 # Items (label key in the comment).  SPEC v4 §4: moving through the menu never
 # changes the game, and every item that does acts only after a confirmation
-# (both player buttons held 1 s): a time change is kept aside as a pending
+# (both player buttons held 1 s; SPEC v5: at that instant, and the keys
+# answer a question showing as on the game screen, question.Answer: a
+# player button let go before the yes, or the pause key, says no): a time change is kept aside as a pending
 # change per side while the referee adjusts, shown as the new time, and is
 # applied as a whole, one clock.adjust() a side (logged, EV_ADJUST with its
 # delta), when the referee leaves the menu and confirms; TSO § 5.2 d, resume
@@ -52,6 +55,11 @@ _R_OVER_R = (R_RESUME, R_RESET, R_EXIT)
 _R_OVER_VR = (R_VOID, R_RESUME, R_RESET, R_EXIT)
 
 
+def _none_held(i):
+    """(A menu made without the keys, e.g. in a test: no key is down.)"""
+    return False
+
+
 class RefereeMenu:
     """Referee functions (SPEC §4), entered only in ready, paused, late or
     over (the app checks; in late the lateness clock runs on meanwhile).
@@ -59,9 +67,11 @@ class RefereeMenu:
     clock has been reset to ready: the app starts a new game log and leaves
     the menu)."""
 
-    def __init__(self, clock, language="en"):
+    def __init__(self, clock, language="en", held=None):
         self.clock = clock
         self.language = language
+        # what the keys say to a question (held(i): gestures.Gestures.held)
+        self.answer = qmod.Answer(held or _none_held)
         self.item = self.items()[0]   # the final screen has no time items
         self.pend = [0, 0]     # time changes not applied yet, ms a side
         b = clock.rules.base
@@ -168,23 +178,35 @@ class RefereeMenu:
         elif it == R_EXIT:
             return self._leave()
         elif up:
-            self.ask = it   # R_RESET, R_VOID, R_RESUME: asked first
+            self._ask(it)   # R_RESET, R_VOID, R_RESUME: asked first
         return None
+
+    def _ask(self, it):
+        self.ask = it
+        self.answer.clear()
 
     def _leave(self):
         if self._pending():
-            self.ask = R_EXIT   # apply the time changes?
+            self._ask(R_EXIT)   # apply the time changes?
             return None
         return EXIT
 
     def _answer(self, action, t):
-        """A question shows: both player buttons held 1 s say yes (A_CONFIRM);
-        the pause key drops it (held 2 s at the time question: leave without
-        the changes); a single player button does nothing (it may be the
-        first key of the confirmation)."""
+        """A question shows: both player buttons held 1 s say yes (A_CONFIRM),
+        at that instant; a player button does nothing but begin an answer,
+        and let go before the yes it says no (question.Answer: the keys then
+        held undo no further than that no, mark()); the pause key says no
+        (held 2 s at the time question: leave without the changes)."""
         it = self.ask
-        if action == A_NEXT:
-            self.ask = -1
+        if action == A_LEFT or action == A_RIGHT:
+            self.answer.key(action - A_LEFT)
+        elif action == A_UP:
+            if self.answer.let_go():
+                self.ask = -1
+                self.mark()
+        elif action == A_NEXT:
+            if self.answer.key(2):
+                self.ask = -1
         elif action == A_DONE:
             self.ask = -1
             if it == R_EXIT:

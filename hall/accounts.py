@@ -9,6 +9,8 @@ import json
 import os
 import secrets
 
+import hallproto as hp
+
 from hall import durable
 from hall import recorder as REC
 from hall.files import load_json
@@ -71,7 +73,7 @@ def load(folder, tables):
     raw_c, raw_s = load_json(cpath), load_json(spath)
     clocks = {}
     for k, v in raw_c.items():
-        if k.isdigit() and int(k) >= 1:
+        if hp.is_account(k):     # (ASCII digits: not '¹', firmware/hallproto.py)
             clocks[int(k)] = account(v)
     for t in range(1, tables + 1):
         if t not in clocks:

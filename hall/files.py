@@ -2,7 +2,7 @@
 (hall/recorder.py), the tournament (hall/tournament.py) and the
 hall (hall/folder.py, hall/commands/) all import, and that imports none of them.
 
-Here: the numbers a topic may carry, the result body's check, the readers
+Here: the protocol's rules the readers need (firmware/hallproto.py), the readers
 of results.jsonl (which record counts, with the director's corrections.jsonl)
 and of any JSON-lines file, and service.json's passwords.  The recorder
 writes results.jsonl and corrections.jsonl (its format: hall/recorder.py);
@@ -11,14 +11,14 @@ the tournament reads them for its CSV; nothing here writes a file.
 import hashlib
 import json
 import os
-import re
 import sys
 import time
 
+import hallproto as hp
+
 RESULTS = "results.jsonl"
 CORRECTIONS = "corrections.jsonl"
-INT_MAX = 2 ** 31 - 1     # the clocks' ints are 31-bit
-MAX_CLOCK_ID = 40
+INT_MAX = hp.INT_MAX      # the clocks' ints are 31-bit
 
 
 def utc_now():
@@ -29,16 +29,11 @@ def utc_now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
 
 
-def num(s, lo=1, hi=9999):
-    """A canonical decimal number lo..hi (no sign, no leading zero), or None."""
-    if not s or not s.isdigit() or (s[0] == "0" and len(s) > 1) or len(s) > 9:
-        return None
-    n = int(s)
-    return n if lo <= n <= hi else None
-
-
-def is_clock_id(c):
-    return isinstance(c, str) and 0 < len(c) <= MAX_CLOCK_ID and re.match(r"^[\w.-]+$", c)
+# The rules are the hall's protocol (firmware/hallproto.py, issue 35): these
+# names are its functions, for the hall's modules that read the files.
+num = hp.num
+is_clock_id = hp.is_id
+check_result = hp.check_result
 
 
 def load_json(path):
@@ -83,59 +78,8 @@ def read_lines(path, check, warn):
 def parse_topic(event, topic):
     """(table, game, account) of scrabble/<event>/<table>/result/<game>/<account>,
     or None."""
-    p = topic.split("/")
-    if len(p) != 6 or p[0] != "scrabble" or p[1] != event or p[3] != "result":
-        return None
-    table, game, account = num(p[2]), num(p[4], 1, INT_MAX), p[5]
-    if table is None or game is None or num(account, 1, INT_MAX) is None:
-        return None
-    return table, game, account
-
-
-def _int(v, lo=-INT_MAX, hi=INT_MAX):
-    return type(v) is int and lo <= v <= hi
-
-
-SIDE = (("remaining_ms", -INT_MAX, INT_MAX), ("overtime_ms", 0, INT_MAX),
-        ("penalty", -INT_MAX, INT_MAX))
-
-
-def check_result(body, table, game):
-    """None if `body` (parsed JSON) is a clock's final result for this table
-    and game, else a short reason."""
-    if not isinstance(body, dict):
-        return "not a JSON object"
-    if body.get("table") != table or type(body.get("table")) is not int:
-        return "its table %r is not the topic's %d" % (body.get("table"), table)
-    if body.get("game") != game or type(body.get("game")) is not int:
-        return "its game %r is not the topic's %d" % (body.get("game"), game)
-    if body.get("over") is not True:
-        return "not a finished game"
-    if not _int(body.get("t_ms"), 0):
-        return "t_ms is not a time"
-    for k in ("running", "late"):
-        if body.get(k) not in (None, "left", "right") or k not in body:
-            return "%s is not a side" % k
-    if type(body.get("paused")) is not bool:
-        return "paused is not true/false"
-    if not _int(body.get("challenge_ms"), 0):
-        return "challenge_ms is not a time"
-    if not is_clock_id(body.get("clock")):
-        return "clock is not a clock id"
-    p = body.get("profile")
-    if not isinstance(p, str) or len(p) > 40:
-        return "profile is not a profile name"
-    for s in ("left", "right"):
-        side = body.get(s)
-        if not isinstance(side, dict):
-            return "%s is not an object" % s
-        for k, lo, hi in SIDE:
-            if not _int(side.get(k), lo, hi):
-                return "%s.%s is not a number" % (s, k)
-        for k in ("flag", "forfeit"):
-            if type(side.get(k)) is not bool:
-                return "%s.%s is not true/false" % (s, k)
-    return None
+    m = hp.parse_topic(event, topic)
+    return (m.table, m.game, m.account) if m.kind == "result" else None
 
 
 def clip(text, n=80):

@@ -21,7 +21,8 @@ languages; the page links the one the log names (its header's `# lang xx`,
 English when there is none, as the clock writes it).
 """
 import os
-import re
+
+import hallproto as hp
 
 from hall import durable
 from host_sim import logs as logsmod
@@ -39,19 +40,11 @@ def folder_of(hall, rnd, table):
 _write = durable.replace
 
 
-def clock_id(data):
-    """The clock id of a log's `# clock <id>` header line, or None."""
-    for raw in data[:logsmod.HEAD_BYTES].split(b"\n")[:8]:
-        w = raw.split()
-        if len(w) >= 3 and w[:2] == [b"#", b"clock"] and re.match(rb"^[0-9a-zA-Z._-]{1,40}$", w[2]):
-            return w[2].decode()
-    return None
-
-
-def file_log(hall, rnd, table, game, data, clock=None):
-    """File one published log; returns its path if written now, None if the
-    same log was there already."""
-    clock = clock or clock_id(data) or "no-clock-id"
+def file_log(hall, rnd, table, game, data, clock):
+    """File one published log under `clock`'s name (the recorder has checked
+    that the publishing account owns that clock: no account writes, extends
+    or takes another clock's file); returns its path if written now, None if
+    the same log was there already."""
     folder = folder_of(hall, rnd, table)
     os.makedirs(folder, exist_ok=True)
     name = "%s-g%04d.txt" % (clock, game)
@@ -129,11 +122,10 @@ def filed(hall, rnd, table=None):
     except FileNotFoundError:
         return out
     for t in tables:
-        if not t.startswith("table-") or not t[6:].isdigit():
-            continue
-        if table is not None and int(t[6:]) != table:
+        tn = hp.num(t[6:].lstrip("0")) if t.startswith("table-") else None
+        if tn is None or t != "table-%02d" % tn or table is not None and tn != table:
             continue
         for n in sorted(os.listdir(os.path.join(base, t))):
             if n.endswith(".txt") and not n.startswith("."):
-                out.append((int(t[6:]), os.path.join(base, t, n)))
+                out.append((tn, os.path.join(base, t, n)))
     return out

@@ -41,6 +41,8 @@ import io
 import os
 import re
 
+import hallproto as hp
+
 from host_sim import replay
 
 
@@ -83,19 +85,29 @@ _Player = collections.namedtuple("_Player", "number line name opp board p12 with
 
 
 MAX_TABLE = 999
-# A player's name as the hall shows and stores it: at most this many
-# characters (the pages' cards hold ~30; TSH's own names are shorter).  A
-# longer one is cut with one warning line (issue 27: a 10 MB "name" went
-# into every retained round message).
-MAX_NAME = 64
+# A player's name as the hall shows and stores it: the protocol's one rule
+# (firmware/hallproto.py clean_name, also the pages'): at most this many code
+# points (the pages' cards hold ~30; TSH's own names are shorter), without
+# control or bidi-override characters.  A longer one is cut, a character
+# removed, with one warning line (issue 27: a 10 MB "name" went into every
+# retained round message; issue 35: 64 astral letters were 128 for the pages,
+# a right-to-left override reversed the opponent's name).
+MAX_NAME = hp.NAME_MAX
 
 
 def _name(rnd, name, where):
-    if len(name) <= MAX_NAME:
+    clean = hp.clean_name(name)
+    if clean == name:
         return name
-    rnd.warnings.append("%s: the name %r... is longer than %d characters: cut to %d"
-                        % (where, name[:20], MAX_NAME, MAX_NAME))
-    return name[:MAX_NAME]
+    removed = sum(1 for c in name if not hp.clean_name(c))
+    why = []
+    if removed:
+        why.append("has %d control or bidi-override character%s: removed"
+                   % (removed, "" if removed == 1 else "s"))
+    if len(name) - removed > MAX_NAME:
+        why.append("is longer than %d characters: cut to %d" % (MAX_NAME, MAX_NAME))
+    rnd.warnings.append("%s: the name %r... %s" % (where, name[:20], "; ".join(why)))
+    return clean
 
 
 def read(path, round_no):

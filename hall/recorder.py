@@ -62,37 +62,56 @@ import os
 import secrets
 import sys
 import time
+import traceback
+
+import hallproto as hp
 
 from hall import durable, filing, tls
 from hall import tournament as T
 from hall.files import (  # noqa: F401  (read_records, parse_topic: the recorder's file)
     RESULTS, CORRECTIONS, INT_MAX, utc_now, num, is_clock_id, read_lines, parse_topic,
-    check_result, clip, read_records, body_id, service_passwords)
+    clip, read_records, body_id, service_passwords)
 
 OWNERS = "owners.jsonl"
 ACCOUNT = "hall/recorder"
-ALARM_TOPIC = "scrabble/%s/alarm"
-OWNER_TOPIC = "scrabble/%s/owner/%s"   # (event, clock id): its account, retained
+ALARM_TOPIC = hp.hall_topic("%s", "alarm")
+OWNER_TOPIC = hp.hall_topic("%s", "owner", "%s")   # (event, clock id): its account, retained
 ALARM_EVENTS = 20        # warnings kept on the alarm topic
 RETRY_S = 1.0            # a failed write is tried again this often
 REMIND_S = 60.0          # ... and said again on stderr this often
+MAX_REMEMBERED = 10000   # refusals remembered (said once each), then forgotten
+confirm_topic = hp.confirm_topic
 
 
-def confirm_topic(event, account):
-    return "scrabble/%s/confirm/%s" % (event, account)
+def say(text):
+    """One line on the recorder's stderr (the hall's terminal).  A stderr
+    that cannot take it (a log file on the full disk it reports, a closed
+    terminal) loses the line, never the recorder: the alarm topic says it
+    too (issue 35)."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def subscriptions(event):
+    """The topic filters the recorder reads (its ACL's read lines too): the
+    results and logs, the states and heartbeats (a game's round from its
+    first press, whose clock), the round's table messages (an earlier
+    recorder's to replace)."""
+    return [hp.topic(event, "+", "result", "+", "+"), hp.topic(event, "+", "log", "+", "+"),
+            hp.topic(event, "+", "state", "+"), hp.topic(event, "+", "heartbeat", "+"),
+            hp.hall_topic(event, "round", "+")]
 
 
 def parse_message(event, topic, payload):
     """(table, game, account, body) of a result message, or a reason (str)."""
-    where = parse_topic(event, topic)
-    if where is None:
+    m = hp.parse(event, topic, payload)
+    if m.kind == "refused":
+        return m.why
+    if m.kind != "result":
         return "not a result topic of event %r" % event
-    try:
-        body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return "not JSON"
-    why = check_result(body, where[0], where[1])
-    return why or where + (body,)
+    return m.table, m.game, m.account, m.value
 
 
 def _append_line(fd, data):
@@ -131,21 +150,32 @@ class Journal:
         self.last = {}            # topic -> its last body stored
         self.seen = {}            # topic -> when its last body was stored
         try:
-            for r in read_records(folder):
+            for r in read_records(folder, say):
                 self.bodies.setdefault(r["topic"], []).append(r["result"])
                 self.last[r["topic"]] = r["result"]
                 self.seen[r["topic"]] = r["seen"]
         except FileNotFoundError:
             pass
-        new = not os.path.exists(self.path)
-        self.fd = _open_append(self.path)
-        if new:
-            os.fsync(self.fd)
-            dfd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(dfd)            # the new file's name is on disk too
-            finally:
-                os.close(dfd)
+        self.fd = None
+        try:
+            self._open()
+        except OSError:
+            pass          # (a full disk, a read-only folder: the first add() says so)
+
+    def _open(self):
+        """The file, opened for appending (created 0600, its name fsynced)."""
+        if self.fd is None:
+            new = not os.path.exists(self.path)
+            fd = _open_append(self.path)
+            if new:
+                os.fsync(fd)
+                dfd = os.open(self.folder, os.O_RDONLY)
+                try:
+                    os.fsync(dfd)            # the new file's name is on disk too
+                finally:
+                    os.close(dfd)
+            self.fd = fd
+        return self.fd
 
     def has(self, topic, body):
         return body in self.bodies.get(topic, ())
@@ -160,43 +190,15 @@ class Journal:
         line = json.dumps({"topic": topic, "account": account, "table": table,
                            "game": game, "seen": seen, "result": body},
                           sort_keys=True, separators=(",", ":")) + "\n"
-        _append_line(self.fd, line.encode())
+        _append_line(self._open(), line.encode())
         self.bodies.setdefault(topic, []).append(body)
         self.last[topic] = body
         self.seen[topic] = seen
         return True
 
     def close(self):
-        os.close(self.fd)
-
-
-def _file_log(folder, event, starts, topic, payload, clock=None):
-    """A clock's game log (retained, at game over): filed by round and table
-    (hall/filing.py), with its timelines for the page; a log the
-    replay cannot read is filed all the same, with one line.  clock: the
-    clock id of the game's result (the id its states and the CSV have),
-    else the log's `# clock` line's."""
-    p = topic.split("/")
-    if len(p) != 6 or p[1] != event or p[3] != "log" or not payload:
-        return
-    table, game, account = num(p[2]), num(p[4], 1, INT_MAX), p[5]
-    if table is None or game is None or num(account, 1, INT_MAX) is None:
-        return
-    clock = clock or filing.clock_id(payload)
-    rnd = starts.round_of(clock, game)
-    try:
-        path = filing.file_log(folder, rnd, table, game, payload, clock)
-        if path is None:
-            return                      # the same log again (retained): filed already
-        why = filing.write_timelines(os.path.join(folder, "www"), table, account, game,
-                                        payload)
-    except OSError as e:
-        print("recorder: cannot file the log of table %d, game %d: %s"
-              % (table, game, e.strerror or e), file=sys.stderr, flush=True)
-        return
-    if why:
-        print("recorder: table %d, game %d: %s (filed as it came)" % (table, game, why),
-              file=sys.stderr, flush=True)
+        if self.fd is not None:
+            os.close(self.fd)
 
 
 # -- the director's corrections (issue 29) --------------------------------------------------
@@ -267,23 +269,6 @@ def add_owner(folder, clock, account, how="deploy"):
         os.close(fd)
 
 
-def clock_of_state(event, topic, payload):
-    """(account, clock id) of a clock's state or heartbeat (any game, also
-    before the first: a clock switched on says who it is), or None."""
-    p = topic.split("/")
-    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat") \
-            or num(p[2]) is None or num(p[4], 1, INT_MAX) is None or len(payload) > 4096:
-        return None
-    try:
-        body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(body, dict) or body.get("table") != int(p[2]) \
-            or not is_clock_id(body.get("clock")):
-        return None
-    return p[4], body["clock"]
-
-
 class Owners:
     """The recorder's view of owners.jsonl, read again when the file changes
     (a clock deployed while the hall runs)."""
@@ -325,7 +310,8 @@ class Owners:
 
 # -- what the director is shown -----------------------------------------------------------
 class Alarm:
-    """The recorder's trouble, on stderr and retained on the alarm topic."""
+    """The recorder's trouble, on stderr and retained on the alarm topic (a
+    path that needs no disk: the broker keeps it in memory, issue 35)."""
 
     def __init__(self):
         self.writing = None       # why writing fails, or None
@@ -333,21 +319,28 @@ class Alarm:
         self.said = 0.0
         self.waiting = 0
         self.events = []
+        self.refused = 0          # messages the protocol refused (issue 35), this run
+        self.last = None          # ... the last one's topic and reason
         self.dirty = True
 
     def event(self, text):
-        print("recorder: " + text, file=sys.stderr, flush=True)
+        say("recorder: " + text)
         self.events = (self.events + ["%s %s" % (utc_now(), text)])[-ALARM_EVENTS:]
         self.dirty = True
+
+    def refuse(self, text):
+        """A message dropped: one line, counted, the last reason kept."""
+        self.refused += 1
+        self.last = text
+        self.event(text)
 
     def failing(self, why, waiting):
         now = time.monotonic()
         if self.writing is None or now - self.said >= REMIND_S or waiting != self.waiting:
             if self.writing is None or now - self.said >= REMIND_S:
-                print("recorder: ALARM: cannot store results (%s): %d result%s "
-                      "unconfirmed on the clocks; trying again every %g s"
-                      % (why, waiting, " waits" if waiting == 1 else "s wait", RETRY_S),
-                      file=sys.stderr, flush=True)
+                say("recorder: ALARM: cannot store results (%s): %d result%s "
+                    "unconfirmed on the clocks; trying again every %g s"
+                    % (why, waiting, " waits" if waiting == 1 else "s wait", RETRY_S))
                 self.said = now
             self.dirty = True
         if self.writing is None:
@@ -356,9 +349,8 @@ class Alarm:
 
     def ok(self, stored):
         if self.writing is not None:
-            print("recorder: storing again since %s: %d waiting result%s stored and "
-                  "confirmed" % (utc_now(), stored, "" if stored == 1 else "s"),
-                  file=sys.stderr, flush=True)
+            say("recorder: storing again since %s: %d waiting result%s stored and "
+                "confirmed" % (utc_now(), stored, "" if stored == 1 else "s"))
             self.writing = None
             self.waiting = 0
             self.dirty = True
@@ -366,13 +358,15 @@ class Alarm:
     def payload(self):
         return json.dumps({"writing": None if self.writing is None else
                            "%s (since %s)" % (self.writing, self.since),
-                           "waiting": self.waiting, "events": self.events},
+                           "waiting": self.waiting, "events": self.events,
+                           "refused": self.refused, "last": self.last},
                           separators=(",", ":")).encode()
 
 
 class Recorder:
-    """What the recorder does with each message; one thread (run()'s), so a
-    failed write is simply kept in `waiting` and tried again."""
+    """What the recorder does with each message: parsed once by the hall's
+    protocol (firmware/hallproto.py), then by its kind.  One thread (run()'s),
+    so a failed write is simply kept in `waiting` and tried again."""
 
     def __init__(self, folder, event, publish):
         self.folder = folder
@@ -380,50 +374,106 @@ class Recorder:
         self.publish = publish             # publish(topic, payload, qos, retain)
         self.journal = Journal(folder)
         # issue 21: each game's round from its first press (games.jsonl)
-        self.starts = T.Starts(folder)
+        self.starts = T.Starts(folder, say)
         self.owners = Owners(folder)
         self.alarm = Alarm()
+        # the round with its seating, retained for the pages (issue 21)
+        self.news = T.RoundNews(folder, event)
         self.waiting = {}                  # (topic, payload) -> parsed, unconfirmed
         self.retry_at = 0.0
         self.refused = set()   # (account, clock) of states, (topic, payload) of results: warned
         self.owners_sent = {}  # clock -> account as last published on OWNER_TOPIC
         self.poke = False      # a game began (a start line): its table's message now
 
-    def message(self, topic, payload):
-        if "/result/" not in topic:
-            who = clock_of_state(self.event, topic, payload)
-            if who is None:
-                return
-            account, clock = who
-            added = self.owners.added
-            try:                # (a clock switched on registers its id: owners.jsonl)
-                why = self.owners.check(account, clock)
-                st = T.parse_state(self.event, topic, payload) if why is None else None
-                line = self.starts.state(*st) if st is not None else None
-            except OSError as e:       # (it comes again with the next heartbeat)
-                self._failing(e)
-                return
-            if line is not None:
-                self.poke = True
-            if (line is not None or self.owners.added != added) and not self.waiting:
-                self.alarm.ok(0)       # (a line was written: the folder takes writes again)
-            if why is not None and (account, clock) not in self.refused:
-                self.refused.add((account, clock))
-                self.alarm.event("refused the states of %s: %s" % (clip(topic), why))
+    def message(self, topic, payload, retained=False):
+        """One message as the broker delivered it.  Never raises (issue 35:
+        no message stops the recorder): what the protocol refuses, and
+        anything this code did not foresee, is one warning and counted."""
+        try:
+            m = hp.parse(self.event, topic, payload)
+            if m.kind == "refused":
+                self.alarm.refuse("refused %s: %s" % (clip(topic), m.why))
+            elif m.kind == "result":
+                self.result(topic, payload, m)
+            elif m.kind in ("state", "heartbeat"):
+                self.state(topic, m)
+            elif m.kind == "log":
+                self.log(topic, payload, m)
+            elif m.kind == "round" and m.table is not None:
+                # a table's retained round message, maybe an earlier recorder's
+                if retained and self.news.found(topic, payload):
+                    self.poke = True
+        except Exception as e:   # noqa: BLE001  (a bug must not stop every table's results)
+            say(traceback.format_exc().rstrip())
+            self.alarm.refuse("refused %s: the recorder could not handle it (%s: %s)"
+                              % (clip(topic), type(e).__name__, clip(str(e), 60)))
+        if len(self.refused) > MAX_REMEMBERED:
+            self.refused.clear()       # (a flood of refusals: said again, once each)
+
+    def _refuse_once(self, key, text):
+        if key not in self.refused:
+            self.refused.add(key)
+            self.alarm.refuse(text)
+
+    def state(self, topic, m):
+        """A clock's state or heartbeat: its clock id registered to its
+        account (a clock switched on says who it is), a game's start line."""
+        added = self.owners.added
+        body = m.value
+        try:
+            why = self.owners.check(m.account, m.clock)
+            line = self.starts.state(m.account, m.table, body) \
+                if why is None and body["game"] > 0 else None
+        except OSError as e:       # (it comes again with the next heartbeat)
+            self._failing(e)
             return
-        got = parse_message(self.event, topic, payload)
-        if isinstance(got, str):
-            self.alarm.event("skipped %s: %s" % (clip(topic), got))
-            return
+        if line is not None:
+            self.poke = True
+        if (line is not None or self.owners.added != added) and not self.waiting:
+            self.alarm.ok(0)       # (a line was written: the folder takes writes again)
+        if why is not None:
+            self._refuse_once((m.account, m.clock),
+                              "refused the states of %s: %s" % (clip(topic), why))
+
+    def result(self, topic, payload, m):
         key = (topic, bytes(payload))
         if key not in self.waiting:
             # (decided now: a failed try may have closed its game already)
-            body = got[3]
+            body = m.value
             k = (body["clock"], body["game"])
             again = k in self.starts.ended and k not in self.starts.open \
                 and not self.journal.has(topic, body)
-            self.waiting[key] = got + (again, k in self.starts.open)
+            self.waiting[key] = (m.table, m.game, m.account, body, again, k in self.starts.open)
         self.store()
+
+    def log(self, topic, payload, m):
+        """A clock's game log (retained, at game over): filed by round and
+        table (hall/filing.py) under its clock's name, with its
+        timelines for the page.  Its identity is its account's (issue 35):
+        the clock is the one of the account's own result for that game (the
+        id its states and the CSV have; a simulated clock's log names its
+        board's id), else the log's `# clock` line's, and only a clock of the
+        publishing account names a file: no account replaces, extends or
+        takes another clock's log.  A log the replay cannot read is filed all
+        the same, with one line."""
+        res = self.journal.last.get(hp.topic(self.event, m.table, "result", m.account, m.game))
+        clock = res["clock"] if isinstance(res, dict) else m.clock
+        try:
+            why = self.owners.check(m.account, clock)
+            if why is not None:
+                return self._refuse_once((topic, m.clock), "refused the log %s: %s"
+                                         % (clip(topic), why))
+            rnd = self.starts.round_of(clock, m.game)
+            if filing.file_log(self.folder, rnd, m.table, m.game, bytes(payload), clock) is None:
+                return                      # the same log again (retained): filed already
+            why = filing.write_timelines(os.path.join(self.folder, "www"), m.table,
+                                         m.account, m.game, bytes(payload))
+        except OSError as e:      # (the broker keeps it retained: filed at the next start)
+            self.alarm.event("cannot file the log of table %d, game %d: %s"
+                             % (m.table, m.game, e.strerror or e))
+            return
+        if why:
+            say("recorder: table %d, game %d: %s (filed as it came)" % (m.table, m.game, why))
 
     def store(self):
         """Store and confirm every waiting result; on a failed write the
@@ -436,9 +486,8 @@ class Recorder:
                 why = self.owners.check(account, body["clock"])
                 if why is not None:
                     del self.waiting[key]
-                    if key not in self.refused:     # (once: its clock re-sends it)
-                        self.refused.add(key)
-                        self.alarm.event("refused %s: %s" % (clip(topic), why))
+                    # (once: its clock re-sends it)
+                    self._refuse_once(key, "refused %s: %s" % (clip(topic), why))
                     continue
                 if self.starts.result(account, table, body) is not None:  # (start line first)
                     self.poke = True
@@ -451,10 +500,9 @@ class Recorder:
             if not new and was_open:
                 # issue 27: a game the hall saw begin again whose result is a copy
                 # of one already stored (a clock replaying a game, its logs wiped)
-                print("recorder: table %d, clock %s, game %d: its result is the same as the "
-                      "one stored at %s (same game number and times): not stored again"
-                      % (table, body["clock"], game, self.journal.seen.get(topic, "?")),
-                      file=sys.stderr, flush=True)
+                say("recorder: table %d, clock %s, game %d: its result is the same as the "
+                    "one stored at %s (same game number and times): not stored again"
+                    % (table, body["clock"], game, self.journal.seen.get(topic, "?")))
             if new and again:
                 self.alarm.event(
                     "table %d account %s game %d: a different result for a game already "
@@ -504,13 +552,14 @@ class Recorder:
         self.poke = True
         self.alarm.dirty = True
         self.owners_sent = {}
+        self.news.again()
 
 
 def run(folder, port, event, host="127.0.0.1"):
     """Connect, record, confirm, until killed.  One thread: the MQTT client
-    is driven here (loop()), so an unexpected error ends the process with
-    its traceback and the hall starts it again (never a dead reader thread
-    in a living process)."""
+    is driven here (loop()), so an error outside the handling of one
+    message ends the process with its traceback and the hall starts it
+    again (never a dead reader thread in a living process)."""
     import paho.mqtt.client as mqtt
     password = service_passwords(folder)[ACCOUNT]
     # A client id nobody can guess (no one can take the recorder's session over).
@@ -519,35 +568,24 @@ def run(folder, port, event, host="127.0.0.1"):
     c.username_pw_set(ACCOUNT, password)
     tls.paho_tls(c, folder)    # TLS, trusting only the hall's CA
     rec = Recorder(folder, event, lambda t, p, q, r: c.publish(t, p, qos=q, retain=r))
-    # the round with its seating, retained for the pages (issue 21)
-    news = T.RoundNews(folder, event)
-    sub = "scrabble/%s/+/result/+/+" % event
-    states = ["scrabble/%s/+/%s/+" % (event, k) for k in ("state", "heartbeat")]
-    seats = T.TABLE_TOPIC.replace("%d", "+") % event
-    logs = "scrabble/%s/+/log/+/+" % event      # issue 27: every game's log filed
+    subs = subscriptions(event)
 
     def on_connect(c, u, flags, rc, props=None):
         if rc == 0:
-            # (the round's retained table messages: those of an earlier
-            # recorder process that are no longer the round's are removed)
-            c.subscribe([(sub, 1), (logs, 1)] + [(s, 0) for s in states + [seats]])
-            news.again()         # publish the round again on each connection
-            rec.connected()
+            # (the results and logs at QoS 1; the round's retained table
+            # messages: those of an earlier recorder process that are no
+            # longer the round's are removed)
+            c.subscribe([(s, 1 if i < 2 else 0) for i, s in enumerate(subs)])
+            rec.connected()       # publish the round again on each connection
         else:   # (no result is confirmed meanwhile: the clocks keep theirs)
-            print("recorder: the broker refused the recorder's account: %s" % rc,
-                  file=sys.stderr, flush=True)
+            say("recorder: the broker refused the recorder's account: %s" % rc)
 
     def on_message(c, u, m):
-        if "/log/" in m.topic:
-            res = rec.journal.last.get(m.topic.replace("/log/", "/result/", 1))
-            _file_log(folder, event, rec.starts, m.topic, m.payload,
-                      res.get("clock") if isinstance(res, dict) else None)
-            return
-        if m.topic.startswith(seats[:-1]):
-            if m.retain and news.found(m.topic, m.payload):
-                rec.poke = True
-            return
-        rec.message(m.topic, m.payload)
+        try:
+            topic = m.topic
+        except UnicodeDecodeError:            # (the broker checks topics are UTF-8)
+            topic = m._topic.decode("utf-8", "replace")
+        rec.message(topic, m.payload, m.retain)
 
     c.on_connect = on_connect
     c.on_message = on_message
@@ -573,7 +611,7 @@ def run(folder, port, event, host="127.0.0.1"):
         if rec.poke or time.monotonic() >= next_news:
             rec.poke = False
             next_news = time.monotonic() + 0.5
-            for topic, data in news.changed():
+            for topic, data in rec.news.changed():
                 c.publish(topic, data, qos=1, retain=True)
 
 

@@ -34,9 +34,11 @@ import re
 import sys
 import time
 
+import hallproto as hp
+
 from hall import durable
 from host_sim import replay
-from hall.files import (INT_MAX, utc_now, num, is_clock_id, read_lines,
+from hall.files import (utc_now, num, read_lines,
                         read_records, read_accepted, counted)
 
 ROUNDS = "rounds.jsonl"
@@ -146,7 +148,9 @@ def load_seating(folder, n, warn=_warn):
             if number(t, 1, 999) is None or not isinstance(names, list) or len(names) != 2 \
                     or not all(isinstance(x, str) for x in names):
                 raise ValueError("table %r" % t)
-            tables[int(t)] = (names[0], names[1])
+            # (the one name rule, hallproto.clean_name, also on a file written
+            # before it or by hand: the CSV, the desk and the pages get it clean)
+            tables[int(t)] = (hp.clean_name(names[0]), hp.clean_name(names[1]))
             no = nums.get(t) if isinstance(nums, dict) else None
             numbers[int(t)] = (_tsh_no(no[0]), _tsh_no(no[1])) \
                 if isinstance(no, list) and len(no) == 2 else (None, None)
@@ -154,7 +158,8 @@ def load_seating(folder, n, warn=_warn):
         bnums = data.get("bye_numbers") or []
         if not isinstance(byes, list) or not all(isinstance(b, str) for b in byes):
             raise ValueError("byes")
-        byes = [(b, _tsh_no(bnums[i]) if isinstance(bnums, list) and i < len(bnums) else None)
+        byes = [(hp.clean_name(b), _tsh_no(bnums[i])
+                 if isinstance(bnums, list) and i < len(bnums) else None)
                 for i, b in enumerate(byes)]
         return Seating(tables, numbers, byes, str(data.get("source", "")))
     except FileNotFoundError:
@@ -453,7 +458,8 @@ def rows(folder, round_no=None, warn=_warn, byes=True):
 def _seated_rounds(folder):
     out = set()
     for name in os.listdir(folder):
-        if name.startswith("pairings-") and name.endswith(".json") and name[9:-5].isdigit():
+        if name.startswith("pairings-") and name.endswith(".json") \
+                and num(name[9:-5], 1, MAX_ROUND) is not None:
             out.add(int(name[9:-5]))
     return out
 
@@ -672,36 +678,8 @@ def tsh_export(folder, rnd, division_name=None, bye_score=BYE_SCORE, warn=_warn,
     return lines, missing(folder, rnd, found, lambda m: None, iso) + problems
 
 
-# -- what the recorder does with the clocks' states (hall/recorder.py) --------
-def parse_state(event, topic, payload):
-    """(account, table, body) of a clock's state or heartbeat message whose
-    body agrees with its topic, else None (the recorder only needs to know
-    a game began: anything else is the page's business)."""
-    p = topic.split("/")
-    if len(p) != 5 or p[0] != "scrabble" or p[1] != event or p[3] not in ("state", "heartbeat"):
-        return None
-    table, account = num(p[2]), p[4]
-    if table is None or num(account, 1, INT_MAX) is None:
-        return None
-    try:
-        body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(body, dict) or body.get("table") != table \
-            or type(body.get("table")) is not int or type(body.get("game")) is not int \
-            or not 0 < body["game"] <= INT_MAX:
-        return None
-    if not is_clock_id(body.get("clock")):
-        return None
-    if body.get("running") not in (None, "left", "right") or body.get("late") not in (
-            None, "left", "right") or type(body.get("paused")) is not bool \
-            or type(body.get("over")) is not bool:
-        return None
-    return account, table, body
-
-
-ROUND_TOPIC = "scrabble/%s/round"
-TABLE_TOPIC = "scrabble/%s/round/%d"
+ROUND_TOPIC = hp.hall_topic("%s", "round")
+TABLE_TOPIC = hp.hall_topic("%s", "round", "%d")
 
 
 def round_games(folder, n, warn=_warn):

@@ -24,7 +24,6 @@ STATUS_F2_RX_READY = 0x20            # cyw43_spi.h
 ALP_AVAIL, HT_AVAIL = 0x40, 0x80     # cyw43_ll.c SBSDIO_*
 HT_BOOT_MS = 29                      # cyw43_ll.c: "takes about 29ms"
 FW_LEN, CLM_LEN = 3001, 100          # a small stand-in blob (not a multiple of 4 or 64)
-PICO_W_UF2 = os.path.join(ROOT, "build", "firmware", "pico_w.uf2")
 
 
 def _blobs(tmp_path):
@@ -123,7 +122,20 @@ def test_every_unsupported_command_is_logged(tmp_path):
     assert out["reads"]["f0_unknown"] == 0
 
 
-def _table_image(tmp_path):
+@pytest.fixture(scope="module")
+def pico_w_uf2(tmp_path_factory):
+    """The real RPI_PICO_W image with the app frozen, as `make firmware
+    BOARD=pico_w` builds it (cached by source hash: a copy after the first
+    build on this machine), so a fresh clone's CI boots the file an
+    organizer copies, not one left in build/ by hand."""
+    from test_firmware_image import images_missing
+    from tools import fwimage
+    need(target.pico_missing())
+    need(images_missing())
+    return fwimage.build("pico_w", out=str(tmp_path_factory.mktemp("cyw43") / "pico_w.uf2"))["path"]
+
+
+def _table_image(tmp_path, pico_w_uf2):
     """pico_w.uf2 with table 7's net.json in its table block, as `make
     firmware-tables` (tools/fwimage.py tables()) makes it, from a hall of the
     test's own (the CA the clock pins)."""
@@ -132,7 +144,7 @@ def _table_image(tmp_path):
     hall = Hall(str(tmp_path / "hall"), "open", tables=100)
     cfg = hall.clock_config(7, "192.168.4.10", SSID, PASSPHRASE)
     out = str(tmp_path / "table-07.uf2")
-    fwimage.with_table_block(PICO_W_UF2, out, (json.dumps(cfg) + "\n").encode())
+    fwimage.with_table_block(pico_w_uf2, out, (json.dumps(cfg) + "\n").encode())
     return out
 
 
@@ -140,19 +152,16 @@ SSID, PASSPHRASE = "hall", "correct horse battery"
 WLC_SET_SSID, WLC_SET_WSEC_PMK = 26, 268   # cyw43_ll.c
 
 
-def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_path):
+def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_path, pico_w_uf2):
     """A table's image (pico_w.uf2 + net.json naming an access point) on the
     emulated Pico W with the model: net.start() runs WLAN.active(True), the
     driver's whole cyw43_ll_bus_init (cyw43_ll.c 1424-1799) and
     cyw43_ll_wifi_on (1843-1914), then connect() sends the join's ioctls
     (cyw43_ll_wifi_join), which the model does not answer yet (logged), and
     the clock shows READY all the same."""
-    need(target.pico_missing())
-    need(None if os.path.isfile(PICO_W_UF2) else
-         "target run: no %s (make firmware BOARD=pico_w builds it)" % PICO_W_UF2)
     blobs = target.cyw43_blobs()
     need(None if blobs else "target run: no cyw43-driver sources (make firmware unpacks them)")
-    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path), cyw43=blobs)
+    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path, pico_w_uf2), cyw43=blobs)
     pico.nice = 10
     pico.start()
     try:

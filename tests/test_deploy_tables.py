@@ -134,7 +134,7 @@ def test_no_board_within_the_wait_ends_with_the_table_of_nothing(tmp_path):
     (["--tables", "0"], "expected numbers 1-99"),
     (["--tables", "5-3"], "not a range"),
     (["--tables", "1,1"], "a table twice"),
-    (["--tables", "1", "--event", "a/b"], "event must be one word"),
+    (["--tables", "1", "--event", "a/b"], "event must be 1-40 ASCII letters"),   # hallproto.is_id
     (["--tables", "1", "--broker", "127.0.0.1"], "loopback"),     # issue 37, as firmware-tables
     (["--tables", "1", "--broker", ""], "BROKER is missing"),
 ])

@@ -369,8 +369,9 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     """Cards, "End of game": stop the clock, hold the pause key 2 s, the
     display asks, both player buttons held 1 s confirm.  The last turn is
     charged up to the stop (TSO § 5.1 b i); a hold that stopped a running
-    clock never asks; any other key answers "no" and does what it always
-    does at its press (SPEC v3 §4)."""
+    clock never asks; while it asks, the buttons only answer: a single
+    button let go early or the pause key answers "no" and changes nothing
+    (SPEC v5 §4), and later presses do what they always do."""
     import rig as gestures
     b = bench()
     r = b.rig
@@ -385,9 +386,16 @@ def test_claim_end_needs_a_confirmation_and_keeps_the_last_turn(bench):
     assert r.app.game.question.kind and "END?" in r.screen()[1]
     assert c.state == cc.PAUSED and 30 * MIN - c.rem[cc.LEFT] == used, \
         "the hold's own press (a restart) was undone"
-    r.press(screens.LEFT)                  # a single button: "no", and it acts:
-    assert not r.app.game.question.kind and c.running() == cc.RIGHT   # left's turn ends (PFS dead time)
+    rem = list(c.rem)
+    r.press(screens.LEFT)                  # a single button: "no", nothing else
+    assert not r.app.game.question.kind and c.state == cc.PAUSED and c.rem == rem
+    r.perform(gestures.long_press())       # asked again
+    r.press(screens.PAUSE)                 # the pause key: "no", the clock stays stopped
+    assert not r.app.game.question.kind and c.state == cc.PAUSED and c.rem == rem
+    r.press(screens.LEFT)                  # later presses act: left's turn ends (dead time)
+    assert c.running() == cc.RIGHT
     r.press(screens.PAUSE)                 # stopped again
+    used = 30 * MIN - c.rem[cc.LEFT]
     r.perform(gestures.long_press())
     r.perform(gestures.confirm())          # L+R held 1 s: yes
     assert c.state == cc.OVER

@@ -22,6 +22,13 @@ down is a resting finger ... it makes no gesture with the later keys"):
   "A press by the player whose clock is not running ... never delays,
   swallows or changes any other key's press"              (§4 Buttons)
 
+SPEC v5 adds: the confirmation "is recognized, and acts, the instant both
+have been down 1 s (every gesture is recognized at the instant its keys have
+been held its time, never at their release)", and "A pause key pressed after
+both player buttons have been held 1 s makes no referee gesture with them"
+(the confirmation tests below; UP, a key let go while another stays down,
+counts a question's answers: firmware/question.py).
+
 The bench is tests/mp/buttons_rig.py: fake pins, a virtual clock started
 1.5 s before the 2**30 tick wrap, the real Buttons and Gestures.  Rig.loop()
 calls next() every ms (each action: name, t, the ms it came out);
@@ -291,11 +298,12 @@ def test_a_key_held_at_start_is_in_no_group_and_makes_no_gesture():
     run(5000, 6000)
     pins[P].drive(None)
     run(6000, 6100)
-    assert out == [("left", 999), ("right", 999), ("all_up", 5999)]
+    assert out == [("left", 999), ("right", 999), ("up", 4999), ("up", 4999),
+                   ("all_up", 5999)]
     assert not g.any_held()
     pins[P].drive(0)                  # and now the pause key works
     run(6100, 8200)
-    assert out[3:] == [("pause_down", 6099), ("pause_long", 8099)]
+    assert out[5:] == [("pause_down", 6099), ("pause_long", 8099)]
 
 
 # -- the referee gesture (§4 Gestures 2, 4; §4 Referee functions) -------------------
@@ -319,11 +327,18 @@ def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gap
     gestures of their own when held long enough: the pause key alone 2 s
     (PAUSE_LONG), the pause key with one player button 2 s, pressed within
     2 s of each other (LATE); never a CONFIRM (§4 Gestures 4: not by the
-    referee gesture's keys)."""
+    referee gesture's keys) -- except (SPEC v5) when both player buttons
+    came first and had been down together 1 s when the pause key went
+    down: that is the confirmation, at its instant, and "a pause key
+    pressed after both player buttons have been held 1 s makes no referee
+    gesture with them"."""
     r = Rig()
     t = [100, 100 + gaps[0], 100 + gaps[0] + gaps[1]]
     play(r, [(order[k], t[k]) for k in range(3)], t[2] + 2999)
     want = [(NAME[order[k]], t[k]) for k in range(3)]
+    confirmed = order[2] == P and gaps[0] <= 2000 and gaps[1] >= 1000
+    if confirmed:
+        want.append(("confirm", t[1] + 1000))
     if order[0] == P and gaps[0] >= 2000:
         want.append(("pause_long", t[0] + 2000))
     if P in order[:2] and gaps[1] >= 2000 and gaps[0] <= 2000:
@@ -335,7 +350,7 @@ def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gap
                                        for k, w in enumerate(want))]
     assert r.names() == want                  # no REFEREE yet at 2999
     r.loop(t[2] + 3000)
-    fresh = gaps[0] + gaps[1] <= 2000
+    fresh = gaps[0] + gaps[1] <= 2000 and not confirmed
     if fresh:
         assert r.names()[-1] == ("referee", t[2] + 3000)
         assert r.actions[-1][2] == t[2] + 3000
@@ -351,6 +366,8 @@ def test_referee_in_every_order_with_any_gaps_timed_from_the_last_key(order, gap
     got = r.names()
     assert got[len(want):] == [("referee", t[2] + 3000)] * fresh + \
         [("all_up", t[2] + 5000 + 80)]
+    assert ("confirm", t[1] + 1000) in got if confirmed else \
+        not [n for n, _ in got if n == "confirm"]
 
 
 def test_referee_broken_early_gives_nothing_and_restarts_from_the_last_key():
@@ -399,16 +416,17 @@ def test_referee_once_a_group_even_when_broken_and_made_again():
 
 def test_player_buttons_first_then_pause_is_the_referee_gesture_never_an_end():
     """The slow referee gesture (player buttons first, 330 ms and more
-    apart): never PAUSE_LONG (§4 Gestures 4: no single held key ends a game)
-    and never CONFIRM, whatever the release order."""
+    apart, the pause key before the pair's 1 s, SPEC v5): never PAUSE_LONG
+    (§4 Gestures 4: no single held key ends a game) and never CONFIRM,
+    whatever the release order."""
     r = Rig()
-    play(r, [(L, 100), (R, 430), (P, 1500)], 4499)
-    assert r.names() == [("left", 100), ("right", 430), ("pause_down", 1500)]
-    r.loop(4500)
-    assert r.names()[-1] == ("referee", 4500)
+    play(r, [(L, 100), (R, 430), (P, 1429)], 4428)
+    assert r.names() == [("left", 100), ("right", 430), ("pause_down", 1429)]
+    r.loop(4429)
+    assert r.names()[-1] == ("referee", 4429)
     play(r, [(P, 6000, UP),           # pause first, then the pair: still the group's
              (R, 6500, UP), (L, 7000, UP)], 7100)
-    assert gestures_of(r) == [("referee", 4500)]
+    assert gestures_of(r) == [("referee", 4429)]
     assert r.names()[-1] == ("all_up", 7000)
 
 
@@ -539,21 +557,46 @@ def test_pause_pressed_as_a_player_lifts_a_finger_is_still_alone():
 # -- the confirmation (§4 Gestures 2, 4) -----------------------------------------------
 
 @parametrize("first,second,release_first", [(L, R, L), (L, R, R), (R, L, L), (R, L, R)])
-def test_confirm_at_the_first_player_release_after_1s_together(first, second, release_first):
-    """Both player buttons down together >= 1 s, the pause key up: CONFIRM at
-    the first of them to be released (t = its release edge, out debounce_ms
-    later), once; nothing while they are held (a slow press meant to resume
-    gives nothing before the keys are lifted)."""
+def test_confirm_at_the_instant_both_have_been_down_1s(first, second, release_first):
+    """SPEC v5 §4 Gestures: "it is recognized, and acts, the instant both
+    have been down 1 s (every gesture is recognized at the instant its keys
+    have been held its time, never at their release)": CONFIRM 1 s after
+    the second button, dated then and out at the loop's next tick, once;
+    nothing more at the releases (v4 gave it at the first release)."""
     r = Rig()
     play(r, [(first, 100), (second, 600)], 5000, every_ms=3)
-    assert gestures_of(r) == []                    # held 4.4 s: still nothing
+    assert gestures_of(r) == [("confirm", 1600)]
+    assert [seen for a, _, seen in r.actions if a == G.CONFIRM] == [1602]
+    assert r.g.t0 == r.ms(100) and r.g.key == first
     r.release(release_first, 5000)
     r.loop(5100)
     r.release(L if release_first == R else R, 5100)
     r.loop(5300)
-    assert r.names()[2:] == [("confirm", 5000), ("all_up", 5100)]
-    assert [seen for a, _, seen in r.actions if a == G.CONFIRM] == [5025]
-    assert r.g.t0 == r.ms(100)
+    assert gestures_of(r) == [("confirm", 1600)]
+    assert r.names()[-1] == ("all_up", 5100)
+
+
+@parametrize("late", ["stall", "release seen late", "pause press seen late"])
+def test_confirm_is_dated_at_its_instant_when_seen_late(late):
+    """SPEC v5 §4: the answer is given "at that instant": after a main-loop
+    stall CONFIRM still carries the instant both had been down 1 s, and
+    comes out before a release or a pause press whose edge came after that
+    instant (the pause press then follows it, and makes no referee
+    gesture with them)."""
+    r = Rig()
+    play(r, [(L, 100), (R, 200)], 1150)      # due at 1200; the loop stalls from 1150
+    if late == "release seen late":
+        r.release(R, 1230)
+    elif late == "pause press seen late":
+        r.press(P, 1230)
+    r.at(1400)
+    r.drain()                                # the first loop after the stall
+    assert [(G.ACTION_NAMES[a], t, seen) for a, t, seen in r.actions][2] == \
+        ("confirm", 1200, 1400)
+    if late == "pause press seen late":
+        assert r.names()[3] == ("pause_down", 1230)
+    r.loop(6000)
+    assert gestures_of(r) == [("confirm", 1200)]
 
 
 def test_confirm_needs_1s_together_timed_from_the_second_button():
@@ -571,12 +614,27 @@ def test_confirm_needs_1s_together_timed_from_the_second_button():
     assert gestures_of(r) == [("confirm", 2000)]
 
 
+def test_a_release_seen_late_before_the_instant_gives_no_confirm():
+    """A release whose edge came before the 1 s (known debounce_ms later) is
+    no confirmation, even when the loop reaches the instant meanwhile
+    (timed gestures wait while a release may be pending)."""
+    r = Rig()
+    play(r, [(L, 100), (R, 200)], 1190)
+    r.release(R, 1190)                # together 990 ms; known at 1215
+    r.loop(3000)
+    assert gestures_of(r) == []
+
+
 @parametrize("case", ["pause tapped first", "pause during", "pause after the pair",
                       "pause released first", "pause just after the release"])
 def test_confirm_never_when_the_pause_key_was_down_in_the_group(case):
     """§4 Gestures 2 and 4: the confirmation is given with the pause key up,
     and never by the keys of the referee gesture, however slow: a group in
-    which the pause key went down gives no CONFIRM."""
+    which the pause key went down before the pair's 1 s gives no CONFIRM.
+    (SPEC v5: once both had been down 1 s the confirmation is given at
+    that instant; a pause key after it changes nothing: "pause after the
+    pair" at 1500 and "pause just after the release" at 2010 come after
+    the instant, 1200.)"""
     r = Rig()
     if case == "pause tapped first":
         play(r, [(P, 100), (L, 150)], 200)
@@ -605,8 +663,41 @@ def test_confirm_never_when_the_pause_key_was_down_in_the_group(case):
     r.loop(2500)
     r.release(R, 2500)
     r.loop(3000)
-    assert gestures_of(r) == []
+    after = case in ("pause after the pair", "pause just after the release")
+    assert gestures_of(r) == ([("confirm", 1200)] if after else [])
     assert r.names()[-1] == ("all_up", 2500)
+
+
+@parametrize("pause_at", [1099, 1100, 1101, 1500, 2100])
+def test_a_pause_key_after_the_pairs_1s_makes_no_referee_gesture(pause_at):
+    """SPEC v5 §4 Gestures: "A pause key pressed after both player buttons
+    have been held 1 s makes no referee gesture with them": both player
+    buttons at 100, the pause key at pause_at, all held 5 s.  Before 1100
+    it is the referee gesture (3 s after the pause key); from 1100 on the
+    confirmation came at 1100, and no REFEREE follows, however long."""
+    r = Rig()
+    play(r, [(L, 100), (R, 100), (P, pause_at)], pause_at + 5000)
+    if pause_at < 1100:
+        assert gestures_of(r) == [("referee", pause_at + 3000)]
+    else:
+        assert gestures_of(r) == [("confirm", 1100)]
+
+
+def test_up_is_a_key_let_go_while_another_stays_down():
+    """SPEC v5 (the questions' answers count releases): a key let go while
+    another key stays down is UP, dated at its release edge, with `up` the
+    key; the last key up is ALL_UP (up = that key)."""
+    r = Rig()
+    ups = []
+    play(r, [(L, 100), (P, 300), (P, 400, UP)], 500)
+    ups.append(r.g.up)
+    play(r, [(R, 600), (L, 700, UP)], 800)
+    ups.append(r.g.up)
+    play(r, [(R, 900, UP)], 1000)
+    ups.append(r.g.up)
+    assert [n for n in r.names(ups=True) if n[0] in ("up", "all_up")] == \
+        [("up", 400), ("up", 700), ("all_up", 900)]
+    assert ups == [P, L, R]
 
 
 def test_confirm_once_a_group():
@@ -614,14 +705,14 @@ def test_confirm_once_a_group():
     play(r, [(L, 100), (R, 100), (L, 1200, UP),
              (L, 1300),               # right still down: the same group
              (R, 3000, UP), (L, 3100, UP)], 3200)
-    assert gestures_of(r) == [("confirm", 1200)]
+    assert gestures_of(r) == [("confirm", 1100)]
 
 
 def test_a_second_confirm_in_a_new_group():
     r = Rig()
     play(r, [(L, 100), (R, 100), (L, 1200, UP), (R, 1200, UP), (R, 1300), (L, 1300),
              (R, 2400, UP), (L, 2500, UP)], 2600)
-    assert gestures_of(r) == [("confirm", 1200), ("confirm", 2400)]
+    assert gestures_of(r) == [("confirm", 1100), ("confirm", 2300)]
     assert [(n, t0) for n, t0, _ in r.groups] == [("left", 100), ("right", 1300)]
 
 

@@ -22,7 +22,7 @@ import urllib.request
 
 from hallkit import hall_cmd, needs_browser, new_hall, page_until, until
 from bench import hall_attacks as A
-from hall import cli as H
+from hall import tls as TLS
 from hall import filing
 from hall.rehearsal import clocks as rehearsal
 from rig import LEFT
@@ -131,7 +131,7 @@ def test_each_alert_raises_the_banner_and_the_switches_are_remembered(tmp_path, 
         assert "table 4: result to check: the left flag fell at 00:00" in " ".join(texts)
         assert not [t for t in texts if t.startswith("table 2: result")], texts
         assert texts[-1].startswith("recorder: ") and \
-            "skipped 'scrabble/cup/8/result/1/8'" in texts[-1], texts
+            "refused 'scrabble/cup/8/result/1/8'" in texts[-1], texts   # (hallproto.parse)
         # each table's alert once: the page's next renders raise nothing new
         n = a["raised"]
         page_until(browser, "return document.getElementById('counts').textContent",
@@ -226,7 +226,7 @@ def test_times_stay_as_shown_when_the_hall_stops(tmp_path, browser):
 
 
 def _get(h, url):
-    ctx = H.TLS.client_context(h.folder)
+    ctx = TLS.client_context(h.folder)
     with urllib.request.urlopen(url, context=ctx) as r:
         return r.headers, r.read()
 

@@ -136,3 +136,59 @@ def test_the_halls_keys_are_made_on_a_disk_of_its_own(small_disk):
         assert os.stat(os.path.join(folder, name)).st_mode & 0o777 == 0o600
     assert TLS.broker_ips(folder) >= {"127.0.0.1"}
     assert not [n for n in os.listdir(folder) if n.startswith(".hall-ca-")]
+
+
+def test_a_full_disk_under_the_recorders_own_log_is_named_on_the_alarm_topic(small_disk):
+    """Issue 35: `hall start` writes the hall's lines (the recorder's too) to
+    hall.log in the hall folder: when that disk is full, the recorder once
+    died writing its alarm there, and the hall said only "the recorder
+    stopped (exit 1)".  Now the recorder lives on (the same process), names
+    the full disk on the retained alarm topic (the director's page and `hall
+    status` read it from the broker's memory: no disk needed), keeps the
+    result unconfirmed, and stores and confirms it once there is space."""
+    import hallproto as hp
+    from bench import hall_attacks as A
+    folder = str(small_disk / "hall")
+    h = Hall(folder, event="cup", tables=2, port=free_port(), ws_port=free_port())
+    seed_pki(folder)
+    h.write()
+    log = open(os.path.join(folder, "hall.log"), "a")
+    body = {"profile": "sdev", "t_ms": 1000, "running": None, "paused": False, "over": True,
+            "challenge_ms": 0, "late": None, "clock": "sim001", "table": 1, "game": 1,
+            "left": {"remaining_ms": 1, "overtime_ms": 0, "penalty": 0, "flag": False,
+                     "forfeit": False},
+            "right": {"remaining_ms": 2, "overtime_ms": 0, "penalty": 0, "flag": False,
+                      "forfeit": False}}
+    result = json.dumps(body).encode()
+    topic = hp.topic("cup", 1, "result", 1, 1)
+    alarm_topic = REC.ALARM_TOPIC % "cup"
+    filler = None
+    try:
+        h.start_broker()
+        h.start_recorder(stderr=log)
+        pid = h.rec_proc.pid
+        c = A._client(h, "1", h.passwords()[1], subscribe=[hp.confirm_topic("cup", "1")])
+        filler = smalldisk.Filler(os.path.join(folder, "filler"))
+        assert until(lambda: os.statvfs(folder).f_bfree, lambda n: n == 0) == 0
+        A._publish(c, hp.topic("cup", "\u00b9", "state", 1), b"{}")      # a refusal: a line
+        A._publish(c, topic, result)
+        alarm = until(lambda: json.loads(h.collect(alarm_topic).get(alarm_topic, b"{}")),
+                      lambda a: a.get("writing"))
+        assert "No space left on device" in alarm["writing"] and alarm["waiting"] == 1, alarm
+        assert alarm["refused"] == 1, alarm
+        assert c.got == [] and h.rec_proc.poll() is None and h.rec_proc.pid == pid
+        filler.remove()
+        filler = None
+        A._publish(c, topic, result)                   # the clock's re-send
+        got = until(lambda: list(c.got), lambda g: g)
+        assert got == [(hp.confirm_topic("cup", "1"), result)]
+        A._close(c)
+        alarm = until(lambda: json.loads(h.collect(alarm_topic).get(alarm_topic, b"{}")),
+                      lambda a: a.get("writing") is None)
+        assert alarm["writing"] is None and h.rec_proc.pid == pid
+    finally:
+        if filler is not None:
+            filler.remove()
+        h.stop()
+        log.close()
+    assert [r["topic"] for r in REC.read_records(folder, lambda m: None)] == [topic]

@@ -176,15 +176,13 @@ def test_no_name_reorders_its_neighbour_on_the_desk(hall_with_names, browser):
 ASTRAL = "\U0001d400"     # MATHEMATICAL BOLD CAPITAL A: one code point, two UTF-16 units
 
 
-@pytest.mark.xfail(strict=True, reason="until the protocol module's single name rule "
-                   "(code points, issue 35: helper proto) lands in pairings.py and the "
-                   "pages' generated JS")
 def test_a_bye_of_64_astral_letters_reaches_both_pages(tmp_path, browser):
     """Issue 35: a bye name of 64 astral-plane letters passed `hall
     pairings` (64 code points) and both pages refused the whole round (128
     UTF-16 units against their 64): the projector showed round `?`.  One
-    length rule for names everywhere: the round as loaded reaches both
-    pages, the bye's name whole."""
+    length rule for names everywhere (firmware/hallproto.py is_name, the
+    pages' hallproto.js): the round as loaded reaches both pages, the bye's
+    name whole."""
     name = ASTRAL * 64
     with running_hall(tmp_path, tables=4) as h:
         path = tmp_path / "div.t"

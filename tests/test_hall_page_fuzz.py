@@ -115,7 +115,7 @@ def test_hostile_messages_never_stop_the_honest_rows(tmp_path, browser):
                            " document.getElementById('alarm').className]",
                            lambda a: "recorder warnings" in a[0])
         assert "recorder warnings" in alarm[0] and alarm[1] == "alarm", alarm
-        assert "skipped 'scrabble/cup/3/result/1/3'" in browser.execute_script(
+        assert "refused 'scrabble/cup/3/result/1/3'" in browser.execute_script(
             "return document.getElementById('alarmlog').textContent")
         # the honest clocks still count down, each on its own row
         # (waited for, not timed: issue 29, no wall clock decides a test)

@@ -74,7 +74,7 @@ def test_recorder_refuses_hostile_results_one_line_each(tmp_path):
         err.close()
     lines = open(tmp_path / "recorder.err").read().splitlines()
     assert len(lines) == len(bodies) + 1, lines          # one line per bad message
-    assert all(x.startswith("recorder: skipped ") for x in lines)
+    assert all(x.startswith("recorder: refused ") for x in lines)   # (hallproto.parse)
     # only the valid result was confirmed (its body echoed) and stored
     assert c.got == [(REC.confirm_topic("cup", 3), json.dumps(GOOD).encode())]
     proc, rows = results_csv(h.folder)

@@ -110,6 +110,8 @@ def test_a_round_from_pairings_to_the_csv(hall):
     (["round"], "needs the round's number"),
     (["round", "x"], "needs the round's number"),
     (["round", "0"], "1-999"),
+    (["round", "\u00b3"], "needs the round's number"),   # issue 35: isdigit() took it, int() not
+    (["round", "\uff13"], "needs the round's number"),   # (fullwidth: int() read it as 3)
     (["pairings", OPEN], "needs --round N"),
     (["pairings", "--round", "0", OPEN], "1-999"),
     (["pairings", "--round", "1", "/nonexistent.t"], "No such file"),

@@ -237,6 +237,26 @@ def test_a_name_longer_than_64_characters_is_cut_with_a_warning(tmp_path):
     assert r.pairs[1].left == "\u017b" * 64 and len(r.warnings) == 1
 
 
+def test_names_follow_the_protocols_one_rule_code_points_no_bidi_controls(tmp_path):
+    """Issue 35: the name rule is hallproto.clean_name's, the pages' too: a
+    bye of 64 astral letters is 64 code points (the pages counted 128 UTF-16
+    units and refused the round), kept whole; a 65th is cut; a right-to-left
+    override or isolate (it reversed the opponent's name) and a control
+    character are removed, each name with one warning line."""
+    import hallproto as hp
+    astral = "\U0001d400" * hp.NAME_MAX
+    f = tmp_path / "r.csv"
+    f.write_text("table,player1,player2\n1,%s,Bob\n2,Anna\u202e Nowak,Ola\u2066x\u2069\n"
+                 "3,%s,E\x07ve\n" % (astral, "\U0001d401" * (hp.NAME_MAX + 1)), encoding="utf-8")
+    r = pairings.read(str(f), 1)
+    assert r.pairs[1].left == astral and hp.is_name(astral)
+    assert (r.pairs[2].left, r.pairs[2].right) == ("Anna Nowak", "Olax")
+    assert (r.pairs[3].left, r.pairs[3].right) == ("\U0001d401" * hp.NAME_MAX, "Eve")
+    assert len(r.warnings) == 4, r.warnings
+    assert sum("bidi-override" in w for w in r.warnings) == 3
+    assert sum("longer than %d" % hp.NAME_MAX in w for w in r.warnings) == 1
+
+
 def test_tsh_numbers_are_kept_with_the_seats():
     """Issue 27: the export for TSH needs each player's number (the line
     number among the player lines), left and right as seated, and the bye's."""

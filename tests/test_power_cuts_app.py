@@ -239,6 +239,41 @@ def sc_gestures_undo_presses(rig):
     wait(rig, 2000)
 
 
+def sc_answers_held(rig):
+    """SPEC v5 §4 (issue 36): while a question shows the player buttons
+    answer it and leave the clock alone; the yes acts at its instant, the
+    keys still held.  END? answered no (a button let go early: nothing
+    written), then yes while held; NEW GAME? yes while held; a first press."""
+    rig.press(LEFT)                     # right runs
+    wait(rig, 3000)
+    rig.press(RIGHT)                    # left runs
+    wait(rig, 2000)
+    rig.press(PAUSE)                    # paused(left)
+    wait(rig, 500)
+    rig.perform(gestures.long_press())  # END?
+    rig.press(LEFT, hold=300)           # a no: the question closes, nothing else
+    assert rig.clock.state == cc.PAUSED and rig.app.game.question.kind == 0
+    rig.perform(gestures.long_press())  # END? again
+    rig.down(RIGHT)
+    rig.run(100)
+    rig.down(LEFT)
+    rig.run(1000 + 50)                  # the yes, both still held
+    assert rig.clock.state == cc.OVER, rig.screen()
+    rig.up(RIGHT)
+    rig.up(LEFT)
+    wait(rig, 1000)
+    rig.perform(gestures.long_press())  # NEW GAME?
+    rig.down(LEFT)
+    rig.down(RIGHT)
+    rig.run(1000 + 50)
+    assert rig.clock.state == cc.READY, rig.screen()
+    rig.up(LEFT)
+    rig.up(RIGHT)
+    wait(rig, 1000)
+    rig.press(RIGHT)                    # the new game: left runs
+    wait(rig, 2000)
+
+
 def _referee_late(rig, late_min=0, credit_min=0, base_up=0):
     """In ready: the referee menu, the left player's lateness set to
     `late_min` minutes (the late-arrival item: a `lateness` line), a
@@ -728,6 +763,10 @@ SCENARIOS = {
     # (Session.retract) at every cut point, the log still replays to the
     # restored clock (SPEC v3 §4 Gestures, Power loss): 1910, 385, 0.
     "gestures_undo_presses": (sc_gestures_undo_presses, "sdev"),
+    # SPEC v5 (issue 36): END? answered no by an early release, then yes
+    # while both buttons are held, NEW GAME? the same, a new game: 2105,
+    # 439, 0 (second cuts: 397 after 34 first cuts, 0).
+    "answers_held": (sc_answers_held, "sdev"),
 }
 
 

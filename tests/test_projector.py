@@ -44,7 +44,7 @@ def browser(tmp_path_factory):
     d = tmp_path_factory.mktemp("projector")
     www = d / "www"
     www.mkdir()
-    for n in ("projector.html", "projector.js", "projector.css", "model.js", "isolate.js"):
+    for n in ("projector.html", "projector.js", "projector.css", "hallproto.js", "model.js", "isolate.js"):
         shutil.copy(os.path.join(PAGE_DIR, n), str(www / n))
     shutil.copy(MQTT_JS, str(www / "mqtt.min.js"))
     (www / "config.js").write_text("var HALL = %s;\n" % json.dumps({"event": EV}))

@@ -53,6 +53,8 @@ def same(rig, ref):
 def _cases():
     for order in ORDERS:
         for gap in (0, 500, 1000):          # (between keys: first to last 2 * gap)
+            if order[2] == PAUSE and gap == 1000:
+                gap = 990   # SPEC v5: a pause key after the pair's 1 s makes no referee gesture
             yield pytest.param(order, gap, LEFT, id="%s-%d-L" % (_order_id(order), gap))
     for gap in (0, 1000):
         yield pytest.param(ORDERS[0], gap, RIGHT, id="%s-%d-R" % (_order_id(ORDERS[0]), gap))

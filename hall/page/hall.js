@@ -236,7 +236,7 @@ function onMessage(topic, payload, retained) {
     showAlarm(a, retained);
     return;
   }
-  var m = M.parse(EV, topic, payload.toString());
+  var m = M.parse(EV, topic, payload);   // (the bytes: the protocol's limits are bytes)
   if (m === null) return;
   if (m.error) { warn(topic, m.error); return; }
   if (m.kind === "clear") { drop(m.key); return; }   // a renumbered clock's old table
@@ -265,12 +265,15 @@ function onMessage(topic, payload, retained) {
 // warnings (a result refused, a re-published result not counted) below.
 function showAlarm(a, retained) {
   var el = document.getElementById("alarm");
-  el.hidden = !a.writing && !a.events.length;
+  el.hidden = !a.writing && !a.events.length && !a.refused;
   el.className = a.writing ? "alarm bad" : "alarm";
-  set(document.getElementById("alarmtext"), a.writing ?
+  // issue 35: what the recorder refused (each message dropped, the others stored)
+  var refused = a.refused ? "; " + a.refused + " message" + (a.refused > 1 ? "s" : "") +
+      " refused by the recorder (last: " + a.last + ")" : "";
+  set(document.getElementById("alarmtext"), (a.writing ?
       "RESULTS ARE NOT BEING STORED: " + a.writing + "; " + a.waiting +
       " waiting unconfirmed on their clocks (they are re-sent)" :
-      a.events.length + " recorder warning" + (a.events.length > 1 ? "s" : ""));
+      a.events.length + " recorder warning" + (a.events.length > 1 ? "s" : "")) + refused);
   set(document.getElementById("alarmlog"), a.events.slice().reverse().join("\n"));
   HallAlerts.recorder(a.events, retained);   // (issue 37: a new warning calls the director)
 }

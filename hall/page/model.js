@@ -16,18 +16,13 @@
 "use strict";
 
 var HallModel = (function () {
-  var INT_MAX = 2147483647;       // the clocks' ints are 31-bit
-  var MAX_STATE = 4096;           // bytes of a state message (the clock's: ~400)
-  var MAX_LOG = 20480;            // the broker's message_size_limit
-  var MAX_NAME = 64;              // a player's name (hall/pairings.py MAX_NAME)
-  var MAX_SEAT = 4096;            // bytes of a table's round message
-
-  function num(s, lo, hi) {
-    // a canonical decimal number lo..hi (no sign, no leading zero), or null
-    if (typeof s !== "string" || !/^(0|[1-9][0-9]{0,8})$/.test(s)) return null;
-    var n = +s;
-    return n >= lo && n <= hi ? n : null;
-  }
+  // The protocol (topics, ids, limits, fields, names) is the hall's one
+  // definition, firmware/hallproto.py, as hallproto.js (generated from it,
+  // loaded before this file): nothing of it is written here again.
+  var P = typeof HallProto !== "undefined" ? HallProto : require("./hallproto.js");   // (node)
+  var INT_MAX = P.D.INT_MAX;
+  var MAX_SEAT = 4096;            // bytes of a table's round message (the recorder's)
+  var num = P.num;
 
   function isInt(v, lo, hi) {
     return typeof v === "number" && Math.floor(v) === v && v >= lo && v <= hi;
@@ -37,85 +32,34 @@ var HallModel = (function () {
     return v !== null && typeof v === "object" && !Array.isArray(v);
   }
 
-  // scrabble/<event>/<table>/<kind>[/<game>]/<account>
+  // A clock's message (HallProto.parse: parsed once, then by its kind) as a
+  // view uses it; null for the hall's own kinds, emptied messages and other
+  // topics.
+  function parse(event, topic, payload) {
+    var m = P.parse(event, String(topic), payload);
+    if (m.kind === "refused") return {error: m.why};
+    if (m.kind === "other" || m.kind === "empty" || P.D.HALL_KINDS.indexOf(m.kind) >= 0) {
+      return null;
+    }
+    return {kind: m.kind, table: m.table, account: m.account, game: m.game,
+            key: m.table + "/" + m.account, value: m.value};
+  }
+
   function parseTopic(event, topic) {
-    var p = String(topic).split("/");
-    if (p[0] !== "scrabble" || p[1] !== event) return null;
-    var kind = p[3], two = kind === "result" || kind === "log";
-    if (p.length !== (two ? 6 : 5)) return null;
-    if (["state", "heartbeat", "status", "result", "log"].indexOf(kind) < 0) return null;
-    var t = {kind: kind, table: num(p[2], 1, 9999), account: p[p.length - 1],
-             game: two ? num(p[4], 1, INT_MAX) : null};
-    if (t.table === null || num(t.account, 1, INT_MAX) === null || (two && t.game === null)) {
-      return {error: "not a clock's topic"};
-    }
-    t.key = t.table + "/" + t.account;
-    return t;
+    var m = P.parseTopic(event, String(topic));
+    if (m.kind === "refused") return {error: m.why};
+    if (m.kind === "other" || P.D.HALL_KINDS.indexOf(m.kind) >= 0) return null;
+    return {kind: m.kind, table: m.table, account: m.account, game: m.game,
+            key: m.table + "/" + m.account};
   }
 
-  var SIDES = ["left", "right"];
-
-  // null if s is a clock's state (firmware/report.py + net.py) for `table`,
-  // else the reason.
-  function checkState(s, table) {
-    if (!isObj(s)) return "not a JSON object";
-    if (s.table !== table) return "its table " + JSON.stringify(s.table) + " is not the topic's " + table;
-    if (!isInt(s.game, 0, INT_MAX)) return "game is not a number";
-    if (typeof s.clock !== "string" || !/^[\w.-]{1,40}$/.test(s.clock)) return "clock is not a clock id";
-    if (typeof s.profile !== "string" || s.profile.length > 40) return "profile is not a name";
-    if (!isInt(s.t_ms, 0, INT_MAX)) return "t_ms is not a time";
-    if (s.running !== null && s.running !== "left" && s.running !== "right") return "running is not a side";
-    if (s.late !== null && s.late !== "left" && s.late !== "right") return "late is not a side";
-    if (typeof s.paused !== "boolean" || typeof s.over !== "boolean") return "paused/over not true/false";
-    if (!isInt(s.challenge_ms, 0, INT_MAX)) return "challenge_ms is not a time";
-    for (var i = 0; i < 2; i++) {
-      var d = s[SIDES[i]], n = SIDES[i];
-      if (!isObj(d)) return n + " is not an object";
-      if (!isInt(d.remaining_ms, -INT_MAX, INT_MAX)) return n + ".remaining_ms is not a number";
-      if (!isInt(d.overtime_ms, 0, INT_MAX)) return n + ".overtime_ms is not a number";
-      if (!isInt(d.penalty, -INT_MAX, INT_MAX)) return n + ".penalty is not a number";
-      if (typeof d.flag !== "boolean" || typeof d.forfeit !== "boolean") return n + ".flag/forfeit not true/false";
-    }
-    return null;
-  }
-
-  function parse(event, topic, text) {
-    var t = parseTopic(event, topic);
-    if (t === null || t.error) return t;
-    text = String(text);
-    if (t.kind === "status") {
-      if (text === "") return null;                       // an emptied status
-      if (text !== "online" && text !== "offline") return {error: "status is not online/offline"};
-      t.value = text;
-      return t;
-    }
-    if (t.kind === "log") {
-      if (text.length > MAX_LOG) return {error: "log too long"};
-      t.value = text;
-      return t;
-    }
-    if (text === "") {
-      if (t.kind !== "state") return null;
-      t.kind = "clear";                                   // a renumbered clock's old row
-      return t;
-    }
-    if (text.length > MAX_STATE) return {error: "message too long"};
-    var s;
-    try { s = JSON.parse(text); } catch (e) { return {error: "not JSON"}; }
-    var why = checkState(s, t.table);
-    if (why) return {error: why};
-    if (t.kind === "result" && (s.game !== t.game || s.over !== true)) {
-      return {error: "a result whose game is not the topic's " + t.game};
-    }
-    t.value = s;
-    return t;
-  }
+  var checkState = P.checkState;
 
   // The round and its seating, retained by the recorder (issue 27: one
   // message per table, hall/tournament.py messages()):
   //   scrabble/<event>/round      {round, tables: [1, 2, ...], byes: [names]}
   //   scrabble/<event>/round/<t>  {round, left, right, games: [[account, clock, game]]}
-  function isName(v) { return typeof v === "string" && v.length <= MAX_NAME; }
+  var isName = P.isName;      // code points, no control or bidi characters (hallproto.py)
 
   function parseRound(text) {
     if (typeof text !== "string" || text.length > 65536) return {error: "too long"};
@@ -144,8 +88,8 @@ var HallModel = (function () {
     if (!Array.isArray(r.games) || r.games.length > 50) return {error: "games is not a list"};
     for (var i = 0; i < r.games.length; i++) {
       var g = r.games[i];
-      if (!Array.isArray(g) || g.length !== 3 || num(g[0], 1, INT_MAX) === null ||
-          typeof g[1] !== "string" || !/^[\w.-]{1,40}$/.test(g[1]) || !isInt(g[2], 1, INT_MAX)) {
+      if (!Array.isArray(g) || g.length !== 3 || !P.isAccount(g[0]) || !P.isId(g[1]) ||
+          !isInt(g[2], 1, INT_MAX)) {
         return {error: "a game is not [account, clock, game]"};
       }
     }
@@ -236,7 +180,11 @@ var HallModel = (function () {
         a.events.some(function (e) { return typeof e !== "string"; })) {
       return {error: "events is not a list of lines"};
     }
-    return {writing: a.writing, waiting: a.waiting, events: a.events};
+    // issue 35: the messages the recorder refused (its run), the last one's reason
+    var refused = a.refused === undefined ? 0 : a.refused, last = a.last === undefined ? null : a.last;
+    if (!isInt(refused, 0, INT_MAX)) return {error: "refused is not a count"};
+    if (last !== null && typeof last !== "string") return {error: "last is not text"};
+    return {writing: a.writing, waiting: a.waiting, events: a.events, refused: refused, last: last};
   }
 
   // Whose clock is it (issue 29): the recorder publishes each clock's account,
@@ -252,9 +200,9 @@ var HallModel = (function () {
   function parseOwner(event, topic, text) {
     var p = String(topic).split("/");
     if (p.length !== 4 || p[0] !== "scrabble" || p[1] !== event || p[2] !== "owner") return null;
-    if (!/^[\w.-]{1,40}$/.test(p[3])) return {error: "not a clock id"};
+    if (!P.isId(p[3])) return {error: "not a clock id"};
     text = String(text);
-    if (text !== "" && num(text, 1, INT_MAX) === null) return {error: "not an account"};
+    if (text !== "" && !P.isAccount(text)) return {error: "not an account"};
     return {kind: "owner", clock: p[3], account: text === "" ? null : text};
   }
 

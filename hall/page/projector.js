@@ -219,20 +219,23 @@ function render() {
   while (grid.children.length > shown.length) grid.removeChild(grid.lastChild);
 }
 
-function onProjectorMessage(topic, text) {
-  var r = HallModel.parseRoundTopic(P.event, topic, String(text));
+// text: the payload (mqtt.js's Buffer: its bytes are measured, as the
+// protocol counts them) or a string.
+function onProjectorMessage(topic, payload) {
+  var text = payload.toString();
+  var r = HallModel.parseRoundTopic(P.event, topic, text);
   if (r !== null) {           // the round, a table's seating and games (issue 27)
     if (r.error) { P.warnings++; console.warn("projector: skipped " + topic + ": " + r.error); return; }
     HallModel.addRound(P.round, r);
     return;
   }
-  var o = HallModel.parseOwner(P.event, topic, String(text));
+  var o = HallModel.parseOwner(P.event, topic, text);
   if (o !== null) {           // whose clock is it (issue 29)
     if (o.error) { P.warnings++; return; }
     HallModel.addOwner(P.owners, o);
     return;
   }
-  var m = HallModel.parse(P.event, topic, String(text));
+  var m = HallModel.parse(P.event, topic, payload);
   if (m === null) return;
   if (m.error) { P.warnings++; console.warn("projector: skipped " + topic + ": " + m.error); return; }
   if (m.kind === "clear") { var c = P.cards[m.key]; if (c) delete P.cards[m.key]; return; }
@@ -274,7 +277,7 @@ function startProjector() {
       conn.className = "conn off";
     });
     c.on("message", function (topic, payload) {
-      try { onProjectorMessage(topic, payload.toString()); } catch (e) { P.warnings++; }
+      try { onProjectorMessage(topic, payload); } catch (e) { P.warnings++; }
     });
   }
   P.pageAt = pnow();

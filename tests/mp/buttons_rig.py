@@ -24,7 +24,7 @@ class Rig:
         self.start = start_ms
         self.pins = tuple(machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (14, 15, 16))
         self.b = B.Buttons(self.pins, self.ticks_ms, DIFF, debounce_ms, hard)
-        self.g = G.Gestures(self.b, DIFF, long_ms, referee_ms, confirm_ms)
+        self.g = G.Gestures(self.b, DIFF, long_ms, referee_ms, confirm_ms, add=ADD)
         self.actions = []          # (action, t_ms_relative, seen_at_ms_relative)
         self.groups = []           # (action name, t0 relative, key): each action that
                                    # opened a group, and each REGROUP
@@ -93,8 +93,10 @@ class Rig:
             if self.g.opened or a == G.REGROUP:
                 self.groups.append((G.ACTION_NAMES[a], self.rel(self.g.t0), self.g.key))
 
-    def names(self):
-        return [(G.ACTION_NAMES[a], t) for a, t, _ in self.actions]
+    def names(self, ups=False):
+        """The actions (name, t); a key let go while another stays down
+        (UP, SPEC v5: the questions' answers count them) only with `ups`."""
+        return [(G.ACTION_NAMES[a], t) for a, t, _ in self.actions if ups or a != G.UP]
 
     def events(self):
         """Raw Buttons events (bypassing Gestures): [(button, kind, t)]."""

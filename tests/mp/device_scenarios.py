@@ -379,6 +379,14 @@ ORDERS = ((PAUSE, LEFT, RIGHT), (PAUSE, RIGHT, LEFT), (LEFT, PAUSE, RIGHT),
 GAPS = (0, 150, 400, 700, 1000)
 
 
+def _gap(order, gap):
+    """SPEC v5: both player buttons down together 1 s before the pause key
+    are a confirmation, and the pause key after it makes no referee gesture
+    (test_answers.py, test_gestures.py): with the pause key last, it comes
+    within 990 ms of the second player button."""
+    return min(gap, 990) if order[2] == PAUSE else gap
+
+
 def scenario_chords(board, root):
     """All six orders of the referee's keys, the first to the last 0 to 2 s
     apart, while a clock runs (SPEC v4 §4 Gestures: any order, within
@@ -386,7 +394,7 @@ def scenario_chords(board, root):
     rig = None
     for order in ORDERS:
         for gap in GAPS:
-            rig = chord_case(board, fresh_dir(root[:-1]), order, gap)
+            rig = chord_case(board, fresh_dir(root[:-1]), order, _gap(order, gap))
     return rig
 
 
@@ -398,7 +406,7 @@ def scenario_chords_on_a_stopped_clock(board, root):
     for start in ("ready", "paused", "over"):
         for order in ORDERS:
             for gap in (0, 1000):
-                rig = chord_case(board, fresh_dir(root[:-1]), order, gap, start)
+                rig = chord_case(board, fresh_dir(root[:-1]), order, _gap(order, gap), start)
     return rig
 
 
@@ -1012,7 +1020,43 @@ SCENARIOS = (
 
 # SPEC v3 gestures (issues 10, 18): each of these also replays from the device's
 # own game log to exactly the live clock (tests/test_device.py).
+def scenario_the_keys_answer_end(board, root):
+    """SPEC v5 §4 Gestures: while END? shows, the player buttons answer it
+    and leave the clock alone.  A pause tap under it answers no and leaves
+    the clock stopped; asked again, left presses, right joins 300 ms later
+    (at each of the 1 s the times and the turn are as they were), and the
+    game is over at the instant both have been down 1 s, while both still
+    hold (TSO § 5.1 b i: the last mover's time is theirs)."""
+    write_settings(root, "sdev", 600)
+    rig = boot(board, root)
+    rig.press(LEFT)                             # right runs
+    rig.run(3000)
+    rig.press(PAUSE)
+    rig.run(500)
+    c = rig.clock
+    rem = [c.rem[0], c.rem[1]]
+    rig.perform(gestures.long_press())
+    expect("END?" in rig.screen()[1], "END? asked", rig)
+    rig.press(PAUSE)                            # no: and nothing else
+    expect("END?" not in rig.screen()[1] and c.state == cc.PAUSED, "no, still paused", rig)
+    rig.perform(gestures.long_press())
+    rig.down(LEFT)
+    rig.run(300)
+    rig.down(RIGHT)
+    for _ in range(199):                        # 995 ms of the 1 s, 5 ms steps
+        rig.run(5)
+        expect(c.state == cc.PAUSED and [c.rem[0], c.rem[1]] == rem and
+               "END?" in rig.screen()[1], "the keys leave the clock alone", rig)
+    rig.run(5 + 5)
+    expect(c.state == cc.OVER and [c.rem[0], c.rem[1]] == rem, "over at the 1 s", rig)
+    rig.up(LEFT)
+    rig.up(RIGHT)
+    rig.run(200)
+    return rig
+
+
 GESTURE_SCENARIOS = (
+    scenario_the_keys_answer_end,
     scenario_end_keeps_the_last_movers_turn,
     scenario_void_after_a_stop,
     scenario_void_after_a_forfeit,
