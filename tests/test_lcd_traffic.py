@@ -10,7 +10,9 @@ transfers, their count and bytes, and the screen at the phase's end, as
 recorded on the code before the change (main at 9739295); the phases that
 show READY (and the presses that leave it) re-recorded for issue 37, whose
 READY screen says who presses to start (`READY 2nd press`, firmware/
-view.py).  A phase whose traffic differs fails here, named."""
+view.py), and the phase `end` for SPEC v5's keys (under END? the player
+buttons answer and start no clock: fewer transfers).  A phase whose
+traffic differs fails here, named."""
 import json
 import os
 
