@@ -21,7 +21,9 @@
 # both), so a 16x2 layout never truncates a word.
 #
 #   view.py (game screen): READY PAUSE END CHAL PEN LOST FLAG RESTORED LOWBAT
-#     LATE; app prompts (16): ASK_END ASK_NEW
+#     LATE; READY_WHO (15: READY and who presses to start), LOST_L LOST_R (11:
+#     the final screen names the side that lost); app prompts (16): ASK_END
+#     ASK_NEW
 #   the menus (menu.py), row 0 labels (16): T_*
 #   the menus, row 1 values between the arrows (12): V_*
 #   the menus, 20x4 only: TITLE_* (14, beside "nn/nn"), HINT (20)
@@ -51,11 +53,17 @@ _TABLES = (
         "LANG": "English",  # its own name, for the language menu
         # -- game screen (view.py) --
         "READY": "READY",      # center field, 6 columns
+        # READY and who presses to start (SPEC §4: a player button starts
+        # the other side's clock, so the player who moves second presses):
+        # the READY screen's row, 15 columns (the 16th is the hall mark's)
+        "READY_WHO": "READY 2nd press",
         "PAUSE": "PAUSE",
         "END": "END",
         "CHAL": "CHL",         # challenge window label, 3 columns
         "PEN": "P",            # penalty points prefix, 1 column
         "LOST": "LOST",        # forfeit, 5 columns
+        "LOST_L": "LEFT LOST",  # the final screen names the loser: 11 columns
+        "LOST_R": "RIGHT LOST",
         "FLAG": "TIME",        # out of time (flag profiles), 5 columns
         "RESTORED": "GAME RESTORED",  # after a power cut: the status row, 16 columns
         "LOWBAT": "BATT",
@@ -98,6 +106,8 @@ _TABLES = (
         "V_ON": "on",
         "V_OFF": "off",
         "V_CONFIRM": "L+R 1s = yes",    # both player buttons held: yes
+        # the referee menu's Exit item (its arrows leave): how to move on
+        "V_MENU_KEYS": "Pause=next",
         "V_HALL_UP": "connected",      # the hall's network (net.HALL_*)
         "V_HALL_WAIT": "connecting",
         "V_HALL_DOWN": "no hall",
@@ -148,11 +158,14 @@ _TABLES = (
     ("de", {
         "LANG": "Deutsch",  # its own name, for the language menu
         "READY": "BEREIT",
+        "READY_WHO": "BEREIT 2.drückt",   # der Nachziehende drückt (TSO § 2.3)
         "PAUSE": "PAUSE",
         "END": "ENDE",
         "CHAL": "ANF",         # Anfechtung
         "PEN": "S",            # Strafpunkte
         "LOST": "VERL.",       # verloren (TSO § 5.2 c)
+        "LOST_L": "L VERLOREN",
+        "LOST_R": "R VERLOREN",
         "FLAG": "ZEIT",
         "RESTORED": "SPIEL FORTGES.",
         "LOWBAT": "AKKU",
@@ -192,6 +205,7 @@ _TABLES = (
         "V_ON": "an",
         "V_OFF": "aus",
         "V_CONFIRM": "L+R 1s = ja",
+        "V_MENU_KEYS": "Pause=weiter",
         "V_HALL_UP": "verbunden",
         "V_HALL_WAIT": "verbinde...",
         "V_HALL_DOWN": "kein Netz",
@@ -239,11 +253,14 @@ _TABLES = (
     ("pl", {
         "LANG": "Polski",  # its own name, for the language menu
         "READY": "GOTOWY",
+        "READY_WHO": "GOTOWY 2.włącza",   # przeciwnik włącza zegar (PFS § 2.4)
         "PAUSE": "STOP",        # not PAUZA: in PFS § 3.4 "pauza" is a pass
         "END": "KONIEC",
         "CHAL": "SPR",         # sprawdzenie
         "PEN": "K",            # kara
         "LOST": "PRZEG",       # przegrana
+        "LOST_L": "L PRZEGRAŁ",
+        "LOST_R": "P PRZEGRAŁ",
         "FLAG": "CZAS",        # koniec czasu
         "RESTORED": "GRA PRZYWROCONA",
         "LOWBAT": "BAT",
@@ -283,6 +300,7 @@ _TABLES = (
         "V_ON": "włączony",
         "V_OFF": "wyłączony",
         "V_CONFIRM": "L+P 1s = tak",
+        "V_MENU_KEYS": "Pauza=dalej",
         "V_HALL_UP": "połączony",
         "V_HALL_WAIT": "łączenie...",
         "V_HALL_DOWN": "brak sieci",
@@ -334,7 +352,8 @@ _TEXT = dict(_TABLES)
 # Widest field (LCD columns) each word is drawn in.
 LABEL = 16   # menu row 0 on a 16x2 display
 VALUE = 12   # menu value between "< " and " >" on 16 columns
-WIDTH = {"READY": 6, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1, "LOST": 5,
+WIDTH = {"READY": 6, "READY_WHO": 15, "PAUSE": 6, "END": 6, "CHAL": 3, "PEN": 1,
+         "LOST": 5, "LOST_L": 11, "LOST_R": 11,
          "FLAG": 5, "RESTORED": 16, "LOWBAT": 6, "LATE": 5, "ASK_END": 16,
          "ASK_NEW": 16,
          "TITLE_SETUP": 14, "TITLE_REF": 14, "HINT": 20, "SETRESET": 16,

@@ -325,8 +325,9 @@ class RefereeMenu:
             self._elapsed(value, 0 if it == R_LATE_L else 1)
         elif it == R_BASE:
             self._base(value)
-        else:  # R_EXIT
+        else:  # R_EXIT: either arrow leaves; the pause key goes on round
             arrows(value, True, True)
+            center(value, lang.table(self.language)["V_MENU_KEYS"])
 
     def _void(self, value):
         # what the side gets back: "+01:15"

@@ -17,6 +17,10 @@
 #                                          center: READY/PAUSE/END/"CHL 17"
 #                                          (frozen while paused), lateness
 #                                          "+03:12" while a late clock runs
+#   READY (issue 37): "READY 2nd press" over the free fields, columns 0-14
+#     (SPEC §4: a player button starts the other side: the player who moves
+#     second presses); the final screen of a forfeit names the loser over
+#     its info field and the centre: "LEFT LOST     P20", "P10  RIGHT LOST".
 #
 # The hall mark (a clock on the hall's network, net.py): one glyph in the
 # last column of row 1, wherever that column is free: connected,
@@ -74,7 +78,8 @@ class View:
         # here: one added later grows the instance's dict, an allocation)
         self._words = None
         self.w_ready = self.w_pause = self.w_end = self.w_chal = self.w_lost = b""
-        self.w_flag = self.w_lowbat = self.w_late = b""
+        self.w_flag = self.w_lowbat = self.w_late = self.w_ready_who = b""
+        self.w_lost_s = [b"", b""]   # LOST_L, LOST_R
         self.w_pen = 0x50
 
     def text(self, codes):
@@ -93,6 +98,9 @@ class View:
         self.w_flag = w["FLAG"]
         self.w_lowbat = w["LOWBAT"]
         self.w_late = w["LATE"]
+        self.w_ready_who = w["READY_WHO"]
+        self.w_lost_s[0] = w["LOST_L"]
+        self.w_lost_s[1] = w["LOST_R"]
 
     # -- rendering ------------------------------------------------------------
     def render(self, f, rows=None):
@@ -155,19 +163,34 @@ class View:
             # a confirmation needs a question the display shows (SPEC v3 §4)
             self._say(row, w)
         elif st == OVER and f.lost:
-            return  # LOST under the time says it all; END would touch it
+            self._lost(row, f)  # LOST names its side; END would touch it
         elif st == PAUSED:
             self._paused(row, f)
         elif st == OVER:
             self._say(row, self.w_end)
         elif st == READY:
-            self._say(row, self.w_ready)
+            self._ready(row)
         elif st == LATE:
             _lateness(row, self._cpos + (self._cwidth - 6) // 2, f.late)
         elif f.win > 0:
             self._window(row, f.win, self._cpos, self._cwidth)
         elif f.lowbat:
             word(row, self._cpos, self._cwidth, self.w_lowbat, 2)
+
+    def _ready(self, row):
+        """READY and who presses to start, over the info fields when both
+        are free (a referee's adjustment can leave a penalty there), the
+        last column left to the hall mark; else READY alone."""
+        if _free(row, self._ipos[0]) and _free(row, self._ipos[1]):
+            word(row, 0, self.cols - 1, self.w_ready_who, 2)
+        else:
+            self._say(row, self.w_ready)
+
+    def _lost(self, row, f):
+        """The final screen of a forfeit: "LEFT LOST" over the loser's info
+        field and the centre (LOST was drawn there), on its own side."""
+        s = 0 if f.info[0] == framemod.I_LOST else 1
+        word(row, self._cpos * s, self._cwidth + 5, self.w_lost_s[s], s)
 
     def _say(self, row, w):
         if len(w) > self._cwidth:  # a long notice takes the whole row

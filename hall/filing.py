@@ -27,6 +27,7 @@ import hallproto as hp
 from hall import durable
 from host_sim import logs as logsmod
 from host_sim import replay
+from host_sim import timeline as timelinemod
 
 LOGS = "logs"
 LANGS = ("en", "de", "pl")
@@ -68,18 +69,20 @@ def timeline(text, lang="en", cols=16, rows=2):
     if lines and lines[-1] != "" and "#" not in lines[-1]:
         lines.pop()                      # a torn last line (logs.read_log's rule)
     game = replay.parse(lines)
-    clock = replay.new_clock(game.rules)
     out = ["%-7s %-12s %s" % ("time", "event", "the clock showed")]
-    for ev in game.events:
-        replay.apply(clock, ev)
-        clock.update(ev.t)
-        what = ev.kind + ("" if ev.side < 0 else " " + ("left", "right")[ev.side])
-        if ev.kind == "adjust":
-            what += " %+d s" % (ev.delta // 1000)
-        elif ev.kind == "lateness":
-            what += " " + _mmss(ev.delta)    # the referee's elapsed lateness
-        shown = " ".join("|%s|" % b for b in replay.lcd_rows(clock, cols, rows, lang))
-        out.append("%-7s %-12s %s" % (_mmss(ev.t), what, shown))
+    # the game's moments as `replay --timeline` reads them (its events only)
+    steps, clock, _at = timelinemod.steps(game, game.events[-1].t if game.events else 0,
+                                       cols, rows, lang)
+    for st in steps:
+        if st.note:
+            continue
+        what = st.what + ("" if st.side < 0 else " " + ("left", "right")[st.side])
+        if st.what == "adjust":
+            what += " %+d s" % (st.arg // 1000)
+        elif st.what == "lateness":
+            what += " " + _mmss(st.arg)    # the referee's elapsed lateness
+        shown = " ".join("|%s|" % b for b in st.lcd)
+        out.append("%-7s %-12s %s" % (_mmss(st.t), what, shown))
     rep = replay.report(clock, clock.t, cols, rows)
     out.append("")
     out.extend(replay.summary(rep).split("\n"))

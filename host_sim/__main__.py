@@ -17,6 +17,11 @@ def cmd_replay(args):
     if game is None:
         return 2
     cols, rows = args.lcd
+    late = replay.past_end(game, args.at, args.file)
+    if late:
+        print(late, file=sys.stderr)   # one line; the state is still printed
+    if args.timeline:
+        return _timeline(game, args, warn)
     clock, at = replay.run(game, args.at, warn)
     rep = replay.report(clock, at, cols, rows, game.lang)
     if args.json:
@@ -25,6 +30,29 @@ def cmd_replay(args):
         text = replay.summary(rep)
         _out(text, lambda enc: text.encode(enc, "replace").decode(enc))
     return 0
+
+
+def _timeline(game, args, warn):
+    """`replay --timeline`: every moment of the game (host_sim/timeline.py),
+    then the state report at its end (or at --at) as `replay` prints it."""
+    from host_sim import replay, timeline
+    cols, rows = args.lcd
+    if args.json:
+        got, clock, at = timeline.steps(game, args.at, cols, rows, warn=warn)
+        out = [dict(st.rep, event=st.what, side=_side_name(st.side), note=st.note,
+                    ignored=st.ignored, lcd=st.lcd) for st in got]
+        out.append(replay.report(clock, at, cols, rows, game.lang))
+        _out(json.dumps(out, ensure_ascii=False), lambda enc: json.dumps(out))
+        return 0
+    lines, clock, at = timeline.lines(game, args.at, cols, rows, warn=warn)
+    rep = replay.report(clock, at, cols, rows, game.lang)
+    text = "\n".join(lines + [""] + replay.summary(rep).split("\n"))
+    _out(text, lambda enc: text.encode(enc, "replace").decode(enc))
+    return 0
+
+
+def _side_name(s):
+    return ("left", "right")[s] if s in (0, 1) else None
 
 
 def cmd_sim(args):
@@ -88,7 +116,12 @@ def _main(argv=None):
                    help="apply events up to TIME and let time run to TIME: "
                         "milliseconds (1250000), mm:ss (20:50) or h:mm:ss (1:20:50), "
                         "counted as the log's times")
-    r.add_argument("--json", action="store_true", help="print one JSON object")
+    r.add_argument("--json", action="store_true", help="print one JSON object (with "
+                   "--timeline: a list, one object a moment, the report at the end last)")
+    r.add_argument("--timeline", action="store_true",
+                   help="the whole game as a referee reads it: each event and each flag, "
+                        "forfeit and window end at its time, both times, whose turn, the "
+                        "marks and the display, in the log's language; then the state")
     r.add_argument("--lcd", type=_geometry, default=(16, 2), metavar="16x2|20x4",
                    help="display geometry for the lcd rows (default 16x2)")
     r.set_defaults(func=cmd_replay)

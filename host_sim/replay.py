@@ -343,20 +343,42 @@ REFUSED = {
 }
 
 
-def run(game, at=None, warn=None):
+def run(game, at=None, warn=None, watch=None):
     """Apply every event at or before `at` and let time run to `at` (default:
-    Game.end_t(), SPEC v4 §5).  Returns (clock, at)."""
+    Game.end_t(), SPEC v4 §5).  Returns (clock, at).  watch (host_sim/
+    timeline.py reads the game this way): watch.note(clock, code, side, t,
+    arg) hears the core's hook (clockcore; the time-triggered notes at their
+    own instant, after the change), watch.event(clock, ev, ok) each event
+    after it is applied (ok: it changed something)."""
     if at is None:
         at = game.end_t()
-    clock = new_clock(game.rules)
+    hook = None
+    if watch is not None:
+        def hook(code, side, t, arg):
+            watch.note(clock, code, side, t, arg)
+    clock = new_clock(game.rules, hook)
     for ev in game.events:
         if ev.t > at:
             break
         ok = apply(clock, ev)
         if not ok and warn is not None and ev.kind in REFUSED:
             warn(ev.line, REFUSED[ev.kind])
+        if watch is not None:
+            watch.event(clock, ev, ok)
     clock.update(at)
     return clock, at
+
+
+def past_end(game, at, path):
+    """The one line `replay --at` writes on stderr when `at` is after the
+    log's end (Game.end_t()), or None: what it prints then is the clock as
+    if no key had been pressed after the log's last line."""
+    end = game.end_t()
+    if at is None or at <= end:
+        return None
+    return ("%s: --at %d ms (%s) is past the log's end at %d ms (%s): shown is the clock "
+            "left alone after its last line" % (path, at, profiles.fmt_mmss(at), end,
+                                                profiles.fmt_mmss(end)))
 
 
 def lcd_rows(clock, cols=16, rows=2, language="en"):
@@ -369,6 +391,15 @@ def report(clock, at, cols=16, rows=2, language="en"):
     rep = reportmod.state(clock, at)
     rep["lcd"] = lcd_rows(clock, cols, rows, language)
     return rep
+
+
+def lost_side(rep):
+    """The side a report's game was lost by (a forfeit: TSO § 5.2 c, § 2.4 b
+    ii, PFS § 6.3.4), or None."""
+    for name in ("left", "right"):
+        if rep[name]["forfeit"]:
+            return name
+    return None
 
 
 def state_word(rep):
@@ -420,6 +451,8 @@ def summary(rep):
         return "%-5s %s  %s" % (name, t, ", ".join(extra))
 
     state = state_word(rep)
+    if lost_side(rep):
+        state += ": %s lost (forfeit)" % lost_side(rep)   # LOST names its side
     lines = [
         "profile %s at %d ms (%s): %s" % (rep["profile"], rep["t_ms"], profiles.fmt_mmss(rep["t_ms"]), state),
         side("left"),

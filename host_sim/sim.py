@@ -32,6 +32,15 @@ pause key, then their button, held 2 s, in READY).  A key the terminal
 holds longer than 2 s is a resting finger: it makes no gesture with later
 keys.
 
+Real holds (--real-holds, issue 37).  The shortcuts above mean a trainee
+never holds a key for its 1-3 s.  A terminal reports no release, so in this
+mode a, l and space each toggle their button: one tap puts it down (the face
+shows it "down"), the next tap lets it up, each at its own instant; a
+gesture is made by hand (e.g. the end: stop, space, wait 2 s, space, then a
+and l down, wait 1 s, both up) and the gesture shortcuts are off.  A
+character repeated within REPEAT_GAP_S is the terminal's auto-repeat (the
+key held down) and changes nothing.
+
 Replay.  --replay FILE applies the file's events to the app's timing core at
 their own virtual times (ms since power-up, as in the game log), while the
 LCD shows the game live, in the log's language (`# lang de`; --lang
@@ -68,6 +77,22 @@ FACE_W = 58              # the clock face's outer width (fits in 80 columns)
 # `[` / `]`: the late arrival, the left / right player present (issue 27: the
 # bar said `[ ] late` without the sides)
 HELP = "a left l right  spc pause  e pause 2s  y L+R  r ref  [ ] late: L/R here  q quit"
+# In a menu (setup, referee, results) the same keys move through it
+# (firmware/menu.py: pause = next item, the player buttons -/+, the pause key
+# held 2 s leaves, both player buttons held 1 s say yes to its question).
+MENU_HELP = "menu: spc next item  a - / l +  e leave (pause 2s)  y yes (L+R 1s)  q quit"
+# --real-holds (issue 37): a terminal never reports a key's release, so each
+# game key toggles its button: one tap down, the next tap up; a trainee holds
+# a gesture's keys for its real 1-3 s (no shortcut does it for them).
+REAL_HELP = "REAL HOLDS: a l spc: key down, again: up  hold them as the card says  q quit"
+REAL_MENU_HELP = "REAL HOLDS menu: spc down=next  a - / l +  spc 2s=leave  a+l 1s=yes  q quit"
+# A character of the same key this soon after the last one is the terminal's
+# auto-repeat (a key held down: 25-40 a second), not a tap: --real-holds
+# ignores it.  (A person's fastest double tap is slower.  The first repeat
+# comes after the terminal's repeat delay, 0.25-0.6 s, and toggles: a key is
+# tapped in this mode, not held.)
+REPEAT_GAP_S = 0.06
+HELD = float("inf")      # release_at of a key toggled down: no release due
 
 # Drawing characters: Unicode, and an ASCII set for terminals without UTF-8.
 UNI = {"tl": "\u256d", "tr": "\u256e", "bl": "\u2570", "br": "\u256f",
@@ -155,11 +180,12 @@ class Sim:
     """The clock on the bench plus the simulator's key and replay schedule.
     No curses here: tests drive it directly."""
 
-    def __init__(self, board, root, speed=1, game=None, base=(None, None)):
+    def __init__(self, board, root, speed=1, game=None, base=(None, None), uid=None):
         import rig as rigmod
         import machine
         self.board = board
-        self.rig = rigmod.Rig(board, root, step_ms=step_for(speed))
+        # uid: this clock's machine.unique_id() (None: the fake board's own)
+        self.rig = rigmod.Rig(board, root, step_ms=step_for(speed), uid=uid)
         self.leds = tuple(None if n is None else machine.pin(n)
                           for n in (board.LED_LEFT, board.LED_RIGHT))
         self.release_at = [None, None, None]  # virtual ms each key goes up
@@ -215,9 +241,21 @@ class Sim:
     def held(self, b):
         return self.release_at[b] is not None
 
+    def toggle(self, b):
+        """--real-holds: button b down now if it is up (and held until the
+        next toggle), else up now; returns whether it is down now."""
+        if self.release_at[b] is None:
+            self.rig.down(b)
+            self.release_at[b] = HELD
+            return True
+        self.rig.up(b)
+        self.release_at[b] = None
+        return False
+
     def key(self, b, hold=KEY_HOLD_MS):
         """Button b down now (if it isn't) and up `hold` ms from now; a key
-        already held is held longer (terminal auto-repeat)."""
+        already held is held longer (terminal auto-repeat; a key toggled
+        down stays down)."""
         end = self.now() + hold
         if self.release_at[b] is None:
             self.rig.down(b)
@@ -396,8 +434,10 @@ def fmt_speed(speed):
 class Tui:
     """Draws the clock face from the Sim and turns keys into button presses."""
 
-    def __init__(self, scr, sim, speed, label):
+    def __init__(self, scr, sim, speed, label, real_holds=False):
         import curses
+        self.real_holds = real_holds
+        self.last_key = {}       # key -> monotonic time of its last character
         enc = (getattr(scr, "encoding", "") or "").lower().replace("-", "").replace("_", "")
         utf8 = enc == "utf8"
         self.curses = curses
@@ -460,10 +500,19 @@ class Tui:
                 scr.clear()
                 last_draw = -1.0
             elif ch != -1:
-                if ch in (ord("q"), ord("Q")):
+                burst = self.burst(ch)
+                if ord("q") in burst or ord("Q") in burst:
                     return
-                act = self.key_action(ch)
-                if act is not None:
+                for i, c in enumerate(burst):
+                    if c == curses.KEY_RESIZE:
+                        scr.clear()
+                        last_draw = -1.0
+                        continue
+                    # (--real-holds: the same key twice in one burst is the
+                    # terminal's auto-repeat, however slow this loop was)
+                    act = self.key_action(c, c in burst[:i])
+                    if act is None:
+                        continue
                     if sim.replaying():
                         self.flash("replaying: keys take over when it ends")
                     else:
@@ -488,8 +537,24 @@ class Tui:
                         return
                     raise
 
-    def key_action(self, ch):
+    def burst(self, ch):
+        """ch and the keys already waiting behind it (they came together)."""
+        out = [ch]
+        self.scr.nodelay(True)
+        try:
+            while len(out) < 64:
+                c = self.scr.getch()
+                if c == -1:
+                    break
+                out.append(c)
+        finally:
+            self.scr.timeout(POLL_MS)
+        return out
+
+    def key_action(self, ch, repeated=False):
         sim = self.sim
+        if self.real_holds:
+            return self.real_action(ch, repeated)
         if ch in (ord("a"), ord("A")):
             return lambda: sim.key(LEFT)
         if ch in (ord("l"), ord("L")):
@@ -507,6 +572,33 @@ class Tui:
         if ch == ord("]"):
             return lambda: sim.late(RIGHT)
         return None
+
+    def real_action(self, ch, repeated=False):
+        """--real-holds: a / l / space toggle their button (auto-repeat
+        ignored: `repeated`, the same key again in one burst, or within
+        REPEAT_GAP_S); the gesture shortcuts are off: the trainee makes them."""
+        b = {ord("a"): LEFT, ord("A"): LEFT, ord("l"): RIGHT, ord("L"): RIGHT,
+             ord(" "): PAUSE}.get(ch)
+        if b is None:
+            if ch in tuple(ord(c) for c in "eEyYrR[]"):
+                return lambda: self.flash("real holds: hold the keys yourself "
+                                          "(a l space: down, tap again: up)")
+            return None
+        t = time.monotonic()
+        last = self.last_key.get(b)
+        self.last_key[b] = t
+        if repeated or (last is not None and t - last < REPEAT_GAP_S):
+            return None          # the terminal's auto-repeat: the key is held
+        return lambda: self.sim.toggle(b)
+
+    def help_line(self):
+        """The footer: the keys of what shows (the game, or a menu)."""
+        import app as appmod
+        menu = self.sim.app.mode in (appmod.MODE_SETUP, appmod.MODE_REFEREE,
+                                     appmod.MODE_RESULTS)
+        if self.real_holds:
+            return REAL_MENU_HELP if menu else REAL_HELP
+        return MENU_HELP if menu else HELP
 
     def flash(self, text):
         self.note = text
@@ -560,7 +652,10 @@ class Tui:
         x0 = (w - FACE_W) // 2
         inner = FACE_W - 2
         y = max(0, (h - 1 - self.block_h()) // 2)
-        self.put(y, x0, ("Scrabble clock simulator %s %s" % (g["dot"], self.label)).center(FACE_W))
+        title = "Scrabble clock simulator %s %s" % (g["dot"], self.label)
+        # (a long label, a hall's clock id, centres on the terminal, not the face)
+        self.put(y, x0 if len(title) <= FACE_W else max(0, (w - len(title)) // 2),
+                 title.center(FACE_W))
         y += 1
         # the case
         self.put(y, x0, g["tl"] + g["h"] * inner + g["tr"])
@@ -618,7 +713,8 @@ class Tui:
         self.put(y, sx, st[:w - 1])
         if self.note and time.monotonic() < self.note_until:
             self.put(y + 1, x0, self.note[:w - x0 - 1], self.curses.A_BOLD)
-        self.put(h - 1, max(0, (w - len(HELP)) // 2), HELP[:w - 1], self.curses.A_REVERSE)
+        help_ = self.help_line()
+        self.put(h - 1, max(0, (w - len(help_)) // 2), help_[:w - 1], self.curses.A_REVERSE)
         scr.refresh()
 
     def status(self):
@@ -719,6 +815,10 @@ def add_arguments(p):
                         "a clock keeps them (default build/sim)")
     p.add_argument("--fresh", action="store_true",
                    help="a new clock: a temporary state folder, removed at exit")
+    p.add_argument("--real-holds", action="store_true",
+                   help="practise the real holds: a, l and space each put their key "
+                        "down at one tap and up at the next (a terminal never reports "
+                        "a release), with no shortcut for the held gestures")
 
 
 def _arg(fn):
@@ -749,11 +849,12 @@ def state_folder(args):
     return None, state_dir
 
 
-def run(args, join=None):
+def run(args, join=None, uid=None):
     """The `sim` subcommand.  Returns the exit status.  join(sim): attaches
     what else the clock has (the hall's network part, `python -m hall sim`:
     the simulator itself never imports the hall) and returns words for the
-    status label."""
+    status label; uid: the clock's machine.unique_id() (its logs' `# clock`
+    line; the hall's joined clock publishes the same id)."""
     try:
         import curses
     except ImportError:
@@ -789,7 +890,7 @@ def run(args, join=None):
         except OSError as e:
             print("state dir %s: %s" % (state_dir, e), file=sys.stderr)
             return 1
-        sim = Sim(board, root, args.speed, game, extra)
+        sim = Sim(board, root, args.speed, game, extra, uid)
         label = "%dx%d" % (board.LCD_COLS, board.LCD_ROWS)
         if join is not None:
             label += join(sim)
@@ -798,7 +899,8 @@ def run(args, join=None):
         _set_locale()
         _exit_on_hangup()
         try:
-            curses.wrapper(lambda scr: Tui(scr, sim, args.speed, label).run())
+            curses.wrapper(lambda scr: Tui(scr, sim, args.speed, label,
+                                           getattr(args, "real_holds", False)).run())
         except KeyboardInterrupt:
             pass
     finally:

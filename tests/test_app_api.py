@@ -6,6 +6,7 @@ import os
 import clockcore as cc
 import refereemenu
 import profiles
+import lang
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE
 from host_sim import replay, sim
@@ -59,7 +60,9 @@ def test_show_game_skips_the_boot_screen_and_its_notices(tmp_path):
     assert r.screen()[0].strip() == "Scrabble clock"
     r.app.show_game(r.now)
     r.run(10)
-    assert r.screen() == ["  30:00   30:00 ", "     READY      "], r.screen()
+    # READY and who presses to start (issue 37): columns 0-14, the last the hall mark's
+    assert r.screen() == ["  30:00   30:00 ", lang.text("en", "READY_WHO").center(15) + " "], \
+        r.screen()
 
 
 def test_the_simulator_replays_through_the_public_api(tmp_path):
@@ -70,4 +73,4 @@ def test_the_simulator_replays_through_the_public_api(tmp_path):
     assert s.app.clock.rules.base == [5 * 60000, 5 * 60000]
     s.rig.run(10)                    # one loop: the game screen, no splash
     assert s.app.mode == 1 and s.app.frame.notice is None
-    assert s.rig.screen()[1].strip() == "READY", s.rig.screen()
+    assert s.rig.screen()[1].strip() == lang.text("en", "READY_WHO"), s.rig.screen()

@@ -986,7 +986,7 @@ def test_sdev_game_overtime_penalty_and_forfeit_tso_5_2():
     eq(c.state, cc.OVER, "forfeit ends the game")
     eq(c.forfeited[cc.LEFT], True, "forfeit flag")
     eq(events[-1], (cc.EV_FORFEIT, cc.LEFT, 50000 + MIN + 301000), "forfeit instant")
-    eq(rows(c)[1][:5], "LOST ", "row1 shows the loss")
+    eq(rows(c)[1][:10], "LEFT LOST ", "row1 shows the loss, naming its side (issue 37)")
 
 
 def test_end_charges_the_last_turn_and_void_gives_it_back_tso_5_1_b_i_5_2_d():

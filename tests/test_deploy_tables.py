@@ -115,7 +115,7 @@ def test_two_boards_in_a_row_each_with_its_table_read_back(tmp_path):
         ups = {table: pool.submit(power_up, flash) for table, flash in boards.items()}
     for table in boards:
         lcd, rc, out = ups[table].result()
-        assert lcd[1].strip() == "READY", lcd
+        assert lcd[1].strip() == "READY 2nd press", lcd
         assert rc == 0, out
         cfg = json.loads(out[out.index("{"):out.rindex("}") + 1])
         assert cfg["table"] == table and cfg["user"] == str(table)

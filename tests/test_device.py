@@ -321,7 +321,8 @@ def test_boot_notices_show_each_in_turn(tmp_path):
         if not seen or seen[-1] != row:
             seen.append(row)
         rig.run(500)
-    assert seen == ["Settings reset", "SAVED GAME LOST", "READY"], seen
+    import lang
+    assert seen == ["Settings reset", "SAVED GAME LOST", lang.text("en", "READY_WHO")], seen
 
 
 # -- MicroPython: the scenarios CPython runs with their replay, and the heap -------

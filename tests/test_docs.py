@@ -28,6 +28,7 @@ import lang
 import profiles
 import screens
 import hd44780
+import view
 from conftest import ROOT
 
 DOCS = os.path.join(ROOT, "docs")
@@ -81,7 +82,11 @@ def test_screen_pictures_show_the_emulators_text():
         assert w["PAUSE"] in desc["paused"]
         assert "-01:23" in desc["overtime"] and lang.text(lg, "PEN") + "20" in desc["overtime"]
         assert w["END"] in desc["over"]
-        assert "-05:01" in desc["forfeit"] and w["LOST"] in desc["forfeit"]
+        # issue 37: LOST names the side that lost (the scene: right forfeits),
+        # and READY says who presses to start; as the LCD shows them
+        shown = {k: view.to_text(lang.word(lg, k)) for k in ("LOST_R", "READY_WHO")}
+        assert "-05:01" in desc["forfeit"] and shown["LOST_R"] in desc["forfeit"]
+        assert desc["ready"].rstrip().endswith(shown["READY_WHO"])
         assert w["FLAG"] in desc["flag"] and w["FLAG"] in desc["flag_on"]
         assert lang.word(lg, "RESTORED").decode("latin-1") in desc["restored"]
 
@@ -299,6 +304,8 @@ def test_card_quotes_the_words_the_clock_shows(lg):
     that language (or a time, a penalty, a menu value)."""
     text = card(lg)
     words = {lang.word(lg, k).decode("latin-1") for k in lang.keys(lg)}
+    # (as the LCD shows them: the A00 ROM's umlauts, `BEREIT 2.drückt`)
+    words |= {view.to_text(lang.word(lg, k)) for k in lang.keys(lg)}
     words |= set(profiles.NAMES) | {p["label"] for p in profiles.PROFILES.values() if p["label"]}
     ok = re.compile(r"^-?\d\d:\d\d$|^[A-Z]{1,3} ?\d\d$|^[PSK]\d\d$|^python -m ")
     unknown = [q for q in SPAN.findall(text) if q not in words and not ok.match(q)]

@@ -178,7 +178,8 @@ def test_a_blank_pico_boots_the_image_to_ready(images, pico_ok, tmp_path):
         pico.run_to(600)
         splash = pico.lcd.text_rows()
         pico.run_to(2400)
-        assert pico.lcd.text_rows() == ["  30:00   30:00 ", "     READY      "]
+        # READY and who presses to start (issue 37, lang READY_WHO)
+        assert pico.lcd.text_rows() == ["  30:00   30:00 ", "READY 2nd press "]
     finally:
         pico.stop()
     assert splash[0].strip() == "Scrabble clock"
@@ -215,7 +216,8 @@ def test_an_upgrade_keeps_settings_results_and_game_logs(images, pico_ok, tmp_pa
     pico = target.Pico(flash, fs_image=img, uf2=images["pico"]["path"]).start()
     try:
         pico.run_to(2400)
-        assert pico.lcd.text_rows() == ["  01:00   01:00 ", "     READY      "]
+        # READY and who presses to start (issue 37, lang READY_WHO)
+        assert pico.lcd.text_rows() == ["  01:00   01:00 ", "READY 2nd press "]
         pico.press(LEFT, 2500)
         pico.press(RIGHT, 5000)
         pico.press(LEFT, 7000)

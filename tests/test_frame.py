@@ -11,6 +11,7 @@ import frame as framemod
 import hd44780
 import bigview
 import profiles
+import lang
 import view
 from conftest import ROOT
 
@@ -197,7 +198,7 @@ def test_big_digits_times_marks_words_and_rules():
     c = clock()
     rows = big(c, hall=2)
     assert ds.big_time(rows, 0) == " 1:00" and ds.big_time(rows, 11) == " 1:00"
-    assert rows[2].strip() == "READY" and rows[3] == "     sdev 01:00    *"
+    assert rows[2].strip() == lang.text("en", "READY_WHO") and rows[3] == "     sdev 01:00    *"
     c.press(cc.RIGHT, 0)                   # left runs
     c.update(60000 + 65000)                # left 65 s over: a big minus
     rows = big(c)

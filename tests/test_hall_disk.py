@@ -120,7 +120,7 @@ def test_a_full_disk_keeps_results_on_the_clocks_says_so_and_resumes(small_disk,
                                                 for t in (1, 2, 3)]
     rows = csv_rows(hall_cmd(folder, "results", "--csv"))
     assert sorted((r["table"], r["clock"]) for r in rows) == [
-        ("1", "sim001"), ("2", "sim002"), ("3", "sim003")]
+        (str(c.table), c.id) for c in fleet.clocks]   # their own ids (issue 37)
     for r in rows:
         c = fleet.clocks[int(r["table"]) - 1]
         assert (int(r["left_time"]), int(r["right_time"])) == tuple(c.rig.clock.rem[:2]), r

@@ -376,7 +376,11 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
             assert p == os.path.join(hall.folder, "logs", "round-1", "table-%02d" % t,
                                      "%s-g0001.txt" % c.id)
             with open(p, "rb") as f, open(os.path.join(c.root, "games", "g0001.txt"), "rb") as g:
-                assert f.read() == g.read()
+                data = f.read()
+                assert data == g.read()
+            # issue 37: the file's name, the page's and the log's own `# clock`
+            # line name the clock alike (the log said 0000000000000001 for all)
+            assert filing.clock_id(data) == c.id
         stamp = [os.stat(p).st_mtime_ns for _t, p in paths]
         hall.stop_recorder()
         hall.start_recorder()
@@ -388,8 +392,9 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
     out = tmp_path / "out"
     proc = cmd(hall, "logs", "--round", "1", "--table", "2", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert os.listdir(out / "table-02") == ["sim002-g0001.txt"]
-    assert proc.stdout.startswith("table  2  sim002-g0001.txt") and "game over" in proc.stdout
+    two = fleet.clocks[1].id          # 0000000000000002: its machine.unique_id() in hex
+    assert os.listdir(out / "table-02") == ["%s-g0001.txt" % two]
+    assert proc.stdout.startswith("table  2  %s-g0001.txt" % two) and "game over" in proc.stdout
     none = cmd(hall, "logs", "--round", "2")
     assert none.returncode == 2 and none.stderr.count("\n") == 1 and "round 2" in none.stderr
     url = hall.url() + filing.timeline_name(1, "1", 1, "de")

@@ -7,7 +7,11 @@ HD44780 + PCF8574 emulator on the fake I2C bus, virtual time) and records
 every I2C transfer to the LCD with its virtual ms.  tests/data/
 lcd16x2_traffic.json holds, per phase of the script, the sha256 of those
 transfers, their count and bytes, and the screen at the phase's end, as
-recorded on the code before the change (main at 9739295).  A phase whose
+recorded on the code before the change (main at 9739295); the phases that
+show READY (and the presses that leave it) re-recorded for issue 37, whose
+READY screen says who presses to start (`READY 2nd press`, firmware/
+view.py), and the phase `end` for SPEC v5's keys (under END? the player
+buttons answer and start no clock: fewer transfers).  A phase whose
 traffic differs fails here, named."""
 import json
 import os

@@ -923,7 +923,8 @@ def test_exit_by_long_press_or_the_exit_item():
     m = refereemenu.RefereeMenu(c)
     assert m.handle(A_DONE, 0) == "exit"
     ref_goto(m, "Exit")
-    assert shown(m) == ["Exit            ", "<              >"]
+    # issue 37: the Exit item says how to move on (its arrows leave)
+    assert shown(m) == ["Exit            ", "<  Pause=next  >"]
     assert m.handle(A_LEFT, 0) == "exit"
     assert m.handle(A_RIGHT, 0) == "exit"
     assert log.ev == []

@@ -301,6 +301,9 @@ def test_sdev_overtime_penalty_then_end_gesture(term):
     stopped = times(rows)
     t.send("e")  # ... holds the pause key 2 s: the clock asks
     t.wait_lcd(lambda r: word("ASK_END") in r[1], "END? question")
+    # (the pause key goes up 0.1 s after END? shows: yes is both player
+    # buttons with the pause key up, SPEC §4; a loaded machine's y came first)
+    t.wait(lambda s: keys(s) == ("up", "up", "up"), "the keys released")
     t.send("y")  # both player buttons held 1 s: yes
     rows = t.wait_lcd(lambda r: word("END") in r[1] and word("ASK_END") not in r[1], "END")
     assert RUN_L not in rows[0] and RUN_R not in rows[0]
@@ -315,8 +318,9 @@ def test_sdev_forfeit_after_five_minutes_over(term):
     t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
     t.send("a")
     # TSO § 5.2 c: -05:01 shows and the side has lost; on 16x2 the status
-    # row shows LOST under that time (END would run into it, docs/rules.md).
-    rows = t.wait_lcd(lambda r: r[1].rstrip().endswith(word("LOST")), "LOST by forfeit")
+    # row shows LOST under that time (END would run into it, docs/rules.md),
+    # naming the side (issue 37: RIGHT LOST).
+    rows = t.wait_lcd(lambda r: r[1].rstrip().endswith(word("LOST_R")), "LOST by forfeit")
     assert rows[0][9:15] == "-05:01"
     assert word("END") not in rows[1]
 
@@ -676,3 +680,109 @@ def test_the_simulators_flash_is_kept_unless_asked(tmp_path, monkeypatch):
     temp, folder = sim.state_folder(p.parse_args(["--fresh"]))
     assert temp == folder and os.path.isdir(folder)
     os.rmdir(folder)
+
+
+# -- issue 37: the menus' keys on the footer, real holds ----------------------------------
+
+def test_the_footer_says_how_to_move_through_a_menu(term):
+    """Issue 37: in a menu the footer names the menu's keys (firmware/menu.py:
+    pause = next item, the player buttons -/+, the pause key held 2 s leaves,
+    both player buttons held 1 s say yes), and the game's keys again after."""
+    from host_sim import sim
+    t = term("--speed", "5")
+    s = t.wait(lambda s: word("READY") in lcd(s)[1], "READY")
+    assert sim.HELP in s and sim.MENU_HELP not in s
+    t.send("e")
+    s = t.wait(lambda s: "setup menu" in status(s) and sim.MENU_HELP in s, "the menu's keys")
+    assert sim.HELP not in s
+    t.wait(lambda s: keys(s)[1] == "up", "pause key up")
+    t.send("Space")                              # the next item, as the footer says
+    t.wait_lcd(lambda r: r[0].strip() == word("T_BASE"), "the next item")
+    t.wait(lambda s: keys(s)[1] == "up", "pause key up")
+    t.send("e")
+    t.wait(lambda s: word("READY") in lcd(s)[1] and sim.HELP in s, "the game's keys again",
+           timeout=6)
+
+
+def test_real_holds_a_trainee_holds_the_keys_for_their_real_time(term):
+    """Issue 37: with --real-holds each game key toggles its button (a
+    terminal reports no release): one tap down, the next up, each at its own
+    instant, so the trainee holds a gesture's keys for their real time (SPEC
+    §4 Gestures: the pause key alone 2 s in ready opens the setup menu, on a
+    stopped clock asks END?).  A second character of the same key at once is
+    the terminal's auto-repeat and changes nothing; the shortcuts (e, y, r)
+    are off.  Waits on the screen, never a fixed time."""
+    from host_sim import sim
+    t = term("--real-holds", "--profile", "sdev", "--base", "01:00", "--speed", "4")
+
+    def tap(key, pred, what, timeout=TIMEOUT):
+        # the same key again only once the clock shows 0.5 s of virtual time
+        # since its last tap (a tap that soon would be the auto-repeat)
+        s0 = t.screen()
+        t.wait(lambda s: vtime(s) >= vtime(s0) + 0.5, "time passing")
+        t.send(key)
+        return t.wait(pred, what, timeout)
+
+    s = t.wait(lambda s: word("READY_WHO").strip() in lcd(s)[1], "READY, who presses")
+    assert sim.REAL_HELP in s
+    t.send("e")                         # no shortcut: nothing is held for the trainee
+    s = t.wait(lambda s: "real holds" in s, "the note that shortcuts are off")
+    assert keys(s) == ("up", "up", "up") and "setup menu" not in status(s)
+    # the pause key held 2 s in READY (let go after 2.5 s on the clock): the
+    # setup menu (it opens at the release in READY), the menu's keys below
+    s0 = tap("Space", lambda s: keys(s)[1] == "held", "pause key down")
+    t.wait(lambda s: vtime(s) >= vtime(s0) + 2.5, "2.5 s held", timeout=20)
+    assert "setup menu" not in status(t.screen())
+    t.send("Space")
+    t.wait(lambda s: "setup menu" in status(s) and sim.REAL_MENU_HELP in s, "the setup menu")
+    s0 = tap("Space", lambda s: keys(s)[1] == "held", "pause key down")   # (next item)
+    t.wait(lambda s: vtime(s) >= vtime(s0) + 2.5, "2.5 s held", timeout=20)
+    t.send("Space")
+    t.wait(lambda s: word("READY_WHO").strip() in lcd(s)[1] and sim.REAL_HELP in s,
+           "held 2 s again: the game screen")
+    t.send("a", "a")                    # one tap and its auto-repeat: the key stays down
+    t.wait(lambda s: keys(s)[0] == "down" and running_right(lcd(s)), "left held down")
+    tap("a", lambda s: keys(s)[0] == "up", "left up")
+    # the pause key down: the clock stops at its edge
+    tap("Space", lambda s: keys(s)[1] == "held" and word("PAUSE") in lcd(s)[1], "stopped")
+    tap("Space", lambda s: keys(s)[1] == "up", "pause key up")
+    # down again on a stopped clock, held 2 s: END? (its restart undone)
+    rows = lcd(tap("Space", lambda s: word("ASK_END") in lcd(s)[1], "END? after 2 s held",
+                   timeout=20))
+    assert not running_right(rows)
+    tap("Space", lambda s: keys(s)[1] == "up", "pause key up")
+
+
+def test_real_holds_toggle_is_the_key_down_until_the_next_tap(tmp_path):
+    """Sim.toggle (headless, virtual time): down at one tap, up at the next,
+    each at its own ms; held that long, the pause key's 2 s on a stopped
+    clock asks END? (SPEC §4), and a toggled key has no release of its own."""
+    import question
+    from host_sim import sim
+    root = str(tmp_path) + os.sep
+    sim.write_settings(root, "sdev", 60000, 60000)
+    s = sim.Sim(sim.load_board("sim"), root)
+    s.advance(2000)
+    assert s.toggle(sim.LEFT) and s.held(sim.LEFT)
+    s.advance(60000)                       # held a minute: no release came by itself
+    assert s.held(sim.LEFT) and s.app.clock.running() == sim.RIGHT
+    assert not s.toggle(sim.LEFT) and not s.held(sim.LEFT)
+    s.toggle(sim.PAUSE)
+    s.advance(60100)
+    s.toggle(sim.PAUSE)                    # a tap: stopped
+    assert s.app.clock.state == 2 and not s.asking()
+    s.advance(61000)
+    s.toggle(sim.PAUSE)
+    s.advance(61000 + 1900)
+    assert not s.asking()                  # 1.9 s held: not yet
+    s.advance(61000 + 2100)
+    assert s.asking() and s.app.game.question.kind == question.END
+    s.toggle(sim.PAUSE)
+    s.advance(64000)
+    s.toggle(sim.LEFT)                     # both player buttons down, held 1 s: yes
+    s.toggle(sim.RIGHT)
+    s.advance(65100)
+    s.toggle(sim.LEFT)                     # (main's v4 keys act at the release,
+    s.toggle(sim.RIGHT)                    # SPEC v5 at the 1 s: either way, by now)
+    s.advance(65200)
+    assert s.app.clock.state == 3          # over (clockcore.OVER)

@@ -39,7 +39,8 @@ def test_bundle_boots_from_littlefs_and_survives_a_power_cut(fs_image, tmp_path)
         assert rows[1].split()[0] == (app_commit() or "v1.0.0"), rows
         pico.run_to(3000)
         rows = pico.lcd.text_rows()
-        assert rows == ["  30:00   30:00 ", "     READY      "], rows
+        # READY and who presses to start (issue 37, lang READY_WHO)
+        assert rows == ["  30:00   30:00 ", "READY 2nd press "], rows
         s = pico.stats()
         # the image's filesystem was mounted, not reformatted at boot (a
         # format erases all 352 blocks): the only erases are the first
@@ -49,14 +50,14 @@ def test_bundle_boots_from_littlefs_and_survives_a_power_cut(fs_image, tmp_path)
         s = pico.stats()
         assert s["erases"] <= journal.UNITS * journal.UNIT // 4096 + 4, s
         assert s["busy_ns"] > 0
-        assert pico.lcd.text_rows()[1].strip() == "READY"
+        assert pico.lcd.text_rows()[1].strip() == "READY 2nd press"
     finally:
         pico.stop()           # kill -9: a power cut
     # power up again on the same flash file: the same filesystem boots
     pico = target.Pico(flash).start()
     try:
         pico.run_to(3000)
-        assert pico.lcd.text_rows()[1].strip() == "READY"
+        assert pico.lcd.text_rows()[1].strip() == "READY 2nd press"
         assert pico.stats()["erases"] == 0
     finally:
         pico.stop()
@@ -108,7 +109,8 @@ def play_scripted_game(game_image, tmp_path):
                        advance_ms=(1 << 30) - WRAP_AT_MS).start()
     try:
         pico.run_to(2400)
-        assert pico.lcd.text_rows() == ["  01:00   01:00 ", "     READY      "]
+        # READY and who presses to start (issue 37, lang READY_WHO)
+        assert pico.lcd.text_rows() == ["  01:00   01:00 ", "READY 2nd press "]
         # a bouncing press of the left key: right's clock starts, once
         pico.press(LEFT, 2500, bounce=(1, 1, 2, 3))
         pico.run_to(4600)
@@ -260,7 +262,7 @@ def test_make_deploy_onto_an_empty_pico(tmp_path):
         pico.run_to(1500)
         assert pico.lcd.text_rows()[0].strip() == "Scrabble clock"
         pico.run_to(3000)
-        assert pico.lcd.text_rows()[1].strip() == "READY"
+        assert pico.lcd.text_rows()[1].strip() == "READY 2nd press"
     finally:
         pico.stop()
 

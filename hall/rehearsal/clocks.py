@@ -237,7 +237,11 @@ class SimClock:
             write_settings(self.root, profile, base_s)
         self.link = Link()
         self.cfg = hall.clock_config(table)
-        self.id = "sim%03d" % table
+        # its own machine.unique_id(), the table's number in its last digits
+        # (table 12: 0000000000000012; they all had ...0001), and the id it
+        # publishes is the one its app names in each log's `# clock` line
+        # (issue 37: the pages and files said sim012), as a real clock's
+        self.uid = bytes.fromhex("%016d" % table)
         self._power_up()
         self.script = []
         self.i = 0
@@ -266,7 +270,8 @@ class SimClock:
         self.script = self.script[:self.i] + pre + edges(plan(seed, self.base_s, start))
 
     def _power_up(self):
-        self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS)
+        self.rig = Rig(load_board("sim"), self.root, step_ms=STEP_MS, uid=self.uid)
+        self.id = self.rig.app.hall_source().clock_id()   # gamelog.clock_id, hex
         self.net = attach(self.rig.app, self.cfg, self.id, self.link,
                           FlakySockets(self.link))
 

@@ -10,9 +10,11 @@ result and log like a clock at table 7; the LCD's hall mark shows the link.
 
 The hall must be running in --dir (its hall.pid names the broker, the event
 and the port); the simulator's flash is build/sim/hall-table-7/ unless
---state-dir or --fresh says otherwise, and its clock id is `term007`
-(another than the rehearsal's `sim007`: the recorder ties a clock id to its
-account).  The simulator itself (host_sim) knows nothing of the hall: it is
+--state-dir or --fresh says otherwise, and its clock id is `e000000000000007`:
+its own machine.unique_id() in hex, as its game logs' `# clock` line names
+it (issue 37: it published `term007` while its logs said 0000000000000001),
+another than the rehearsal's `0000000000000007` (the recorder ties a clock
+id to its account).  The simulator itself (host_sim) knows nothing of the hall: it is
 handed the attachment."""
 import argparse
 import os
@@ -25,8 +27,13 @@ from hall.paths import DEFAULT_DIR
 from hall.rehearsal import clocks as rehearsal
 
 
+def uid(table):
+    """The joined simulator's machine.unique_id(): e0, then the table."""
+    return bytes.fromhex("e0%014d" % table)
+
+
 def clock_id(table):
-    return "term%03d" % table
+    return uid(table).hex()
 
 
 def _tables(folder):
@@ -84,4 +91,4 @@ def main(argv):
     def join(s):
         rehearsal.attach(s.app, cfg, clock_id(args.table), link, rehearsal.FlakySockets(link))
         return " \u00b7 hall %s table %d (clock %s)" % (event, args.table, clock_id(args.table))
-    return sim.run(args, join=join)
+    return sim.run(args, join=join, uid=uid(args.table))

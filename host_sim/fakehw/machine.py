@@ -211,12 +211,24 @@ class PWM:
         self._duty = 0
 
 
+DEFAULT_UID = b"\x00\x00\x00\x00\x00\x00\x00\x01"
+_uid = [DEFAULT_UID]
+
+
 def reset_world():
-    """Forget every pin and bus (a fresh board, between tests)."""
+    """Forget every pin and bus (a fresh board, between tests); the board's
+    unique id is the default one again."""
     _buses.clear()
     _pins.clear()
     _wires.clear()
+    _uid[0] = DEFAULT_UID
+
+
+def set_unique_id(uid):
+    """This board's machine.unique_id() from now on (a rehearsal's clocks
+    each have their own, as real ones do; the app reads it at start)."""
+    _uid[0] = bytes(uid)
 
 
 def unique_id():
-    return b"\x00\x00\x00\x00\x00\x00\x00\x01"
+    return _uid[0]

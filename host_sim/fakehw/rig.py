@@ -100,8 +100,10 @@ def attach_displays(board):
 
 class Rig:
     def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5, fs=None,
-                 feed=None):
+                 feed=None, uid=None):
         machine.reset_world()
+        if uid is not None:       # this board's machine.unique_id()
+            machine.set_unique_id(uid)
         self.board = board
         self.diff, self.add = ticks.wrapping(period)
         self.now = t0

@@ -8,6 +8,7 @@
 import os
 
 import clockcore as cc
+import lang
 import rig as gestures
 from rig import Rig, LEFT, RIGHT, PAUSE, SETTLE_MS
 
@@ -58,7 +59,9 @@ def scenario_boot_setup_menu(board, root):
     settings file (SPEC §4 Setup)."""
     rig = boot(board, root)
     expect(rig.screen()[0] == "  30:00   30:00 ", "ready shows 30:00 each (TSO § 1.1 b)", rig)
-    expect(rig.screen()[1].strip() == "READY", "READY", rig)
+    # READY and who presses to start (issue 37; SPEC §4: the opponent of
+    # the first mover presses)
+    expect(rig.screen()[1].strip() == lang.text("en", "READY_WHO"), "READY", rig)
     rig.press(PAUSE, hold=2100)                 # long press in ready: setup
     expect(rig.app.mode == 2, "setup menu open", rig)
     rig.press(RIGHT)                            # profile: sdev -> next
@@ -91,7 +94,8 @@ def scenario_sdev_overtime_forfeit(board, root):
     expect(row1.startswith("P20"), "20 penalty points", rig)
     rig.run(240000)                             # past 5:00 over
     expect(rig.clock.state == cc.OVER and rig.clock.forfeited[LEFT], "forfeit", rig)
-    expect(rig.screen()[1].startswith("LOST"), "LOST shown", rig)
+    # LOST names the side that lost (issue 37), under its time
+    expect(rig.screen()[1].startswith(lang.text("en", "LOST_L")), "LOST shown", rig)
     expect(rig.screen()[0][1:7] == "-05:01", "-05:01 shown", rig)
     expect(rig.app.buzzer.beeps >= 2, "beeps at window close / 00:00 / forfeit", rig)
     return rig
@@ -955,7 +959,7 @@ def scenario_20x4_layout(board4, root):
     rows = rig.screen()
     expect(big_time(rows, 0) == " 1:00" and big_time(rows, 11) == " 1:00", "big times", rig)
     expect(rows[3].strip() == "sdev 01:00", "rules row", rig)
-    expect(rows[2].strip() == "READY", "status", rig)
+    expect(rows[2].strip() == lang.text("en", "READY_WHO"), "status", rig)
     expect(rows[0][9:11] == "  ", "no marks in ready", rig)
     rig.press(LEFT)
     rows = rig.screen()
