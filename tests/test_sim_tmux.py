@@ -700,8 +700,7 @@ def test_the_footer_says_how_to_move_through_a_menu(term):
     t.wait_lcd(lambda r: r[0].strip() == word("T_BASE"), "the next item")
     t.wait(lambda s: keys(s)[1] == "up", "pause key up")
     t.send("e")
-    t.wait(lambda s: word("READY") in lcd(s)[1] and sim.HELP in s, "the game's keys again",
-           timeout=6)
+    t.wait(lambda s: word("READY") in lcd(s)[1] and sim.HELP in s, "the game's keys again")
 
 
 def test_real_holds_a_trainee_holds_the_keys_for_their_real_time(term):
