@@ -23,6 +23,8 @@ import re
 import sys
 import tempfile
 
+from bench import target_bench
+
 LEFT, RIGHT, PAUSE = 14, 15, 13      # boards/pico.py
 CONFIRM_MS = 1000                    # both player buttons held 1 s
 SDEV = (b'{"v": 1, "profile": "sdev", "base_left": 600000, "base_right": 600000, '
@@ -108,19 +110,7 @@ from app import App
 import clockcore as cc
 import question as qmod
 a = App(board, machine)
-def run(ms):
-    n = 0
-    gc.collect()
-    gc.disable()
-    m0 = gc.mem_alloc()
-    t0 = time.ticks_ms()
-    while time.ticks_diff(time.ticks_ms(), t0) < ms:
-        a.step()
-        n += 1
-    m1 = gc.mem_alloc()
-    gc.enable()
-    return n, m1 - m0
-run(2000)
+""" + target_bench.RUN_FN + """run(2000)
 j = a.session.sp.j
 while j is not None and j.arming():
     run(500)
@@ -147,7 +137,6 @@ print('END', 'OK')
 def heap():
     """{'asked': (iterations, bytes), 'held': (iterations, bytes)}."""
     from host_sim import target
-    from bench import target_bench
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)
@@ -157,7 +146,7 @@ def heap():
             f.write(target.bundle_image(d, extra={"settings.json": SDEV}))
         pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img).start()
         try:
-            n0 = target_bench._at_repl(pico, HEAP_CODE)
+            n0 = target_bench.at_repl(pico, HEAP_CODE)
             deadline = pico.t_ms + 60000
             while b"PRESS NOW" not in pico.serial[n0:] and pico.t_ms < deadline:
                 pico.run_to(pico.t_ms + 100)

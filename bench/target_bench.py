@@ -46,14 +46,9 @@ LEFT, RIGHT, PAUSE = 14, 15, 13
 RUN_MS = 40000          # the running-clock window of run 1 (simulated)
 PRESS_EVERY_MS = 10000
 
-STEP_CODE = """\
-import gc
-gc.collect()
-print('BARE', gc.mem_free())
-import time, board, machine
-from app import App
-import clockcore as cc
-a = App(board, machine)
+# App.step() run for ms at the device's REPL, its iterations and the heap
+# they allocated (gc off): STEP_CODE's and bench/answer_bench.py's
+RUN_FN = """\
 def run(ms):
     n = 0
     gc.collect()
@@ -66,7 +61,16 @@ def run(ms):
     m1 = gc.mem_alloc()
     gc.enable()
     return n, m1 - m0
-s = run(2000)
+"""
+STEP_CODE = """\
+import gc
+gc.collect()
+print('BARE', gc.mem_free())
+import time, board, machine
+from app import App
+import clockcore as cc
+a = App(board, machine)
+""" + RUN_FN + """s = run(2000)
 j = a.session.sp.j
 while j is not None and j.arming():
     s = run(500)
@@ -100,7 +104,7 @@ def _paste(pico, code):
     pico.type_serial(b"\x04")
 
 
-def _at_repl(pico, code):
+def at_repl(pico, code):
     """Stop main.py during its splash and paste `code` at the REPL; where
     its output starts in pico.serial."""
     pico.run_to(300)
@@ -142,7 +146,7 @@ def _step_run(img, flash, res, **pico_kw):
     """Run 2: App.step() counted at the REPL (see the module's docstring)."""
     pico = target.Pico(flash, fs_image=img, **pico_kw).start()
     try:
-        n0 = _at_repl(pico, STEP_CODE)
+        n0 = at_repl(pico, STEP_CODE)
         # the counted 6 s window starts ~1.5 s after the journal is armed
         # (a game begun before that, in the first seconds after power-up,
         # writes its records to the files: its log file opened, ~3.4 KB
@@ -323,7 +327,7 @@ def _stops_run(img, flash, res):
     pico = target.Pico(flash, fs_image=img, erase_ms=target.Pico.ERASE_MS[0],
                        program_us=target.Pico.PROGRAM_US[0]).start()
     try:
-        n0 = _at_repl(pico, GAME_CODE)
+        n0 = at_repl(pico, GAME_CODE)
         t = pico.t_ms + 6000                  # booted, the journal set up
         pico.run_to(t)
         side = LEFT

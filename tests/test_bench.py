@@ -412,9 +412,11 @@ def test_a_round_that_does_not_finish_says_which_games_and_why(tmp_path):
     fleet = rehearsal.Fleet(h, 2, scripts={1: [], 2: []})     # nobody presses
     try:
         left = fleet.unfinished()
+        ids = [c.id for c in fleet.clocks]      # each clock's own unique_id
     finally:
         fleet.close()
-    assert [ln.split(":")[0] for ln in left] == ["table 1 (sim001)", "table 2 (sim002)"]
+    assert [ln.split(":")[0] for ln in left] == ["table %d (%s)" % (n, i)
+                                                 for n, i in zip((1, 2), ids)]
     assert all("game ready at" in ln and "0 of 0 scripted" in ln and "hall link: no socket"
                in ln for ln in left), left
     with pytest.raises(BenchError) as e:
