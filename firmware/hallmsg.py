@@ -131,11 +131,11 @@ class Messages:
                                    "offline", KEEPALIVE_S)
 
     def stream(self, wire, m):
-        """Start writing queued message m, game m[6]'s log, on wire: its
+        """Start writing queued message m, game m.log's log, on wire: its
         file streamed (cut at LOG_MAX, at a character's start); False if it
         cannot be read any more (it was removed)."""
         try:
-            f, size = self.src.log_open(m[6])
+            f, size = self.src.log_open(m.log)
         except (OSError, ValueError):
             return False
         n = size
@@ -143,7 +143,7 @@ class Messages:
         if size > LOG_MAX:
             n = _cut(f, LOG_MAX)
             tail = ("\n# cut at %d bytes\n" % LOG_MAX).encode()
-        wire.stream(m[1], f, n, tail)
+        wire.stream(m.packet, f, n, tail)
         return True
 
 

@@ -298,8 +298,8 @@ class Net:
         """Start writing queued message m (a game log: streamed from its
         file; one whose file is gone is dropped)."""
         self.box.sending(m)
-        if m[6] is None:
-            self._start(m[1])
+        if m.log is None:
+            self._start(m.packet)
         elif self.msg.stream(self.wire, m):
             self.published += 1
         else:

@@ -3,7 +3,7 @@
 # (a result: for the hall recorder's confirmation), kept on flash from the
 # moment one is queued until then, so a power cut loses none.
 #
-# Each message is a list [pid, packet, sent, line, echo, acked, log]:
+# Each message is a Message (a record with named fields):
 #   pid     its MQTT packet id
 #   packet  the PUBLISH (a game log's: mqtt.publish_head(), its payload
 #           streamed from the file when it is sent)
@@ -29,6 +29,19 @@ OUTBOX = "net.out"      # the file, in the app's folder
 OUTBOX_MAX = 8192       # a longer outbox file is not ours
 
 
+class Message:
+    """One queued message, its fields as above (sent and acked start False)."""
+
+    def __init__(self, pid, packet, line, echo, log):
+        self.pid = pid
+        self.packet = packet
+        self.sent = False
+        self.line = line
+        self.echo = echo
+        self.acked = False
+        self.log = log
+
+
 class Outbox:
     def __init__(self, fs, path):
         self.fs = fs
@@ -48,8 +61,8 @@ class Outbox:
             return
         self._room()
         self.pid = self.pid % 65535 + 1
-        self.q.append([self.pid, mqtt.publish_packet(topic, payload, 1, retain, self.pid),
-                       False, line, echo, False, None])
+        self.q.append(Message(self.pid, mqtt.publish_packet(topic, payload, 1, retain, self.pid),
+                              line, echo, None))
         self.unsent += 1
 
     def add_log(self, topic, n, line):
@@ -59,15 +72,15 @@ class Outbox:
             return
         self._room()
         self.pid = self.pid % 65535 + 1
-        self.q.append([self.pid, mqtt.publish_head(topic, 1, True, self.pid), False,
-                       line, None, False, n])
+        self.q.append(Message(self.pid, mqtt.publish_head(topic, 1, True, self.pid),
+                              line, None, n))
         self.unsent += 1
 
     def _queued(self, line):
         """A message with this line waits unsent (it would go out the same):
         twice queued is once."""
         for m in self.q:
-            if not m[2] and m[3] == line:
+            if not m.sent and m.line == line:
                 return True
         return False
 
@@ -78,7 +91,7 @@ class Outbox:
         if len(q) >= MAX_QOS1:
             i = 0
             for j in range(len(q)):
-                if q[j][4] is None:
+                if q[j].echo is None:
                     i = j
                     break
             self._remove(i)
@@ -86,22 +99,22 @@ class Outbox:
 
     def _remove(self, i):
         m = self.q.pop(i)
-        if not m[2]:
+        if not m.sent:
             self.unsent -= 1
-        if m[5]:
+        if m.acked:
             self.acked -= 1
 
     # -- the link's side (Net calls these) ---------------------------------------------
     def next(self):
         """The oldest message not yet written on this link, or None."""
         for m in self.q:
-            if not m[2]:
+            if not m.sent:
                 return m
         return None
 
     def sending(self, m):
         """Message m is being written now."""
-        m[2] = True
+        m.sent = True
         self.unsent -= 1
 
     def drop(self, m):
@@ -115,11 +128,11 @@ class Outbox:
         q = self.q
         for i in range(len(q)):
             m = q[i]
-            if m[0] == pid and m[2] and not m[5]:
-                if m[4] is None:
+            if m.pid == pid and m.sent and not m.acked:
+                if m.echo is None:
                     self._remove(i)
                     return 1
-                m[5] = True
+                m.acked = True
                 self.acked += 1
                 return 2
         return 0
@@ -128,7 +141,7 @@ class Outbox:
         """The recorder echoed a result's body: True if it was ours (forgotten)."""
         q = self.q
         for k in range(len(q)):
-            if q[k][4] is not None and q[k][4] == body:
+            if q[k].echo is not None and q[k].echo == body:
                 self._remove(k)
                 return True
         return False
@@ -136,7 +149,7 @@ class Outbox:
     def waiting(self):
         """A message written on this link waits for its PUBACK."""
         for m in self.q:
-            if m[2] and not m[5]:
+            if m.sent and not m.acked:
                 return True
         return False
 
@@ -144,9 +157,9 @@ class Outbox:
         """The results the broker has but the recorder has not confirmed
         (it may be down, or the broker may lose them) go out again."""
         for m in self.q:
-            if m[5]:
-                m[5] = False
-                m[2] = False
+            if m.acked:
+                m.acked = False
+                m.sent = False
                 self.unsent += 1
         self.acked = 0
 
@@ -154,10 +167,10 @@ class Outbox:
         """The link failed: everything goes out again on the next one,
         a message already written with DUP set."""
         for m in self.q:
-            if m[2]:
-                mqtt.set_dup(m[1])
-                m[2] = False
-            m[5] = False
+            if m.sent:
+                mqtt.set_dup(m.packet)
+                m.sent = False
+            m.acked = False
         self.unsent = len(self.q)
         self.acked = 0
 
@@ -174,7 +187,7 @@ class Outbox:
                 except OSError:
                     pass
                 return None
-            fsys.write_atomic(fs, self.path, "".join([m[3] + "\n" for m in self.q]).encode())
+            fsys.write_atomic(fs, self.path, "".join([m.line + "\n" for m in self.q]).encode())
             self.writes += 1
         except OSError as e:
             return "cannot keep the queue on flash: %s" % e

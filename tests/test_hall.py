@@ -436,7 +436,7 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
         else:
             hall.stop()
         fleet.run(seconds=PATIENT_S, until=lambda: c.over())
-        assert fleet.run(seconds=PATIENT_S, until=lambda: any(m[2] for m in c.net.q1)
+        assert fleet.run(seconds=PATIENT_S, until=lambda: any(m.sent for m in c.net.q1)
                          if cut == "after_publish" else c.net.st == net.IDLE)
         assert c.net.q1, "the result waits for its PUBACK"
         assert os.path.isfile(outbox)
@@ -445,7 +445,7 @@ def test_unacknowledged_result_survives_a_power_cut(hall, cut):
         assert kept.startswith("R scrabble/cup/1/result/1/1 {"), kept
         times = final(c)
         c.power_cut()
-        assert [m[3][0] for m in c.net.q1] == ["R", "L"], "queued again from flash"
+        assert [m.line[0] for m in c.net.q1] == ["R", "L"], "queued again from flash"
         if cut == "after_publish":
             _freeze(hall, False)
         else:
@@ -476,9 +476,9 @@ def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
     n = c.net
     outbox = c.root + outboxmod.OUTBOX
     try:
-        assert fleet.run(seconds=PATIENT_S, until=lambda: c.over() and any(m[5] for m in n.q1))
-        result = [m for m in n.q1 if m[4] is not None]
-        assert len(result) == 1 and result[0][5], "acknowledged by the broker, kept"
+        assert fleet.run(seconds=PATIENT_S, until=lambda: c.over() and any(m.acked for m in n.q1))
+        result = [m for m in n.q1 if m.echo is not None]
+        assert len(result) == 1 and result[0].acked, "acknowledged by the broker, kept"
         with open(outbox) as f:
             assert f.read().startswith("R scrabble/cup/1/result/1/1 {")
         sent = n.published
@@ -491,7 +491,7 @@ def test_a_result_stays_on_flash_until_the_recorder_confirms_it(hall):
         assert n.confirmed == 1 and not os.path.exists(outbox)
         recs = hall.records()
         assert [r["topic"] for r in recs] == ["scrabble/cup/1/result/1/1"]
-        assert recs[0]["result"] == json.loads(result[0][4])
+        assert recs[0]["result"] == json.loads(result[0].echo)
     finally:
         fleet.close()
 

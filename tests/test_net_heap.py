@@ -251,7 +251,7 @@ def test_a_game_log_reaches_the_hall_from_a_fragmented_pico_w_heap():
     eq(rig.clock.state, 3, "game over")
     for _ in range(200):
         rig.run(100)
-        if not n.q1 or (len(n.q1) == 1 and n.q1[0][5]):
+        if not n.q1 or (len(n.q1) == 1 and n.q1[0].acked):
             break
     number = a.log.number
     size, check = _checksum(root + "games/g%04d.txt" % number)
@@ -262,7 +262,7 @@ def test_a_game_log_reaches_the_hall_from_a_fragmented_pico_w_heap():
     eq(got[0][0], b"scrabble/cup/3/log/%d/3" % number, "its topic")
     eq((got[0][1], got[0][2]), (size, check), "the log, byte for byte (length, checksum)")
     eq(got[0][3], 1, "QoS 1")
-    eq([m[3][0] for m in n.q1], ["R"], "only the result waits (for the recorder)")
+    eq([m.line[0] for m in n.q1], ["R"], "only the result waits (for the recorder)")
     eq(a.errlog.errors, 0, "no failure in the main loop (no MemoryError)")
     del ballast
     gc.collect()

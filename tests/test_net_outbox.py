@@ -38,7 +38,7 @@ def play_to_the_end(rig):
 
 
 def queue(n):
-    return [m[3] for m in n.q1]
+    return [m.line for m in n.q1]
 
 
 class Capture:
@@ -57,8 +57,8 @@ def packet(n, m):
     log: streamed from its file, issue 30)."""
     w = n.wire
     w.sock = Capture()
-    if m[6] is None:
-        w.start(m[1])
+    if m.log is None:
+        w.start(m.packet)
     else:
         assert n.msg.stream(w, m)
     while w.busy():
@@ -86,17 +86,17 @@ def test_a_finished_game_is_queued_on_flash_and_read_again_at_boot():
     # (issue 19: the broker may still lose it): only the recorder's
     # confirmation, its body echoed, does; the last line removes the file.
     for m in after.q1:
-        m[2] = True                           # both written on the link
+        m.sent = True                           # both written on the link
     result, log = after.q1
-    after.on_puback(0, result[0])
-    assert result[5] and flash.files[outbox.OUTBOX].decode() == "\n".join(queue(n)) + "\n"
-    after.on_puback(0, log[0])
+    after.on_puback(0, result.pid)
+    assert result.acked and flash.files[outbox.OUTBOX].decode() == "\n".join(queue(n)) + "\n"
+    after.on_puback(0, log.pid)
     assert flash.files[outbox.OUTBOX].decode() == queue(n)[0] + "\n"
     after.on_publish(0, after.msg.confirm_b, b"{}")  # not its body: kept
     assert after.q1 == [result]
-    after.on_publish(0, b"scrabble/cup/confirm/6", result[4])  # another clock's
+    after.on_publish(0, b"scrabble/cup/confirm/6", result.echo)  # another clock's
     assert after.q1 == [result]
-    after.on_publish(0, after.msg.confirm_b, result[4])
+    after.on_publish(0, after.msg.confirm_b, result.echo)
     assert after.q1 == [] and outbox.OUTBOX not in flash.files and after.box.acked == 0
 
 
@@ -167,7 +167,7 @@ def test_with_the_journal_the_result_waits_until_its_log_is_on_flash():
     assert rig.clock.state == 3               # game over while the clock ran
     rig.run(50)
     assert not rig.app.session.pending()
-    log = [packet(n, m) for m in n.q1 if m[3].startswith("L ")]
+    log = [packet(n, m) for m in n.q1 if m.line.startswith("L ")]
     assert len(log) == 1, queue(n)
     text = fs.read("games/g0001.txt")
     end = text.splitlines()[-2:]               # the game's end (SPEC v4 §5:
@@ -190,12 +190,12 @@ def test_a_full_queue_drops_logs_before_results():
     for g in range(10, 10 + outbox.MAX_QOS1 // 2):
         t = "scrabble/cup/5/result/%d/5" % g
         n.box.add(t, "{}", "R %s {}" % t, False, b"{}")
-    kinds = [m[3][0] for m in n.q1]
+    kinds = [m.line[0] for m in n.q1]
     assert kinds == ["R"] * outbox.MAX_QOS1, kinds          # every log went first
     assert n.box.dropped == outbox.MAX_QOS1 // 2 and n.box.unsent == outbox.MAX_QOS1
     t = "scrabble/cup/5/result/99/5"
     n.box.add(t, "{}", "R %s {}" % t, False, b"{}")
-    assert n.q1[0][3].startswith("R scrabble/cup/5/result/2/5")   # the oldest result
+    assert n.q1[0].line.startswith("R scrabble/cup/5/result/2/5")   # the oldest result
     assert n.box.dropped == outbox.MAX_QOS1 // 2 + 1
 
 
@@ -260,7 +260,7 @@ def test_a_log_longer_than_log_max_is_cut_between_two_characters():
     n = rig.app.net
     text = ("x" * (hallmsg.LOG_MAX - 1) + "\u00e4" + "tail\n").encode()   # ä: 2 bytes over the cut
     flash.files["games/g0001.txt"] = text
-    log = [m for m in n.q1 if m[3].startswith("L ")][0]
+    log = [m for m in n.q1 if m.line.startswith("L ")][0]
     p = packet(n, log)
     body = p[p.index(b"log/1/5") + len(b"log/1/5") + 2:]    # after the topic and the id
     note = ("\n# cut at %d bytes\n" % hallmsg.LOG_MAX).encode()
