@@ -454,7 +454,8 @@ def test_the_older_layouts_files_are_moved_not_formatted_over(images, pico_ok, t
         rows = pico.lcd.text_rows()
     finally:
         pico.stop()
-    assert rows == ["  01:00   01:00 ", "     READY      "], rows
+    # READY and who presses to start (issue 37, lang READY_WHO)
+    assert rows == ["  01:00   01:00 ", "READY 2nd press "], rows
     files = fs_files(flash)
     for name in ("settings.json", "games/g0001.txt", "net.out", "board.py"):
         assert files.get(name) == old[name], (name, sorted(files))
