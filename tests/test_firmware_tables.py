@@ -44,6 +44,8 @@ def make_tables(tmp_path, **vars_):
     cache.mkdir(exist_ok=True)
     env = dict(os.environ, SCRABBLE_FIRMWARE_CACHE=str(cache),
                MICROPY_SRC=str(tmp_path / "no-sources"))
+    for k in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS"):   # under `make test` our make is
+        env.pop(k, None)                             # no make[1] (its trailer's name)
     args = ["make", "-s", "--no-print-directory", "-o", ".venv/.installed", "firmware-tables",
             "HALL_DIR=%s" % (tmp_path / "hall"), "TABLES=1-3"]
     args += ["%s=%s" % kv for kv in vars_.items()]
