@@ -5,8 +5,9 @@ kept in ../shared/emu (or $SCRABBLE_EMU_DIR):
 
 - qemu: QEMU_MPS2_AN385 (Cortex-M3, 31-bit small ints, a Pico-sized 240 KB
   heap, littlefs) under Debian's qemu-system-arm.  Its UART is a pty; the
-  real `mpremote` runs the suites from a littlefs image of .mpy files that
-  qemu loads into the board's PSRAM (`QemuBoard`, tests/mp/ramflash.py).
+  real `mpremote` runs the suites' .mpy files in place from a ROMFS, their
+  files on a littlefs image, both loaded by qemu into the board's PSRAM
+  (`QemuBoard`, tests/mp/ramflash.py).
 - pico: RPI_PICO on the npm rp2040js emulator (target/harness.js), with a
   NOR-flash model in a file, the button GPIOs, the I2C0 LCD traffic and the
   USB-CDC REPL over its stdin/stdout (`Pico`).
@@ -116,8 +117,9 @@ def mp_suite_files():
 class QemuBoard:
     """qemu-system-arm running the MPS2_AN385 image, its UART on a pty."""
 
-    def __init__(self, loader=None):
+    def __init__(self, loader=None, rom=None):
         self.loader = loader    # a disk image qemu puts at PSRAM
+        self.rom = rom          # a ROMFS image qemu puts at ROMFS
         self.proc = None
         self.pty = None
 
@@ -129,7 +131,9 @@ class QemuBoard:
              "-monitor", "none", "-semihosting", "-serial", "pty",
              "-kernel", image(QEMU_ELF)]
             + (["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (self.loader, PSRAM)]
-               if self.loader else []),
+               if self.loader else [])
+            + (["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (self.rom, ROMFS)]
+               if self.rom else []),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             text=True)
         end = time.monotonic() + timeout
@@ -208,6 +212,18 @@ def mp_suite_image():
     """The littlefs image (bytes) of mp_suite_files() as .mpy files, compiled
     once per process while the files stay unchanged: every suite's run loads
     the same image (mpy-cross over all of it took 2-5 s a suite)."""
+    return _suite_images()[0]
+
+
+def mp_suite_romfs():
+    """The same .mpy files as a ROMFS image (bytes): the qemu board runs them
+    in place, as the Pico runs its frozen modules from flash.  Loaded from
+    littlefs, every module's bytecode and strings took the board's heap (the
+    whole app about 100 KB of the 240 KB), which the Pico never spends."""
+    return _suite_images()[1]
+
+
+def _suite_images():
     sources = mp_suite_files()
     key = tuple((p, os.stat(p).st_mtime_ns) for p in sources)
     with _SUITE_LOCK:
@@ -216,32 +232,48 @@ def mp_suite_image():
                 files = os.path.join(tmp, "files")
                 compile_tree(files, sources)
                 _SUITE_IMAGE.clear()
-                _SUITE_IMAGE[key] = littlefs_image(files)
+                _SUITE_IMAGE[key] = (littlefs_image(files), romfs_image(files))
         return _SUITE_IMAGE[key]
+
+
+def romfs_image(folder):
+    """A ROMFS image (bytes) of every file in `folder` (mpremote's writer,
+    the format `mpremote romfs deploy` puts on a board)."""
+    from mpremote.romfs import VfsRomWriter
+    vfs = VfsRomWriter()
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            vfs.mkfile(name, f.read())
+    return vfs.finalise()
+
+
+ROMFS = PSRAM + 0xC00000    # the suites' ROMFS, 12 MB into the 16 MB PSRAM (the
+                            # disks below it: ramflash.BASE and the journal tests')
 
 
 def run_mp_suite_on_qemu(module, timeout=None):
     """One MicroPython suite (mp_suites()) on the Cortex-M3 image: (returncode, output).
-    The suite and everything it imports are .mpy files on littlefs."""
+    The suite and everything it imports are .mpy files run in place from a
+    ROMFS (mp_suite_romfs()), first on sys.path; the files the suites write
+    go to littlefs, which holds the same .mpy files too."""
     with tempfile.TemporaryDirectory(prefix="mpq-") as tmp:
         img = os.path.join(tmp, "flash.img")
         with open(img, "wb") as f:
             f.write(mp_suite_image())
+        rom = os.path.join(tmp, "romfs.img")
+        romfs = mp_suite_romfs()
+        with open(rom, "wb") as f:
+            f.write(romfs)
         with open(os.path.join(ROOT, "tests", "mp", "ramflash.py")) as f:
             mount = f.read()
-        code = mount + ("\nmount('/')\nos.chdir('/')\nimport mptest\n"
-                        "print('MPTEST-EXIT', mptest.run([%r]))\n" % module)
-        with QemuBoard(loader=img) as board:
+        code = mount + ("\nmount('/')\nos.chdir('/')\n"
+                        "import sys, vfs\n"
+                        "vfs.mount(vfs.VfsRom(uctypes.bytearray_at(0x%x, %d)), '/rom')\n"
+                        "sys.path.insert(0, '/rom')\n"
+                        "import mptest\n"
+                        "print('MPTEST-EXIT', mptest.run([%r]))\n" % (ROMFS, len(romfs), module))
+        with QemuBoard(loader=img, rom=rom) as board:
             return board.run(code, timeout=timeout)
-
-
-if __name__ == "__main__":  # python -m host_sim.target qemu test_core
-    if len(sys.argv) >= 3 and sys.argv[1] == "qemu":
-        rc, out = run_mp_suite_on_qemu(sys.argv[2])
-        print(out)
-        sys.exit(rc)
-    print("usage: python -m host_sim.target qemu SUITE")
-    sys.exit(2)
 
 
 # -- the emulated Pico (rp2040js, target/harness.js) ------------------------------
@@ -671,3 +703,12 @@ class Pico:
     def _line_if_complete(self):
         while b"\n" in self._buf:
             self._line()
+
+
+if __name__ == "__main__":  # python -m host_sim.target qemu test_core
+    if len(sys.argv) >= 3 and sys.argv[1] == "qemu":
+        rc, out = run_mp_suite_on_qemu(sys.argv[2])
+        print(out)
+        sys.exit(rc)
+    print("usage: python -m host_sim.target qemu SUITE")
+    sys.exit(2)

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT
 from hallkit import PATIENT_S, csv_rows, hall_cmd, needs_broker, running_hall, seed_pki, until
 from hall import clients
+import hallproto
 from hall import tls as TLS
 from hall.folder import Hall
 from bench import browser
@@ -380,7 +381,7 @@ def test_every_games_log_is_filed_once_by_round_and_table(hall, tmp_path):
                 assert data == g.read()
             # issue 37: the file's name, the page's and the log's own `# clock`
             # line name the clock alike (the log said 0000000000000001 for all)
-            assert filing.clock_id(data) == c.id
+            assert hallproto.log_clock(data.decode("utf-8")) == c.id
         stamp = [os.stat(p).st_mtime_ns for _t, p in paths]
         hall.stop_recorder()
         hall.start_recorder()

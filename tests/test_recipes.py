@@ -177,8 +177,11 @@ def add_card(repo):
     checks only ask for no English)."""
     import lang
     shown = {}
+    import view
     for k in lang._TEXT["en"]:
         shown[lang.word("de", k).decode("latin-1")] = xx_word(k)
+        # (a card may quote a word as the LCD shows it: `BEREIT 2.drückt`)
+        shown[view.to_text(lang.word("de", k))] = xx_word(k)
     text = (repo / "docs" / "quickref.de.md").read_text(encoding="utf-8")
     text = text.replace("screens/de_", "screens/xx_")
     text = re.sub(r"`([^`\n]+)`", lambda m: "`%s`" % shown.get(m.group(1), m.group(1)), text)

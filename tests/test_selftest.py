@@ -241,7 +241,7 @@ def test_the_self_test_item_starts_it_and_every_item_passes():
     eq(app.mode, 5, "still the self-test")
     hold(rig)
     eq(app.mode, 1, "back to the game")
-    eq(rig.screen()[1].strip(), "READY", "READY again")
+    eq(rig.screen()[1].strip(), words("en", "READY_WHO"), "READY again")
     to_item(rig, setupmenu.S_SELFTEST)
     eq(rig.screen()[1].split(), words("en", "V_ST_PASS").split() + [">"], "passed")
 

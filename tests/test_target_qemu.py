@@ -5,8 +5,10 @@ MicroPython image with the Pico's heap (issue 11 "What to build" 2).
 The official MicroPython v1.28.0 for the Cortex-M3 board MPS2_AN385 runs under
 qemu-system-arm: 31-bit small ints, ticks that wrap at 2**30, a 240 KB heap,
 and littlefs with the Pico's geometry (host_sim/target.py, tests/mp/ramflash.py).
-The suites and everything they import are .mpy files on that littlefs, run by
-tests/mp/mptest.py through the real `mpremote`.  Two boards run at once (one
+The suites and everything they import are .mpy files run in place from a
+ROMFS in the board's PSRAM (as the Pico runs its frozen modules from flash:
+their bytecode takes none of the heap), the files they write on that littlefs,
+run by tests/mp/mptest.py through the real `mpremote`.  Two boards run at once (one
 per core).  Under CI=true a missing image or qemu fails the run.
 """
 import re
