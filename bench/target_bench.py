@@ -256,7 +256,7 @@ a = App(board, machine)
 c = a.clock
 S = [0] * 16
 # 0 steps 1 drops 2 idle max us 3 press max 4 stop max 5 idle sum 6 idle n
-# 7 press draw max (step start to the flash work) 8 stop draw max 9 mark
+# 7 press draw max (step start to the flash work after the draw) 8 stop draw max 9 mark
 # 10 stop n 11 press n 12 flash mark 13 running-game steps
 orig = a._flash
 def tflash(now, mode):
@@ -320,8 +320,9 @@ def _stops_run(img, flash, res):
     0.4 ms a page program).  gc.mem_alloc() after every step (a drop is a
     collection) and each step's cost: idle (a running clock, nothing
     pressed), press (the turn changes), stop (the state changes: pause,
-    resume, end); and how long after the step began the flash work began
-    (everything drawn by then).  Some pause presses are driven at the start
+    resume, end); and how long after the step began the flash work after
+    the draw began (the step's records programmed, then everything drawn,
+    by then).  Some pause presses are driven at the start
     of a flash page program (the press record of the turn before): the
     harness times how long that edge waits for interrupts."""
     pico = target.Pico(flash, fs_image=img, erase_ms=target.Pico.ERASE_MS[0],

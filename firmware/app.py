@@ -156,6 +156,7 @@ class App:
         now = self.ticks_ms()
         self.seen = self.buttons.edges()  # (_sleep: an edge after this wakes it)
         self._inputs(now)
+        self.session.program()            # the keys' records, before the draw
         self.display.tick(now)
         mode = self.mode
         if mode == MODE_GAME:
@@ -178,7 +179,8 @@ class App:
 
     def _flash(self, now, mode):
         """After the LCD: a reset's file work (game.py settle), this step's
-        journal records, flash work (session.py)."""
+        journal records not programmed before the draw, flash work
+        (session.py)."""
         self.game.settle()
         self.session.tick(now, self.clock.running() >= 0, mode == MODE_GAME)
 
@@ -208,6 +210,7 @@ class App:
     def _game_tick(self, now):
         """The game screen: its clock, notices, LEDs, and a redraw if needed."""
         self.game.tick(now, self.battery.low)
+        self.session.program()            # a flag's, a forfeit's: before the draw
         self.display.notices(now)
         self.leds.show(self.clock.running())
         if self.game.render() is not None:     # (the display's frame, filled)

@@ -369,7 +369,7 @@ class Game:
         """Both player buttons held 1 s while a question shows: yes, at that
         instant t (SPEC v5).  Their edges did nothing, so nothing is undone;
         the answer is a transition like any (END: the end's record is staged
-        now, in the journal after this step's draw; NEW: the app's new game
+        now, in the journal before this step's draw; NEW: the app's new game
         is drawn, then its state record written, in this step).  A question whose time ran out
         before t: a confirmation with no question (its presses undone)."""
         k = self.question.yes(t)

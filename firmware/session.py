@@ -14,8 +14,10 @@
 #   event(code, side, t, arg)   the core's hook: the log line first, then
 #                         the checkpoint that records how far the log got
 #                         (a power cut between the two loses neither)
+#   program()             every main-loop iteration, before the draw: the
+#                         staged records the journal takes, programmed
 #   tick(now, running, work=True)   every main-loop iteration, after the
-#                         display is drawn: the staged records written, a
+#                         display is drawn: the staged records left written, a
 #                         checkpoint every CHECKPOINT_MS of running time, the
 #                         time base moved on; with `work`, one slice of flash
 #                         work where nobody waits (below)
@@ -45,11 +47,18 @@
 #      ignored() and tick()'s checkpoint fill a record (the clock as it is at
 #      that instant, its log time, the state store's seq) into one of the
 #      spool's STAGE preallocated buffers (spool.py, slot()).  Nothing is written.
-#   2. tick() -- App.step() calls it last, after the LEDs and the LCD show
-#      the change -- PROGRAMS the staged records into the journal, in order
-#      (sp.flush(); journal.append: page programs, no erase, no allocation).
-#      save() and everything that writes a file flush first.  A power cut
-#      before that loses the staged records, as a cut in the step would.
+#   2. program() -- App.step() calls it after the keys acted, before the
+#      LEDs and the LCD show the change -- PROGRAMS the staged records into
+#      the journal, in order (sp.program(); journal.append: page programs,
+#      no erase, no allocation): SPEC §4 "Power loss" has the record follow
+#      the key's edge within a few ms, the display within 30 ms (a yes's
+#      END took some 15 ms to draw: a record programmed after it was on
+#      flash 23 ms after the yes on the emulated Pico, 8 ms before it).
+#      What the journal does not take then (full, refused, being armed)
+#      stays staged for tick(), last in the step, after the draw: there
+#      it spills to the files.  save() and everything that writes a file
+#      flush first.  A power cut before that loses the staged records, as
+#      a cut in the step would.
 #   3. The journal's records are FOLDED into the files (their log lines,
 #      then one state file save) only where nobody waits for the display:
 #      tick(work=True) in `ready` or `over`, spool.FOLD_SLICE records a step in
@@ -140,6 +149,7 @@ class Session:
         self.begun = False      # its game file is open
         self.lt = logtime.LogTime(diff, now)    # the log's time base
         self.last_save = now
+        self.wrote = False      # program() wrote this step (tick: no more work)
         # The running-clock journal (journal.py), where the filesystem has a
         # raw block device (the boards); else every write goes to the files.
         raw = getattr(fs, "raw", None)
@@ -198,19 +208,28 @@ class Session:
             return
         self._keep(now)
 
+    def program(self):
+        """Before the step's draw: its staged records into the journal
+        (what the journal takes: spool.program), so that a power cut during
+        the draw keeps them (a yes's END is drawn in some 15 ms)."""
+        if self.sp.nst and self.sp.program():
+            self.wrote = True
+
     def tick(self, now, running, work=True):
         """One main-loop iteration, after the display was drawn; `running`:
-        a clock runs.  The staged records are programmed into the journal
-        (then a checkpoint, every CHECKPOINT_MS of running time); with
+        a clock runs.  The staged records left (program() took the rest
+        before the draw) are programmed into the journal or spilled to the
+        files (then a checkpoint, every CHECKPOINT_MS of running time); with
         `work` and the clock in ready or over (nobody waits for it), one
         slice of the flash work: folding the journal into the files, or
         re-arming it (spool.py)."""
         if running and self.diff(now, self.last_save) >= CHECKPOINT_MS:
             self.save(now)
             work = False        # (a step that wrote does no more)
-        elif self.sp.nst:
+        elif self.sp.nst or self.wrote:
             self.sp.flush(now)
             work = False
+        self.wrote = False
         self.sp.work(now, work and (not running or self.sp.arming()),
                      self.clock.state)
         self.lt.move(now)
@@ -237,7 +256,8 @@ class Session:
         not kept).  The log stays open on the final screen: the referee's
         void and resume go into it; forget() closes it.  While the journal
         takes records, both are one journal record, staged here and
-        programmed by the next tick() (after the display is drawn)."""
+        programmed by the step's program() (before the display is drawn;
+        what the journal does not take then: tick(), after it)."""
         if not self.on:
             self._start(t)
         if self.sp.usable():

@@ -16,6 +16,8 @@
 #   usable() / arming()  does the next record go to the journal? / is
 #                   the journal being armed?
 #   slot(t)         the next staged record's buffer (filled by the session)
+#   program()       before the draw: the staged records the journal takes
+#                   programmed now, the rest left staged (for flush)
 #   flush(now)      the staged records programmed (a spill: to the files)
 #   index()         where the next record will be (a gesture's mark)
 #   pending()       records not yet in the files (staged ones included)?
@@ -84,6 +86,26 @@ class Spool:
         """The journal index the next record gets (staged ones count)."""
         j = self.j
         return j.count + self.nst if j is not None else 0
+
+    def program(self):
+        """Before the step's draw (SPEC §4 Power loss: a transition's record
+        follows the key's edge within a few ms, the display within 30): the
+        staged records, in order, while the journal takes them (armed, not
+        full).  What it does not take stays staged, first in line, for
+        flush() after the draw (a spill writes files: never before a draw).
+        The number programmed."""
+        st = self.st
+        n = self.nst
+        k = 0
+        while k < n and self._program(st[k]):
+            k += 1
+        if k:
+            i = k
+            while i < n:        # (buffers swapped: nothing allocated)
+                st[i - k], st[i] = st[i], st[i - k]
+                i += 1
+            self.nst = n - k
+        return k
 
     def flush(self, now):
         """Program the staged records into the journal, in order.  If it is

@@ -20,7 +20,7 @@ import socket
 import urllib.error
 import urllib.request
 
-from hallkit import hall_cmd, needs_browser, new_hall, page_until, until
+from hallkit import PATIENT_S, hall_cmd, needs_browser, new_hall, page_until, until
 from bench import hall_attacks as A
 from hall import tls as TLS
 from hall import filing
@@ -80,7 +80,7 @@ class Clocks:
 
 
 def alerts(browser, cond):
-    return page_until(browser, ALERTS_JS, cond, seconds=30)
+    return page_until(browser, ALERTS_JS, cond)
 
 
 def test_each_alert_raises_the_banner_and_the_switches_are_remembered(tmp_path, browser):
@@ -198,7 +198,7 @@ def test_times_stay_as_shown_when_the_hall_stops(tmp_path, browser):
     try:
         browser.get(h.url())
         rows = page_until(browser, ROWS_JS, lambda r: {"1", "2"} <= set(r) and
-                          all("running" in r[k][2] for k in ("1", "2")), seconds=30)
+                          all("running" in r[k][2] for k in ("1", "2")))
         assert "running" in rows["2"][2], rows
         with lock:       # the clocks stand still: no state, heartbeat or ping meanwhile
             for c in fleet.clocks:
@@ -258,8 +258,8 @@ def test_past_rounds_stay_on_the_page_with_their_timelines_in_utf8(tmp_path, bro
     h.start()
     fleet = rehearsal.Fleet(h, 2, speed=40)
     try:
-        assert fleet.run(seconds=120), [c.net.note for c in fleet.clocks]
-        until(lambda: filing.filed(h.folder, 1), lambda f: len(f) == 2, seconds=30)
+        assert fleet.run(seconds=PATIENT_S), [c.net.note for c in fleet.clocks]
+        until(lambda: filing.filed(h.folder, 1), lambda f: len(f) == 2)
         logs = {c.table: open(os.path.join(c.root, "games", "g0001.txt"), "rb").read()
                 for c in fleet.clocks}
     finally:
@@ -289,7 +289,7 @@ def test_past_rounds_stay_on_the_page_with_their_timelines_in_utf8(tmp_path, bro
                         td[4].textContent, Array.prototype.map.call(
                           td[7].querySelectorAll('a'), function (a) {
                             return [a.textContent, a.getAttribute('href')]; })]; });""",
-            lambda g: len(g) == 2, seconds=30)
+            lambda g: len(g) == 2)
         assert [g[0] for g in got] == ["1", "2"], got
         for g in got:
             r = want[int(g[0])]

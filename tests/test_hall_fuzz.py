@@ -23,7 +23,7 @@ import threading
 
 import hallproto as hp
 
-from hallkit import needs_broker, new_hall, running_hall, until
+from hallkit import PATIENT_S, needs_broker, new_hall, running_hall, until
 from bench import hall_attacks as A
 from hall import recorder as REC
 from hall.rehearsal import clocks as rehearsal
@@ -31,8 +31,7 @@ from hall.rehearsal import clocks as rehearsal
 SPEED = 40          # virtual ms per real ms (tests/test_hall.py's): a game in a few seconds
 HONEST = 4          # clocks 1..4 play; account THIEF's clock is stolen
 THIEF = 5
-MESSAGES = 3000     # the fuzz's bound in count ...
-SECONDS = 90        # ... and in time (it takes a few seconds on a quiet machine)
+MESSAGES = 3000     # the fuzz's bound (a few seconds on a quiet machine)
 
 STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
          "challenge_ms": 0, "late": None, "lowbat": False,
@@ -96,7 +95,7 @@ def test_a_stolen_account_flooding_garbage_stops_no_honest_result(tmp_path):
         # knows each one's account: a clock the hall never saw can be claimed
         # first by another account, docs/hall.md "The threat model")
         ids = {"sim%03d" % t: str(t) for t in range(1, HONEST + 1)}
-        assert fleet.run(seconds=30, until=lambda: all(
+        assert fleet.run(seconds=PATIENT_S, until=lambda: all(
             REC.read_owners(h.folder, lambda m: None).get(i) == a for i, a in ids.items()))
         thief = A._client(h, str(THIEF), h.passwords()[THIEF])
         # (a topic no broker takes, a control character or "+" in it, ends the
@@ -115,7 +114,7 @@ def test_a_stolen_account_flooding_garbage_stops_no_honest_result(tmp_path):
         try:
             th = threading.Thread(target=flood, daemon=True)
             th.start()
-            done = fleet.run(seconds=SECONDS, until=lambda: not th.is_alive() and
+            done = fleet.run(seconds=PATIENT_S, until=lambda: not th.is_alive() and
                              fleet.finished() == HONEST and all(
                                  not c.net.q1 and c.net.confirmed for c in fleet.clocks))
             assert done, [(c.net.note, len(c.net.q1), c.net.confirmed, c.over())
@@ -195,7 +194,7 @@ def test_a_recorder_whose_stderr_is_a_full_disk_lives_on(tmp_path):
             A._publish(c, hp.topic("cup", 1, "state", 1), b"not json")
             result = json.dumps(dict(STATE, table=1, clock="sim001", over=True)).encode()
             A._publish(c, hp.topic("cup", 1, "result", 1, 1), result)
-            got = until(lambda: list(c.got), lambda g: g, seconds=15)
+            got = until(lambda: list(c.got), lambda g: g)
             A._close(c)
             assert got == [(hp.confirm_topic("cup", "1"), result)]
             alarm = json.loads(h.collect(REC.ALARM_TOPIC % "cup")[REC.ALARM_TOPIC % "cup"])

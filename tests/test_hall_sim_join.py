@@ -71,17 +71,17 @@ def test_the_simulator_plays_at_a_table_of_the_running_hall(tmp_path):
         pane = Pane(os.path.join(d, "s"), [sys.executable, "-m", "hall", "sim", "--dir",
                                            h.folder, "--table", "3", "--state-dir",
                                            str(tmp_path / "clock")])
-        scr = until(pane.screen, lambda s: "30:00" in s and "table 3" in s, seconds=60)
+        scr = until(pane.screen, lambda s: "30:00" in s and "table 3" in s)
         assert "hall cup table 3 (clock %s)" % join.clock_id(3) in scr, scr
         topic = "scrabble/cup/3/state/3"
 
         def shown():
             got = h.collect(topic).get(topic)
             return json.loads(got) if got else None
-        st = until(shown, lambda s: s is not None, seconds=60, every=0.5)
+        st = until(shown, lambda s: s is not None, every=0.5)
         assert st["clock"] == join.clock_id(3) and st["running"] is None, st
         pane.send("a")                 # the left player's button: right's clock runs
-        st = until(shown, lambda s: s and s["running"] == "right", seconds=60, every=0.5)
+        st = until(shown, lambda s: s and s["running"] == "right", every=0.5)
         assert st["running"] == "right" and st["table"] == 3, st
 
         def starts():
@@ -90,11 +90,11 @@ def test_the_simulator_plays_at_a_table_of_the_running_hall(tmp_path):
                     return [json.loads(x) for x in f if x.strip()]
             except FileNotFoundError:
                 return []
-        got = until(starts, lambda s: s, seconds=30)
+        got = until(starts, lambda s: s)
         assert [(s["table"], s["account"], s["clock"], s["round"]) for s in got] == \
             [(3, "3", join.clock_id(3), 1)], got
         pane.send("q")
-        until(pane.screen, lambda s: "EXIT=0" in s, seconds=30)
+        until(pane.screen, lambda s: "EXIT=0" in s)
     finally:
         if pane is not None:
             pane.tmux("kill-server")

@@ -19,6 +19,7 @@ import time
 import pytest
 
 from conftest import ROOT, venv_tool
+from hallkit import PATIENT_S
 
 COPY = ("firmware", "boards", "tools", "host_sim", "tests", "docs", "examples", "bench",
         "README.md", "pytest.ini")
@@ -53,7 +54,7 @@ def passed(proc):
     return int(m.group(1)) if m else 0
 
 
-def sim_screen(repo, args, want, seconds=30):
+def sim_screen(repo, args, want, seconds=PATIENT_S):
     """Start `python -m host_sim sim ARGS` on a pseudo-terminal, read its
     screen until `want` shows (or time runs out), quit with q; the text seen."""
     env = dict(os.environ, TERM="xterm", LINES="24", COLUMNS="80")

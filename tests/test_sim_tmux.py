@@ -267,13 +267,20 @@ def test_virtual_time_follows_the_monotonic_clock_times_speed(tmp_path, monkeypa
     seen = []
 
     class Screen:
+        waiting = False     # nodelay(True): the keys already waiting (none here)
+
         def keypad(self, flag):
             pass
 
         def timeout(self, ms):
             pass
 
+        def nodelay(self, flag):
+            self.waiting = flag
+
         def getch(self):
+            if self.waiting:
+                return -1
             seen.append(s.now())
             clock[0] += turn_ns
             return ord("q") if len(seen) > 40 else -1

@@ -9,6 +9,7 @@ Under CI=true a missing image, node or rp2040js fails the run.
 """
 import pytest
 
+import lang
 import view
 from conftest import need
 from host_sim import target
@@ -32,7 +33,7 @@ def test_a_press_in_a_long_sleep_is_drawn_within_30_ms(fs_image, tmp_path):
     trace = []
     try:
         pico.run_to(2400)
-        assert pico.lcd.text_rows()[1].strip() == "READY", pico.lcd.text_rows()
+        assert pico.lcd.text_rows()[1].strip() == lang.text("en", "READY_WHO"), pico.lcd.text_rows()
         # the journal is armed in READY in the first seconds after power-up
         # (its erases would delay a press: docs/architecture.md); then a game
         pico.run_to(12000)
