@@ -267,9 +267,7 @@ def run_mp_suite_on_qemu(module, timeout=None):
         with open(os.path.join(ROOT, "tests", "mp", "ramflash.py")) as f:
             mount = f.read()
         code = mount + ("\nmount('/')\nos.chdir('/')\n"
-                        "import sys, vfs\n"
-                        "vfs.mount(vfs.VfsRom(uctypes.bytearray_at(0x%x, %d)), '/rom')\n"
-                        "sys.path.insert(0, '/rom')\n"
+                        "mount_rom(0x%x, %d)\n"
                         "import mptest\n"
                         "print('MPTEST-EXIT', mptest.run([%r]))\n" % (ROMFS, len(romfs), module))
         with QemuBoard(loader=img, rom=rom) as board:

@@ -81,3 +81,14 @@ def mount(path="/", fresh=False):
         os.VfsLfs2.mkfs(bdev, progsize=256)
     os.mount(os.VfsLfs2(bdev, progsize=256), path)
     return bdev
+
+
+def mount_rom(addr, size, path="/rom"):
+    """The ROMFS image host_sim/target.py loaded at `addr` (`size` bytes)
+    mounted at `path`, first on the board's import path: its .mpy files run
+    in place, as a Pico runs its frozen modules (the board's own path, not a
+    host program's: tests/test_plumbing.py)."""
+    import sys
+    import vfs
+    vfs.mount(vfs.VfsRom(uctypes.bytearray_at(addr, size)), path)
+    sys.path.insert(0, path)
