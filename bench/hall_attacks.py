@@ -564,7 +564,7 @@ def hostile_messages(event, table, account, good, game=1):
                 a, b = k.split(".")
                 d[a][b] = v
             elif v is _GONE:
-                d.pop(k)
+                d.pop(k, None)
             else:
                 d[k] = v
         t = topic(kind="result", g=G) if kind == "result" else topic(kind=kind)
@@ -587,6 +587,11 @@ def hostile_messages(event, table, account, good, game=1):
     for k in ("paused", "over", "left.flag", "right.forfeit", "lowbat"):
         out += [w(**{k: 0}), w(**{k: "false"}), w(**{k: None})]
     out += [w(lowbat=_GONE), w(lowbat=True)]
+    # the self-test's result (issue 37): absent, null, pass, fail and its items
+    for v in (_GONE, None, "pass", "fail buzzer leds", "fail", "", 0, False, ["pass"],
+              "x" * hp.MAX_SELFTEST, "x" * (hp.MAX_SELFTEST + 1), "fail\nkeys", "pass\u202e",
+              "fail <b>keys</b>", "=HYPERLINK(1)", "\U0001d400" * hp.MAX_SELFTEST):
+        out.append(w(selftest=v))
     # the lateness account (SPEC v5 §5): absent on an older clock, else a whole ms
     for v in (0, 90000, -1, 1.5, "90000", None, True, hp.INT_MAX + 1):
         out.append(w(**{"left.lateness_ms": v}))

@@ -37,6 +37,7 @@ LOG_HEAD_LINES = 8        # the `# clock <id>` line is among a log's first lines
 MAX_DEPTH = 3             # JSON nesting: the state's sides are objects in an object
 NAME_MAX = 64             # a player's name, in code points
 MAX_PROFILE = 40          # the profile's name in a state
+MAX_SELFTEST = 80         # a state's self-test result ("fail keys lcd buzzer ...")
 # Code points a name never keeps: C0 and C1 controls, DEL, the line and
 # paragraph separators, the bidi embeddings, overrides, isolates and marks
 # (one of them in one name reversed the opponent's on the page: issue 35),
@@ -57,7 +58,8 @@ SIDE_NAMES = ("left", "right")
 
 # A field: (name, type, lo, hi); types: "int" (lo..hi), "bool", "side"
 # (null, "left" or "right"), "id" (a clock id), "text" (a string of at most
-# hi code points, none of NAME_DROP: is_text), "bool?" (absent or
+# hi code points, none of NAME_DROP: is_text), "text?" (absent, null or
+# such a text), "bool?" (absent or
 # true/false), "int?" (absent or lo..hi: a field a clock before it lacks),
 # "obj" (SIDE_FIELDS).
 SIDE_FIELDS = (("remaining_ms", "int", -INT_MAX, INT_MAX),
@@ -77,6 +79,9 @@ STATE_FIELDS = (("table", "int", 1, MAX_TABLE),
                 ("over", "bool", 0, 0),
                 ("challenge_ms", "int", 0, INT_MAX),
                 ("lowbat", "bool?", 0, 0),
+                # the last self-test since power-up (firmware/selftest.py
+                # Result.summary(): null, "pass", "fail <item> ..."; issue 37)
+                ("selftest", "text?", 0, MAX_SELFTEST),
                 ("left", "obj", 0, 0),
                 ("right", "obj", 0, 0))
 # What a JSON body may hold outside its strings (the scan in _integers()).
@@ -203,6 +208,9 @@ def _check(d, fields, where):
         elif kind == "text":
             if not is_text(v, hi):
                 return "%s%s is not a text of %d characters at most" % (where, k, hi)
+        elif kind == "text?":
+            if v is not None and not is_text(v, hi):
+                return "%s%s is not null or a text of %d characters at most" % (where, k, hi)
         elif not isinstance(v, dict):
             return "%s%s is not an object" % (where, k)
         else:

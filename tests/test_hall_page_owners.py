@@ -170,3 +170,48 @@ def test_model_owner_messages_are_checked():
     assert json.loads(got.stdout) == [
         "c-1=2", "error", "error", "null", "null", "__proto__=5",
         "clock c-1 belongs to account 2, not to account 3", None, None, None, None]
+
+
+def test_the_page_says_each_clocks_self_test_as_the_protocol_takes_it():
+    """Issue 37 (the organizer's checklist: each clock seen passing on the
+    director's page): the state's `selftest` field, as hallproto takes it
+    (null, "pass", "fail <items>"), is a word of the row: a failure always,
+    with its items; a pass until the game begins; none before a self-test.
+    A field the protocol refuses never reaches the words."""
+    import shutil
+    import subprocess
+    node = shutil.which("node")
+    if node is None:
+        import pytest
+        pytest.skip("node missing")
+    import hallproto as hp
+    from conftest import ROOT
+    base = {"profile": "sdev", "t_ms": 0, "running": None, "paused": False, "over": False,
+            "challenge_ms": 0, "late": None, "clock": "sim003", "table": 3, "game": 1,
+            "left": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
+                     "forfeit": False},
+            "right": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
+                      "forfeit": False}}
+    cases = [dict(base), dict(base, selftest=None), dict(base, selftest="pass"),
+             dict(base, selftest="fail buzzer leds"),
+             dict(base, selftest="pass", paused=True),
+             dict(base, selftest="fail keys", paused=True),
+             dict(base, selftest="x" * (hp.MAX_SELFTEST + 1)), dict(base, selftest=["pass"])]
+    js = """
+    const P = require(process.argv[1] + '/hall/page/hallproto.js');
+    const M = require(process.argv[1] + '/hall/page/model.js');
+    const out = JSON.parse(process.argv[2]).map(function (s) {
+      const why = P.checkState(s, 3);
+      return why ? 'refused' : M.words(s, false, 0).filter(function (w) {
+        return w.indexOf('self-test') === 0; });
+    });
+    console.log(JSON.stringify(out));
+    """
+    got = subprocess.run([node, "-e", js, ROOT, json.dumps(cases)], capture_output=True,
+                         text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == [
+        [], [], ["self-test passed"], ["self-test failed buzzer leds"], [],
+        ["self-test failed keys"], "refused", "refused"]
+    # the hall's Python reads them alike (one protocol: hallproto.py)
+    assert [hp.check_state(c, 3) is None for c in cases] == [True] * 6 + [False, False]

@@ -29,7 +29,7 @@ GEN = os.path.join(ROOT, "tools", "hallproto_js.py")
 JS = os.path.join(ROOT, "hall", "page", "hallproto.js")
 
 STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
-         "challenge_ms": 0, "late": None, "lowbat": False,
+         "challenge_ms": 0, "late": None, "lowbat": False, "selftest": None,
          "left": {"remaining_ms": 50000, "overtime_ms": 0, "penalty": 0, "flag": False,
                   "forfeit": False},
          "right": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,

@@ -106,6 +106,10 @@ BODY = r"""
         if (!isText(v, hi)) {
           return where + k + " is not a text of " + hi + " characters at most";
         }
+      } else if (kind === "text?") {
+        if (v !== null && !isText(v, hi)) {
+          return where + k + " is not null or a text of " + hi + " characters at most";
+        }
       } else if (!isObj(v)) {
         return where + k + " is not an object";
       } else {

@@ -35,6 +35,7 @@ var HallProto = (function () {
     "MAX_ID": 40,
     "MAX_LOG": 20480,
     "MAX_PROFILE": 40,
+    "MAX_SELFTEST": 80,
     "MAX_TABLE": 9999,
     "MAX_TOPIC": 256,
     "NAME_DROP": [
@@ -179,6 +180,12 @@ var HallProto = (function () {
         0
       ],
       [
+        "selftest",
+        "text?",
+        0,
+        80
+      ],
+      [
         "left",
         "obj",
         0,
@@ -265,6 +272,10 @@ var HallProto = (function () {
       } else if (kind === "text") {
         if (!isText(v, hi)) {
           return where + k + " is not a text of " + hi + " characters at most";
+        }
+      } else if (kind === "text?") {
+        if (v !== null && !isText(v, hi)) {
+          return where + k + " is not null or a text of " + hi + " characters at most";
         }
       } else if (!isObj(v)) {
         return where + k + " is not an object";

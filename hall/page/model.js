@@ -260,6 +260,12 @@ var HallModel = (function () {
     if (!s.over && (t[0] < 0 || t[1] < 0)) w.push("overtime");
     if (s.left.flag || s.right.flag) w.push("flag");
     if (s.running && !s.over && !offline && elapsed > 12000) w.push("no signal");
+    // the clock's last self-test since power-up (issue 37: the organizer's
+    // checklist sees each clock pass on this page): a failure always, a pass
+    // until its game begins
+    if (typeof s.selftest === "string" && s.selftest !== "pass") {
+      w.push("self-test failed" + s.selftest.replace(/^fail/, ""));
+    } else if (s.selftest === "pass" && !begun(s)) w.push("self-test passed");
     return w;
   }
 
