@@ -872,8 +872,8 @@ def test_no_erase_and_no_allocation_while_a_clock_runs():
         if mem_total is not None:
             eq(s.worst, 0, "heap bytes in the worst main-loop iteration")
         # issue 20: a stop is as lean as a running second: the pause step
-        # allocates nothing and writes no file (its record is programmed
-        # after the LCD shows PAUSE)
+        # allocates nothing and writes no file (its record is programmed,
+        # then the LCD shows PAUSE)
         e = bdev.erases
         gc.collect()
         gc.disable()

@@ -821,21 +821,32 @@ def _journal_play(scenario, settings, budget):
     rig.retracts = 0
 
     flush = ses.sp.flush
+    program = ses.sp.program
     rig.due = False
 
     def spy_retract(k, now):
         retract(k, now)
         rig.due = True
 
-    def spy_flush(now):
-        # a retract is durable once its record is programmed (issue 20: a
-        # record is staged, then programmed after the draw, in the same step)
-        flush(now)
-        if rig.due:
+    def durable():
+        if rig.due and not ses.sp.nst:
             rig.due = False
             rig.retracts += 1
 
+    def spy_program():
+        # a retract is durable once its record is programmed: before the
+        # step's draw (Session.program), or after it (tick's flush: what
+        # the journal did not take before the draw)
+        k = program()
+        durable()
+        return k
+
+    def spy_flush(now):
+        flush(now)
+        durable()
+
     ses.retract = spy_retract
+    ses.sp.program = spy_program
     ses.sp.flush = spy_flush
     fs.nor.budget = budget
     cut = False
@@ -864,7 +875,7 @@ def _undone_back(text, retracts):
 def test_gestures_undo_presses_with_the_journal_at_every_record_byte():
     """sc_gestures_undo_presses on the journal: the undone presses' records
     stay on the flash after retract(); a KIND_UNDO record after them (staged
-    by retract(), programmed after the step's draw) makes them void.  A power cut at every 7th byte the journal programs: the
+    by retract(), programmed before the step's draw) makes them void.  A power cut at every 7th byte the journal programs: the
     booting app never raises, a restored game's log (the files, plus the
     journal's records since) replays to exactly the restored clock, and no
     undone press comes back (SPEC v3 §4 Gestures, Power loss).

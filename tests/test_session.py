@@ -312,7 +312,7 @@ class Gesture:
     def undo(self):
         """What Game._undo does when the gesture is recognised, and the end
         of that step: with the journal, retract() stages a record (KIND_UNDO
-        or a checkpoint) that the step's tick() programs after the draw."""
+        or a checkpoint) that the step programs before its draw (program())."""
         d = self.d
         c = d.clock
         c.restore(self.snap)
