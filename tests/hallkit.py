@@ -105,6 +105,21 @@ def csv_rows(proc):
 PATIENT_S = 300
 
 
+def state_body(left=50000, right=60000, **kw):
+    """A clock's state body the hall's protocol takes (hallproto.STATE_FIELDS:
+    table 3's sim003 in game 1, left's clock running, 50 s / 60 s left),
+    with the fields of kw replaced: the one valid state the hall's tests
+    start from (their hostile variants are made from it)."""
+    def side(ms):
+        return {"remaining_ms": ms, "overtime_ms": 0, "penalty": 0, "flag": False,
+                "forfeit": False}
+    d = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
+         "challenge_ms": 0, "late": None, "left": side(left), "right": side(right),
+         "clock": "sim003", "table": 3, "game": 1}
+    d.update(kw)
+    return d
+
+
 def until(read, cond, seconds=PATIENT_S, every=0.2):
     """read() every `every` s until cond(value) or `seconds` are over; the
     last value read (the caller asserts on it).  A wait on an event: give

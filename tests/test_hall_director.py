@@ -20,7 +20,7 @@ import socket
 import urllib.error
 import urllib.request
 
-from hallkit import PATIENT_S, hall_cmd, needs_browser, new_hall, page_until, until
+from hallkit import PATIENT_S, hall_cmd, needs_browser, new_hall, page_until, state_body, until
 from bench import hall_attacks as A
 from hall import tls as TLS
 from hall import filing
@@ -30,10 +30,7 @@ from test_hall_page import browser, ROWS_JS, seconds  # noqa: F401  (the fixture
 
 pytestmark = needs_browser
 
-SIDE = {"remaining_ms": 50000, "overtime_ms": 0, "penalty": 0, "flag": False, "forfeit": False}
-STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
-         "challenge_ms": 0, "late": None, "left": dict(SIDE), "right": dict(SIDE),
-         "clock": "c1", "table": 1, "game": 1}
+STATE = state_body(50000, 50000, clock="c1", table=1)
 
 ALERTS_JS = """
 return {shown: !document.getElementById('alertbanner').hidden,

@@ -16,7 +16,7 @@ import tempfile
 
 import pytest
 
-from hallkit import PATIENT_S, csv_rows, hall_cmd, needs_browser, page_until, seed_pki, until
+from hallkit import PATIENT_S, csv_rows, hall_cmd, needs_browser, page_until, seed_pki, state_body, until
 from hall.supervise import free_port
 from hall.folder import Hall
 from bench.browser import headless_chromium
@@ -155,12 +155,7 @@ def test_a_full_disk_under_the_recorders_own_log_is_named_on_the_alarm_topic(sma
     seed_pki(folder)
     h.write()
     log = open(os.path.join(folder, "hall.log"), "a")
-    body = {"profile": "sdev", "t_ms": 1000, "running": None, "paused": False, "over": True,
-            "challenge_ms": 0, "late": None, "clock": "sim001", "table": 1, "game": 1,
-            "left": {"remaining_ms": 1, "overtime_ms": 0, "penalty": 0, "flag": False,
-                     "forfeit": False},
-            "right": {"remaining_ms": 2, "overtime_ms": 0, "penalty": 0, "flag": False,
-                      "forfeit": False}}
+    body = state_body(1, 2, t_ms=1000, running=None, over=True, clock="sim001", table=1)
     result = json.dumps(body).encode()
     topic = hp.topic("cup", 1, "result", 1, 1)
     alarm_topic = REC.ALARM_TOPIC % "cup"

@@ -23,7 +23,7 @@ import threading
 
 import hallproto as hp
 
-from hallkit import PATIENT_S, needs_broker, new_hall, running_hall, until
+from hallkit import PATIENT_S, needs_broker, new_hall, running_hall, state_body, until
 from bench import hall_attacks as A
 from hall import recorder as REC
 from hall.rehearsal import clocks as rehearsal
@@ -33,13 +33,7 @@ HONEST = 4          # clocks 1..4 play; account THIEF's clock is stolen
 THIEF = 5
 MESSAGES = 3000     # the fuzz's bound (a few seconds on a quiet machine)
 
-STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
-         "challenge_ms": 0, "late": None, "lowbat": False,
-         "left": {"remaining_ms": 50000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                  "forfeit": False},
-         "right": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                   "forfeit": False},
-         "clock": "sim%03d" % THIEF, "table": THIEF, "game": 1}
+STATE = state_body(lowbat=False, clock="sim%03d" % THIEF, table=THIEF)
 
 JUNK = ["\u00b9", "\uff15", "\u0665", "\n", "\r", "\u202e", "\u2066", "\ud800", "\u0455",
         "\u200b", "0", "-", "+", "#", " ", "%u", "..", "x" * 300, "", "sim001", "sim002\n"]

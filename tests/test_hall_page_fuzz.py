@@ -7,7 +7,7 @@ clocks play.  Each bad message is one warning; the honest rows keep
 counting; no script error; nothing a message holds becomes HTML."""
 import json
 
-from hallkit import needs_browser, new_hall, page_until
+from hallkit import needs_browser, new_hall, page_until, state_body
 from bench import hall_attacks as A
 from hall.rehearsal import clocks as rehearsal
 from rig import LEFT
@@ -15,13 +15,7 @@ from test_hall_page import browser, ROWS_JS, seconds  # noqa: F401  (the fixture
 
 pytestmark = needs_browser
 
-STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
-         "challenge_ms": 0, "late": None,
-         "left": {"remaining_ms": 50000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                  "forfeit": False},
-         "right": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                   "forfeit": False},
-         "clock": "thief", "table": 3, "game": 1}
+STATE = state_body(clock="thief")
 
 ERRORS_JS = """
 window.__errors = window.__errors || [];

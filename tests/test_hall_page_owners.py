@@ -15,7 +15,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from hallkit import PATIENT_S, needs_browser, new_hall, page_until, until
+from hallkit import PATIENT_S, needs_browser, new_hall, page_until, state_body, until
 from hall import tls as TLS
 from hall import recorder as REC
 from test_hall_page import browser, ROWS_JS  # noqa: F401  (the fixture)
@@ -186,12 +186,7 @@ def test_the_page_says_each_clocks_self_test_as_the_protocol_takes_it():
         pytest.skip("node missing")
     import hallproto as hp
     from conftest import ROOT
-    base = {"profile": "sdev", "t_ms": 0, "running": None, "paused": False, "over": False,
-            "challenge_ms": 0, "late": None, "clock": "sim003", "table": 3, "game": 1,
-            "left": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                     "forfeit": False},
-            "right": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                      "forfeit": False}}
+    base = state_body(t_ms=0, running=None)
     cases = [dict(base), dict(base, selftest=None), dict(base, selftest="pass"),
              dict(base, selftest="fail buzzer leds"),
              dict(base, selftest="pass", paused=True),

@@ -22,19 +22,13 @@ import hallproto as hp
 import hallmsg
 
 from conftest import ROOT
-from hallkit import chromium, needs_browser, new_hall
+from hallkit import chromium, needs_browser, new_hall, state_body
 from bench import hall_attacks as A
 
 GEN = os.path.join(ROOT, "tools", "hallproto_js.py")
 JS = os.path.join(ROOT, "hall", "page", "hallproto.js")
 
-STATE = {"profile": "sdev", "t_ms": 5000, "running": "left", "paused": False, "over": False,
-         "challenge_ms": 0, "late": None, "lowbat": False, "selftest": None,
-         "left": {"remaining_ms": 50000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                  "forfeit": False},
-         "right": {"remaining_ms": 60000, "overtime_ms": 0, "penalty": 0, "flag": False,
-                   "forfeit": False},
-         "clock": "sim003", "table": 3, "game": 1}
+STATE = state_body(lowbat=False, selftest=None)
 
 CORPUS = A.hostile_messages("cup", 3, 3, STATE)
 NAMES = A.hostile_names()
