@@ -394,7 +394,7 @@ class Pico:
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
                  lcd_times=False, tm1637=(), cyw43=None, cyw43_trace=False,
-                 every_poll=False):
+                 every_poll=False, ap=None):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -427,6 +427,8 @@ class Pico:
         # its "W" lines (target/cyw43.js) collect in self.wifi
         self.cyw43 = cyw43
         self.cyw43_trace = cyw43_trace
+        # the model's simulated access point: (ssid, passphrase), None: none in range
+        self.ap = ap
         self.wifi = []
         self.proc = None
         self._pty = None
@@ -476,6 +478,8 @@ class Pico:
                 args += ["--cyw43-nvram", nv]
             if self.cyw43_trace:
                 args.append("--cyw43-trace")
+            if self.ap:
+                args += ["--ap-ssid", self.ap[0], "--ap-pass", self.ap[1]]
         if self.nice:
             args = ["nice", "-n", str(self.nice)] + args
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)

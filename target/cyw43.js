@@ -77,7 +77,19 @@ const WLC_UP = 2;
 const U32_VARS = new Set(['bus:txglom', 'apsta', 'ampdu_ba_wsize', 'ampdu_mpdu', 'ampdu_rx_factor',
   'pm2_sleep_ret', 'bcn_li_bcn', 'bcn_li_dtim', 'assoc_listen']);
 const U32_IOCTLS = { 2: 'WLC_UP', 64: 'WLC_SET_ANTDIV', 86: 'WLC_SET_PM', 110: 'WLC_SET_GMODE',
-  142: 'WLC_SET_BAND' };
+  142: 'WLC_SET_BAND', 20: 'WLC_SET_INFRA', 22: 'WLC_SET_AUTH', 134: 'WLC_SET_WSEC',
+  165: 'WLC_SET_WPA_AUTH' };
+// the join (cyw43_ll_wifi_join): "bsscfg:" iovars of (bsscfg index u32, value u32),
+// the passphrase (WLC_SET_WSEC_PMK, wsec_pmk_t: key_len u16, flags u16, key[64])
+// and the SSID (WLC_SET_SSID, wlc_ssid_t: len u32, ssid[32]), then events
+const JOIN_VARS = new Set(['mfp']);
+const BSSCFG_VARS = new Set(['bsscfg:sup_wpa', 'bsscfg:sup_wpa2_eapver', 'bsscfg:sup_wpa_tmo']);
+const WLC_SET_SSID = 26, WLC_SET_WSEC_PMK = 268;
+// BCM events (cyw43_ll.h CYW43_EV_*), and the statuses/reasons a real join gives
+const EV = { SET_SSID: 0, AUTH: 3, DEAUTH_IND: 6, LINK: 16, PSK_SUP: 46 };
+const WLC_SUP_KEYED = 6, WLC_SUP_KEYXCHANGE_WAIT_M3 = 5, WLC_E_SUP_DEAUTH = 14,
+  WLC_E_STATUS_NO_NETWORKS = 3, WLC_E_STATUS_FAIL = 1, DOT11_RC_NOT_AUTH = 2;
+const JOIN_EVENT_GAP_NS = 2e6;   // between a join's events (simulated time, an assumption)
 
 const hex = (v, n = 8) => (v >>> 0).toString(16).padStart(n, '0');
 const sha = (b) => crypto.createHash('sha256').update(b).digest('hex');
@@ -116,8 +128,10 @@ function loadNvramHeader(file) {
 }
 
 class Cyw43 {
-  constructor(mcu, { out, fwHeader, nvramHeader, trace }) {
+  constructor(mcu, { out, fwHeader, nvramHeader, trace, apSsid, apPass }) {
     this.mcu = mcu;
+    // the simulated access point: null ssid = none in range
+    this.ap = { ssid: apSsid || null, pass: apPass || '', bssid: Uint8Array.from([0x02, 0x00, 0x5e, 0x10, 0x00, 0x01]) };
     this.out = out;
     this.trace = !!trace;
     this.ref = fwHeader ? loadFirmwareHeader(fwHeader) : null;
@@ -164,6 +178,8 @@ class Cyw43 {
     this.country = null;
     this.eventMask = null;
     this.mcast = new Uint8Array(4);
+    this.pmk = null;              // the passphrase the driver gave (WLC_SET_WSEC_PMK)
+    this.events = [];             // {at (ns), pkt}: events due to the host
   }
   setPower(high) {
     if (high && !this.on) { this.powerOff(); this.on = true; this.step('wl_on'); }
@@ -449,7 +465,14 @@ class Cyw43 {
     if ((le16(2) ^ size) !== 0xffff || size < 12 || size > data.length) { this.unsupported('F2 packet with a bad SDPCM header ' + hex(le32(0))); return; }
     const seq = data[4], chan = data[5] & 0x0f, hlen = data[7];
     this.hostSeq = seq;
-    if (chan !== 0) { this.unsupported('SDPCM channel ' + chan + ' packet of ' + size + ' bytes (data/events not modelled yet)'); return; }
+    if (chan === 2 && size >= hlen + 4 + 14) {
+      const f = data.subarray(hlen + 4 + (data[hlen + 3] << 2));
+      const mac = (o) => Array.from(f.subarray(o, o + 6), (b) => hex(b, 2)).join(':');
+      this.unsupported('data frame of ' + size + ' bytes ' + mac(6) + ' > ' + mac(0) + ' type ' + hex((f[12] << 8) | f[13], 4) +
+        ((f[12] << 8 | f[13]) === 0x0800 && f[23] === 17 ? ' udp ' + ((f[34] << 8) | f[35]) + ' > ' + ((f[36] << 8) | f[37]) : ''));
+      return;
+    }
+    if (chan !== 0) { this.unsupported('SDPCM channel ' + chan + ' packet of ' + size + ' bytes'); return; }
     const cmd = le32(hlen), len = le32(hlen + 4) & 0xffff, flags = le32(hlen + 8);
     const payload = data.subarray(hlen + 16, Math.min(size, hlen + 16 + len));
     this.ioctl(cmd, flags, payload);
@@ -493,12 +516,95 @@ class Cyw43 {
       this.ioctls[cmd] = u32(payload);
       what = U32_IOCTLS[cmd] + (cmd === WLC_UP ? '' : '=' + u32(payload));
       if (cmd === WLC_UP) this.step('wlc_up');
+    } else if (cmd === WLC_SET_VAR && JOIN_VARS.has(name) && u32(arg) !== null) {
+      this.vars[name] = u32(arg);
+      what = name + '=' + u32(arg);
+    } else if (cmd === WLC_SET_VAR && BSSCFG_VARS.has(name) && arg.length >= 8) {
+      this.vars[name] = u32(arg.subarray(4)) | 0;
+      what = 'bsscfg ' + u32(arg) + ' ' + name.slice(7) + '=' + this.vars[name];
+    } else if (set && cmd === WLC_SET_WSEC_PMK && payload.length >= 68) {
+      const klen = payload[0] | (payload[1] << 8), kflags = payload[2] | (payload[3] << 8);
+      if (klen <= 64) {
+        this.pmk = Buffer.from(payload.subarray(4, 4 + klen)).toString('latin1');
+        what = 'WLC_SET_WSEC_PMK key_len=' + klen + ' flags=' + kflags + (kflags & 1 ? ' (passphrase)' : '');
+      }
+    } else if (set && cmd === WLC_SET_SSID && payload.length >= 36 && u32(payload) <= 32) {
+      const ssid = Buffer.from(payload.subarray(4, 4 + u32(payload))).toString('latin1');
+      what = 'WLC_SET_SSID "' + ssid + '"';
+      this.queueControl(cmd, flags, 0, reply);
+      this.log('IOCTL SET ' + cmd + ': ' + what);
+      this.join(ssid, iface);
+      return;
     }
     if (what === null) {
       status = BCME_UNSUPPORTED;
       this.unsupported('ioctl ' + (set ? 'SET' : 'GET') + ' cmd ' + cmd + (name !== null ? ' "' + name + '"' : '') + ' len ' + payload.length + ' iface ' + iface);
     } else this.log('IOCTL ' + (set ? 'SET' : 'GET') + ' ' + (name || cmd) + ': ' + what);
     this.queueControl(cmd, flags | (status ? 1 : 0), status, reply);
+  }
+  // -- the simulated access point -------------------------------------------------------
+  // What a real join gives (the driver's reading: cyw43_ctrl.c
+  // cyw43_cb_process_async_event 373-427): the AP in range and the passphrase
+  // right: AUTH 0, LINK up, PSK_SUP KEYED, SET_SSID 0 (join state ALL:
+  // link up).  Wrong passphrase: authenticated and associated (AUTH, LINK),
+  // then the 4-way handshake fails: PSK_SUP with the supplicant's failure
+  // status (-> BADAUTH) and the AP's deauth (DEAUTH_IND reason 2).  No AP of
+  // that SSID: SET_SSID NO_NETWORKS (3, reason 0 -> NONET).
+  join(ssid, iface) {
+    const wpa = (this.ioctls[134] || 0) !== 0;
+    const ev = [];
+    if (this.ap.ssid === null || ssid !== this.ap.ssid) {
+      this.step('join', 'ssid "' + ssid + '": no such network');
+      ev.push([EV.SET_SSID, WLC_E_STATUS_NO_NETWORKS, 0, 0]);
+    } else if (wpa && this.pmk !== this.ap.pass) {
+      this.step('join', 'ssid "' + ssid + '": wrong passphrase');
+      ev.push([EV.AUTH, 0, 0, 0], [EV.LINK, 0, 0, 1],
+        [EV.PSK_SUP, WLC_SUP_KEYXCHANGE_WAIT_M3, WLC_E_SUP_DEAUTH, 0],
+        [EV.DEAUTH_IND, 0, DOT11_RC_NOT_AUTH, 0], [EV.SET_SSID, WLC_E_STATUS_FAIL, 0, 0]);
+    } else {
+      this.step('join', 'ssid "' + ssid + '": associated' + (wpa ? ', keyed' : ''));
+      ev.push([EV.AUTH, 0, 0, 0], [EV.LINK, 0, 0, 1]);
+      if (wpa) ev.push([EV.PSK_SUP, WLC_SUP_KEYED, 0, 0]);
+      ev.push([EV.SET_SSID, 0, 0, 0]);
+    }
+    let at = this.now();
+    for (const [type, status, reason, fl] of ev) {
+      at += JOIN_EVENT_GAP_NS;
+      this.events.push({ at, type, status, reason, flags: fl, iface });
+    }
+  }
+  // called as simulated time passes: due events into the F2 queue
+  pollEvents() {
+    while (this.events.length && this.events[0].at <= this.now()) {
+      const e = this.events.shift();
+      const masked = this.eventMask && !((this.eventMask[e.type >> 3] >> (e.type & 7)) & 1);
+      if (masked) { this.log('EVENT ' + e.type + ' masked off by the host: not sent'); continue; }
+      this.log('EVENT type=' + e.type + ' status=' + e.status + ' reason=' + e.reason + ' flags=' + e.flags + ' iface=' + e.iface);
+      this.queueEvent(e);
+      this.driveIrq();
+    }
+  }
+  queueEvent(e) {
+    // SDPCM (12, channel 1) + BDC (4) + Ethernet (14, type 0x886c) +
+    // bcmeth_hdr (10: subtype 0x8001, length, version, OUI 00:10:18, usr
+    // subtype 1) + wl_event_msg_t (48, big-endian), as cyw43_ll.c 910-945 reads it
+    const size = 12 + 4 + 14 + 10 + 48;
+    const p = new Uint8Array((size + 3) & ~3);
+    const be16 = (o, v) => { p[o] = (v >> 8) & 0xff; p[o + 1] = v & 0xff; };
+    const be32 = (o, v) => { be16(o, (v >>> 16) & 0xffff); be16(o + 2, v & 0xffff); };
+    p[0] = size & 0xff; p[1] = size >> 8; p[2] = ~size & 0xff; p[3] = (~size >> 8) & 0xff;
+    p[4] = this.rxSeq = ((this.rxSeq || 0) + 1) & 0xff;
+    p[5] = 1; p[7] = 12; p[9] = (this.hostSeq + 8) & 0xff;
+    p[12] = 0x20; p[14] = e.iface; p[15] = 0;                // BDC v2, interface, no data offset
+    const eth = 16;
+    p.set(this.mac, eth); p.set(this.ap.bssid, eth + 6); be16(eth + 12, 0x886c);
+    be16(eth + 14, 0x8001); be16(eth + 16, 10 + 48 - 4); p[eth + 18] = 0;
+    p[eth + 19] = 0x00; p[eth + 20] = 0x10; p[eth + 21] = 0x18; be16(eth + 22, 1);
+    const m = eth + 24;
+    be16(m, 2); be16(m + 2, e.flags); be32(m + 4, e.type); be32(m + 8, e.status); be32(m + 12, e.reason);
+    be32(m + 16, 0); be32(m + 20, 0); p.set(this.ap.bssid, m + 24);
+    p.set(Buffer.from('wlan0'), m + 30); p[m + 46] = e.iface; p[m + 47] = 0;
+    this.rx.push(p);
   }
   clmChunk(arg) {
     // the "clmload" iovar's argument: flag u16 (DL_BEGIN 2, DL_END 4), type u16, len u32, crc u32, data
@@ -576,7 +682,8 @@ function attach(mcu, opts) {
     if (level && !clk) chip.clockRise();
     clk = level;
   });
-  return { chip, tick: clock.tick, pioActive: clock.active, stats: chip.stats };
+  const tick = (cycles) => { clock.tick(cycles); if (chip.events.length) chip.pollEvents(); };
+  return { chip, tick, pioActive: clock.active, stats: chip.stats, nextEventNs: () => (chip.events.length ? chip.events[0].at : Infinity) };
 }
 
 module.exports = { attach, Cyw43, loadFirmwareHeader, loadNvramHeader, TEST_PATTERN };

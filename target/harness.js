@@ -9,7 +9,8 @@
 // mode: loadUf2).
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
 //        [--every-poll]
-//        [--tm1637 CLK,DIO[,CLK,DIO]] [--cyw43 [--cyw43-fw H] [--cyw43-nvram H] [--cyw43-trace]]
+//        [--tm1637 CLK,DIO[,CLK,DIO]] [--cyw43 [--cyw43-fw H] [--cyw43-nvram H] [--cyw43-trace]
+//        [--ap-ssid S [--ap-pass P]]]
 //
 // --cyw43: a CYW43439 on GPIO 23/24/25/29, as on a Pico W (target/cyw43.js;
 // "W ..." lines out).  H: the driver's firmware / NVRAM headers (the blobs
@@ -392,7 +393,7 @@ function main() {
   ssi.limit = () => (until === Infinity ? clock.nanos + 1e6 : t0 + until * 1e6);
   const wifi = process.argv.includes('--cyw43')
     ? cyw43.attach(mcu, { out, fwHeader: arg('--cyw43-fw'), nvramHeader: arg('--cyw43-nvram'),
-      trace: process.argv.includes('--cyw43-trace') })
+      trace: process.argv.includes('--cyw43-trace'), apSsid: arg('--ap-ssid'), apPass: arg('--ap-pass', '') })
     : null;
   let until = 0;          // run while simMs() < until (Infinity: free run)
   let busyNs = 0, waitNs = 0;
@@ -424,6 +425,16 @@ function main() {
           }
           const free = until === Infinity;
           const stop = free ? clock.nanos + 1e6 : t0 + until * 1e6;
+          const evAt = wifi ? wifi.nextEventNs() : Infinity;
+          if (evAt <= stop && (!clock.nextAlarm || evAt < clock.nextAlarm.nanos)) {
+            // the radio's next event (a join's, target/cyw43.js) comes first:
+            // its HOST_WAKE edge may wake the core there
+            const n = Math.max(evAt - clock.nanos, 0) + 1;
+            clock.tick(n);
+            waitNs += n;
+            wifi.tick(0);
+            continue;
+          }
           if (!clock.nextAlarm || clock.nextAlarm.nanos > stop) {
             // (1 ns past it: the clock's nanos are floats, and stop - nanos
             // added back may fall a hair short of stop, for ever)
