@@ -157,8 +157,8 @@ def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_pat
     emulated Pico W with the model: net.start() runs WLAN.active(True), the
     driver's whole cyw43_ll_bus_init (cyw43_ll.c 1424-1799) and
     cyw43_ll_wifi_on (1843-1914), then connect() sends the join's ioctls
-    (cyw43_ll_wifi_join), which the model does not answer yet (logged), and
-    the clock shows READY all the same."""
+    (cyw43_ll_wifi_join): no access point in range (the model's default),
+    the NONET path, and the clock shows READY all the same."""
     blobs = target.cyw43_blobs()
     need(None if blobs else "target run: no cyw43-driver sources (make firmware unpacks them)")
     pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path, pico_w_uf2), cyw43=blobs)
@@ -188,11 +188,115 @@ def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_pat
                "SET 86: WLC_SET_PM=2", "SET cur_etheraddr: mac "):
         assert io in log, (io, log)
     # what is not modelled yet is logged, never answered silently: the
-    # driver's SDIO-only CCCR write (cyw43_ll.c 1718), lwIP's first frames on
-    # the data channel, and the join: the passphrase (WLC_SET_WSEC_PMK) and
-    # the SSID (WLC_SET_SSID, the last ioctl of cyw43_ll_wifi_join)
+    # driver's SDIO-only CCCR write (cyw43_ll.c 1718) and lwIP's first frames
+    # on the data channel.  The join (cyw43_ll_wifi_join) is answered; with
+    # no access point in the model's range: SET_SSID NO_NETWORKS (status 3,
+    # reason 0: cyw43_ctrl.c 376-378, WIFI_JOIN_STATE_NONET, i.e.
+    # CYW43_LINK_NONET), and nothing else
     unsup = [w.split(" ", 1)[1] for w in pico.wifi if " UNSUPPORTED " in w]
     assert unsup[0] == "UNSUPPORTED F0 write of register 00f0 = 08", unsup
-    pmk = unsup.index("UNSUPPORTED ioctl SET cmd %d len 68 iface 0" % WLC_SET_WSEC_PMK)
-    assert unsup.index("UNSUPPORTED ioctl SET cmd %d len 36 iface 0" % WLC_SET_SSID) > pmk, unsup
+    assert not [u for u in unsup if u.startswith("UNSUPPORTED ioctl")], unsup
+    assert 'IOCTL SET 26: WLC_SET_SSID "%s"' % SSID in log
+    assert 'STEP join ssid "%s": no such network' % SSID in log
+    assert _events(pico) == [(EV_SET_SSID, 3, 0, 0)]
+    assert " udp 68 > 67" not in log
     assert stats["cyw43_unsupported"] == len(unsup)
+
+
+
+LEFT = 14                                   # boards/pico.py BTN_LEFT
+HALL_WAIT_MARK, HALL_DOWN_MARK = "\u2464", "\u2463"   # CGRAM 5, 4: view.py G_HALL + net.HALL_WAIT / HALL_DOWN
+EV_SET_SSID, EV_AUTH, EV_DEAUTH_IND, EV_LINK, EV_PSK_SUP = 0, 3, 6, 16, 46   # cyw43_ll.h CYW43_EV_*
+WLC_DISASSOC = 52                           # cyw43_ll.c
+
+
+def _join_pico(tmp_path, pico_w_uf2, ap):
+    """The table image (net.json: SSID, PASSPHRASE) on the model, whose
+    simulated access point is `ap` (ssid, passphrase)."""
+    blobs = target.cyw43_blobs()
+    need(None if blobs else "target run: no cyw43-driver sources (make firmware unpacks them)")
+    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=_table_image(tmp_path, pico_w_uf2), cyw43=blobs, ap=ap)
+    pico.nice = 10
+    return pico.start()
+
+
+def _events(pico):
+    """(type, status, reason, flags) of each event the model sent."""
+    out = []
+    for w in pico.wifi:
+        if w.split()[1:2] == ["EVENT"] and "type=" in w:
+            kv = dict(x.split("=") for x in w.split()[2:])
+            out.append((int(kv["type"]), int(kv["status"]), int(kv["reason"]), int(kv["flags"])))
+    return out
+
+
+def test_the_right_passphrase_joins_and_the_driver_brings_the_link_up(tmp_path, pico_w_uf2):
+    """The AP the table's net.json names, with its passphrase: the model
+    takes the join's ioctls/iovars (cyw43_ll_wifi_join, cyw43_ll.c
+    2051-2186), checks the SSID and the passphrase the driver sends in
+    WLC_SET_WSEC_PMK's wsec_pmk_t, and sends AUTH 0, LINK up, PSK_SUP
+    KEYED (6), SET_SSID 0: cyw43_ctrl.c 383-418 sets AUTH, LINK and KEYED,
+    join state ALL (434): cyw43_cb_tcpip_set_link_up, and lwIP's DHCP client
+    starts at once: its DISCOVER (UDP 68 > 67, broadcast) on the data
+    channel is the proof the link came up (the data channel is not
+    modelled yet: logged UNSUPPORTED)."""
+    pico = _join_pico(tmp_path, pico_w_uf2, (SSID, PASSPHRASE))
+    try:
+        pico.run_to(2500)
+        rows = pico.lcd.text_rows()
+        stats = pico.stats()
+    finally:
+        pico.stop()
+    log = "\n".join(pico.wifi)
+    assert "READY" in rows[1], (rows, pico.serial[-600:])
+    for io in ("SET 134: WLC_SET_WSEC=6", "SET bsscfg:sup_wpa: bsscfg 0 sup_wpa=1",
+               "SET 268: WLC_SET_WSEC_PMK key_len=%d flags=1 (passphrase)" % len(PASSPHRASE),
+               "SET 20: WLC_SET_INFRA=1", "SET 22: WLC_SET_AUTH=0", "SET mfp: mfp=1",
+               "SET 165: WLC_SET_WPA_AUTH=128", 'SET 26: WLC_SET_SSID "%s"' % SSID):
+        assert "IOCTL " + io in log, (io, log[-3000:])
+    assert 'STEP join ssid "%s": associated, keyed' % SSID in log
+    assert _events(pico) == [(EV_AUTH, 0, 0, 0), (EV_LINK, 0, 0, 1), (EV_PSK_SUP, 6, 0, 0),
+                             (EV_SET_SSID, 0, 0, 0)]
+    keyed = next(i for i, w in enumerate(pico.wifi) if "EVENT type=46" in w)
+    dhcp = [i for i, w in enumerate(pico.wifi) if " UNSUPPORTED data frame " in w
+            and "> ff:ff:ff:ff:ff:ff type 0800 udp 68 > 67" in w]
+    assert dhcp and dhcp[0] > keyed, log[-3000:]
+    unsup = [w for w in pico.wifi if " UNSUPPORTED " in w]
+    assert not [w for w in unsup if "UNSUPPORTED ioctl" in w], unsup    # the join's all answered
+    assert stats["cyw43_unsupported"] == len(unsup)
+
+
+def test_a_wrong_passphrase_is_refused_and_the_clock_plays_on(tmp_path, pico_w_uf2):
+    """The AP in range but the passphrase wrong, as a real AP: authenticated
+    and associated (AUTH 0, LINK up), then the 4-way handshake fails:
+    PSK_SUP with a failure status (cyw43_ctrl.c 424-426: BADAUTH, i.e.
+    CYW43_LINK_BADAUTH from cyw43_wifi_link_status 622) and the AP's deauth
+    (DEAUTH_IND reason 2: cyw43_ctrl.c 396-400 pend_disassoc, so the driver
+    sends WLC_DISASSOC, not modelled: logged).  No DHCP ever.  The clock:
+    net.py _open (230-234): "no Wi-Fi", and after WAIT_MS (15 s) the hall
+    mark goes from HALL_WAIT to HALL_DOWN (view.py _hall: G_HALL + h in the
+    last column); the keys still play."""
+    pico = _join_pico(tmp_path, pico_w_uf2, (SSID, "wrong " + PASSPHRASE))
+    try:
+        pico.run_to(2500)
+        before = pico.lcd.text_rows()
+        pico.press(LEFT, 3000)
+        pico.run_to(4000)
+        playing = pico.lcd.text_rows()
+        pico.run_to(16500)
+        after = pico.lcd.text_rows()
+        stats = pico.stats()
+    finally:
+        pico.stop()
+    log = "\n".join(pico.wifi)
+    assert "READY" in before[1] and before[1].endswith(HALL_WAIT_MARK), before
+    assert playing != before and "READY" not in playing[1], (before, playing)
+    assert 'STEP join ssid "%s": wrong passphrase' % SSID in log
+    ev = _events(pico)
+    assert ev[:3] == [(EV_AUTH, 0, 0, 0), (EV_LINK, 0, 0, 1), (EV_PSK_SUP, 5, 14, 0)], ev
+    assert (EV_DEAUTH_IND, 0, 2, 0) in ev
+    assert "UNSUPPORTED ioctl SET cmd %d" % WLC_DISASSOC in log, log[-3000:]
+    assert " udp 68 > 67" not in log
+    assert after[1].endswith(HALL_DOWN_MARK), (after, pico.serial[-600:])
+    assert after[0] != playing[0], (playing, after)            # the clock ran on
+    assert stats["cyw43_unsupported"] == log.count(" UNSUPPORTED ")
