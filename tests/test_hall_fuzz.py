@@ -39,10 +39,11 @@ JUNK = ["\u00b9", "\uff15", "\u0665", "\n", "\r", "\u202e", "\u2066", "\ud800", 
         "\u200b", "0", "-", "+", "#", " ", "%u", "..", "x" * 300, "", "sim001", "sim002\n"]
 
 
-def mutations(account, n, seed=35):
+def mutations(account, n, honest, seed=35):
     """n (topic, payload) pairs: the corpus for `account`'s own topics (at
     its table and at every honest clock's), then seeded mutations of it:
-    a level or a byte replaced, a payload cut or grown, another clock's id."""
+    a level or a byte replaced, a payload cut or grown, another clock's id
+    (one of `honest`, the honest clocks' ids)."""
     rnd = random.Random(seed)
     base = []
     for table in [THIEF] + list(range(1, HONEST + 1)):
@@ -66,7 +67,7 @@ def mutations(account, n, seed=35):
             i = rnd.randrange(len(p) + 1)
             p = p[:i] + rnd.choice(JUNK).encode("utf-8", "surrogatepass") + p[i:]
         elif how == 4:                       # another clock's id in the body
-            p = p.replace(b'"sim%03d"' % THIEF, b'"sim%03d"' % rnd.randint(1, HONEST))
+            p = p.replace(b'"sim%03d"' % THIEF, b'"%s"' % rnd.choice(honest).encode())
         else:                                # a value of another type
             p = p.replace(b"false", rnd.choice([b"0", b'"false"', b"null", b"[]", b"1.5"]), 1)
         out.append((t, p))
@@ -88,14 +89,17 @@ def test_a_stolen_account_flooding_garbage_stops_no_honest_result(tmp_path):
         # the clocks are on at their tables before the round (the recorder
         # knows each one's account: a clock the hall never saw can be claimed
         # first by another account, docs/hall.md "The threat model")
-        ids = {"sim%03d" % t: str(t) for t in range(1, HONEST + 1)}
+        # (each rehearsal clock's own id: its machine.unique_id() in hex)
+        ids = {c.id: str(c.table) for c in fleet.clocks}
+        assert len(ids) == HONEST
         assert fleet.run(seconds=PATIENT_S, until=lambda: all(
             REC.read_owners(h.folder, lambda m: None).get(i) == a for i, a in ids.items()))
         thief = A._client(h, str(THIEF), h.passwords()[THIEF])
         # (a topic no broker takes, a control character or "+" in it, ends the
         # thief's connection: tests/test_hall_proto.py and the test below give
         # those to the recorder directly)
-        msgs = [m for m in mutations(str(THIEF), MESSAGES * 2) if broker_takes(m[0])][:MESSAGES]
+        msgs = [m for m in mutations(str(THIEF), MESSAGES * 2, sorted(ids))
+                if broker_takes(m[0])][:MESSAGES]
         sent = []
 
         def flood():
@@ -126,10 +130,10 @@ def test_a_stolen_account_flooding_garbage_stops_no_honest_result(tmp_path):
     recs = REC.read_records(h.folder, lambda m: None)
     honest = [(r["account"], r["table"], r["result"]["clock"], r["game"]) for r in recs
               if r["account"] != str(THIEF)]
-    assert sorted(honest) == [(str(t), t, "sim%03d" % t, 1) for t in range(1, HONEST + 1)]
+    assert sorted(honest) == sorted((a, int(a), i, 1) for i, a in ids.items())
     # the thief's records are its own (under its account), none names an honest clock
     assert not [r for r in recs if r["account"] == str(THIEF)
-                and r["result"]["clock"] in ["sim%03d" % t for t in range(1, HONEST + 1)]]
+                and r["result"]["clock"] in ids]
 
 
 def test_the_recorder_never_raises_and_restarts_on_poisoned_files(tmp_path, capfd):
@@ -138,7 +142,7 @@ def test_the_recorder_never_raises_and_restarts_on_poisoned_files(tmp_path, capf
     rec = REC.Recorder(folder, "cup", lambda t, p, q, r: sent.append((t, p)))
     good = json.dumps(dict(STATE, table=1, clock="sim001")).encode()
     rec.message(hp.topic("cup", 1, "state", 1), good)
-    msgs = mutations(str(THIEF), 4000)
+    msgs = mutations(str(THIEF), 4000, ["sim%03d" % t for t in range(1, HONEST + 1)])
     refused = sum(1 for t, p in msgs if hp.parse("cup", t, p).kind == "refused")
     for t, p in msgs:
         rec.message(t, p, True)
