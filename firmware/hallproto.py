@@ -249,7 +249,9 @@ def _integers(text):
     """None if JSON text holds only integers, true, false, null, strings
     and at most MAX_DEPTH levels of objects and arrays; else the reason.
     (Python's json takes NaN, 1e400 and 5.0; the pages' JSON.parse makes
-    5.0 an integer: this is the one rule both keep.)"""
+    5.0 an integer: this is the one rule both keep.)  A string is skipped
+    whole (str.find to its closing quote), the text between strings is
+    scanned a character at a time."""
     depth = 0
     i = 0
     n = len(text)
@@ -257,10 +259,7 @@ def _integers(text):
     while i < n:
         c = text[i]
         if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            prev = '"'
+            i = _string_end(text, i + 1, n)
         elif c in "{[":
             depth += 1
             if depth > MAX_DEPTH:
@@ -272,6 +271,21 @@ def _integers(text):
         prev = c
         i += 1
     return None
+
+
+def _string_end(text, i, n):
+    """The index of the quote that closes the string whose text begins at i
+    (a backslash takes the character after it), or n if it never closes."""
+    while True:
+        q = text.find('"', i)
+        if q < 0:
+            return n
+        b = text.find("\\", i, q)
+        if b < 0:
+            return q
+        i = b + 2               # (the escaped character, whichever it is)
+        if i > n:
+            return n
 
 
 class Message:
