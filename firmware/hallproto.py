@@ -283,9 +283,8 @@ def _string_end(text, i, n):
         b = text.find("\\", i, q)
         if b < 0:
             return q
-        i = b + 2               # (the escaped character, whichever it is)
-        if i > n:
-            return n
+        i = b + 2               # (the escaped character, whichever it is;
+                                # past the end, find() says -1: n)
 
 
 class Message:
