@@ -394,7 +394,7 @@ class Pico:
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
                  lcd_times=False, tm1637=(), cyw43=None, cyw43_trace=False,
-                 every_poll=False, ap=None):
+                 every_poll=False, ap=None, relay=None):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -429,6 +429,10 @@ class Pico:
         self.cyw43_trace = cyw43_trace
         # the model's simulated access point: (ssid, passphrase), None: none in range
         self.ap = ap
+        # what the AP's network relays to this host's loopback besides the
+        # gateway's ports (target/netpeer.js): {"ip": True} (every port, the
+        # same port) or {("ip", port): host_port}
+        self.relay = relay or {}
         self.wifi = []
         self.proc = None
         self._pty = None
@@ -480,6 +484,9 @@ class Pico:
                 args.append("--cyw43-trace")
             if self.ap:
                 args += ["--ap-ssid", self.ap[0], "--ap-pass", self.ap[1]]
+            if self.relay:
+                args += ["--net-relay", ",".join(
+                    k if v is True else "%s:%d=%d" % (k[0], k[1], v) for k, v in sorted(self.relay.items(), key=str))]
         if self.nice:
             args = ["nice", "-n", str(self.nice)] + args
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -556,6 +563,11 @@ class Pico:
             self.pin(gpio, 0)
         self.run_to(at_ms + hold_ms)
         self.pin(gpio, 1)
+
+    def ping(self, ip, seq=1):
+        """The access point's network sends an ICMP echo request to `ip`
+        (with ap=: target/netpeer.js); the reply shows in self.wifi."""
+        self._send("PING %s %d" % (ip, seq))
 
     def stats(self):
         self._send("STATS")

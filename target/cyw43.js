@@ -42,6 +42,7 @@
 'use strict';
 const fs = require('fs');
 const crypto = require('crypto');
+const { NetPeer } = require('./netpeer.js');   // the network behind the AP (ARP, DHCP, ICMP, TCP relay)
 
 const PIN_ON = 23, PIN_DATA = 24, PIN_CS = 25, PIN_CLK = 29;
 const RAM_SIZE = 512 * 1024;
@@ -90,6 +91,10 @@ const EV = { SET_SSID: 0, AUTH: 3, DEAUTH_IND: 6, LINK: 16, PSK_SUP: 46 };
 const WLC_SUP_KEYED = 6, WLC_SUP_KEYXCHANGE_WAIT_M3 = 5, WLC_E_SUP_DEAUTH = 14,
   WLC_E_STATUS_NO_NETWORKS = 3, WLC_E_STATUS_FAIL = 1, DOT11_RC_NOT_AUTH = 2;
 const JOIN_EVENT_GAP_NS = 2e6;   // between a join's events (simulated time, an assumption)
+const NET_LATENCY_NS = 1e6;      // a frame to the clock arrives this long after its cause (an assumption)
+const SDPCM_HEADER_LEN = 12, BDC_HEADER_LEN = 4, BDC_VERSION_2 = 0x20;
+const CONTROL_CHANNEL = 0, EVENT_CHANNEL = 1, DATA_CHANNEL = 2;
+const ETH_MAX = 1514;            // an Ethernet frame without its FCS
 
 const hex = (v, n = 8) => (v >>> 0).toString(16).padStart(n, '0');
 const sha = (b) => crypto.createHash('sha256').update(b).digest('hex');
@@ -128,7 +133,7 @@ function loadNvramHeader(file) {
 }
 
 class Cyw43 {
-  constructor(mcu, { out, fwHeader, nvramHeader, trace, apSsid, apPass }) {
+  constructor(mcu, { out, fwHeader, nvramHeader, trace, apSsid, apPass, relay }) {
     this.mcu = mcu;
     // the simulated access point: null ssid = none in range
     this.ap = { ssid: apSsid || null, pass: apPass || '', bssid: Uint8Array.from([0x02, 0x00, 0x5e, 0x10, 0x00, 0x01]) };
@@ -136,7 +141,12 @@ class Cyw43 {
     this.trace = !!trace;
     this.ref = fwHeader ? loadFirmwareHeader(fwHeader) : null;
     this.refNvram = nvramHeader ? loadNvramHeader(nvramHeader) : null;
-    this.stats = { cyw43_xfers: 0, cyw43_unsupported: 0, cyw43_fw_bytes: 0, cyw43_ioctls: 0 };
+    this.stats = { cyw43_xfers: 0, cyw43_unsupported: 0, cyw43_fw_bytes: 0, cyw43_ioctls: 0,
+      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0 };
+    this.timers = [];             // {at (ns), run}: the network's work due, in time order
+    // the network behind the AP (target/netpeer.js); its stats are reported with the chip's
+    this.peer = this.ap.ssid === null ? null : new NetPeer(this, { gatewayMac: this.ap.bssid, relay: relay || {} });
+    if (this.peer) Object.assign(this.stats, this.peer.stats), this.peer.stats = this.stats;
     this.steps = [];
     this.powerOff();
     this.selected = false;
@@ -179,6 +189,7 @@ class Cyw43 {
     this.eventMask = null;
     this.mcast = new Uint8Array(4);
     this.pmk = null;              // the passphrase the driver gave (WLC_SET_WSEC_PMK)
+    this.associated = false;      // joined the AP, keyed: data frames pass
     this.events = [];             // {at (ns), pkt}: events due to the host
   }
   setPower(high) {
@@ -195,6 +206,7 @@ class Cyw43 {
     this.driveIrq();
   }
   driveIrq() {
+    if (this.selected) return;    // DATA is the bus's in a transaction: HOST_WAKE again at its end (setCs)
     const irq = this.on && this.irqPending();
     this.mcu.gpio[PIN_DATA].setInputValue(irq);
   }
@@ -465,14 +477,19 @@ class Cyw43 {
     if ((le16(2) ^ size) !== 0xffff || size < 12 || size > data.length) { this.unsupported('F2 packet with a bad SDPCM header ' + hex(le32(0))); return; }
     const seq = data[4], chan = data[5] & 0x0f, hlen = data[7];
     this.hostSeq = seq;
-    if (chan === 2 && size >= hlen + 4 + 14) {
-      const f = data.subarray(hlen + 4 + (data[hlen + 3] << 2));
+    if (chan === DATA_CHANNEL && size >= hlen + BDC_HEADER_LEN + 14) {
+      // cyw43_ll_send_ethernet: SDPCM header (header_length 14: 2 bytes of
+      // padding), BDC header (flags2 = interface, data_offset words), the frame
+      const f = data.subarray(hlen + BDC_HEADER_LEN + (data[hlen + 3] << 2), size);
       const mac = (o) => Array.from(f.subarray(o, o + 6), (b) => hex(b, 2)).join(':');
-      this.unsupported('data frame of ' + size + ' bytes ' + mac(6) + ' > ' + mac(0) + ' type ' + hex((f[12] << 8) | f[13], 4) +
-        ((f[12] << 8 | f[13]) === 0x0800 && f[23] === 17 ? ' udp ' + ((f[34] << 8) | f[35]) + ' > ' + ((f[36] << 8) | f[37]) : ''));
+      const what = 'data frame of ' + size + ' bytes ' + mac(6) + ' > ' + mac(0) + ' type ' + hex((f[12] << 8) | f[13], 4) +
+        ((f[12] << 8 | f[13]) === 0x0800 && f[23] === 17 ? ' udp ' + ((f[34] << 8) | f[35]) + ' > ' + ((f[36] << 8) | f[37]) : '');
+      if (!this.peer || !this.associated) { this.unsupported(what + ' (not associated: no network)'); return; }
+      this.stats.cyw43_frames_from_host += 1;
+      this.peer.fromClock(Uint8Array.from(f));
       return;
     }
-    if (chan !== 0) { this.unsupported('SDPCM channel ' + chan + ' packet of ' + size + ' bytes'); return; }
+    if (chan !== CONTROL_CHANNEL) { this.unsupported('SDPCM channel ' + chan + ' packet of ' + size + ' bytes'); return; }
     const cmd = le32(hlen), len = le32(hlen + 4) & 0xffff, flags = le32(hlen + 8);
     const payload = data.subarray(hlen + 16, Math.min(size, hlen + 16 + len));
     this.ioctl(cmd, flags, payload);
@@ -563,6 +580,7 @@ class Cyw43 {
         [EV.DEAUTH_IND, 0, DOT11_RC_NOT_AUTH, 0], [EV.SET_SSID, WLC_E_STATUS_FAIL, 0, 0]);
     } else {
       this.step('join', 'ssid "' + ssid + '": associated' + (wpa ? ', keyed' : ''));
+      this.associated = true;
       ev.push([EV.AUTH, 0, 0, 0], [EV.LINK, 0, 0, 1]);
       if (wpa) ev.push([EV.PSK_SUP, WLC_SUP_KEYED, 0, 0]);
       ev.push([EV.SET_SSID, 0, 0, 0]);
@@ -573,8 +591,38 @@ class Cyw43 {
       this.events.push({ at, type, status, reason, flags: fl, iface });
     }
   }
-  // called as simulated time passes: due events into the F2 queue
+  // the network's work at simulated time `at` (ns): a frame, a timer; the handle cancels it
+  later(at, run) {
+    const t = { at, run };
+    let i = this.timers.length;
+    while (i > 0 && this.timers[i - 1].at > at) i--;
+    this.timers.splice(i, 0, t);
+    return t;
+  }
+  cancel(t) { const i = this.timers.indexOf(t); if (i >= 0) this.timers.splice(i, 1); }
+  nextDueNs() {
+    return Math.min(this.events.length ? this.events[0].at : Infinity, this.timers.length ? this.timers[0].at : Infinity);
+  }
+  // an Ethernet frame from the network to the clock, NET_LATENCY_NS from now:
+  // SDPCM (channel 2) + BDC + the frame, as sdpcm_process_rx_packet's DATA_HEADER reads it
+  sendFrame(frame) {
+    if (frame.length > ETH_MAX) { this.unsupported('a frame of ' + frame.length + ' bytes to the clock (over ' + ETH_MAX + ')'); return; }
+    this.later(this.now() + NET_LATENCY_NS, () => {
+      const size = SDPCM_HEADER_LEN + BDC_HEADER_LEN + frame.length;
+      const p = new Uint8Array((size + 3) & ~3);
+      p[0] = size & 0xff; p[1] = size >> 8; p[2] = ~size & 0xff; p[3] = (~size >> 8) & 0xff;
+      p[4] = this.rxSeq = ((this.rxSeq || 0) + 1) & 0xff;
+      p[5] = DATA_CHANNEL; p[7] = SDPCM_HEADER_LEN; p[9] = (this.hostSeq + 8) & 0xff;
+      p[12] = BDC_VERSION_2; p[14] = 0; p[15] = 0;           // priority 0, interface 0 (STA), no data offset
+      p.set(frame, SDPCM_HEADER_LEN + BDC_HEADER_LEN);
+      this.stats.cyw43_frames_to_host += 1;
+      this.rx.push(p);
+      this.driveIrq();
+    });
+  }
+  // called as simulated time passes: due events into the F2 queue, due network work done
   pollEvents() {
+    while (this.timers.length && this.timers[0].at <= this.now()) this.timers.shift().run();
     while (this.events.length && this.events[0].at <= this.now()) {
       const e = this.events.shift();
       const masked = this.eventMask && !((this.eventMask[e.type >> 3] >> (e.type & 7)) & 1);
@@ -682,8 +730,8 @@ function attach(mcu, opts) {
     if (level && !clk) chip.clockRise();
     clk = level;
   });
-  const tick = (cycles) => { clock.tick(cycles); if (chip.events.length) chip.pollEvents(); };
-  return { chip, tick, pioActive: clock.active, stats: chip.stats, nextEventNs: () => (chip.events.length ? chip.events[0].at : Infinity) };
+  const tick = (cycles) => { clock.tick(cycles); if (chip.events.length || chip.timers.length) chip.pollEvents(); };
+  return { chip, tick, pioActive: clock.active, stats: chip.stats, nextEventNs: () => chip.nextDueNs() };
 }
 
 module.exports = { attach, Cyw43, loadFirmwareHeader, loadNvramHeader, TEST_PATTERN };

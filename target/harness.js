@@ -10,11 +10,15 @@
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
 //        [--every-poll]
 //        [--tm1637 CLK,DIO[,CLK,DIO]] [--cyw43 [--cyw43-fw H] [--cyw43-nvram H] [--cyw43-trace]
-//        [--ap-ssid S [--ap-pass P]]]
+//        [--ap-ssid S [--ap-pass P] [--net-relay R]]]
 //
 // --cyw43: a CYW43439 on GPIO 23/24/25/29, as on a Pico W (target/cyw43.js;
 // "W ..." lines out).  H: the driver's firmware / NVRAM headers (the blobs
-// the upload is checked against).
+// the upload is checked against).  --ap-ssid: an access point in range, its
+// network behind it (target/netpeer.js: ARP, DHCP, ping, TCP to the gateway
+// 192.168.4.1 relayed to 127.0.0.1, same port); R adds relayed addresses,
+// comma-separated: IP (every port, the same port on 127.0.0.1) or
+// IP:PORT=HOSTPORT.
 //
 // --tm1637: TM1637 modules on those GPIOs (target/tm1637.js: the lines and
 // the chip's ACK; "T <clk> <us> <levels>" lines out, host_sim decodes them).
@@ -47,7 +51,7 @@
 // Line protocol.  In (stdin):  S <hex> serial to the board; P <pin> <0|1> drive
 // an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
 // freely; HALT stop running, then report; STATS; PEEK <hex addr> <n> (n words of memory);
-// PC (where the core is: debugging); QUIT.
+// PC (where the core is: debugging); PING <ip> [seq] (--ap-ssid: the AP's network pings the clock); QUIT.
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction (with --i2c-us: and its simulated us); AT <ms> after RUNTO; STATS erases=.. programs=.. ...
 // (busy_ns: core 0 executing; core1_launches, core1_busy_ns, fifo_words0/1: words each core pushed,
@@ -393,7 +397,8 @@ function main() {
   ssi.limit = () => (until === Infinity ? clock.nanos + 1e6 : t0 + until * 1e6);
   const wifi = process.argv.includes('--cyw43')
     ? cyw43.attach(mcu, { out, fwHeader: arg('--cyw43-fw'), nvramHeader: arg('--cyw43-nvram'),
-      trace: process.argv.includes('--cyw43-trace'), apSsid: arg('--ap-ssid'), apPass: arg('--ap-pass', '') })
+      trace: process.argv.includes('--cyw43-trace'), apSsid: arg('--ap-ssid'), apPass: arg('--ap-pass', ''),
+      relay: require('./netpeer.js').parseRelay(arg('--net-relay', '')) })
     : null;
   let until = 0;          // run while simMs() < until (Infinity: free run)
   let busyNs = 0, waitNs = 0;
@@ -494,6 +499,10 @@ function main() {
         out('PEEK ' + words.join(','));
         break;
       }
+      case 'PING':   // PING <ip>: the AP's network pings that address (target/netpeer.js)
+        if (wifi && wifi.chip.peer) wifi.chip.peer.ping(w[1], Number(w[2] || 1));
+        else out('W ' + simUs() + ' UNSUPPORTED PING without an access point');
+        break;
       case 'PC': out('PC ' + mcu.core.PC.toString(16) + ' ' + simMs() + ' sel=' + ssi.selected + ' cmd=' + ssi.cmd); break;
       case 'QUIT': fs.closeSync(fd); process.exit(0);
     }

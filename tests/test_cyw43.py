@@ -238,8 +238,7 @@ def test_the_right_passphrase_joins_and_the_driver_brings_the_link_up(tmp_path, 
     KEYED (6), SET_SSID 0: cyw43_ctrl.c 383-418 sets AUTH, LINK and KEYED,
     join state ALL (434): cyw43_cb_tcpip_set_link_up, and lwIP's DHCP client
     starts at once: its DISCOVER (UDP 68 > 67, broadcast) on the data
-    channel is the proof the link came up (the data channel is not
-    modelled yet: logged UNSUPPORTED)."""
+    channel, after the keying, is the proof the link came up."""
     pico = _join_pico(tmp_path, pico_w_uf2, (SSID, PASSPHRASE))
     try:
         pico.run_to(2500)
@@ -258,8 +257,7 @@ def test_the_right_passphrase_joins_and_the_driver_brings_the_link_up(tmp_path, 
     assert _events(pico) == [(EV_AUTH, 0, 0, 0), (EV_LINK, 0, 0, 1), (EV_PSK_SUP, 6, 0, 0),
                              (EV_SET_SSID, 0, 0, 0)]
     keyed = next(i for i, w in enumerate(pico.wifi) if "EVENT type=46" in w)
-    dhcp = [i for i, w in enumerate(pico.wifi) if " UNSUPPORTED data frame " in w
-            and "> ff:ff:ff:ff:ff:ff type 0800 udp 68 > 67" in w]
+    dhcp = [i for i, w in enumerate(pico.wifi) if " DHCP DISCOVER from " in w]
     assert dhcp and dhcp[0] > keyed, log[-3000:]
     unsup = [w for w in pico.wifi if " UNSUPPORTED " in w]
     assert not [w for w in unsup if "UNSUPPORTED ioctl" in w], unsup    # the join's all answered
@@ -299,4 +297,68 @@ def test_a_wrong_passphrase_is_refused_and_the_clock_plays_on(tmp_path, pico_w_u
     assert " udp 68 > 67" not in log
     assert after[1].endswith(HALL_DOWN_MARK), (after, pico.serial[-600:])
     assert after[0] != playing[0], (playing, after)            # the clock ran on
+    assert stats["cyw43_unsupported"] == log.count(" UNSUPPORTED ")
+
+
+CLIENT_IP, GATEWAY_IP = "192.168.4.2", "192.168.4.1"     # target/netpeer.js DEFAULT_CONFIG
+PATIENT_S = 300                             # wall-clock bound of a wait for the emulator (as hallkit's)
+
+
+def _run_until(pico, cond, limit_ms, step_ms=100):
+    """Run the emulated Pico on in `step_ms` steps until cond() holds (True),
+    or simulated `limit_ms` or PATIENT_S wall seconds pass (False)."""
+    import time
+    end = time.monotonic() + PATIENT_S
+    while not cond():
+        if pico.t_ms >= limit_ms or time.monotonic() > end:
+            return False
+        pico.run_to(pico.t_ms + step_ms)
+    return True
+
+
+def _wifi_at(pico, text):
+    """The simulated us of the first W line containing `text`, or None."""
+    for w in pico.wifi:
+        if text in w:
+            return int(w.split()[0])
+    return None
+
+
+def test_the_clock_gets_its_address_by_dhcp_and_answers_a_ping(tmp_path, pico_w_uf2):
+    """The data channel both ways (target/netpeer.js behind the model's AP):
+    lwIP's DHCP client (started by the link up) gets DISCOVER -> OFFER,
+    REQUEST -> ACK from the AP's DHCP server, the replies delivered as
+    SDPCM channel 2 frames (cyw43_ll.c sdpcm_process_rx_packet DATA_HEADER
+    -> cyw43_cb_process_ethernet); the clock then speaks from its address
+    (its ARP requests name it), answers the gateway's ping, and
+    WLAN.ifconfig() on the clock's own REPL gives the lease."""
+    pico = _join_pico(tmp_path, pico_w_uf2, (SSID, PASSPHRASE))
+    try:
+        assert _run_until(pico, lambda: _wifi_at(pico, " DHCP ACK ") is not None, 10000), pico.wifi[-30:]
+        leased_ms = pico.t_ms
+        pico.ping(CLIENT_IP, 1)
+        assert _run_until(pico, lambda: _wifi_at(pico, "ICMP echo reply %s > %s" % (CLIENT_IP, GATEWAY_IP)),
+                          leased_ms + 2000), pico.wifi[-30:]
+        assert _run_until(pico, lambda: "READY" in pico.lcd.text_rows()[1], leased_ms + 3000)
+        rows = pico.lcd.text_rows()
+        pico.type_serial(b"\x03")             # the app stopped (Ctrl-C): its REPL
+        got = pico.paste("import network\nprint('IF', network.WLAN(network.STA_IF).ifconfig())\n",
+                         "IF ", timeout_s=PATIENT_S)
+        stats = pico.stats()
+    finally:
+        pico.stop()
+    log = "\n".join(pico.wifi)
+    assert "READY" in rows[1], rows
+    order = [_wifi_at(pico, t) for t in ("EVENT type=46 status=6", " DHCP DISCOVER from ", " DHCP OFFER %s " % CLIENT_IP,
+                                         " DHCP REQUEST %s from server %s" % (CLIENT_IP, GATEWAY_IP),
+                                         " DHCP ACK %s mask 255.255.255.0 router %s dns %s" % (CLIENT_IP, GATEWAY_IP, GATEWAY_IP))]
+    assert None not in order and order == sorted(order), (order, log[-3000:])
+    # the clock took the address: lwIP's ARP (for the broker of its net.json)
+    # comes from it
+    assert "ARP who-has 192.168.4.10 tell %s" % CLIENT_IP in log, log[-3000:]
+    assert "ICMP echo %s > %s id 20048 seq 1" % (GATEWAY_IP, CLIENT_IP) in log
+    assert "ARP who-has %s tell %s: is-at 02:00:5e:10:00:01" % (GATEWAY_IP, CLIENT_IP) in log
+    assert got == "('%s', '255.255.255.0', '%s', '%s')" % (CLIENT_IP, GATEWAY_IP, GATEWAY_IP), pico.pasted[-1500:]
+    # OFFER, ACK, the ping, the ARP reply lwIP asked for to answer it
+    assert stats["net_frames_out"] == 4 and stats["cyw43_frames_to_host"] == stats["net_frames_out"], stats
     assert stats["cyw43_unsupported"] == log.count(" UNSUPPORTED ")
