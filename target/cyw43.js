@@ -142,7 +142,9 @@ class Cyw43 {
     this.ref = fwHeader ? loadFirmwareHeader(fwHeader) : null;
     this.refNvram = nvramHeader ? loadNvramHeader(nvramHeader) : null;
     this.stats = { cyw43_xfers: 0, cyw43_unsupported: 0, cyw43_fw_bytes: 0, cyw43_ioctls: 0,
-      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0 };
+      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0, cyw43_f2_reads: 0 };
+    Object.defineProperty(this.stats, 'cyw43_rx_waiting', { enumerable: true, get: () => this.rx.length });
+    Object.defineProperty(this.stats, 'cyw43_host_wake', { enumerable: true, get: () => (this.on && this.irqPending() ? 1 : 0) });
     this.timers = [];             // {at (ns), run}: the network's work due, in time order
     // the network behind the AP (target/netpeer.js); its stats are reported with the chip's
     this.peer = this.ap.ssid === null ? null : new NetPeer(this, { gatewayMac: this.ap.bssid, relay: relay || {} });
@@ -299,6 +301,7 @@ class Cyw43 {
       else this.bpRead(c.addr, c.len, data);
     } else if (c.fn === 2) {
       const p = this.rx.shift();
+      if (p) this.stats.cyw43_f2_reads += 1;
       if (!p) this.unsupported('F2 read of ' + c.len + ' bytes with no packet pending');
       else data.set(p.subarray(0, Math.min(p.length, n)));
     }

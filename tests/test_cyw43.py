@@ -362,3 +362,109 @@ def test_the_clock_gets_its_address_by_dhcp_and_answers_a_ping(tmp_path, pico_w_
     # OFFER, ACK, the ping, the ARP reply lwIP asked for to answer it
     assert stats["net_frames_out"] == 4 and stats["cyw43_frames_to_host"] == stats["net_frames_out"], stats
     assert stats["cyw43_unsupported"] == log.count(" UNSUPPORTED ")
+
+
+def _echo_server():
+    """A TCP echo server on this host's loopback (a thread per connection):
+    (server, port); server.shutdown() ends it."""
+    import socketserver
+    import threading
+
+    class Echo(socketserver.BaseRequestHandler):
+        def handle(self):
+            while True:
+                data = self.request.recv(4096)
+                if not data:
+                    return
+                self.request.sendall(data)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Echo)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, server.server_address[1]
+
+
+ECHO_CODE = """import network, socket, time
+w = network.WLAN(network.STA_IF)
+w.active(True)
+w.connect(%r, %r)
+t0 = time.ticks_ms()
+while w.ifconfig()[0] == '0.0.0.0' and time.ticks_diff(time.ticks_ms(), t0) < 5000:
+    time.sleep_ms(20)
+data = bytes((i * 7) & 255 for i in range(%d))
+s = socket.socket()
+s.settimeout(5)
+s.connect(('%s', %d))
+s.write(data)
+got = b''
+while len(got) < len(data):
+    b = s.recv(len(data) - len(got))
+    if not b:
+        break
+    got += b
+s.close()
+print('ECHO', len(got), got == data)
+"""
+
+
+def test_a_tcp_connection_from_the_clock_is_relayed_to_the_host(tmp_path, pico_w_uf2):
+    """TCP through the AP's network (target/netpeer.js Conn): a socket the
+    clock's REPL opens to the gateway on a port is relayed to that port on
+    127.0.0.1 (an echo server of the test's): SYN answered once the host's
+    connect succeeded, 3000 bytes out in MSS-sized segments (lwIP's 800),
+    echoed back within the clock's window, each acknowledged, then FIN both
+    ways; and a port nobody listens on is refused (RST: ECONNRESET on the
+    clock)."""
+    server, port = _echo_server()
+    free = socket_free_port()
+    n = 3000
+    # the image without a table's net.json: the app leaves the radio off, so
+    # the Ctrl-C that stops it never lands inside the driver (a
+    # KeyboardInterrupt raised from cyw43_delay_ms's poll hook leaves lwIP's
+    # lock, pendsv_mutex, taken for good: the radio is never polled again)
+    pico = target.Pico(str(tmp_path / "flash.bin"), uf2=pico_w_uf2, cyw43=target.cyw43_blobs(), ap=(SSID, PASSPHRASE))
+    pico.nice = 10
+    pico.start()
+    try:
+        assert _run_until(pico, lambda: "READY" in pico.lcd.text_rows()[1], 5000), pico.lcd.text_rows()
+        pico.type_serial(b"\x03")             # the app stopped (Ctrl-C): its REPL
+        got = pico.paste(ECHO_CODE % (SSID, PASSPHRASE, n, GATEWAY_IP, port), "ECHO ", timeout_s=PATIENT_S)
+        assert got is not None, pico.pasted[-1500:]
+        assert _run_until(pico, lambda: any(w.endswith(" closed") for w in pico.wifi), pico.t_ms + 2000), \
+            "\n".join([w for w in pico.wifi if " TCP " in w])
+        refused = pico.paste("import socket\ns = socket.socket()\ntry:\n    s.connect(('%s', %d))\n"
+                             "except OSError as e:\n    print('REFUSED', e.errno)\n" % (GATEWAY_IP, free),
+                             "REFUSED ", timeout_s=PATIENT_S)
+        stats = pico.stats()
+    finally:
+        pico.stop()
+        server.shutdown()
+        server.server_close()
+    log = "\n".join(pico.wifi)
+    assert got == "%d True" % n, pico.pasted[-1500:]
+    tcp = [w.split(" ", 2)[2] for w in pico.wifi if w.split()[1] == "TCP"]
+    name = next(t.split(" SYN ")[0] for t in tcp if " SYN (mss " in t)
+    assert name.startswith("%s:" % CLIENT_IP) and name.endswith(" > %s:%d" % (GATEWAY_IP, port)), tcp
+    mine = [t[len(name) + 1:] for t in tcp if t.startswith(name + " ")]
+    # lwIP's TCP_MSS on the rp2 (extmod/lwip-include/lwipopts_common.h: 800), its window 8 MSS
+    assert mine[0] == "SYN (mss 800, window 6400): connecting to 127.0.0.1:%d" % port, mine
+    assert mine[1:3] == ["host connected: SYN|ACK", "ESTABLISHED"], mine
+    assert sum(int(t.split()[0]) for t in mine if t.endswith(" bytes to the host")) == n, mine
+    assert sum(int(t.split()[2]) for t in mine if t.startswith("host sent ")) == n, mine
+    assert "FIN from the clock" in mine and "FIN sent" in mine and mine[-1] == "closed", mine
+    assert stats["net_tcp_to_host"] == n and stats["net_tcp_from_host"] == n, stats
+    # the RST to its SYN: lwIP's ERR_RST, which modlwip reports as ECONNRESET
+    # (error_lookup_table), as on a real network
+    assert refused == "104", pico.pasted[-1500:]
+    assert "connecting to 127.0.0.1:%d" % free in log and "host ECONNREFUSED: RST" in log, log[-2000:]
+    assert stats["cyw43_unsupported"] == log.count(" UNSUPPORTED ")
+
+
+def socket_free_port():
+    """A loopback port nobody listens on (bound, then closed)."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
