@@ -111,6 +111,7 @@ _TABLES = (
         "V_HALL_UP": "connected",      # the hall's network (net.HALL_*)
         "V_HALL_WAIT": "connecting",
         "V_HALL_DOWN": "no hall",
+        "V_WIFI_BADPASS": "bad password",   # no hall: the AP refused the Wi-Fi password (net.WIFI_BADAUTH)
         # -- 20x4 extras, notices --
         "TITLE_SETUP": "Setup",
         "TITLE_REF": "Referee",
@@ -209,6 +210,7 @@ _TABLES = (
         "V_HALL_UP": "verbunden",
         "V_HALL_WAIT": "verbinde...",
         "V_HALL_DOWN": "kein Netz",
+        "V_WIFI_BADPASS": "PW falsch",
         "TITLE_SETUP": "Einstellungen",
         "TITLE_REF": "Schiedsrichter",
         "HINT": "Pause=weiter lang=OK",
@@ -304,6 +306,7 @@ _TABLES = (
         "V_HALL_UP": "połączony",
         "V_HALL_WAIT": "łączenie...",
         "V_HALL_DOWN": "brak sieci",
+        "V_WIFI_BADPASS": "złe hasło",
         "TITLE_SETUP": "Ustawienia",
         "TITLE_REF": "Sędzia",
         "HINT": "Pauza=dalej długo=OK",

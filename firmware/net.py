@@ -90,6 +90,17 @@ HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
 HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
 WAIT_MS = 15000         # "connecting" without Wi-Fi at most this long
 
+# Why there is no Wi-Fi, as the link's status() says (Net.wifi; the
+# source's wifi(): the setup menu's "Hall" item says a wrong password):
+WIFI_OK = 0             # connected, or trying, or the link cannot say
+WIFI_BADAUTH = 1        # the access point refused the password
+WIFI_NONET = 2          # no access point of that name in range
+# network.WLAN.status()'s codes (MicroPython: STAT_WRONG_PASSWORD -3,
+# STAT_NO_AP_FOUND -2 on the cyw43 and ESP32 ports); start() takes the
+# port's own where it has them
+STAT_WRONG_PASSWORD = -3
+STAT_NO_AP_FOUND = -2
+
 IDLE = 0        # no socket; (re)connect at retry_at
 CONNECTING = 1  # TCP connect in progress
 HANDSHAKE = 2   # CONNECT sent, waiting for CONNACK
@@ -115,6 +126,9 @@ class Net:
         self.diff = diff
         self.add = add
         self.link = link
+        # the link's status() if it has one (bound once: no allocation per call)
+        self._status = getattr(link, "status", None) if link is not None else None
+        self.wifi = WIFI_OK
         # TLS with the pinned CA (a net.json always has one: check_config);
         # without "ca" (tests of the wire on fake sockets only) in clear
         ca = cfg.get("ca")
@@ -229,13 +243,29 @@ class Net:
     def _open(self, now):
         if self.link is not None and not self.link.isconnected():
             self.retry_at = self.add(now, 500)
-            self.note = "no Wi-Fi"
+            self._wifi_why()
             if self.hall == HALL_WAIT and self.diff(now, self.wait_until) >= 0:
                 self._show(HALL_DOWN)
             return
         if self.wire.open(now, self.host, self.port):
             self.st = CONNECTING
             self.deadline = self.add(now, CONNECT_MS)
+
+    def _wifi_why(self):
+        """No Wi-Fi: why, as the link's status() says; the source told of a
+        change (constant strings and small ints: nothing allocated)."""
+        st = self._status() if self._status is not None else None
+        if st == STAT_WRONG_PASSWORD:
+            w, self.note = WIFI_BADAUTH, "no Wi-Fi: wrong password"
+        elif st == STAT_NO_AP_FOUND:
+            w, self.note = WIFI_NONET, "no Wi-Fi: no such network"
+        else:
+            w, self.note = WIFI_OK, "no Wi-Fi"
+        if w != self.wifi:
+            self.wifi = w
+            wifi = getattr(self.src, "wifi", None)
+            if wifi is not None:
+                wifi(w)
 
     def _connecting(self, now):
         r = self.wire.opened(now)
@@ -402,6 +432,9 @@ def start(src, fs, root, ticks_ms, diff, add,
     link = None
     if cfg.get("ssid"):
         import network
+        global STAT_WRONG_PASSWORD, STAT_NO_AP_FOUND
+        STAT_WRONG_PASSWORD = getattr(network, "STAT_WRONG_PASSWORD", STAT_WRONG_PASSWORD)
+        STAT_NO_AP_FOUND = getattr(network, "STAT_NO_AP_FOUND", STAT_NO_AP_FOUND)
         link = network.WLAN(network.STA_IF)
         link.active(True)
         link.connect(cfg["ssid"], cfg.get("wifi_password", ""))  # returns at once

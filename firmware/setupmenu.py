@@ -249,4 +249,7 @@ class SetupMenu:
         h = self.hall
         t = h.hall_table()
         num(label, len(label) - ndigits(t), t)
-        center(value, w[_HALL_WORD[h.hall()]])
+        k = _HALL_WORD[h.hall()]
+        if h.hall() == 0 and h.wifi_fault() == 1:  # net.HALL_DOWN, net.WIFI_BADAUTH
+            k = "V_WIFI_BADPASS"
+        center(value, w[k])

@@ -19,6 +19,8 @@
 #                  LCD's mark shown
 #   tabled(t)      the clock publishes under table t from now on (at the
 #                  start and when a new table takes effect: hallmsg.py)
+#   wifi(w)        why there is no Wi-Fi changed (net.WIFI_*: a wrong
+#                  password, no such network, or no reason known)
 #
 # The other way through the same door, what the clock knows of the hall
 # (the setup menu's "Hall" item, setupmenu.py; the game log's table):
@@ -26,6 +28,7 @@
 #   hall()         the hall's state as net.py last marked it (net.HALL_*),
 #                  -1: no hall (no net.py on this clock, or not started)
 #   hall_table()   the table the clock publishes under now (0: none)
+#   wifi_fault()   why there is no Wi-Fi as net.py last told (net.WIFI_*)
 #   log_table()    the table in a new game log's header: the setup menu's,
 #                  else the hall's (net.json's) on a clock that has one
 #
@@ -46,11 +49,15 @@ class Source:
         self.tested = tested      # the app's selftest.Result
         self._hall = -1           # net.HALL_*, -1: no hall
         self._table = 0           # the table net.py publishes under
+        self._wifi = 0            # net.WIFI_*: why there is no Wi-Fi (0: no reason known)
 
     # -- net.py tells the clock ----------------------------------------------------
     def mark(self, h):
         self._hall = h
         self.show(h)
+
+    def wifi(self, w):
+        self._wifi = w
 
     def tabled(self, t):
         self._table = t
@@ -58,6 +65,9 @@ class Source:
     # -- the clock reads (the setup menu, the game log) ---------------------------
     def hall(self):
         return self._hall
+
+    def wifi_fault(self):
+        return self._wifi
 
     def hall_table(self):
         return self._table

@@ -184,10 +184,67 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
     assert view.to_text(buf[k]).endswith("  7")
 
 
+@pytest.mark.parametrize("lg, word, down", [("en", "bad password", "no hall"), ("de", "PW falsch", "kein Netz"),
+                                            ("pl", "zle haslo", "brak sieci")])
+def test_a_wrong_wifi_password_says_so_in_the_setup_menu(lg, word, down):
+    """No hall because the access point refused the Wi-Fi password
+    (WLAN.status() STAT_WRONG_PASSWORD: net.py tells the source
+    WIFI_BADAUTH): the Hall item says so instead of "no hall"; once the
+    hall is up again the word goes."""
+    s = st.Settings()
+    s.lang = lg
+    h = _hall(net.HALL_DOWN, 12, s)
+    m = setupmenu.SetupMenu(s, h)
+    _goto_hall(m)
+    buf = [bytearray(16) for _ in range(2)]
+    h.wifi(net.WIFI_BADAUTH)
+    m.render(buf)
+    assert view.to_text(buf[1]).strip() == word
+    h.wifi(net.WIFI_NONET)
+    m.render(buf)
+    assert view.to_text(buf[1]).strip() == down
+
+
+class _Link:
+    """A Wi-Fi link that never connects, its status() as a port's."""
+    def __init__(self, status):
+        self.st = status
+
+    def isconnected(self):
+        return False
+
+    def status(self):
+        return self.st
+
+
+def test_net_tells_why_there_is_no_wifi():
+    """net.py's _open with the link down reads its status(): a wrong
+    password (STAT_WRONG_PASSWORD, -3) and no such network (-2) each noted
+    and told to the source once; a link without status() says no reason."""
+    told = []
+
+    class Src:
+        def wifi(self, w):
+            told.append(w)
+
+    n = net.Net.__new__(net.Net)       # only what _open's no-Wi-Fi branch reads
+    n.src, n.add, n.diff = Src(), (lambda a, b: a + b), (lambda a, b: a - b)
+    n.hall, n.wait_until, n.wifi = net.HALL_WAIT, 10 ** 9, net.WIFI_OK
+    for status, why, note in ((-3, net.WIFI_BADAUTH, "no Wi-Fi: wrong password"),
+                              (-2, net.WIFI_NONET, "no Wi-Fi: no such network"),
+                              (1, net.WIFI_OK, "no Wi-Fi")):
+        n.link = _Link(status)
+        n._status = n.link.status
+        n._open(0)
+        n._open(500)
+        assert (n.wifi, n.note) == (why, note)
+    assert told == [net.WIFI_BADAUTH, net.WIFI_NONET, net.WIFI_OK]
+
+
 def test_the_hall_words_fit():
     for lg in lang.LANGS:
         assert len(lang.word(lg, "T_HALL")) + 3 <= 16
-        for k in ("V_HALL_UP", "V_HALL_WAIT", "V_HALL_DOWN"):
+        for k in ("V_HALL_UP", "V_HALL_WAIT", "V_HALL_DOWN", "V_WIFI_BADPASS"):
             assert 0 < len(lang.word(lg, k)) <= lang.VALUE
 
 
