@@ -250,6 +250,6 @@ class SetupMenu:
         t = h.hall_table()
         num(label, len(label) - ndigits(t), t)
         k = _HALL_WORD[h.hall()]
-        if h.hall() == 0 and h.wifi_fault() == 1:  # net.HALL_DOWN, net.WIFI_BADAUTH
+        if h.hall() != 2 and h.wifi_fault() == 1:  # not net.HALL_UP; net.WIFI_BADAUTH
             k = "V_WIFI_BADPASS"
         center(value, w[k])

@@ -468,3 +468,32 @@ def socket_free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+PAUSE = 13                                  # boards/pico.py BTN_PAUSE
+SETUP_HOLD_MS = 2000                        # the centre key held in READY: the setup menu
+HALL_ITEM = 5                               # setupmenu.SetupMenu(...).items().index(S_HALL) on a hall clock
+
+
+def test_a_wrong_passphrase_shows_in_the_setup_menu(tmp_path, pico_w_uf2):
+    """The AP refuses the passphrase: the driver's link status is BADAUTH
+    (WLAN.status() STAT_WRONG_PASSWORD), net.py reads it (_wifi_why) and
+    the setup menu's Hall item says "bad password", not "no hall"."""
+    pico = _join_pico(tmp_path, pico_w_uf2, (SSID, "wrong " + PASSPHRASE))
+    try:
+        assert _run_until(pico, lambda: "READY" in pico.lcd.text_rows()[1], 5000), pico.lcd.text_rows()
+        assert _wifi_at(pico, "EVENT type=6 status=0 reason=2") is not None, pico.wifi[-20:]   # the deauth
+        t = pico.t_ms + 600                 # net.py's next try (every 500 ms) has read the status
+        pico.run_to(t)
+        pico.pin(PAUSE, 0)
+        pico.run_to(t + SETUP_HOLD_MS + 200)
+        pico.pin(PAUSE, 1)
+        t = pico.t_ms + 300
+        for i in range(HALL_ITEM):
+            pico.press(PAUSE, t + 300 * i, bounce=())
+        pico.run_to(t + 300 * HALL_ITEM + 200)
+        rows = pico.lcd.text_rows()
+    finally:
+        pico.stop()
+    assert rows[0].startswith("Hall, table") and rows[0].rstrip().endswith(" 7"), rows
+    assert rows[1].strip().strip("<>").strip() == "bad password", rows

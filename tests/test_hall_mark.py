@@ -189,8 +189,8 @@ def test_the_setup_menu_says_the_state_and_the_table(lg, words, cols, rows):
 def test_a_wrong_wifi_password_says_so_in_the_setup_menu(lg, word, down):
     """No hall because the access point refused the Wi-Fi password
     (WLAN.status() STAT_WRONG_PASSWORD: net.py tells the source
-    WIFI_BADAUTH): the Hall item says so instead of "no hall"; once the
-    hall is up again the word goes."""
+    WIFI_BADAUTH): the Hall item says so instead of "connecting" or "no
+    hall"; with no access point of the name it says "no hall"."""
     s = st.Settings()
     s.lang = lg
     h = _hall(net.HALL_DOWN, 12, s)
@@ -198,8 +198,10 @@ def test_a_wrong_wifi_password_says_so_in_the_setup_menu(lg, word, down):
     _goto_hall(m)
     buf = [bytearray(16) for _ in range(2)]
     h.wifi(net.WIFI_BADAUTH)
-    m.render(buf)
-    assert view.to_text(buf[1]).strip() == word
+    for state in (net.HALL_WAIT, net.HALL_DOWN):    # connecting or not: the password is wrong
+        h.mark(state)
+        m.render(buf)
+        assert view.to_text(buf[1]).strip() == word
     h.wifi(net.WIFI_NONET)
     m.render(buf)
     assert view.to_text(buf[1]).strip() == down
