@@ -88,7 +88,8 @@ STATE_FIELDS = (("table", "int", 1, MAX_TABLE),
 JSON_CHARS = " \t\n\r{}[]:,-0123456789truefalsn"
 # Printable ASCII, U+0020..U+007E: no code point of NAME_DROP (is_text's
 # quick answer).  (Not the protocol's data: the pages' copy has no need of it.)
-_PRINTABLE = "".join([chr(c) for c in range(0x20, 0x7F)])
+_PRINTABLE = (" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+              "abcdefghijklmnopqrstuvwxyz{|}~")
 
 
 # -- building topics (the clock, the ACL, the subscriptions) --------------------------
@@ -427,9 +428,17 @@ def parse(event, t, payload):
 
 
 _NOT_JSON = object()
-_STATE_KEYS = set([f[0] for f in STATE_FIELDS])
-_OBJ_KEYS = tuple([f[0] for f in STATE_FIELDS if f[1] == "obj"])
-_SIDE_KEYS = set([f[0] for f in SIDE_FIELDS])
+# [the state's keys, the objects' keys (its sides), a side's keys]: made at
+# the first _plain() (only a reader parses: nothing on a clock's heap)
+_KEYS = []
+
+
+def _keys():
+    if not _KEYS:
+        _KEYS.append(set([f[0] for f in STATE_FIELDS]))
+        _KEYS.append(tuple([f[0] for f in STATE_FIELDS if f[1] == "obj"]))
+        _KEYS.append(set([f[0] for f in SIDE_FIELDS]))
+    return _KEYS
 
 
 def _check_body(m, body):
@@ -445,10 +454,11 @@ def _plain(text, body):
     value is an integer, a bool, null, a string or a side nested two deep,
     so _integers(text) has nothing to refuse (parse()'s quick path for a
     clock's own messages; anything else takes the full rules)."""
-    if type(body) is not dict or not set(body).issubset(_STATE_KEYS):
+    state, objs, sides = _keys()
+    if type(body) is not dict or not set(body).issubset(state):
         return False
-    for k in _OBJ_KEYS:
+    for k in objs:
         side = body.get(k)
-        if type(side) is dict and not set(side).issubset(_SIDE_KEYS):
+        if type(side) is dict and not set(side).issubset(sides):
             return False
     return json.dumps(body) == text
