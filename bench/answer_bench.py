@@ -78,9 +78,7 @@ def latency(games=10, seed=36):
             f.write(target.bundle_image(d, extra={"settings.json": SDEV}))
         pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img).start()
         try:
-            pico.run_to(2400)
-            if not _shows(pico, "READY"):
-                raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
+            pico.run_to_ready()
             t = 2500
             for _ in range(games):
                 pico.press(LEFT, t)                       # right runs

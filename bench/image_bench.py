@@ -37,6 +37,7 @@ import tempfile
 from bench.figures import side_by_side
 from bench.target_bench import both_keys, long_pause  # the end: long pause, both keys
 from host_sim import target
+import lang  # noqa: E402  (firmware/, on host_sim's path)
 
 LEFT, RIGHT, PAUSE = 14, 15, 13
 GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "60"))   # (fewer: a quick look)
@@ -159,21 +160,12 @@ def game_run(uf2, fs_image, flash, heap=0):
             "steps": int(m.group(3))}
 
 
-def _until(pico, words, step_ms=10, limit_ms=20000):
-    """Run until the LCD's second row shows `words`: the simulated ms."""
-    while pico.t_ms < limit_ms:
-        pico.run_to(pico.t_ms + step_ms)
-        if pico.lcd.text_rows()[1].strip() == words:
-            return pico.t_ms
-    raise RuntimeError("no %r on the LCD by %d ms: %r" % (words, limit_ms, pico.lcd.text_rows()))
-
-
 def boot_run(uf2, fs_image, flash):
     """main.py as on a clock: power-up to READY; a game started and cut off
     by a power cut; power-up to GAME RESTORED.  (ready_ms, restored_ms)"""
     pico = target.Pico(flash, fs_image=fs_image, uf2=uf2).start()
     try:
-        ready = _until(pico, "READY")
+        ready = pico.run_to_ready()
         pico.press(LEFT, pico.t_ms + 100)
         pico.press(RIGHT, pico.t_ms + 1200)
         pico.run_to(pico.t_ms + 5000)
@@ -181,7 +173,7 @@ def boot_run(uf2, fs_image, flash):
         pico.stop()
     pico = target.Pico(flash, uf2=uf2).start()
     try:
-        restored = _until(pico, "GAME RESTORED")
+        restored = pico.run_until_shown(lang.text("en", "RESTORED"))
     finally:
         pico.stop()
     return ready, restored

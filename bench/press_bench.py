@@ -443,9 +443,7 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", show
         pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img, cols=bd.LCD_COLS,
                            rows=bd.LCD_ROWS, tm1637=target.tm1637_pins(board)).start()
         try:
-            pico.run_to(2400)
-            if "READY" not in "".join(pico.lcd.text_rows()):
-                raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
+            pico.run_to_ready()
             pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game, shown)
         finally:
             pico.stop()

@@ -1334,7 +1334,8 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "replay_games_per_second",
        "net_worst_loop_us_broker_down", "net_worst_loop_us_broker_hung",
        "net_worst_loop_us_broker_slow", "net_worst_loop_us_broker_restarting", "net_heap_bytes_per_message",
-       "hall_messages_per_second", "hall_attacks_repelled", "hall_results_lost_broker_kills",
+       "hall_messages_per_second", "hall_recorder_messages_per_second",
+       "hall_attacks_repelled", "hall_results_lost_broker_kills",
        "hall_results_lost_sighup", "hall_results_lost_full_disk",
        "press_to_page_p50_ms", "press_to_page_p99_ms",
        "tls_worst_loop_us_connecting"
@@ -1390,6 +1391,14 @@ def _hall(name):
     return measure_hall
 
 
+def _recorder():
+    """hall_recorder_messages_per_second (bench/recorder_bench.py): the
+    recorder's Recorder.message() on the firmware's own messages and the
+    hostile corpus, against the bare minimum any reader does."""
+    from bench import recorder_bench
+    return recorder_bench.recorder_rate()
+
+
 def hall_attacks():
     """hall_attacks_repelled: the attacks against the hall as generated, in
     every run; against the hall before issues 19 and 29 (the old ACL, in
@@ -1423,6 +1432,7 @@ MEASURES = (
      _hall("net_loop")),
     (("net_heap_bytes_per_message",), _hall("net_heap")),
     (("hall_messages_per_second",), _hall("hall_throughput")),
+    (("hall_recorder_messages_per_second",), _recorder),
     (("press_to_page_p50_ms", "press_to_page_p99_ms"), _hall("press_to_page")),
     (("tls_worst_loop_us_connecting",), _tls("tls_loop")),
     # On the emulated Pico (simulated time: the figures do not depend on what

@@ -119,9 +119,7 @@ def _game_run(img, flash, res):
     """Run 1: main.py plays a game; flash and CPU figures while a clock runs."""
     pico = target.Pico(flash, fs_image=img).start()
     try:
-        pico.run_to(2400)
-        if pico.lcd.text_rows()[1].strip() != "READY":
-            raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
+        pico.run_to_ready()
         pico.press(LEFT, 2500)
         t = 4000
         pico.run_to(t)
@@ -420,9 +418,7 @@ def _timed_run(d, flash, res):
     pico = target.Pico(flash, fs_image=img, lcd_times=True).start()
     trace = []
     try:
-        pico.run_to(2400)
-        if pico.lcd.text_rows()[1].strip() != "READY":
-            raise RuntimeError("the app did not boot: %r" % pico.lcd.text_rows())
+        pico.run_to_ready()
         pico.on_lcd = lambda us: trace.append((us, pico.lcd.text_rows()))
         pico.press(LEFT, TIMED_PRESS_MS, bounce=())    # right runs
         t = TIMED_MOVE_MS

@@ -190,11 +190,10 @@ def target_tls_press(connecting=True, presses=20, seed=29, timeout_s=1800):
             storm = [x for x in pico.pasted.splitlines() if x.startswith("STORM ")]
             if connecting and not storm:
                 raise BenchError("no connects on the emulated Pico: %s" % pico.pasted[-600:])
-            end = time.monotonic() + 300
-            while pico.lcd.text_rows()[1].strip() != "READY":
-                if time.monotonic() > end:
-                    raise BenchError("the app did not show READY: %r" % pico.lcd.text_rows())
-                pico.run_to(pico.t_ms + 100)
+            try:
+                pico.run_to_ready(limit_ms=pico.t_ms + 60000)
+            except RuntimeError as e:
+                raise BenchError("the app did not show READY: %s" % e)
             press_bench.pico_presses(pico, random.Random(seed), res, pico.t_ms + 500,
                                      presses, new_game=0)
             res["stats"] = pico.stats()

@@ -65,14 +65,24 @@ def file_log(hall, rnd, table, game, data, clock):
 
 def timeline(text, lang="en", cols=16, rows=2):
     """The log's replay as readable lines: `mm:ss  event  |row 0|row 1|`."""
+    return timelines(text, (lang,), cols, rows)[lang]
+
+
+def timelines(text, langs=LANGS, cols=16, rows=2):
+    """{language: timeline(text, language)} for each of langs, from one
+    replay of the log."""
     lines = text.split("\n")
     if lines and lines[-1] != "" and "#" not in lines[-1]:
         lines.pop()                      # a torn last line (logs.read_log's rule)
     game = replay.parse(lines)
-    out = ["%-7s %-12s %s" % ("time", "event", "the clock showed")]
     # the game's moments as `replay --timeline` reads them (its events only)
-    steps, clock, _at = timelinemod.steps(game, game.events[-1].t if game.events else 0,
-                                       cols, rows, lang)
+    by, clock, _at = timelinemod.steps_each(game, langs, game.events[-1].t if game.events
+                                            else 0, cols, rows)
+    return {lg: _lines(by[lg], clock, cols, rows) for lg in langs}
+
+
+def _lines(steps, clock, cols, rows):
+    out = ["%-7s %-12s %s" % ("time", "event", "the clock showed")]
     for st in steps:
         if st.note:
             continue
@@ -104,7 +114,7 @@ def write_timelines(www, table, account, game, data):
     none can be made (a log the replay cannot read)."""
     try:
         text = data.decode("utf-8")
-        made = {lg: timeline(text, lg) for lg in LANGS}
+        made = timelines(text, LANGS)
     except (UnicodeDecodeError, replay.ReplayError) as e:
         return "its log cannot be replayed: %s" % getattr(e, "message", e)
     os.makedirs(www, exist_ok=True)

@@ -539,6 +539,25 @@ class Pico:
         self.t_ms = int(self._expect("AT").split()[1])
         return self.t_ms
 
+    def run_until_shown(self, words, row=1, limit_ms=20000, step_ms=10):
+        """Run in steps of `step_ms` simulated ms until the LCD's `row` shows
+        `words` (stripped): the simulated ms it first did.  A RuntimeError
+        naming what the LCD showed if it has not by `limit_ms` (simulated,
+        so a slow host never fails it)."""
+        while True:
+            if self.lcd.text_rows()[row].strip() == words:
+                return self.t_ms
+            if self.t_ms >= limit_ms:
+                raise RuntimeError("no %r on the LCD by %d simulated ms: %r"
+                                   % (words, limit_ms, self.lcd.text_rows()))
+            self.run_to(min(self.t_ms + step_ms, limit_ms))
+
+    def run_to_ready(self, language="en", limit_ms=20000):
+        """Run until the clock's READY screen (lang READY_WHO: READY and who
+        presses to start) shows after power-up: the simulated ms it did."""
+        import lang
+        return self.run_until_shown(lang.text(language, "READY_WHO"), limit_ms=limit_ms)
+
     def pin(self, gpio, level):
         self._send("P %d %d" % (gpio, 1 if level else 0))
 

@@ -87,19 +87,24 @@ class Step:
 
 
 class _Watch:
-    """replay.run()'s watch: a Step at each note and each event."""
+    """replay.run()'s watch: a Step at each note and each event, for each
+    of `languages` (by[language]: its steps; the moments and the reports
+    are the same in each, only the LCD rows are the language's)."""
 
-    def __init__(self, cols, rows, language):
-        self.cols, self.rows, self.lang = cols, rows, language
-        self.got = []
+    def __init__(self, cols, rows, languages):
+        self.cols, self.rows, self.langs = cols, rows, languages
+        self.by = {lg: [] for lg in languages}
+        self.got = self.by[languages[0]]
 
     def _shot(self, clock, t, what, side, arg, note, ignored):
-        self.got.append(Step(
-            t=t, what=what, side=side, arg=arg, note=note, ignored=ignored,
-            rep=reportmod.state(clock, t),
-            stopped=clock.side if clock.state == clockcore.PAUSED else -1,
-            flags=(clock.flag_shown(0), clock.flag_shown(1)),
-            lcd=replay.lcd_rows(clock, self.cols, self.rows, self.lang)))
+        rep = reportmod.state(clock, t)
+        stopped = clock.side if clock.state == clockcore.PAUSED else -1
+        flags = (clock.flag_shown(0), clock.flag_shown(1))
+        for lg in self.langs:
+            self.by[lg].append(Step(
+                t=t, what=what, side=side, arg=arg, note=note, ignored=ignored,
+                rep=rep, stopped=stopped, flags=flags,
+                lcd=replay.lcd_rows(clock, self.cols, self.rows, lg)))
 
     def note(self, clock, code, side, t, arg):
         if not clockcore.is_action(code):   # the events come through event()
@@ -112,9 +117,19 @@ class _Watch:
 def steps(game, at=None, cols=16, rows=2, language=None, warn=None):
     """The game's moments up to `at` (default: its end, as `replay`
     reports it), in order; returns (steps, clock, at)."""
-    w = _Watch(cols, rows, language or game.lang)
+    w = _Watch(cols, rows, (language or game.lang,))
     clock, at = replay.run(game, at, warn, w)
     return w.got, clock, at
+
+
+def steps_each(game, languages, at=None, cols=16, rows=2, warn=None):
+    """steps() in each of `languages` from one replay of the game:
+    ({language: its steps}, clock, at); a language's steps are the ones
+    steps(game, at, cols, rows, language) gives (hall/filing.py: the
+    page's timelines in every language, the game run once)."""
+    w = _Watch(cols, rows, tuple(languages))
+    clock, at = replay.run(game, at, warn, w)
+    return w.by, clock, at
 
 
 def words(language):

@@ -69,7 +69,14 @@ def longest_run_first(request, background, tmp_path_factory):
     an emulated Pico (minutes of CPU), starts with the session: it has the
     second core while the first runs the single-threaded modules, and its
     test, last in that module, waits for it.  Nothing starts when that test
-    is not selected or the emulated Pico is missing (the test then says so)."""
+    is not selected or the emulated Pico is missing (the test then says so).
+
+    Under pytest-xdist (`make test`: -n 2 --dist loadfile) nothing starts
+    early: every worker collects every test, and which one is given
+    test_target_pico.py is decided later, so each such module starts its
+    own run when its first test asks (its module fixture), on its worker."""
+    if hasattr(request.config, "workerinput"):
+        return
     # the firmware images (tests/test_firmware_image.py: minutes of make on
     # a cold cache, a copy on a warm one) are built from the start too
     from test_firmware_image import start_images

@@ -424,3 +424,23 @@ def test_a_round_that_does_not_finish_says_which_games_and_why(tmp_path):
     assert str(e.value).startswith("only 19 of 20 games finished and confirmed: table 2 ")
     assert HB._lost_figure([], 20, "hall_results_lost_sighup", 0, 20, "w", "b", "0",
                            True).value == 0
+
+
+def test_recorder_figure_small():
+    """hall_recorder_messages_per_second on a tiny mix: a sane figure, the
+    mix is the firmware's own messages (every clock's states, heartbeats,
+    its result and log), with the hostile corpus among them, and the
+    recorder stores each game's result once and confirms every copy."""
+    from bench import recorder_bench as RB
+    import hallproto as hp
+    items, kinds = RB.mix(clocks=2, turns=3)
+    assert kinds["result"] == 4 and kinds["log"] == 2 and kinds["hostile"] > 0
+    assert kinds["state"] >= 2 * 5 and kinds["heartbeat"] > 0
+    honest = [hp.parse(RB.EVENT, t.decode(), p) for t, p, r in items
+              if t.startswith((b"scrabble/cup/1/", b"scrabble/cup/2/"))]
+    assert len(honest) == len(items) - kinds["hostile"]
+    assert [m.kind for m in honest if m.kind == "refused"] == []
+    (f,) = RB.recorder_rate(clocks=2, turns=3, runs=1)
+    sane(f, "hall_recorder_messages_per_second", "msgs/s")
+    assert f.value > 0 and f.baseline > 0 and f.goal
+    assert RB.need(100) == 100 * (2 + 0.2)

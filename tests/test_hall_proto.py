@@ -145,6 +145,41 @@ def test_the_name_rule():
     assert hp.is_name("\u0410nna")        # a look-alike is a name (ids are ASCII)
 
 
+def test_the_quick_answers_are_the_rules_answers():
+    """parse() takes a clock's own JSON (exactly json.dumps of a body of the
+    state's fields only) without the text scan, is_text() printable ASCII
+    with one strip(), is_id() its characters with one strip(): each gives
+    what the rule spelled out gives.  A body the quick path does not take
+    (a duplicate key, another spelling, an extra field) gets the full
+    rules' verdict, the scan's reason first."""
+    def text_rule(v, most):
+        return isinstance(v, str) and len(v) <= most and \
+            not any(lo <= ord(c) <= hi for c in v for lo, hi in hp.NAME_DROP)
+    for v in NAMES + IDS + ["x" * 79, "x" * 80, "x" * 81, "a\x7fb", "~ !", 5, None]:
+        for most in (hp.NAME_MAX, hp.MAX_SELFTEST, 3):
+            assert hp.is_text(v, most) == text_rule(v, most), (v, most)
+        assert hp.is_id(v) == (isinstance(v, str) and 0 < len(v) <= hp.MAX_ID
+                               and all(c in hp.ID_CHARS for c in v)), v
+    assert hp._PRINTABLE == "".join(chr(c) for c in range(0x20, 0x7F))
+    t = "scrabble/cup/3/state/3"
+    text = json.dumps(STATE)
+    assert hp._plain(text, json.loads(text)) and hp.parse("cup", t, text).kind == "state"
+    for bad, why in ((text[:-1] + ', "t_ms": 1.5}', "not JSON of integers"),
+                     ('{"t_ms": 1.5, ' + text[1:], "not JSON of integers"),
+                     (text[:-1] + ', "x": [[[1]]]}', "nested too deep"),
+                     (text[:-1] + ', "x": [[1]]}', None),
+                     (json.dumps(dict(STATE, left=dict(STATE["left"], x=5.0))),
+                      "not JSON of integers"),
+                     (json.dumps(STATE, separators=(",", ":")), None),
+                     (json.dumps(dict(STATE, t_ms=5.0)), "not JSON of integers"),
+                     (text + " x", "not JSON of integers"), (text + " null", "not JSON")):
+        if why is None:              # (JSON of integers, not as the clock writes it)
+            assert not hp._plain(bad, json.loads(bad))
+        m = hp.parse("cup", t, bad)
+        assert (m.kind, m.why) == (("state", None) if why is None else
+                                   ("refused", "state: " + why)), bad
+
+
 def test_the_rules_that_stopped_the_recorder_are_refused():
     """The issue's killers: a topic level that str.isdigit() takes and int()
     refuses (a superscript digit), a clock id ending in a newline (a regex

@@ -147,6 +147,29 @@ def test_hall_timeline_reads_the_game_through_the_same_steps():
         assert row.endswith(" ".join("|%s|" % r for r in s.lcd)), (row, s.lcd)
 
 
+def test_the_pages_timelines_in_every_language_come_from_one_replay_alike():
+    """hall/filing.py writes the page's timelines of every language from one
+    replay of the log (timeline.steps_each): each language's steps are
+    timeline.steps()'s in that language, moment for moment (the times, the
+    events, the reports and the LCD rows), and each timeline is the one
+    filing.timeline() gives for that language alone."""
+    for name in sorted(os.listdir(EXAMPLES)):
+        text = open(os.path.join(EXAMPLES, name), encoding="utf-8").read()
+        g = replay.parse(text.split("\n"))
+        by, clock, at = timeline.steps_each(g, filing.LANGS, g.events[-1].t)
+        for lg in filing.LANGS:
+            alone, c1, at1 = timeline.steps(replay.parse(text.split("\n")), g.events[-1].t,
+                                            language=lg)
+            assert at1 == at and c1.t == clock.t
+            assert [(s.t, s.what, s.side, s.arg, s.note, s.ignored, s.rep, s.stopped,
+                     s.flags, s.lcd) for s in by[lg]] == \
+                [(s.t, s.what, s.side, s.arg, s.note, s.ignored, s.rep, s.stopped,
+                  s.flags, s.lcd) for s in alone], (name, lg)
+        assert {lg: filing.timeline(text, lg) for lg in filing.LANGS} == filing.timelines(text)
+    made = filing.timelines(text)
+    assert made["de"] != made["en"]      # (the languages' LCD rows differ)
+
+
 # -- --at past the log's end ------------------------------------------------------------
 
 def test_at_past_the_logs_end_says_so_in_one_line_and_still_prints(tmp_path):

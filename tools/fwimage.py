@@ -723,13 +723,15 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
                 if port == "rp2":
                     check_layout(made)
                 os.makedirs(img_dir, exist_ok=True)
-                shutil.copyfile(made, cached + ".part")
-                os.replace(cached + ".part", cached)
+                part = "%s.%d.part" % (cached, os.getpid())
+                shutil.copyfile(made, part)
+                os.replace(part, cached)
     os.utime(cached)      # (newest first when the cache is pruned)
     _prune_images(img_dir)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    shutil.copyfile(cached, out + ".part")
-    os.replace(out + ".part", out)
+    part = "%s.%d.part" % (out, os.getpid())   # (two runs may write one `out` at once)
+    shutil.copyfile(cached, part)
+    os.replace(part, out)
     info = {"board": board, "port": port, "micropython_board": mpboard,
             "micropython": MICROPY_VERSION, "commit": commit, "key": key,
             "defines": defines, "cmake": cmake, "reused": reused,
@@ -737,9 +739,11 @@ def build(board, port_board_override=None, defines=(), cmake=(), out=None, src=N
             "bytes": os.path.getsize(out), "frozen": sorted(files)}
     if port == "rp2":
         info["flash_bytes"] = sum(len(p) for _a, p in uf2_blocks(out))
-    with open(out + ".json", "w") as f:
+    part = "%s.json.%d.part" % (out, os.getpid())
+    with open(part, "w") as f:
         json.dump(info, f, indent=1, sort_keys=True)
         f.write("\n")
+    os.replace(part, out + ".json")
     say("%s %s (%d bytes%s)" % ("reused" if reused else "built", os.path.relpath(out, os.getcwd()),
                                 info["bytes"], ", from the cache" if reused else ""))
     return info

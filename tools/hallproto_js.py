@@ -278,11 +278,12 @@ if (typeof module !== "undefined") module.exports = HallProto;
 
 
 def data():
-    """hallproto's UPPER_CASE names: the protocol's data."""
+    """hallproto's UPPER_CASE names: the protocol's data (not its private
+    `_NAMES`: the Python side's own shortcuts)."""
     out = {}
     for k in sorted(dir(hallproto)):
         v = getattr(hallproto, k)
-        if k.isupper() and isinstance(v, (int, str, tuple)):
+        if k.isupper() and k[0] != "_" and isinstance(v, (int, str, tuple)):
             out[k] = v
     return out
 
