@@ -85,7 +85,8 @@ RESEND_MS = 5000        # an acknowledged, unconfirmed result is sent again
 
 # The hall as the clock's user sees it (Net.hall; the source's mark(): the
 # LCD mark, view.py, and the setup menu's "Hall" item, through source.py):
-HALL_DOWN = 0   # no hall: the last try failed, or no Wi-Fi after WAIT_MS
+HALL_DOWN = 0   # no hall: the last try failed, the Wi-Fi refused the password,
+                #   or no Wi-Fi after WAIT_MS
 HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
 HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
 WAIT_MS = 15000         # "connecting" without Wi-Fi at most this long
@@ -244,7 +245,11 @@ class Net:
         if self.link is not None and not self.link.isconnected():
             self.retry_at = self.add(now, 500)
             self._wifi_why()
-            if self.hall == HALL_WAIT and self.diff(now, self.wait_until) >= 0:
+            # (a refused password is a failed try at once: the mark says "no
+            # hall" now, not after WAIT_MS; any other no-Wi-Fi may be the
+            # radio still joining)
+            if self.hall == HALL_WAIT and (self.wifi == WIFI_BADAUTH
+                                           or self.diff(now, self.wait_until) >= 0):
                 self._show(HALL_DOWN)
             return
         if self.wire.open(now, self.host, self.port):

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import ROOT, need
 from host_sim import target
+import net
 
 WIRE = os.path.join(ROOT, "tests", "cyw43_wire.js")
 TEST_PATTERN = 0xFEEDBEAD            # cyw43_spi.h TEST_PATTERN
@@ -205,7 +206,7 @@ def test_the_real_pico_w_table_image_brings_the_radio_up_and_shows_ready(tmp_pat
 
 
 LEFT = 14                                   # boards/pico.py BTN_LEFT
-HALL_WAIT_MARK, HALL_DOWN_MARK = "\u2464", "\u2463"   # CGRAM 5, 4: view.py G_HALL + net.HALL_WAIT / HALL_DOWN
+HALL_DOWN_MARK = "\u2463"   # CGRAM 4: view.py G_HALL + net.HALL_DOWN
 EV_SET_SSID, EV_AUTH, EV_DEAUTH_IND, EV_LINK, EV_PSK_SUP = 0, 3, 6, 16, 46   # cyw43_ll.h CYW43_EV_*
 WLC_DISASSOC = 52                           # cyw43_ll.c
 
@@ -271,24 +272,25 @@ def test_a_wrong_passphrase_is_refused_and_the_clock_plays_on(tmp_path, pico_w_u
     CYW43_LINK_BADAUTH from cyw43_wifi_link_status 622) and the AP's deauth
     (DEAUTH_IND reason 2: cyw43_ctrl.c 396-400 pend_disassoc, so the driver
     sends WLC_DISASSOC, not modelled: logged).  No DHCP ever.  The clock:
-    net.py _open (230-234): "no Wi-Fi", and after WAIT_MS (15 s) the hall
-    mark goes from HALL_WAIT to HALL_DOWN (view.py _hall: G_HALL + h in the
-    last column); the keys still play."""
+    net.py _open reads WLAN.status() STAT_WRONG_PASSWORD and the hall mark
+    goes from HALL_WAIT to HALL_DOWN at once, not after WAIT_MS (view.py
+    _hall: G_HALL + h in the last column); the keys still play."""
     pico = _join_pico(tmp_path, pico_w_uf2, (SSID, "wrong " + PASSPHRASE))
     try:
-        pico.run_to(2500)
+        pico.run_to_ready()
         before = pico.lcd.text_rows()
-        pico.press(LEFT, 3000)
-        pico.run_to(4000)
-        playing = pico.lcd.text_rows()
-        pico.run_to(16500)
+        pico.press(LEFT, pico.t_ms + 500)
+        pico.run_to(pico.t_ms + 1500)
         after = pico.lcd.text_rows()
+        pico.run_to(pico.t_ms + 1500)
+        later = pico.lcd.text_rows()
         stats = pico.stats()
     finally:
         pico.stop()
     log = "\n".join(pico.wifi)
-    assert "READY" in before[1] and before[1].endswith(HALL_WAIT_MARK), before
-    assert playing != before and "READY" not in playing[1], (before, playing)
+    assert "READY" in before[1], before
+    assert pico.t_ms < net.WAIT_MS                   # ("no hall" long before WAIT_MS)
+    assert after != before and "READY" not in after[1], (before, after)
     assert 'STEP join ssid "%s": wrong passphrase' % SSID in log
     ev = _events(pico)
     assert ev[:3] == [(EV_AUTH, 0, 0, 0), (EV_LINK, 0, 0, 1), (EV_PSK_SUP, 5, 14, 0)], ev
@@ -296,7 +298,7 @@ def test_a_wrong_passphrase_is_refused_and_the_clock_plays_on(tmp_path, pico_w_u
     assert "UNSUPPORTED ioctl SET cmd %d" % WLC_DISASSOC in log, log[-3000:]
     assert " udp 68 > 67" not in log
     assert after[1].endswith(HALL_DOWN_MARK), (after, pico.serial[-600:])
-    assert after[0] != playing[0], (playing, after)            # the clock ran on
+    assert later[0] != after[0], (after, later)            # the clock runs on
     assert stats["cyw43_unsupported"] == log.count(" UNSUPPORTED ")
 
 

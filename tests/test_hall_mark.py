@@ -223,24 +223,30 @@ def test_net_tells_why_there_is_no_wifi():
     """net.py's _open with the link down reads its status(): a wrong
     password (STAT_WRONG_PASSWORD, -3) and no such network (-2) each noted
     and told to the source once; a link without status() says no reason."""
-    told = []
+    told, marks = [], []
 
     class Src:
         def wifi(self, w):
             told.append(w)
 
+        def mark(self, h):
+            marks.append(h)
+
     n = net.Net.__new__(net.Net)       # only what _open's no-Wi-Fi branch reads
     n.src, n.add, n.diff = Src(), (lambda a, b: a + b), (lambda a, b: a - b)
     n.hall, n.wait_until, n.wifi = net.HALL_WAIT, 10 ** 9, net.WIFI_OK
-    for status, why, note in ((-3, net.WIFI_BADAUTH, "no Wi-Fi: wrong password"),
-                              (-2, net.WIFI_NONET, "no Wi-Fi: no such network"),
-                              (1, net.WIFI_OK, "no Wi-Fi")):
+    for status, why, note, hall in (
+            (-2, net.WIFI_NONET, "no Wi-Fi: no such network", net.HALL_WAIT),
+            (1, net.WIFI_OK, "no Wi-Fi", net.HALL_WAIT),
+            # a refused password: "no hall" at once, long before WAIT_MS
+            (-3, net.WIFI_BADAUTH, "no Wi-Fi: wrong password", net.HALL_DOWN)):
         n.link = _Link(status)
         n._status = n.link.status
         n._open(0)
         n._open(500)
-        assert (n.wifi, n.note) == (why, note)
-    assert told == [net.WIFI_BADAUTH, net.WIFI_NONET, net.WIFI_OK]
+        assert (n.wifi, n.note, n.hall) == (why, note, hall)
+    assert told == [net.WIFI_NONET, net.WIFI_OK, net.WIFI_BADAUTH]
+    assert marks == [net.HALL_DOWN]
 
 
 def test_the_hall_words_fit():
