@@ -297,10 +297,12 @@ class SimClock:
         st = self.STATES[k.state] if 0 <= k.state < len(self.STATES) else str(k.state)
         link = self.LINKS[n.st] if 0 <= n.st < len(self.LINKS) else str(n.st)
         at = "%d" % self.rig.ms() + ("" if fleet_ms is None else " of %d" % fleet_ms)
+        shown = " / ".join(r.rstrip() for r in self.rig.screen()) if self.rig.lcd else "-"
         return ("table %d (%s): game %s at %s virtual ms, %d of %d scripted key edges "
                 "done; %d result(s) confirmed, %d message(s) unconfirmed; hall link: %s "
-                "(%s)" % (self.table, self.id, st, at, self.i, len(self.script),
-                          n.confirmed, len(n.q1), link, n.note))
+                "(%s); the LCD shows %r" % (self.table, self.id, st, at, self.i,
+                                            len(self.script), n.confirmed, len(n.q1), link,
+                                            n.note, shown))
 
     def advance(self, to_ms):
         """Run the clock to `to_ms` virtual ms since boot, pressing on cue."""
