@@ -94,7 +94,8 @@ def latency(games=10, seed=36):
                 t += 300
                 pico.press(PAUSE, t, bounce=(), hold_ms=2100)   # NEW GAME?
                 t += 2300
-                got, t = _answer(pico, rng, t + rng.randint(0, 300), "READY")
+                got, t = _answer(pico, rng, t + rng.randint(0, 300),
+                                 target.ready_words())
                 res["new_ms"].append(got)
                 t += 300
         finally:

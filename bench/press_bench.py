@@ -337,7 +337,8 @@ def _pico_new_game(pico, t, state):
         pico.pin(PICO_PINS[1], 1)
         t += 2500
     pico.run_to(t)
-    if "READY" not in "".join(pico.lcd.text_rows()):
+    from host_sim import target
+    if not pico.shows(target.ready_words()):
         raise RuntimeError("no new game: %r" % pico.lcd.text_rows())
     return t
 

@@ -148,7 +148,6 @@ def mix(clocks=CLOCKS, turns=TURNS, hostile_every=HOSTILE_EVERY, seed=35):
     (bench/hall_attacks.py, for a table of its own), in turn; kinds: how
     many of each kind the games sent, {"state": n, ..., "hostile": n}."""
     from bench import hall_attacks
-    import hallproto as hp
     rnd = random.Random(seed)
     games = []
     for table in range(1, clocks + 1):

@@ -194,7 +194,7 @@ def _wdt_run(img, flash, res):
         t = 3000
         pico.run_to(t)
         # the journal is set up in ready, a block a step (~20 s at the maxima)
-        while pico.lcd.text_rows()[1].strip() != "READY" or t < 24000:
+        while not pico.shows(target.ready_words()) or t < 24000:
             t += 1000
             pico.run_to(t)
             if t > 60000:

@@ -168,7 +168,6 @@ def target_tls_press(connecting=True, presses=20, seed=29, timeout_s=1800):
     [(start, end) ms], 'during': presses whose edge fell inside a connect,
     'stats', 'end_ms'}."""
     import random
-    import time
     from bench import press_bench
     from host_sim import target
     uf2 = ssl_uf2()

@@ -366,6 +366,13 @@ def cpu_s(pid):
         return 0.0
 
 
+def ready_words(language="en"):
+    """What the READY screen says (lang READY_WHO: READY and who presses to
+    start, issue 37), as the benches and tests look for it."""
+    import lang
+    return lang.text(language, "READY_WHO")
+
+
 class Pico:
     """One run of the emulated Pico on a flash file.  `stop()` (or killing the
     process) is a power cut; a new Pico on the same file powers up again.
@@ -539,25 +546,29 @@ class Pico:
         self.t_ms = int(self._expect("AT").split()[1])
         return self.t_ms
 
-    def run_until_shown(self, words, row=1, limit_ms=20000, step_ms=10):
-        """Run in steps of `step_ms` simulated ms until the LCD's `row` shows
-        `words` (a Wi-Fi clock's row may end in the hall's mark): the
-        simulated ms it first did.  A RuntimeError
-        naming what the LCD showed if it has not by `limit_ms` (simulated,
-        so a slow host never fails it)."""
-        while True:
-            if words in self.lcd.text_rows()[row]:
-                return self.t_ms
+    def shows(self, words, row=None):
+        """Whether the LCD's `row` (None: any row; a 20x4 shows READY on its
+        third) holds `words` (a Wi-Fi clock's row may end in the hall's
+        mark)."""
+        rows = self.lcd.text_rows()
+        return any(words in r for r in (rows if row is None else rows[row:row + 1]))
+
+    def run_until_shown(self, words, row=None, limit_ms=20000, step_ms=10):
+        """Run in steps of `step_ms` simulated ms until shows(words, row):
+        the simulated ms it first did.  A RuntimeError naming what the LCD
+        showed if it has not by `limit_ms` (simulated, so a slow host never
+        fails it)."""
+        while not self.shows(words, row):
             if self.t_ms >= limit_ms:
                 raise RuntimeError("no %r on the LCD by %d simulated ms: %r"
                                    % (words, limit_ms, self.lcd.text_rows()))
             self.run_to(min(self.t_ms + step_ms, limit_ms))
+        return self.t_ms
 
     def run_to_ready(self, language="en", limit_ms=20000):
-        """Run until the clock's READY screen (lang READY_WHO: READY and who
+        """Run until the clock's READY screen (ready_words: READY and who
         presses to start) shows after power-up: the simulated ms it did."""
-        import lang
-        return self.run_until_shown(lang.text(language, "READY_WHO"), limit_ms=limit_ms)
+        return self.run_until_shown(ready_words(language), limit_ms=limit_ms)
 
     def pin(self, gpio, level):
         self._send("P %d %d" % (gpio, 1 if level else 0))
