@@ -93,6 +93,7 @@ const WLC_SUP_KEYED = 6, WLC_SUP_KEYXCHANGE_WAIT_M3 = 5, WLC_E_SUP_DEAUTH = 14,
 const JOIN_EVENT_GAP_NS = 2e6;   // between a join's events (simulated time, an assumption)
 const NET_LATENCY_NS = 1e6;      // a frame to the clock arrives this long after its cause (an assumption)
 const SDPCM_HEADER_LEN = 12, BDC_HEADER_LEN = 4, BDC_VERSION_2 = 0x20;
+const CREDIT_WINDOW = 8;         // packets the host may send ahead of the firmware's buffers
 const CONTROL_CHANNEL = 0, EVENT_CHANNEL = 1, DATA_CHANNEL = 2;
 const ETH_MAX = 1514;            // an Ethernet frame without its FCS
 
@@ -142,7 +143,7 @@ class Cyw43 {
     this.ref = fwHeader ? loadFirmwareHeader(fwHeader) : null;
     this.refNvram = nvramHeader ? loadNvramHeader(nvramHeader) : null;
     this.stats = { cyw43_xfers: 0, cyw43_unsupported: 0, cyw43_fw_bytes: 0, cyw43_ioctls: 0,
-      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0, cyw43_f2_reads: 0 };
+      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0, cyw43_f2_reads: 0, cyw43_credit_updates: 0 };
     Object.defineProperty(this.stats, 'cyw43_rx_waiting', { enumerable: true, get: () => this.rx.length });
     Object.defineProperty(this.stats, 'cyw43_host_wake', { enumerable: true, get: () => (this.on && this.irqPending() ? 1 : 0) });
     this.timers = [];             // {at (ns), run}: the network's work due, in time order
@@ -181,6 +182,7 @@ class Cyw43 {
     this.htAt = Infinity;
     this.rx = [];                 // F2 packets waiting for the host
     this.hostSeq = 0;
+    this.credit = 1;              // the bus data credit the host last read (cyw43_ll_init: 1)
     this.clm = null;              // CLM download in progress
     // the control channel's state: the MAC the firmware reads from the NVRAM's
     // macaddr= when the OTP has none (the driver then sets its own)
@@ -301,7 +303,10 @@ class Cyw43 {
       else this.bpRead(c.addr, c.len, data);
     } else if (c.fn === 2) {
       const p = this.rx.shift();
-      if (p) this.stats.cyw43_f2_reads += 1;
+      if (p) {
+        this.stats.cyw43_f2_reads += 1;
+        p[9] = this.credit = (this.hostSeq + CREDIT_WINDOW) & 0xff;   // as of this read
+      }
       if (!p) this.unsupported('F2 read of ' + c.len + ' bytes with no packet pending');
       else data.set(p.subarray(0, Math.min(p.length, n)));
     }
@@ -474,6 +479,10 @@ class Cyw43 {
 
   // -- SDPCM (F2) ---------------------------------------------------------------------
   f2Write(data) {
+    this.f2Take(data);
+    if (this.firmwareUp()) this.creditUpdate();
+  }
+  f2Take(data) {
     if (!this.firmwareUp()) { this.unsupported('F2 write of ' + data.length + ' bytes before the firmware runs'); return; }
     const le16 = (o) => data[o] | (data[o + 1] << 8), le32 = (o) => (data[o] | (data[o + 1] << 8) | (data[o + 2] << 16) | (data[o + 3] << 24)) >>> 0;
     const size = le16(0);
@@ -496,6 +505,23 @@ class Cyw43 {
     const cmd = le32(hlen), len = le32(hlen + 4) & 0xffff, flags = le32(hlen + 8);
     const payload = data.subarray(hlen + 16, Math.min(size, hlen + 16 + len));
     this.ioctl(cmd, flags, payload);
+  }
+  // The firmware frees each packet's buffer as soon as it has taken it, and
+  // the host learns the new credit from the next F2 packet's header.  With
+  // none queued to carry it and the host's credit short (under half the
+  // window left: it stalls at none, cyw43_sdpcm_send_common 651), the
+  // firmware sends a header-only packet, the driver's "flow control packet
+  // with no data" (sdpcm_process_rx_packet: the credit taken, nothing else).
+  creditUpdate() {
+    const left = (this.credit - ((this.hostSeq + 1) & 0xff)) & 0xff;
+    if (this.rx.length || left >= CREDIT_WINDOW / 2) return;
+    const p = new Uint8Array(SDPCM_HEADER_LEN);
+    p[0] = SDPCM_HEADER_LEN; p[2] = ~SDPCM_HEADER_LEN & 0xff; p[3] = 0xff;
+    p[4] = this.rxSeq = ((this.rxSeq || 0) + 1) & 0xff;
+    p[5] = CONTROL_CHANNEL; p[7] = SDPCM_HEADER_LEN;
+    this.stats.cyw43_credit_updates += 1;
+    this.rx.push(p);
+    this.driveIrq();
   }
   ioctl(cmd, flags, payload) {
     this.stats.cyw43_ioctls += 1;
@@ -619,7 +645,7 @@ class Cyw43 {
       const p = new Uint8Array((size + 3) & ~3);
       p[0] = size & 0xff; p[1] = size >> 8; p[2] = ~size & 0xff; p[3] = (~size >> 8) & 0xff;
       p[4] = this.rxSeq = ((this.rxSeq || 0) + 1) & 0xff;
-      p[5] = DATA_CHANNEL; p[7] = SDPCM_HEADER_LEN; p[9] = (this.hostSeq + 8) & 0xff;
+      p[5] = DATA_CHANNEL; p[7] = SDPCM_HEADER_LEN;   // (the credit: stamped when read)
       p[12] = BDC_VERSION_2; p[14] = 0; p[15] = 0;           // priority 0, interface 0 (STA), no data offset
       p.set(frame, SDPCM_HEADER_LEN + BDC_HEADER_LEN);
       this.stats.cyw43_frames_to_host += 1;
@@ -649,7 +675,7 @@ class Cyw43 {
     const be32 = (o, v) => { be16(o, (v >>> 16) & 0xffff); be16(o + 2, v & 0xffff); };
     p[0] = size & 0xff; p[1] = size >> 8; p[2] = ~size & 0xff; p[3] = (~size >> 8) & 0xff;
     p[4] = this.rxSeq = ((this.rxSeq || 0) + 1) & 0xff;
-    p[5] = 1; p[7] = 12; p[9] = (this.hostSeq + 8) & 0xff;
+    p[5] = 1; p[7] = 12;   // (the credit: stamped when read)
     p[12] = 0x20; p[14] = e.iface; p[15] = 0;                // BDC v2, interface, no data offset
     const eth = 16;
     p.set(this.mac, eth); p.set(this.ap.bssid, eth + 6); be16(eth + 12, 0x886c);
@@ -685,7 +711,6 @@ class Cyw43 {
     p[4] = this.rxSeq = ((this.rxSeq || 0) + 1) & 0xff;
     p[5] = 0;                      // control channel
     p[7] = 12;                     // header length
-    p[9] = (this.hostSeq + 8) & 0xff;   // bus data credit: room for 8 more packets
     put32(12, cmd); put32(16, data.length); put32(20, flags); put32(24, status >>> 0);
     p.set(data, 28);
     this.rx.push(p);
