@@ -52,6 +52,7 @@ import ticks  # noqa: E402
 import rig as gestures  # noqa: E402  (the cards' gestures, as data)
 from bench.figures import BenchError, Figure, fmt, side_by_side, tool  # noqa: E402,F401
 from bench import image_bench  # noqa: E402
+from bench import pico_w_bench  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 # Measurements on the emulated Pico (simulated time) run this many at a time:
@@ -1340,7 +1341,8 @@ ALL = ("accounting_error_ms", "heap_bytes_per_loop", "heap_bytes_per_loop_second
        "press_to_page_p50_ms", "press_to_page_p99_ms",
        "tls_worst_loop_us_connecting"
        ) + PRESS_FIGURES + TARGET_FIGURES + TARGET_PRESS_FIGURES + TARGET_TLS_FIGURES + \
-    TARGET_TLS_PRESS_FIGURES + FAMILY_FIGURES + image_bench.FIGURES + ANSWER_FIGURES
+    TARGET_TLS_PRESS_FIGURES + FAMILY_FIGURES + image_bench.FIGURES + ANSWER_FIGURES + \
+    pico_w_bench.FIGURES
 
 
 # == every display family on the emulated Pico (issue 28) ===========================
@@ -1445,6 +1447,7 @@ MEASURES = (
     (TARGET_PRESS_FIGURES, target_press_to_lcd, EMULATED),
     (ANSWER_FIGURES, answer_figures, EMULATED),          # the answer to a question (issue 36)
     (TARGET_TLS_FIGURES, _tls("target_tls_figures"), EMULATED),
+    (pico_w_bench.FIGURES, pico_w_bench.figures, EMULATED),  # the Wi-Fi clock in a hall (issue 38)
     # Counts, not times, of the hall with its broker (real time, little CPU):
     # beside the emulators, which are niced, so the hall gets the CPU first.
     (("hall_attacks_repelled",), hall_attacks, BESIDE),

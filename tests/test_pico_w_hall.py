@@ -20,14 +20,17 @@ import threading
 import pytest
 
 from conftest import need
-from hallkit import PATIENT_S, csv_rows, hall_cmd, needs_broker, new_hall
+from hallkit import PATIENT_S, chromium, csv_rows, hall_cmd, needs_broker, needs_browser, \
+    new_hall, page_until
 from bench import pico_w_bench as W
 from bench.press_bench import pct
 from hall import clients, filing
 from hall import tournament as T
 from host_sim import replay, target
+from test_hall_page import ROWS_JS, seconds
 import hallproto as hp
 import net
+import profiles
 
 pytestmark = needs_broker
 
@@ -78,9 +81,10 @@ def played(tmp_path_factory):
     uf2 = fwimage.build("pico_w", out=str(tmp / "pico_w.uf2"))["path"]
     h = new_hall(tmp, tables=12)
     h.start()
-    listener = Listener(h)
-    clock = W.HallClock(h, uf2, str(tmp))
+    listener = clock = None
     try:
+        listener = Listener(h)
+        clock = W.HallClock(h, uf2, str(tmp))
         assert listener.subscribed.wait(PATIENT_S)
         clock.boot()
         boot_heap = clock.heap()
@@ -98,14 +102,21 @@ def played(tmp_path_factory):
                               p.t_ms + RESULT_LIMIT_MS, step_ms=200)
         game_heap = clock.heap()
         stats = p.stats()
+    except BaseException:
+        h.stop()
+        raise
     finally:
-        clock.stop()
-        listener.close()
+        if clock is not None:
+            clock.stop()
+        if listener is not None:
+            listener.close()
     csv = hall_cmd(h.folder, "results", "--csv", event=h.event, port=h.port)
-    h.stop()
-    yield {"hall": h, "clock": clock, "pico": p, "res": res, "final": final, "stats": stats,
-           "got_all": got_all, "records": recorded(), "filed": filed(), "listener": listener,
-           "boot_heap": boot_heap, "game_heap": game_heap, "csv": csv, "game": game}
+    try:
+        yield {"hall": h, "clock": clock, "pico": p, "res": res, "final": final, "stats": stats,
+               "got_all": got_all, "records": recorded(), "filed": filed(), "listener": listener,
+               "boot_heap": boot_heap, "game_heap": game_heap, "csv": csv, "game": game}
+    finally:
+        h.stop()
 
 
 def test_the_table_image_joins_and_connects_to_the_halls_broker_over_tls(played):
@@ -162,6 +173,9 @@ def test_the_games_result_reaches_the_recorder_and_its_log_is_filed(played):
     for side in ("left", "right"):
         assert res[side] == last[side], (side, res, last)
     assert res["clock"] == last["clock"]
+    shown = ["%02d:%02d" % divmod(profiles.shown_secs(res[s]["remaining_ms"]), 60)
+             for s in ("left", "right")]
+    assert shown == played["final"][0].split(), (shown, played["final"])   # the clock's last screen
     (table, path), = played["filed"]
     assert table == W.TABLE and os.path.basename(path).startswith(last["clock"])
     log = open(path).read()
@@ -207,6 +221,28 @@ def test_the_heap_after_boot_and_after_the_game(played):
     assert pool == played["game_heap"][2] and 200 * 1024 <= pool <= 210016
     for free, largest, _pool in (played["boot_heap"], played["game_heap"]):
         assert 0 < largest <= free < pool
+
+
+@needs_browser
+def test_the_directors_page_shows_the_game_as_the_clock_ended_it(played):
+    """The director's page of the running hall (headless Chromium, the
+    broker over wss): table 7's row finished, with the times the clock's
+    result holds as its display showed them (profiles.shown_secs)."""
+    import shutil
+    import tempfile
+    res, t = played["records"][0]["result"], str(W.TABLE)
+    profile = tempfile.mkdtemp(prefix="hall-chromium-")
+    d = chromium(profile)
+    try:
+        d.get(played["hall"].url())
+        rows = page_until(d, ROWS_JS, lambda r: t in r and "finished" in r[t][2])
+    finally:
+        d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    assert "finished" in rows[t][2], rows.get(t)
+    assert (seconds(rows[t][0]), seconds(rows[t][1])) == (
+        profiles.shown_secs(res["left"]["remaining_ms"]),
+        profiles.shown_secs(res["right"]["remaining_ms"])), (rows[t], res)
 
 
 def test_the_heap_read_from_ram_is_what_gc_reports(tmp_path):
