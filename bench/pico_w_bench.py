@@ -34,6 +34,7 @@ BROKER_IP = "192.168.4.10"     # the hall computer on the AP's network (net.json
 TABLE = 7
 PATIENT_S = 300                # wall bound of a wait on the emulator (as tests/hallkit.py's)
 UP_LIMIT_MS = 60000            # simulated: READY, then connected, by then (net.CONNECT_MS is 15 s a try)
+RESULT_LIMIT_MS = 60000        # simulated: a game's result stored by the recorder by then
 
 # py/gc.c on the RP2040 (32-bit): 16-byte blocks, four 2-bit entries an
 # allocation-table byte, AT_FREE 0
@@ -140,10 +141,10 @@ class HallClock:
         p = self.pico
         p.start()
         words = target.ready_words()
-        if not run_until(p, lambda: p.shows(words), UP_LIMIT_MS):
+        if not run_until(p, lambda: p.shows(words), UP_LIMIT_MS, step_ms=10):
             raise RuntimeError("no READY by %d simulated ms: %r" % (p.t_ms, p.lcd.text_rows()))
         self.ready_ms = p.t_ms
-        if not run_until(p, lambda: hall_up(p), UP_LIMIT_MS):
+        if not run_until(p, lambda: hall_up(p), UP_LIMIT_MS, step_ms=10):
             raise RuntimeError("not connected to the hall by %d simulated ms: %r"
                                % (p.t_ms, p.wifi[-20:]))
         self.up_ms = p.t_ms
@@ -182,6 +183,17 @@ class HallClock:
         p.run_to(t + 2400 + 1500)
         return res
 
+    def recorded(self, game):
+        """The recorder's lines of TABLE's game `game` (hall/recorder.py)."""
+        return [r for r in self.hall.records() if r["table"] == TABLE and r["game"] == game]
+
+    def until_recorded(self, game, also=lambda: True):
+        """Run on until the recorder has stored the game's result (and
+        also()), at most RESULT_LIMIT_MS simulated: whether it did."""
+        p = self.pico
+        return run_until(p, lambda: self.recorded(game) and also(), p.t_ms + RESULT_LIMIT_MS,
+                         step_ms=200)
+
     def stop(self):
         self.pico.stop()
 
@@ -206,6 +218,8 @@ def measure(presses=8):
             c.boot()
             boot_heap = c.heap()
             res = c.play(presses)
+            if not c.until_recorded(1):
+                raise RuntimeError("the game's result was not recorded: %r" % c.pico.wifi[-20:])
             game_heap = c.heap()
         finally:
             c.stop()
@@ -264,7 +278,7 @@ def figures(r=None):
         Figure("pico_w_hall_largest_block_after_boot_bytes", r["boot_heap"][1], "bytes", pool,
                "%s, once connected after boot, %s" % (block, how), "the image's whole GC pool"),
         Figure("pico_w_hall_free_after_game_bytes", r["game_heap"][0], "bytes", pool,
-               "free heap after a game (%s) and its result sent: %s, %s" % (game, heap, how),
+               "free heap after a game (%s), its result stored by the hall's recorder: %s, %s" % (game, heap, how),
                "the image's whole GC pool"),
         Figure("pico_w_hall_largest_block_after_game_bytes", r["game_heap"][1], "bytes", pool,
                "%s, after the game, %s" % (block, how), "the image's whole GC pool"),

@@ -36,7 +36,6 @@ pytestmark = needs_broker
 
 PRESSES = 8                    # a short game: its presses after the start
 PRESS_BUDGET_MS = 30           # SPEC v3 §6: a press shows within 30 ms
-RESULT_LIMIT_MS = 60000        # simulated: the result confirmed and the log filed by then
 
 
 class Listener:
@@ -93,13 +92,9 @@ def played(tmp_path_factory):
         p = clock.pico
         game = 1
 
-        def recorded():
-            return [r for r in h.records() if r["table"] == W.TABLE and r["game"] == game]
-
         def filed():
             return filing.filed(h.folder, T.current_round(h.folder, lambda m: None), W.TABLE)
-        got_all = W.run_until(p, lambda: recorded() and filed() and listener.of("log", game),
-                              p.t_ms + RESULT_LIMIT_MS, step_ms=200)
+        got_all = clock.until_recorded(game, lambda: filed() and listener.of("log", game))
         game_heap = clock.heap()
         stats = p.stats()
     except BaseException:
@@ -113,7 +108,7 @@ def played(tmp_path_factory):
     csv = hall_cmd(h.folder, "results", "--csv", event=h.event, port=h.port)
     try:
         yield {"hall": h, "clock": clock, "pico": p, "res": res, "final": final, "stats": stats,
-               "got_all": got_all, "records": recorded(), "filed": filed(), "listener": listener,
+               "got_all": got_all, "records": clock.recorded(game), "filed": filed(), "listener": listener,
                "boot_heap": boot_heap, "game_heap": game_heap, "csv": csv, "game": game}
     finally:
         h.stop()
