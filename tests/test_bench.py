@@ -382,7 +382,7 @@ def test_hall_throughput_is_judged_on_a_ratio_of_the_same_run(monkeypatch):
     share = HB.THROUGHPUT_SHARE
 
     def runs(tls_rate, tls_cpu):
-        def once(d, name, clocks, seconds, tls):
+        def once(d, name, clocks, seconds, tls, halls=None):
             if tls:
                 return HB.Throughput(tls_rate, 1000, seconds, 354, tls_cpu)
             return HB.Throughput(1000.0, 1000, seconds, 354, 1000.0)
