@@ -358,19 +358,27 @@ def tm1637_shows(pico, want):
     return bright[lit] > bright[1 - lit]
 
 
-def pico_tm1637(presses=40, seed=28):
+def pico_tm1637(presses=40, seed=28, new_game=1):
     """pico_game on boards/pico_tm1637.py, the press read from the TM1637
     modules' wire (issue 28: the same press-to-display p99 for every display
     family)."""
-    return pico_game(presses, seed, board="pico_tm1637", shown=tm1637_shows)
+    return pico_game(presses, seed, new_game=new_game, board="pico_tm1637",
+                     shown=tm1637_shows)
+
+
+# pico_game's gaps from a press shown to the next press's edge (ms, a
+# random integer in the range): in a game's first seconds, and later
+FRESH_GAP_MS = (600, 900)
+GAP_MS = (600, 1400)
 
 
 def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
-                 shown=lcd_shows):
+                 shown=lcd_shows, gap_ms=GAP_MS):
     """pico_game's presses on a running Pico whose app shows READY: the game
     starts at `start` (simulated ms); the latencies, kinds and times since
     the game's start are appended to res's lists (and each press's edge,
-    simulated ms, to res["at_ms"] if it has one)."""
+    simulated ms, to res["at_ms"] if it has one).  `gap_ms`: the later
+    presses' gaps (the first two of a game: FRESH_GAP_MS)."""
     pico.press(PICO_PINS[0], start)   # the game starts: right runs
     state, side = 1, 1
     t = start
@@ -380,7 +388,7 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
             start = _pico_new_game(pico, t + 1000, state) + 500
             pico.press(PICO_PINS[0], start)
             state, side, t, fresh = 1, 1, start, 2
-        t += rng.randint(600, 900) if fresh else rng.randint(600, 1400)
+        t += rng.randint(*FRESH_GAP_MS) if fresh else rng.randint(*gap_ms)
         fresh = fresh - 1 if fresh else 0
         pico.run_to(t)
         kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
