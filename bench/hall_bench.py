@@ -626,7 +626,10 @@ def clockcore_state():
     return json.dumps(d)
 
 
-def press_to_page(presses=40, clocks=20):
+PAGE_PRESSES = 40      # press_to_page's presses (its percentiles' samples)
+
+
+def press_to_page(presses=PAGE_PRESSES, clocks=20):
     import random
     from bench import browser
     from hall.rehearsal import clocks as rehearsal

@@ -1595,6 +1595,21 @@ def _kept_line():
     return text
 
 
+def _samples():
+    """The percentile figures' sample counts, for the document."""
+    from bench import hall_bench, tls_bench
+    return (
+        "Samples: a 99th percentile of fewer than 100 samples is their largest. "
+        "`press_to_lcd_ms_*`: %d presses (the rig, virtual time); "
+        "`target_press_to_lcd_ms_*`: %d; `target_press_to_display_ms_p99_*`: %d "
+        "each; `target_tls_press_to_lcd_ms_*`: %d, and %d for the baseline; "
+        "`target_answer_to_lcd_ms_*`: %d answers (%d games); `press_to_page_*`: "
+        "%d presses."
+        % (RIG_PRESSES, PICO_PRESSES, PICO_PRESSES, tls_bench.TLS_PRESSES,
+           tls_bench.TLS_PRESSES, 2 * ANSWER_GAMES, ANSWER_GAMES,
+           hall_bench.PAGE_PRESSES))
+
+
 def markdown(figs, seconds):
     commit = _git("rev-parse", "--short", "HEAD") or "?"
     dirty = _git("status", "--porcelain", "--", "firmware", "boards", "host_sim", "bench",
@@ -1642,15 +1657,22 @@ def markdown(figs, seconds):
         "assumes the pin IRQ runs at the edge (hard IRQ, rp2); with soft IRQs "
         "(esp32) the handler runs after the I2C transfer in progress returns.",
         "",
-        "How it runs: the wall-clock figures (CPython, MicroPython's unix port, "
-        "the hall with its broker) one after the other, alone, then the "
-        "emulated Pico's (simulated time, so what else runs does not change "
-        "them) %d emulators at a time, niced, with the hall's counts (attacks "
-        "repelled, results lost: real time, little CPU) beside them. Every "
+        "How it runs: the rates and real-time latencies (replay, the flash "
+        "hour, MicroPython's net loop, the hall with its broker) one after the "
+        "other, alone, then the emulated Pico's (simulated time, so what else "
+        "runs does not change them) %d emulators at a time, niced, with the "
+        "figures no load changes beside them: counts, sizes, heap bytes, the "
+        "rig's virtual time, and the hall's attacks and results lost (real "
+        "time, little CPU). At the emulated Pico's REPL the app is brought to "
+        "a count in its own loop (a step, then the sleep it asks for); only "
+        "the counted windows step back to back. Every "
         "figure above comes from this run of this "
         "commit; only the baselines named as kept in bench/baselines.json "
-        "(older firmware, and today's `.mpy` deployment for the image figures) "
+        "(older firmware, today's attacks against the hall before issues 19 "
+        "and 29, and today's `.mpy` deployment for the image figures) "
         "come from the run and commit each names." % EMULATORS,
+        "",
+        _samples(),
         "",
         PRESS_IN_FLASH,
         "",

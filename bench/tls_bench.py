@@ -165,9 +165,10 @@ def target_tls(timeout_s=1500):
 # 20 presses need fewer simulated seconds of core 1 handshaking, the
 # emulator's most costly time (about 7 CPU s a simulated second)
 TLS_GAP_MS = (LOCK_MS + 50, 900)
+TLS_PRESSES = 20        # in each of the two runs (connecting, and not)
 
 
-def target_tls_press(connecting=True, presses=20, seed=29, timeout_s=1800):
+def target_tls_press(connecting=True, presses=TLS_PRESSES, seed=29, timeout_s=1800):
     """Press-to-LCD on the emulated Pico (two cores: target/core1.js) with
     the image with ssl, the app (its frozen main.py) on core 0 and, with
     `connecting`, the clock connecting to the hall's broker over TLS on core
