@@ -1375,12 +1375,15 @@ def family_figures():
            "MicroPython RPI_PICO v1.28.0 on rp2040js, main.py from the deployed bundle), "
            "as target_press_to_lcd_ms_p99 in one game (no new game half-way: the "
            "presses early in a game, after power-up and after a new one, are "
-           "target_press_to_lcd_ms_p50's note), " % PICO_PRESSES)
+           "target_press_to_lcd_ms_p50's note), each %d-%d ms after the last one "
+           "showed, " % ((PICO_PRESSES,) + press_bench.dense_gap_ms()))
     # (the new game's two 2 s holds and confirmations step the loop every 2 ms:
     # about a third of such a run's emulation, for no press measured)
+    gaps = press_bench.dense_gap_ms()   # (their baseline is the budget: no kept run)
     big, tm, t = side_by_side(
-        lambda: press_bench.pico_game(PICO_PRESSES, board="pico_2004", new_game=0),
-        lambda: press_bench.pico_tm1637(PICO_PRESSES, new_game=0),
+        lambda: press_bench.pico_game(PICO_PRESSES, board="pico_2004", new_game=0,
+                                      gap_ms=gaps),
+        lambda: press_bench.pico_tm1637(PICO_PRESSES, new_game=0, gap_ms=gaps),
         target_bench.tm1637_steps)
     figs = []
     for name, r, what in (

@@ -30,7 +30,6 @@ import tempfile
 
 from bench import hall_bench
 from bench.figures import BenchError, Figure
-from game import LOCK_MS  # noqa: E402  (firmware/, on host_sim's path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR = os.path.join(ROOT, "tests", "mp", "tls_pair.py")
@@ -160,11 +159,11 @@ def target_tls(timeout_s=1500):
 
 
 # The presses' gaps while the clock connects (press_bench.pico_presses): as
-# close as a player may press (a turn-ending press locks the side it starts
-# out for LOCK_MS, SPEC v4 §4; the next press is that side's), so that the
-# 20 presses need fewer simulated seconds of core 1 handshaking, the
-# emulator's most costly time (about 7 CPU s a simulated second)
-TLS_GAP_MS = (LOCK_MS + 50, 900)
+# close as a player may press, so that the 20 presses need fewer simulated
+# seconds of core 1 handshaking, the emulator's most costly time (about 7
+# CPU s a simulated second)
+from bench.press_bench import dense_gap_ms  # noqa: E402
+TLS_GAP_MS = dense_gap_ms()
 TLS_PRESSES = 20        # in each of the two runs (connecting, and not)
 
 
