@@ -81,11 +81,10 @@ target-check:
 	  || echo "note: npm ci in target/ failed; the emulated Pico run will say so"; fi
 	@$(PY) -c "from host_sim import target as t; m = t.missing(images=[t.PICO_UF2, t.BOOTROM, t.QEMU_ELF]); m and print(m)"
 
-# TEST_JOBS=2 runs the modules on two workers (pytest-xdist, each module whole
-# on one of them, --dist loadfile); the default, 0, runs them in this one
-# process: two modules deploying onto emulated boards at once still collide
-# (test_deploy_tables failed once under -n 2), see docs/architecture.md.
-TEST_JOBS ?= 0
+# The test modules run on two workers (pytest-xdist, each module whole on
+# one of them, --dist loadfile, so a module's emulated boards, hall or
+# browser are built once); TEST_JOBS=0 runs them all in this one process.
+TEST_JOBS ?= 2
 test: $(STAMP) deps hall-page target-check
 	$(PY) -m pytest -q $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 

@@ -182,15 +182,11 @@ def is_name(v):
     return is_text(v, NAME_MAX)
 
 
-def _is_int(v, lo, hi):
-    return type(v) is int and lo <= v <= hi
-
-
 def _check(d, fields, where):
     for k, kind, lo, hi in fields:
         v = d.get(k)
         if kind == "int":
-            if type(v) is not int or not lo <= v <= hi:      # (_is_int, inline)
+            if type(v) is not int or not lo <= v <= hi:   # (inline: the recorder's hot path)
                 return "%s%s is not a number %d..%d" % (where, k, lo, hi)
         elif kind == "bool":
             if type(v) is not bool:
@@ -199,7 +195,7 @@ def _check(d, fields, where):
             if k in d and type(v) is not bool:
                 return "%s%s is not true/false" % (where, k)
         elif kind == "int?":
-            if k in d and not _is_int(v, lo, hi):
+            if k in d and (type(v) is not int or not lo <= v <= hi):
                 return "%s%s is not a number %d..%d" % (where, k, lo, hi)
         elif kind == "side":
             if k not in d or v not in (None, "left", "right"):

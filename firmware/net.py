@@ -73,6 +73,7 @@ import hallmsg
 import mqtt
 import netcfg
 import outbox
+from source import HALL_DOWN, HALL_WAIT, HALL_UP, WIFI_OK, WIFI_BADAUTH, WIFI_NONET
 
 HEARTBEAT_MS = 5000
 PING_MS = 10000         # a PINGREQ when nothing else went out for this long
@@ -83,19 +84,9 @@ BACKOFF_MIN = 1000
 BACKOFF_MAX = 30000
 RESEND_MS = 5000        # an acknowledged, unconfirmed result is sent again
 
-# The hall as the clock's user sees it (Net.hall; the source's mark(): the
-# LCD mark, view.py, and the setup menu's "Hall" item, through source.py):
-HALL_DOWN = 0   # no hall: the last try failed, the Wi-Fi refused the password,
-                #   or no Wi-Fi after WAIT_MS
-HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
-HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
+# The hall as the clock's user sees it (HALL_*) and why there is no Wi-Fi
+# (WIFI_*): defined in source.py, the door both sides read them through.
 WAIT_MS = 15000         # "connecting" without Wi-Fi at most this long
-
-# Why there is no Wi-Fi, as the link's status() says (Net.wifi; the
-# source's wifi(): the setup menu's "Hall" item says a wrong password):
-WIFI_OK = 0             # connected, or trying, or the link cannot say
-WIFI_BADAUTH = 1        # the access point refused the password
-WIFI_NONET = 2          # no access point of that name in range
 # network.WLAN.status()'s codes (MicroPython: STAT_WRONG_PASSWORD -3,
 # STAT_NO_AP_FOUND -2 on the cyw43 and ESP32 ports); start() takes the
 # port's own where it has them

@@ -51,7 +51,7 @@ _S_CUSTOM_FLAG_NET = _S_CUSTOM_FLAG[:-3] + (S_HALL,) + _END
 _ST_WORD = ("V_ST_NONE", "V_ST_PASS", "V_ST_FAIL")  # by selftest.Result.verdict
 _COMMIT = appversion.LABEL.encode()     # (made once: render allocates nothing)
 _RUNTIME = appversion.RUNTIME.encode()
-_HALL_WORD = ("V_HALL_DOWN", "V_HALL_WAIT", "V_HALL_UP")  # by net.HALL_*
+_HALL_WORD = ("V_HALL_DOWN", "V_HALL_WAIT", "V_HALL_UP")  # by source.HALL_*
 
 
 def _labels():
@@ -250,6 +250,6 @@ class SetupMenu:
         t = h.hall_table()
         num(label, len(label) - ndigits(t), t)
         k = _HALL_WORD[h.hall()]
-        if h.hall() != 2 and h.wifi_fault() == 1:  # not net.HALL_UP; net.WIFI_BADAUTH
+        if h.bad_password():
             k = "V_WIFI_BADPASS"
         center(value, w[k])

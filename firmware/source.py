@@ -15,20 +15,21 @@
 #   clock_id()     the clock's id (machine.unique_id() in hex)
 #   selftest()     the last self-test's result (selftest.Result.summary():
 #                  None, "pass", "fail <items>"), the state's one field of it
-#   mark(h)        the hall's state changed (net.HALL_*): kept, and the
+#   mark(h)        the hall's state changed (HALL_*): kept, and the
 #                  LCD's mark shown
 #   tabled(t)      the clock publishes under table t from now on (at the
 #                  start and when a new table takes effect: hallmsg.py)
-#   wifi(w)        why there is no Wi-Fi changed (net.WIFI_*: a wrong
+#   wifi(w)        why there is no Wi-Fi changed (WIFI_*: a wrong
 #                  password, no such network, or no reason known)
 #
 # The other way through the same door, what the clock knows of the hall
 # (the setup menu's "Hall" item, setupmenu.py; the game log's table):
 #
-#   hall()         the hall's state as net.py last marked it (net.HALL_*),
+#   hall()         the hall's state as net.py last marked it (HALL_*),
 #                  -1: no hall (no net.py on this clock, or not started)
 #   hall_table()   the table the clock publishes under now (0: none)
-#   wifi_fault()   why there is no Wi-Fi as net.py last told (net.WIFI_*)
+#   bad_password() no hall, and the Wi-Fi refused its password as net.py
+#                  last told (WIFI_BADAUTH)
 #   log_table()    the table in a new game log's header: the setup menu's,
 #                  else the hall's (net.json's) on a clock that has one
 #
@@ -36,6 +37,19 @@
 # low() and pending() and nothing here allocates (nor needs a heap frame).
 # The settings (settings.py) stay data: nothing of the hall is kept there.
 import report
+
+# The hall as the clock's user sees it (net.py's Net.hall, told through
+# mark(): the LCD mark, view.py, and the setup menu's "Hall" item):
+HALL_DOWN = 0   # no hall: the last try failed, the Wi-Fi refused the password,
+                #   or no Wi-Fi after net.WAIT_MS
+HALL_WAIT = 1   # connecting: since the boot or a new table, not failed yet
+HALL_UP = 2     # connected: the broker accepted the clock (CONNACK)
+
+# Why there is no Wi-Fi, as the link's status() says (net.py's Net.wifi,
+# told through wifi(): the setup menu's "Hall" item says a wrong password):
+WIFI_OK = 0             # connected, or trying, or the link cannot say
+WIFI_BADAUTH = 1        # the access point refused the password
+WIFI_NONET = 2          # no access point of that name in range
 
 
 class Source:
@@ -47,9 +61,9 @@ class Source:
         self.log = log
         self.show = show          # the app's callback for the hall mark
         self.tested = tested      # the app's selftest.Result
-        self._hall = -1           # net.HALL_*, -1: no hall
+        self._hall = -1           # HALL_*, -1: no hall
         self._table = 0           # the table net.py publishes under
-        self._wifi = 0            # net.WIFI_*: why there is no Wi-Fi (0: no reason known)
+        self._wifi = WIFI_OK       # why there is no Wi-Fi (WIFI_OK: no reason known)
 
     # -- net.py tells the clock ----------------------------------------------------
     def mark(self, h):
@@ -66,8 +80,8 @@ class Source:
     def hall(self):
         return self._hall
 
-    def wifi_fault(self):
-        return self._wifi
+    def bad_password(self):
+        return self._hall != HALL_UP and self._wifi == WIFI_BADAUTH
 
     def hall_table(self):
         return self._table

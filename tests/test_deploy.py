@@ -665,3 +665,28 @@ def test_net_json_goes_onto_the_board(tmp_path):
     copied = shlex.split(lines[1])[7:-1]
     assert os.path.basename(copied[0]) == "net.json"
     assert (build / "net.json").read_text() == '{"table": 12}'
+
+
+def test_two_deploys_at_once_stage_in_folders_of_their_own(tmp_path, monkeypatch):
+    """Two clocks deployed at once (two ports, two terminals, two test
+    workers) must not build into one folder: each default deploy stages in
+    a folder of its own under build/, and leaves none behind."""
+    import threading
+    monkeypatch.setattr(deploy, "ROOT", str(tmp_path))
+    runs = [[], []]
+    threads = [threading.Thread(target=deploy.deploy, args=("pico",),
+                                kwargs=dict(port=PORT, dry_run=True, out=lines.append))
+               for lines in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    folders = set()
+    for lines in runs:
+        cp = [shlex.split(line) for line in lines if " cp " in line]
+        assert len(cp) == 1, lines
+        files = cp[0][cp[0].index("cp") + 1:-1]
+        assert len({os.path.dirname(f) for f in files}) == 1
+        folders.add(os.path.dirname(files[0]))
+    assert len(folders) == 2 and all(f.startswith("build/deploy-pico-") for f in folders)
+    assert os.listdir(tmp_path / "build") == []

@@ -69,6 +69,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import repo_root  # noqa: F401  (this checkout's host_sim)
@@ -486,12 +487,38 @@ COPYING = "copying the files"
 RESETTING = "resetting the board"
 
 
+def staging(board):
+    """A staging folder of this run's own under build/ (deploy-BOARD-XXXX):
+    two deploys at once (two clocks on two ports, or two terminals) never
+    build into each other's files. deploy() removes it when done."""
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    return tempfile.mkdtemp(prefix="deploy-%s-" % board, dir=os.path.join(ROOT, "build"))
+
+
 def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
            firmware_dir=FIRMWARE, mpy_cross=None, mpremote=None, out=print,
-           net_json=None, reset=True):
-    default = not build_dir
-    out_dir = build_dir or os.path.join(ROOT, "build", "deploy-" + board)
+           net_json=None, reset=True, keep=None):
+    """Build the app for `board` and copy it onto the board at `port`. With
+    no build_dir it is staged in a folder of its own (staging()), removed
+    afterwards; `keep(out_dir, names)` is called before that (deploy-tables'
+    read-back)."""
     board_path(board)
+    if build_dir:
+        return _deploy(board, port, dry_run, sources, build_dir, False, firmware_dir,
+                       mpy_cross, mpremote, out, net_json, reset, keep)
+    out_dir = staging(board)
+    if dry_run:
+        note("dry run: staged in %s, removed afterwards (--build-dir keeps a folder)"
+             % os.path.relpath(out_dir, ROOT))
+    try:
+        return _deploy(board, port, dry_run, sources, out_dir, True, firmware_dir,
+                       mpy_cross, mpremote, out, net_json, reset, keep)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def _deploy(board, port, dry_run, sources, out_dir, default, firmware_dir, mpy_cross,
+            mpremote, out, net_json, reset, keep):
     check_folder(out_dir, default)
     mpremote = "mpremote" if dry_run else find_tool("mpremote", mpremote)
     query = query_command(port)
@@ -539,6 +566,8 @@ def deploy(board, port=None, dry_run=False, sources=False, build_dir=None,
     note("copied %d files (%s) to %s%s"
          % (len(names), "compiled" if compiled else "sources", where(port),
             " and reset it" if reset else ""))
+    if keep:
+        keep(out_dir, names)
     return names
 
 
@@ -661,10 +690,10 @@ def deploy_tables(board, tables, port, hall, host, ssid="", wifi_password="",
                     from hall.accounts import write_secret   # its password: 0600
                     write_secret(cfg, json.dumps(
                         hall.clock_config(table, host, ssid, wifi_password)) + "\n")
-                    out_dir = os.path.join(ROOT, "build", "deploy-" + board)
+                    bad = []
                     names = deploy(board, port=port, sources=sources, mpy_cross=mpy_cross,
-                                   mpremote=mpremote, net_json=cfg, reset=False)
-                    bad = verify(mpremote, port, out_dir, names)
+                                   mpremote=mpremote, net_json=cfg, reset=False,
+                                   keep=lambda d, ns: bad.extend(verify(mpremote, port, d, ns)))
                 except usb.UsbError as e:
                     say("table %d: failed: %s; unplug it, then plug in a clock for table %d "
                         "again" % (table, e, table))
@@ -772,7 +801,7 @@ def main(argv=None):
     d.add_argument("--port", default="", help="serial port (default: the first board found)")
     d.add_argument("--dry-run", action="store_true",
                    help="print the mpremote commands instead of running them")
-    d.add_argument("--build-dir", default=None, help="staging folder (default build/deploy-BOARD)")
+    d.add_argument("--build-dir", default=None, help="staging folder (default: one of its own, build/deploy-BOARD-XXXX, removed after)")
     d.add_argument("--mpremote", default=None, help="mpremote to use (default: PATH, then .venv)")
     d.add_argument("--net-json", default=None, help="also copy this file as net.json (the hall)")
     b.add_argument("--out", default=None, help="output folder (default build/bundle-BOARD)")
