@@ -109,24 +109,24 @@ from app import App
 import clockcore as cc
 import question as qmod
 a = App(board, machine)
-""" + target_bench.RUN_FN + """run(2000)
+""" + target_bench.RUN_FN + """idle(2000)
 j = a.session.sp.j
 while j is not None and j.arming():
-    run(500)
+    idle(500)
 c = a.clock
 now = time.ticks_ms()
 c.press(0, now)
-run(1500)
+idle(1500)
 c.pause(time.ticks_ms())
-run(1000)
+idle(1000)
 a.game.question.ask(qmod.END, time.ticks_ms())
-run(300)
+idle(300)
 r = run(2000)
 print('ASKED', r[0], r[1], a.game.question.kind, c.state)
 print('PRESS', 'NOW')
 while not a.gestures.held(0):
     a.step()
-run(100)
+idle(100)
 r = run(1500)
 print('HELD', r[0], r[1], a.game.question.kind, c.state)
 print('END', 'OK')

@@ -265,13 +265,20 @@ class _Counter:
         return err.decode(errors="replace").strip()
 
 
-def _throughput_once(d, name, clocks, seconds, tls):
+def _throughput_once(d, name, clocks, seconds, tls, halls=None):
+    """One run: the hall in d/name (made at its first run; `halls` keeps
+    it for the next runs of the same name: its broker started afresh each
+    run, not its accounts and certificates made again)."""
     import hallmsg
     import mqtt
     from hall import tls as TLS
-    h, pw = _hall(os.path.join(d, name), tables=clocks)
-    if not tls:
-        _in_clear(h)
+    halls = {} if halls is None else halls
+    if name not in halls:
+        h, pw = _hall(os.path.join(d, name), tables=clocks)
+        if not tls:
+            _in_clear(h)
+        halls[name] = (h, pw)
+    h, pw = halls[name]
     h.start_broker()
     ctx = TLS.client_context(h.folder)
 
@@ -345,9 +352,10 @@ def hall_throughput(seconds=3.0, clocks=50, runs=3):
     hall's cost, whatever the machine and whatever else runs on it."""
     with tempfile.TemporaryDirectory() as d:
         new, old = [], []
-        for i in range(runs):
-            new.append(_throughput_once(d, "n%d" % i, clocks, seconds, True))
-            old.append(_throughput_once(d, "o%d" % i, clocks, seconds, False))
+        halls = {}
+        for _i in range(runs):
+            new.append(_throughput_once(d, "tls", clocks, seconds, True, halls))
+            old.append(_throughput_once(d, "clear", clocks, seconds, False, halls))
     best = max(new)
     base = max(old).rate
     share = max(r.per_cpu for r in new) / max(r.per_cpu for r in old)
@@ -618,7 +626,10 @@ def clockcore_state():
     return json.dumps(d)
 
 
-def press_to_page(presses=40, clocks=20):
+PAGE_PRESSES = 40      # press_to_page's presses (its percentiles' samples)
+
+
+def press_to_page(presses=PAGE_PRESSES, clocks=20):
     import random
     from bench import browser
     from hall.rehearsal import clocks as rehearsal

@@ -42,6 +42,22 @@ STEP_US = 2024            # 1e6 / 494: one App.step() on the emulated Pico
 G_RUN = (0, 1)            # view.G_RUN_L, G_RUN_R (CGRAM codes)
 G_PAUSE = 3               # view.G_PAUSE
 
+# pico_game's gaps from a press shown to the next press's edge (ms, a
+# random integer in the range): in a game's first seconds, and later
+FRESH_GAP_MS = (600, 900)
+GAP_MS = (600, 1400)
+
+
+def dense_gap_ms():
+    """Gaps as close as a player may press: a turn-ending press locks the
+    side it starts out for game.LOCK_MS (SPEC v4 §4), and the next press is
+    that side's.  The same presses in fewer simulated seconds, for runs no
+    kept baseline was measured against with GAP_MS.  (A function: this file
+    also runs as a script on an older checkout, whose firmware may have no
+    LOCK_MS.)"""
+    from game import LOCK_MS  # (firmware/, on host_sim's path)
+    return (LOCK_MS + 50, 900)
+
 
 class Done(BaseException):
     """Ends App.run() (raised from the injected sleep; not an Exception, so
@@ -358,19 +374,21 @@ def tm1637_shows(pico, want):
     return bright[lit] > bright[1 - lit]
 
 
-def pico_tm1637(presses=40, seed=28):
+def pico_tm1637(presses=40, seed=28, new_game=1, gap_ms=GAP_MS):
     """pico_game on boards/pico_tm1637.py, the press read from the TM1637
     modules' wire (issue 28: the same press-to-display p99 for every display
     family)."""
-    return pico_game(presses, seed, board="pico_tm1637", shown=tm1637_shows)
+    return pico_game(presses, seed, new_game=new_game, board="pico_tm1637",
+                     shown=tm1637_shows, gap_ms=gap_ms)
 
 
 def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
-                 shown=lcd_shows):
+                 shown=lcd_shows, gap_ms=GAP_MS):
     """pico_game's presses on a running Pico whose app shows READY: the game
     starts at `start` (simulated ms); the latencies, kinds and times since
     the game's start are appended to res's lists (and each press's edge,
-    simulated ms, to res["at_ms"] if it has one)."""
+    simulated ms, to res["at_ms"] if it has one).  `gap_ms`: the later
+    presses' gaps (the first two of a game: FRESH_GAP_MS)."""
     pico.press(PICO_PINS[0], start)   # the game starts: right runs
     state, side = 1, 1
     t = start
@@ -380,7 +398,7 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
             start = _pico_new_game(pico, t + 1000, state) + 500
             pico.press(PICO_PINS[0], start)
             state, side, t, fresh = 1, 1, start, 2
-        t += rng.randint(600, 900) if fresh else rng.randint(600, 1400)
+        t += rng.randint(*FRESH_GAP_MS) if fresh else rng.randint(*gap_ms)
         fresh = fresh - 1 if fresh else 0
         pico.run_to(t)
         kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
@@ -419,7 +437,8 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
             state = 2 if state == 1 else 1
 
 
-def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows):
+def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows,
+              gap_ms=GAP_MS):
     """Game presses on the emulated Pico: {'lat_ms': [...], 'kinds': [...],
     'after_start_ms': [...]} (each press's time since its game's start).
     The game starts right after power-up (the journal is still being set
@@ -445,7 +464,7 @@ def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", show
                            rows=bd.LCD_ROWS, tm1637=target.tm1637_pins(board)).start()
         try:
             pico.run_to_ready()
-            pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game, shown)
+            pico_presses(pico, rng, res, 2500, presses, limit_ms, new_game, shown, gap_ms)
         finally:
             pico.stop()
     return res

@@ -343,16 +343,47 @@ def pico_missing():
     return why
 
 
+_BUNDLES = {}                    # {(board, (path, mtime) of its inputs): {name: bytes}}
+_BUNDLES_LOCK = threading.Lock()
+
+
+def _bundle_inputs():
+    """What a bundle is built from (tools/deploy.py: the firmware, the board
+    files, deploy.py itself), each (path, mtime)."""
+    paths = [os.path.join(ROOT, "tools", "deploy.py")]
+    for top in (FIRMWARE, os.path.join(ROOT, "boards")):
+        for d, _dirs, names in os.walk(top):
+            paths += [os.path.join(d, n) for n in names if n.endswith(".py")]
+    return tuple((p, os.stat(p).st_mtime_ns) for p in sorted(paths))
+
+
 def bundle_image(dest, board="pico", extra=None, blocks=LFS_BLOCKS):
     """littlefs image (bytes) of `tools/deploy.py bundle --board`'s output:
     what `make deploy` copies onto the board (plus `extra` files); `blocks`
-    as littlefs_image's."""
+    as littlefs_image's.  The bundle is built once per process while its
+    sources stay unchanged (mpy-cross over every module: seconds a board;
+    make bench asked for it ten times), and written to dest/bundle."""
     out = os.path.join(dest, "bundle")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"), "bundle",
-                           "--board", board, "--out", out, "--mpy-cross", tool("mpy-cross")],
-                          capture_output=True, text=True, cwd=ROOT)
-    if proc.returncode:
-        raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
+    key = (board, _bundle_inputs())
+    with _BUNDLES_LOCK:
+        files = _BUNDLES.get(key)
+    if files is None:
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deploy.py"),
+                               "bundle", "--board", board, "--out", out, "--mpy-cross",
+                               tool("mpy-cross")], capture_output=True, text=True, cwd=ROOT)
+        if proc.returncode:
+            raise RuntimeError("deploy.py bundle: " + proc.stdout + proc.stderr)
+        files = {}
+        for name in sorted(os.listdir(out)):
+            with open(os.path.join(out, name), "rb") as f:
+                files[name] = f.read()
+        with _BUNDLES_LOCK:
+            _BUNDLES[key] = files
+    else:
+        os.makedirs(out, exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(out, name), "wb") as f:
+                f.write(data)
     return littlefs_image(out, dirs=(), extra=extra, blocks=blocks)
 
 

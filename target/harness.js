@@ -401,14 +401,23 @@ function main() {
       relay: require('./netpeer.js').parseRelay(arg('--net-relay', '')) })
     : null;
   let until = 0;          // run while simMs() < until (Infinity: free run)
+  // run() waiting for the host's next RUNTO: the timer that polls for it,
+  // cleared when it comes (kick()), so the run goes on at once, not up to
+  // 5 ms of wall clock later on every round trip (run_to(t + 1) in a loop)
+  let idle = null;
+  function kick() {
+    if (idle !== null) { clearTimeout(idle); idle = null; setImmediate(run); }
+  }
   let busyNs = 0, waitNs = 0;
   const cycleNanos = 1e9 / 125e6;
   function run() {
+    idle = null;
     const end = Date.now() + 20;
     while (Date.now() < end) {
       if (simMs() >= until) {
         if (until !== Infinity && until > 0) { out('AT ' + simMs()); until = 0; }
-        return setTimeout(run, 5);
+        idle = setTimeout(run, 5);
+        return idle;
       }
       for (let i = 0; i < 20000; i++) {
         if (edgeAt >= 0 && !mcu.core.PM) {
@@ -471,8 +480,8 @@ function main() {
       case 'S': serialIn(Buffer.from(w[1], 'hex')); break;
       case 'P': edge(Number(w[1]), w[2] === '1'); break;
       case 'F': { const pin = Number(w[1]), level = w[2] === '1'; onFlashOp = () => edge(pin, level); break; }
-      case 'RUNTO': until = Number(w[1]); break;
-      case 'GO': until = Infinity; releaseOut(); break;
+      case 'RUNTO': until = Number(w[1]); kick(); break;
+      case 'GO': until = Infinity; releaseOut(); kick(); break;
       case 'HALT': until = 0; out('AT ' + simMs()); break;
       case 'STATS':
         out('STATS ' + Object.entries(stats).map(([k, v]) => k + '=' + v).join(' ') +

@@ -348,6 +348,34 @@ def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeyp
     assert target.Pico.slots is None and target.Pico.nice == 0
 
 
+def test_an_emulator_in_a_press_bench_process_takes_a_slot_and_the_nice(monkeypatch):
+    """Issue 37: target_press_to_lcd's emulator runs in a process of its own
+    (bench/press_bench.py pico); under make bench it takes one of the
+    emulators' slots and their nice, as an emulator started here does (it
+    ran a third emulator beside the two, at full priority).  The rig's runs
+    (virtual time, no emulator) take none."""
+    import subprocess
+    import threading
+    from host_sim import target
+    seen = []
+
+    def fake_run(argv, **kw):
+        seen.append((list(argv), sem.acquire(blocking=False)))
+        return subprocess.CompletedProcess(argv, 0, '{"lat_ms": [1]}\n', "")
+
+    sem = threading.BoundedSemaphore(1)
+    monkeypatch.setattr(target.Pico, "slots", sem)
+    monkeypatch.setattr(target.Pico, "nice", 10)
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    assert bench._press_run("pico", bench.ROOT, 3) == {"lat_ms": [1]}
+    assert bench._press_run("rig", bench.ROOT, 3) == {"lat_ms": [1]}
+    (pico, free_then), (rig, free_rig) = seen
+    assert pico[:3] == ["nice", "-n", "10"] and "pico" in pico and not free_then
+    assert rig[0] != "nice" and free_rig          # (that acquire took the slot back)
+    sem.release()
+    assert sem.acquire(blocking=False)            # the pico run gave its slot back
+
+
 def test_a_kept_baseline_that_no_longer_fits_is_measured_again(monkeypatch, tmp_path):
     """Issue 30: a baseline measured once is kept (bench/baselines.json);
     when what it is the baseline of has changed (other attacks tried now
@@ -382,7 +410,7 @@ def test_hall_throughput_is_judged_on_a_ratio_of_the_same_run(monkeypatch):
     share = HB.THROUGHPUT_SHARE
 
     def runs(tls_rate, tls_cpu):
-        def once(d, name, clocks, seconds, tls):
+        def once(d, name, clocks, seconds, tls, halls=None):
             if tls:
                 return HB.Throughput(tls_rate, 1000, seconds, 354, tls_cpu)
             return HB.Throughput(1000.0, 1000, seconds, 354, 1000.0)

@@ -7,6 +7,10 @@
 # benchmarks all drive exactly the code that runs on the clock.
 import machine
 import ticks
+try:
+    import _thread
+except ImportError:           # (a MicroPython port without threads)
+    _thread = None
 from app import App
 import display as dispmod
 import lcd as lcdmod
@@ -98,9 +102,29 @@ def attach_displays(board):
     return {n: __import__(n + "_emu").attach(board, machine) for n in dispmod.names(board)}
 
 
+# The fake machine is one world per process (its pins, buses, wires and
+# unique id are module globals), which a rig's construction resets and
+# fills: the app takes its pins and buses from it, and the rig its buttons.
+# Rigs built on several threads at once (make bench runs the hall's rounds
+# side by side, each a fleet of simulated clocks) must not interleave
+# there, or one clock's rig drives another clock's buttons (its own app
+# never sees a press).  Once built, each rig holds its own objects.
+_BUILDING = _thread.allocate_lock() if _thread is not None else None
+
+
 class Rig:
     def __init__(self, board, root, t0=PERIOD - 30000, period=PERIOD, step_ms=5, fs=None,
                  feed=None, uid=None):
+        if _BUILDING is None:
+            self._build(board, root, t0, period, step_ms, fs, feed, uid)
+            return
+        _BUILDING.acquire()
+        try:
+            self._build(board, root, t0, period, step_ms, fs, feed, uid)
+        finally:
+            _BUILDING.release()
+
+    def _build(self, board, root, t0, period, step_ms, fs, feed, uid):
         machine.reset_world()
         if uid is not None:       # this board's machine.unique_id()
             machine.set_unique_id(uid)
