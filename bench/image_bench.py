@@ -9,8 +9,9 @@ heap in all of them):
 
     pico frozen     build/firmware image for pico (RPI_PICO + clock-core)
     pico .mpy       the official RPI_PICO v1.28.0 image + the pico bundle
-    pico_w frozen   pico_w on RPI_PICO with lwIP (no radio: rp2040js has no
-                    CYW43) + a net.json, so net.py runs; the heap cut to a
+    pico_w frozen   pico_w on RPI_PICO with lwIP and no radio (the stand-in;
+                    the real RPI_PICO_W image with the radio model and a
+                    hall: bench/pico_w_bench.py) + a net.json, so net.py runs; the heap cut to a
                     Pico W's 210 016 B by a ballast allocated first
     pico_w .mpy     the same image with the pico_w bundle on its filesystem
                     (found before the frozen modules: sys.path '' first),
@@ -280,8 +281,8 @@ def figures(r=None, mpy_how=""):
             "through the GPIOs at the REPL (bench/image_bench.py)" % GAME_STOPS)
     fro = "the app frozen into MicroPython v1.28.0 (make firmware, RPI_PICO), on rp2040js"
     mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)%s" % mpy_how
-    wfro = ("pico_w frozen on an RPI_PICO image with lwIP and no radio (rp2040js has no "
-            "CYW43), net.json present (net.py running), the heap cut to a Pico W's "
+    wfro = ("pico_w frozen on an RPI_PICO image with lwIP and no radio (the stand-in: "
+            "the real image's figures are pico_w_hall_*), net.json present (net.py running), the heap cut to a Pico W's "
             "%d B by a ballast" % PICO_W_HEAP)
     wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem%s" % mpy_how
     notes_w = ["after boot: %d B free, largest block %d B (the .mpy bundle: %d B, %d B)"
