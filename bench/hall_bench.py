@@ -45,7 +45,7 @@ NET_RIG = os.path.join(MP_DIR, "net_rig.py")
 LOOP_ITERS = 3000
 
 
-def _hall(folder, tables=60):
+def bench_hall(folder, tables=60):
     from hall import broker
     from hall.supervise import free_port
     from hall.folder import Hall
@@ -106,7 +106,7 @@ def net_loop(runs=3):
     from hall.supervise import free_port
     it = str(LOOP_ITERS)
     with tempfile.TemporaryDirectory() as d:
-        h, pw = _hall(os.path.join(d, "hall"))
+        h, pw = bench_hall(os.path.join(d, "hall"))
         base = _best_of(runs, lambda i: _result(_mp([_root(d, "b%d" % i), "0", "x", "loop", it])))
         # down: nothing listens on the port
         down = _best_of(runs, lambda i: _result(_mp([_root(d, "c%d" % i), str(free_port()),
@@ -186,7 +186,7 @@ def net_loop(runs=3):
 
 def net_heap():
     with tempfile.TemporaryDirectory() as d:
-        h, pw = _hall(os.path.join(d, "hall"))
+        h, pw = bench_hall(os.path.join(d, "hall"))
         h.start()
         try:
             r = _result(_mp([_root(d, "a"), str(h.port), pw[1], "heap"]))
@@ -274,7 +274,7 @@ def _throughput_once(d, name, clocks, seconds, tls, halls=None):
     from hall import tls as TLS
     halls = {} if halls is None else halls
     if name not in halls:
-        h, pw = _hall(os.path.join(d, name), tables=clocks)
+        h, pw = bench_hall(os.path.join(d, name), tables=clocks)
         if not tls:
             _in_clear(h)
         halls[name] = (h, pw)
@@ -385,7 +385,7 @@ def attacks_now():
     from bench import hall_attacks as A
     from bench import hall_sniff as S
     with tempfile.TemporaryDirectory() as d:
-        h, pw = _hall(os.path.join(d, "new"), tables=8)
+        h, pw = bench_hall(os.path.join(d, "new"), tables=8)
         h.start()
         try:
             # (then a listener on the Wi-Fi tries what it records: issue 29)
@@ -401,14 +401,14 @@ def attacks_before():
     from bench import hall_attacks as A
     from bench import hall_sniff as S
     with tempfile.TemporaryDirectory() as d:
-        h, pw = _hall(os.path.join(d, "old"), tables=8)
+        h, pw = bench_hall(os.path.join(d, "old"), tables=8)
         _legacy(h)
         h.start()
         try:
             out = A.run_all(h)
         finally:
             h.stop()
-        h, pw = _hall(os.path.join(d, "clear"), tables=8)
+        h, pw = bench_hall(os.path.join(d, "clear"), tables=8)
         _in_clear(h)
         h.start_broker()     # (the recorder speaks TLS only: none here)
         try:
@@ -450,7 +450,7 @@ def results_lost(clocks=20, kills=3):
     from hall import recorder as REC
     from hall.rehearsal import clocks as rehearsal
     with tempfile.TemporaryDirectory() as d:
-        h, pw = _hall(os.path.join(d, "hall"), tables=clocks)
+        h, pw = bench_hall(os.path.join(d, "hall"), tables=clocks)
         h.start()
         try:
             got = rehearsal.chaos_round(h, n=clocks, seed=19, speed=10, kills=kills)
@@ -531,7 +531,7 @@ def results_lost_sighup(clocks=20, hangups=3, seed=29):
     from hall.rehearsal import clocks as rehearsal
     rnd = random.Random(seed)
     with tempfile.TemporaryDirectory() as d:
-        h, _pw = _hall(os.path.join(d, "hall"), tables=clocks)
+        h, _pw = bench_hall(os.path.join(d, "hall"), tables=clocks)
         p = _typed_hall(h)
         fleet = rehearsal.Fleet(h, clocks, speed=10, base_s=60)
         lock = fleet.background(0.002)
@@ -581,7 +581,7 @@ def results_lost_full_disk(clocks=10, full_s=8.0):
     except smalldisk.NoMount as e:
         raise BenchError(str(e))
     try:
-        h, _pw = _hall(os.path.join(mnt, "hall"), tables=clocks)
+        h, _pw = bench_hall(os.path.join(mnt, "hall"), tables=clocks)
         h.start()
         fleet = rehearsal.Fleet(h, clocks, speed=10, base_s=60)
         lock = fleet.background(0.002)
@@ -637,7 +637,7 @@ def press_to_page(presses=PAGE_PRESSES, clocks=20):
     if None in browser.browser_tools():
         raise BenchError("chromium / chromium-driver not installed (make tools-os)")
     with tempfile.TemporaryDirectory() as d:
-        h, pw = _hall(os.path.join(d, "hall"), tables=clocks)
+        h, pw = bench_hall(os.path.join(d, "hall"), tables=clocks)
         h.start()
         # No scripted presses: the bench presses.
         fleet = rehearsal.Fleet(h, clocks, speed=1, base_s=600,

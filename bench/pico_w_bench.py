@@ -200,7 +200,7 @@ class HallClock:
 
 def measure(presses=8):
     """The figures of one boot in a hall of its own (JSON-able)."""
-    from bench.hall_bench import _hall
+    from bench.hall_bench import bench_hall
     from tools import fwimage
     why = target.pico_missing() or (None if target.cyw43_blobs() else
                                     "no cyw43-driver sources (make firmware unpacks them)")
@@ -211,7 +211,7 @@ def measure(presses=8):
             uf2 = fwimage.build("pico_w", out=os.path.join(d, "pico_w.uf2"))["path"]
         except fwimage.FirmwareError as e:
             raise RuntimeError("firmware image: %s" % e)
-        h = _hall(os.path.join(d, "hall"), tables=TABLE)[0]
+        h = bench_hall(os.path.join(d, "hall"), tables=TABLE)[0]
         h.start()
         c = HallClock(h, uf2, d)
         try:
