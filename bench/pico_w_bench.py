@@ -25,7 +25,6 @@ import os
 import random
 import sys
 import tempfile
-import time
 
 from host_sim import target
 
@@ -101,14 +100,8 @@ def hall_up(pico):
 
 
 def run_until(pico, cond, limit_ms, step_ms=50):
-    """Run the emulator on in step_ms steps until cond() (True), or the
-    simulated limit_ms or PATIENT_S wall seconds pass (False)."""
-    end = time.monotonic() + PATIENT_S
-    while not cond():
-        if pico.t_ms >= limit_ms or time.monotonic() > end:
-            return False
-        pico.run_to(min(pico.t_ms + step_ms, limit_ms))
-    return True
+    """Pico.run_until, bounded by PATIENT_S of wall time too."""
+    return pico.run_until(cond, limit_ms, step_ms, wall_s=PATIENT_S)
 
 
 def table_image(hall, uf2, out):

@@ -584,16 +584,24 @@ class Pico:
         rows = self.lcd.text_rows()
         return any(words in r for r in (rows if row is None else rows[row:row + 1]))
 
-    def run_until_shown(self, words, row=None, limit_ms=20000, step_ms=10):
-        """Run in steps of `step_ms` simulated ms until shows(words, row):
-        the simulated ms it first did.  A RuntimeError naming what the LCD
-        showed if it has not by `limit_ms` (simulated, so a slow host never
-        fails it)."""
-        while not self.shows(words, row):
-            if self.t_ms >= limit_ms:
-                raise RuntimeError("no %r on the LCD by %d simulated ms: %r"
-                                   % (words, limit_ms, self.lcd.text_rows()))
+    def run_until(self, cond, limit_ms, step_ms=10, wall_s=None):
+        """Run in steps of `step_ms` simulated ms until cond() (True), or
+        until simulated `limit_ms` (False: simulated, so a slow host never
+        fails it) or, if given, `wall_s` seconds of wall time (a hung run)."""
+        end = None if wall_s is None else time.monotonic() + wall_s
+        while not cond():
+            if self.t_ms >= limit_ms or (end is not None and time.monotonic() > end):
+                return False
             self.run_to(min(self.t_ms + step_ms, limit_ms))
+        return True
+
+    def run_until_shown(self, words, row=None, limit_ms=20000, step_ms=10):
+        """Run until shows(words, row): the simulated ms it first did.  A
+        RuntimeError naming what the LCD showed if it has not by `limit_ms`
+        (run_until)."""
+        if not self.run_until(lambda: self.shows(words, row), limit_ms, step_ms):
+            raise RuntimeError("no %r on the LCD by %d simulated ms: %r"
+                               % (words, self.t_ms, self.lcd.text_rows()))
         return self.t_ms
 
     def run_to_ready(self, language="en", limit_ms=20000):

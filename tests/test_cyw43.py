@@ -307,15 +307,8 @@ PATIENT_S = 300                             # wall-clock bound of a wait for the
 
 
 def _run_until(pico, cond, limit_ms, step_ms=100):
-    """Run the emulated Pico on in `step_ms` steps until cond() holds (True),
-    or simulated `limit_ms` or PATIENT_S wall seconds pass (False)."""
-    import time
-    end = time.monotonic() + PATIENT_S
-    while not cond():
-        if pico.t_ms >= limit_ms or time.monotonic() > end:
-            return False
-        pico.run_to(pico.t_ms + step_ms)
-    return True
+    """Pico.run_until, bounded by PATIENT_S of wall time too."""
+    return pico.run_until(cond, limit_ms, step_ms, wall_s=PATIENT_S)
 
 
 def _wifi_at(pico, text):
