@@ -639,6 +639,28 @@ class Pico:
         (with ap=: target/netpeer.js); the reply shows in self.wifi."""
         self._send("PING %s %d" % (ip, seq))
 
+    # Faults on the radio (with ap=; target/harness.js): each acts at the
+    # simulated instant reached (between run_to()s) and is logged in self.wifi
+    # as a "FAULT ..." line, what it costs as "DROP ..." lines.
+    def ap_down(self):
+        """The access point vanishes: the clock deauthenticated, its link down,
+        no frame passes, a join refused (target/cyw43.js apDown)."""
+        self._send("AP DOWN")
+
+    def ap_up(self):
+        """The access point is back; the clock must join it again."""
+        self._send("AP UP")
+
+    def drop_frames(self, every):
+        """Every `every`-th frame each way lost from now on (0: none;
+        target/netpeer.js setDrop)."""
+        self._send("DROP %d" % every)
+
+    def move_address(self, old, new):
+        """The relayed address `old` becomes `new`: `old` answers nothing, its
+        connections gone (target/netpeer.js move)."""
+        self._send("MOVE %s %s" % (old, new))
+
     def stats(self):
         self._send("STATS")
         line = self._expect("STATS")

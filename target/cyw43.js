@@ -37,8 +37,28 @@
 // cur_etheraddr).  Everything else is logged as "W UNSUPPORTED ..." (and
 // answered with zeros on the bus, or BCME_UNSUPPORTED on the control channel).
 //
+// Faults on the radio (the harness's stdin "AP DOWN" / "AP UP", apDown() /
+// apUp() here): the access point vanishing mid-game and coming back.  AP
+// DOWN is an AP switched off by its owner: to an associated station it
+// sends what a real CYW43439 gives the host when its AP deauthenticates it
+// on leaving, DEAUTH_IND (status 0, 802.11 reason 3, "leaving") and LINK
+// down (flags 0, reason 2, WLC_E_LINK_DISASSOC), JOIN_EVENT_GAP_NS apart.
+// The driver (cyw43_ctrl.c) ignores a DEAUTH_IND whose reason is not 2
+// (396-401: only reason 2, a refused passphrase, makes it disassociate) and
+// takes the LINK down to netif_set_link_down (402-415, cyw43_lwip.c
+// 296-298); its join state stays ACTIVE, so WLAN.status() says
+// STAT_CONNECTING (cyw43_wifi_link_status 613-630) and isconnected() is
+// false, and it never joins again by itself (a rejoin only follows a key
+// exchange timeout, an ICV error or a PRUNE: 366-372, 416-432).  While the
+// AP is gone no frame passes either way (each logged "W <us> DROP ..."), and
+// a join is refused as one for an SSID nobody has: SET_SSID NO_NETWORKS
+// (-> NONET, WLAN.status() STAT_NO_AP_FOUND).  AP UP: the AP is back; the
+// station must join again (nothing is sent to it), and that join is
+// accepted as at boot.  (A beacon loss, an AP that loses its power, gives
+// the host the same LINK down without the DEAUTH_IND.)
+//
 // Out (through `out`): "W <simulated us> <event> ..." lines: milestones (W STEP), the upload
-// checks (W FW, W NVRAM, W CLM), ioctls (W IOCTL), and W UNSUPPORTED.
+// checks (W FW, W NVRAM, W CLM), ioctls (W IOCTL), the faults (W FAULT, W DROP), and W UNSUPPORTED.
 'use strict';
 const fs = require('fs');
 const crypto = require('crypto');
@@ -90,6 +110,9 @@ const WLC_SET_SSID = 26, WLC_SET_WSEC_PMK = 268;
 const EV = { SET_SSID: 0, AUTH: 3, DEAUTH_IND: 6, LINK: 16, PSK_SUP: 46 };
 const WLC_SUP_KEYED = 6, WLC_SUP_KEYXCHANGE_WAIT_M3 = 5, WLC_E_SUP_DEAUTH = 14,
   WLC_E_STATUS_NO_NETWORKS = 3, DOT11_RC_NOT_AUTH = 2;
+// the AP leaving (apDown): 802.11's reason 3 (deauthenticated: the AP is
+// leaving) and the LINK event's reason for a link lost to a disassociation
+const DOT11_RC_DEAUTH_LEAVING = 3, WLC_E_LINK_DISASSOC = 2;
 const JOIN_EVENT_GAP_NS = 2e6;   // between a join's events (simulated time, an assumption)
 const NET_LATENCY_NS = 1e6;      // a frame to the clock arrives this long after its cause (an assumption)
 const SDPCM_HEADER_LEN = 12, BDC_HEADER_LEN = 4, BDC_VERSION_2 = 0x20;
@@ -137,13 +160,16 @@ class Cyw43 {
   constructor(mcu, { out, fwHeader, nvramHeader, trace, apSsid, apPass, relay }) {
     this.mcu = mcu;
     // the simulated access point: null ssid = none in range
-    this.ap = { ssid: apSsid || null, pass: apPass || '', bssid: Uint8Array.from([0x02, 0x00, 0x5e, 0x10, 0x00, 0x01]) };
+    // (gone: switched off for now, AP DOWN)
+    this.ap = { ssid: apSsid || null, pass: apPass || '', gone: false,
+      bssid: Uint8Array.from([0x02, 0x00, 0x5e, 0x10, 0x00, 0x01]) };
     this.out = out;
     this.trace = !!trace;
     this.ref = fwHeader ? loadFirmwareHeader(fwHeader) : null;
     this.refNvram = nvramHeader ? loadNvramHeader(nvramHeader) : null;
     this.stats = { cyw43_xfers: 0, cyw43_unsupported: 0, cyw43_fw_bytes: 0, cyw43_ioctls: 0,
-      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0, cyw43_f2_reads: 0, cyw43_credit_updates: 0 };
+      cyw43_frames_to_host: 0, cyw43_frames_from_host: 0, cyw43_f2_reads: 0, cyw43_credit_updates: 0,
+      cyw43_frames_unassociated: 0, cyw43_ap_downs: 0 };
     Object.defineProperty(this.stats, 'cyw43_rx_waiting', { enumerable: true, get: () => this.rx.length });
     Object.defineProperty(this.stats, 'cyw43_host_wake', { enumerable: true, get: () => (this.on && this.irqPending() ? 1 : 0) });
     this.timers = [];             // {at (ns), run}: the network's work due, in time order
@@ -194,6 +220,7 @@ class Cyw43 {
     this.mcast = new Uint8Array(4);
     this.pmk = null;              // the passphrase the driver gave (WLC_SET_WSEC_PMK)
     this.associated = false;      // joined the AP, keyed: data frames pass
+    this.joinIface = 0;           // the interface of the last join (its events')
     this.events = [];             // {at (ns), pkt}: events due to the host
   }
   setPower(high) {
@@ -496,6 +523,12 @@ class Cyw43 {
       const mac = (o) => Array.from(f.subarray(o, o + 6), (b) => hex(b, 2)).join(':');
       const what = 'data frame of ' + size + ' bytes ' + mac(6) + ' > ' + mac(0) + ' type ' + hex((f[12] << 8) | f[13], 4) +
         ((f[12] << 8 | f[13]) === 0x0800 && f[23] === 17 ? ' udp ' + ((f[34] << 8) | f[35]) + ' > ' + ((f[36] << 8) | f[37]) : '');
+      if (this.peer && !this.associated && (this.ap.gone || this.stats.cyw43_ap_downs)) {
+        // (a station whose AP left: the chip has no one to send it to)
+        this.stats.cyw43_frames_unassociated += 1;
+        this.log('DROP ' + what + ' from the clock (not associated: ' + (this.ap.gone ? 'the AP is gone' : 'not joined again yet') + ')');
+        return;
+      }
       if (!this.peer || !this.associated) { this.unsupported(what + ' (not associated: no network)'); return; }
       this.stats.cyw43_frames_from_host += 1;
       this.peer.fromClock(Uint8Array.from(f));
@@ -600,8 +633,9 @@ class Cyw43 {
   join(ssid, iface) {
     const wpa = (this.ioctls[134] || 0) !== 0;
     const ev = [];
-    if (this.ap.ssid === null || ssid !== this.ap.ssid) {
-      this.step('join', 'ssid "' + ssid + '": no such network');
+    this.joinIface = iface;
+    if (this.ap.ssid === null || ssid !== this.ap.ssid || this.ap.gone) {
+      this.step('join', 'ssid "' + ssid + '": no such network' + (this.ap.gone ? ' (the AP is gone)' : ''));
       ev.push([EV.SET_SSID, WLC_E_STATUS_NO_NETWORKS, 0, 0]);
     } else if (wpa && this.pmk !== this.ap.pass) {
       this.step('join', 'ssid "' + ssid + '": wrong passphrase');
@@ -624,6 +658,32 @@ class Cyw43 {
       this.events.push({ at, type, status, reason, flags: fl, iface });
     }
   }
+  // AP DOWN: the access point switched off (this file's header): an
+  // associated station gets DEAUTH_IND (reason 3) and LINK down
+  apDown() {
+    if (this.ap.ssid === null) { this.unsupported('AP DOWN without an access point (--ap-ssid)'); return; }
+    if (this.ap.gone) { this.log('FAULT AP DOWN: the AP is already gone'); return; }
+    this.ap.gone = true;
+    this.stats.cyw43_ap_downs += 1;
+    const was = this.associated;
+    this.associated = false;
+    this.log('FAULT AP DOWN: the access point "' + this.ap.ssid + '" is gone' +
+      (was ? ': DEAUTH_IND (leaving) and LINK down to the station' : ' (no station associated)'));
+    if (!was) return;
+    let at = this.now();
+    for (const [type, status, reason, fl] of [[EV.DEAUTH_IND, 0, DOT11_RC_DEAUTH_LEAVING, 0],
+      [EV.LINK, 0, WLC_E_LINK_DISASSOC, 0]]) {
+      at += JOIN_EVENT_GAP_NS;
+      this.events.push({ at, type, status, reason, flags: fl, iface: this.joinIface });
+    }
+  }
+  // AP UP: the access point back; the station must join again
+  apUp() {
+    if (this.ap.ssid === null) { this.unsupported('AP UP without an access point (--ap-ssid)'); return; }
+    if (!this.ap.gone) { this.log('FAULT AP UP: the AP is already up'); return; }
+    this.ap.gone = false;
+    this.log('FAULT AP UP: the access point "' + this.ap.ssid + '" is back (a station must join again)');
+  }
   // the network's work at simulated time `at` (ns): a frame, a timer; the handle cancels it
   later(at, run) {
     const t = { at, run };
@@ -641,6 +701,11 @@ class Cyw43 {
   sendFrame(frame) {
     if (frame.length > ETH_MAX) { this.unsupported('a frame of ' + frame.length + ' bytes to the clock (over ' + ETH_MAX + ')'); return; }
     this.later(this.now() + NET_LATENCY_NS, () => {
+      if (!this.associated && (this.ap.gone || this.stats.cyw43_ap_downs)) {
+        this.stats.cyw43_frames_unassociated += 1;
+        this.log('DROP a frame of ' + frame.length + ' bytes to the clock (not associated)');
+        return;
+      }
       const size = SDPCM_HEADER_LEN + BDC_HEADER_LEN + frame.length;
       const p = new Uint8Array((size + 3) & ~3);
       p[0] = size & 0xff; p[1] = size >> 8; p[2] = ~size & 0xff; p[3] = (~size >> 8) & 0xff;

@@ -52,6 +52,13 @@
 // an input; F <pin> <0|1> drive it when the next flash erase/program starts; RUNTO <ms> run until that simulated time, then report; GO run
 // freely; HALT stop running, then report; STATS; PEEK <hex addr> <n> (n words of memory);
 // PC (where the core is: debugging); PING <ip> [seq] (--ap-ssid: the AP's network pings the clock); QUIT.
+// Faults on the radio (--ap-ssid; each logged as a "W <us> FAULT ..." line, what it
+// costs as "W <us> DROP ..."): AP DOWN / AP UP: the access point vanishes (an
+// associated clock is deauthenticated, its link down; no frame passes, a join is
+// refused) and comes back (target/cyw43.js); DROP <n>: every n-th frame each way
+// lost, DROP 0 none; MOVE <old ip> <new ip>: a relayed address changes (the old one
+// answers nothing, its connections gone: target/netpeer.js).  A fault's command
+// acts at the simulated instant the emulation has reached (send it between RUNTOs).
 // Out (stdout): READY; S <hex> serial from the board; I <addr> <hex> one I2C
 // write transaction (with --i2c-us: and its simulated us); AT <ms> after RUNTO; STATS erases=.. programs=.. ...
 // (busy_ns: core 0 executing; core1_launches, core1_busy_ns, fifo_words0/1: words each core pushed,
@@ -511,6 +518,19 @@ function main() {
       case 'PING':   // PING <ip>: the AP's network pings that address (target/netpeer.js)
         if (wifi && wifi.chip.peer) wifi.chip.peer.ping(w[1], Number(w[2] || 1));
         else out('W ' + simUs() + ' UNSUPPORTED PING without an access point');
+        break;
+      case 'AP':     // AP DOWN | AP UP (target/cyw43.js apDown/apUp)
+        if (!wifi) out('W ' + simUs() + ' UNSUPPORTED AP without --cyw43');
+        else if (w[1] === 'DOWN') wifi.chip.apDown();
+        else if (w[1] === 'UP') wifi.chip.apUp();
+        else wifi.chip.unsupported('AP ' + (w[1] || '') + ': not DOWN or UP');
+        break;
+      case 'DROP':   // DROP <n> (target/netpeer.js setDrop)
+      case 'MOVE':   // MOVE <old ip> <new ip> (target/netpeer.js move)
+        if (!wifi || !wifi.chip.peer) out('W ' + simUs() + ' UNSUPPORTED ' + w[0] + ' without an access point');
+        else if (w[0] === 'MOVE') wifi.chip.peer.move(w[1] || '', w[2] || '');
+        else if (/^\d+$/.test(w[1] || '')) wifi.chip.peer.setDrop(Number(w[1]));
+        else wifi.chip.unsupported('DROP ' + (w[1] || '') + ': not a whole number');
         break;
       case 'PC': out('PC ' + mcu.core.PC.toString(16) + ' ' + simMs() + ' sel=' + ssi.selected + ' cmd=' + ssi.cmd); break;
       case 'QUIT': fs.closeSync(fd); process.exit(0);

@@ -23,6 +23,19 @@
 //
 // Every frame handled is logged through `log` ("W <us> ARP ...", "DHCP ACK
 // 192.168.4.2", "ICMP ...", "TCP ..."), what is not through `unsupported`.
+//
+// Faults (the harness's stdin, logged as "W <us> FAULT ..."):
+//   - DROP <n>: a lossy link: from then on every n-th frame each way (the
+//     clock's n-th, 2n-th, ... and the network's, counted apart) is lost,
+//     ARP, DHCP and TCP alike, each logged "DROP ..."; deterministic, so a
+//     run repeats.  DROP 0: no more losses.
+//   - MOVE <old> <new>: the relayed address <old> becomes <new> (the hall
+//     computer got a new address, e.g. a new DHCP lease): the relay map's
+//     entries move to <new>, the connections to <old> are gone (their host
+//     sockets closed), and <old> is nobody's: ARP for it is unanswered and
+//     the frames a clock still sends there (its ARP cache) are lost without
+//     an answer, as on a LAN where no host has the address (no RST).
+//     MOVE <new> <old> gives the address back.
 'use strict';
 const net = require('net');
 
@@ -85,7 +98,41 @@ class NetPeer {
     this.leased = false;          // the DHCP ACK given
     this.ipId = 0;
     this.conns = new Map();       // 'clientPort>ip:port' -> Conn
-    this.stats = { net_frames_in: 0, net_frames_out: 0, net_tcp_to_host: 0, net_tcp_from_host: 0 };
+    this.stats = { net_frames_in: 0, net_frames_out: 0, net_tcp_to_host: 0, net_tcp_from_host: 0,
+      net_dropped_from_clock: 0, net_dropped_to_clock: 0 };
+    this.dropEvery = 0;           // DROP n: every n-th frame each way lost (0: none)
+    this.dropCount = [0, 0];      // frames from / to the clock since DROP
+  }
+
+  // -- faults ---------------------------------------------------------------------------
+  setDrop(n) {
+    this.dropEvery = n > 0 ? n : 0;
+    this.dropCount = [0, 0];
+    this.log('FAULT DROP ' + (this.dropEvery ? 'every ' + this.dropEvery + ' frames each way, one lost' : 'off: no frame lost'));
+  }
+  // whether this frame (way 0: from the clock, 1: to it) is lost
+  dropped(way, f) {
+    if (!this.dropEvery || ++this.dropCount[way] % this.dropEvery) return false;
+    this.stats[way ? 'net_dropped_to_clock' : 'net_dropped_from_clock'] += 1;
+    this.log('DROP frame ' + this.dropCount[way] + ' ' + (way ? 'to' : 'from') + ' the clock (' + f.length + ' bytes, type ' +
+      be16(f, 12).toString(16).padStart(4, '0') + ')');
+    return true;
+  }
+  move(from, to) {
+    if (!/^\d+\.\d+\.\d+\.\d+$/.test(from) || !/^\d+\.\d+\.\d+\.\d+$/.test(to) || from === this.cfg.gateway || to === this.cfg.gateway) {
+      this.chip.unsupported('MOVE ' + from + ' ' + to + ': not two relayed IPv4 addresses'); return;
+    }
+    const relay = {};
+    let n = 0;
+    for (const [k, v] of Object.entries(this.relay)) {
+      const [ip, port] = k.split(':');
+      if (ip === from) { relay[to + (port ? ':' + port : '')] = v; n++; } else relay[k] = v;
+    }
+    if (!n) { this.chip.unsupported('MOVE ' + from + ' ' + to + ': ' + from + ' is not relayed'); return; }
+    this.relay = relay;
+    let lost = 0;
+    for (const c of Array.from(this.conns.values())) if (ip2s(c.pip) === from) { c.vanish(); lost++; }
+    this.log('FAULT MOVE ' + from + ' -> ' + to + ': ' + from + ' is nobody\'s now, ' + lost + ' connection(s) to it gone');
   }
   log(line) { this.chip.log(line); }
 
@@ -102,6 +149,7 @@ class NetPeer {
   // -- frames from the clock ---------------------------------------------------------
   fromClock(f) {
     this.stats.net_frames_in += 1;
+    if (f.length >= 14 && this.dropped(0, f)) return;
     if (f.length < 14) { this.chip.unsupported('data frame of ' + f.length + ' bytes (no Ethernet header)'); return; }
     const type = be16(f, 12);
     this.clientMac = Uint8Array.from(f.subarray(6, 12));
@@ -237,6 +285,10 @@ class NetPeer {
     const dst = ip2s(dip), key = seg.sport + '>' + dst + ':' + seg.dport;
     const name = ip2s(sip) + ':' + seg.sport + ' > ' + dst + ':' + seg.dport;
     let c = this.conns.get(key);
+    if (!c && !this.owns(dst)) {   // (sent on a stale ARP entry: no host has it, no answer)
+      this.log('TCP ' + name + ' ' + flagNames(seg.flags) + ': nobody has ' + dst + ', lost');
+      return;
+    }
     if (!c) {
       if (seg.flags & TCP_RST) return;
       const port = this.hostPort(dst, seg.dport);
@@ -287,6 +339,7 @@ class NetPeer {
   sendEth(dmac, type, payload) {
     const f = new Uint8Array(14 + payload.length);
     f.set(dmac, 0); f.set(this.mac, 6); put16(f, 12, type); f.set(payload, 14);
+    if (this.dropped(1, f)) return;
     this.stats.net_frames_out += 1;
     this.chip.sendFrame(f);
   }
@@ -350,6 +403,12 @@ class Conn {
     this.state = 'CLOSED';
     this.peer.conns.delete(this.key);
     this.sock.destroy();
+  }
+  // its address moved away (MOVE): forgotten without a word to the clock
+  vanish() {
+    this.log('gone with its address (host socket closed)');
+    if (this.timer) { this.peer.chip.cancel(this.timer); this.timer = null; }
+    this.close();
   }
 
   // the host's side
