@@ -6,25 +6,11 @@
 # game logs), files through the injected filesystem, time through the
 # injected ticks.  This file never sees the app.
 #
-# The clock publishes under scrabble/<event>/<table>/, each topic ending in
-# its account name (<user>: the broker's ACL lets an account write only
-# topics that end in its own name, at any table):
-#   status/<user>          "online" (retained) after each connect; the last
-#                          will "offline" (retained, QoS 1) when the broker
-#                          loses it
-#   state/<user>           retained JSON after every event: the replay
-#                          report's fields minus lcd, plus clock id, table,
-#                          game number and lowbat (the battery is low; also
-#                          sent when that changes)
-#   heartbeat/<user>       the same JSON every HEARTBEAT_MS while a game runs
-#   result/<game>/<user>   the final state, QoS 1, kept and re-sent until the
-#                          hall's recorder confirms it (below)
-#   log/<game>/<user>      the game's log file (replay format), retained, QoS 1;
-#                          streamed from the file as it goes out (mqtt.Wire
-#                          stream()), never whole in memory (issue 30)
-# It subscribes to one topic, scrabble/<event>/confirm/<user>, at QoS 0:
-# only the hall's recorder may write there (the broker's ACL).  Nothing it
-# receives can change the clock; a confirmation only lets it forget a result.
+# The topics (status, state, heartbeat, result, log under
+# scrabble/<event>/<table>/, each ending in the clock's account; the one
+# subscription, confirm/<user>, which only the recorder may write) are
+# hallproto.py's, tabled in docs/hall.md "Topics and accounts".  Nothing
+# the clock receives can change it; a confirmation only lets it forget a result.
 #
 # No result lost (issue 19): a result stays in the queue (and on flash,
 # outbox.py) until the recorder (hall/recorder.py) echoes its body
@@ -51,6 +37,9 @@
 # also after a power cut (below).
 # poll() allocates nothing when there is nothing to publish.
 #
+# The Wi-Fi (issue 38): a lost link closes the connection at once; a link
+# down REJOIN_MS is joined again, as often (docs/hall.md "The Wi-Fi").
+#
 # The QoS 1 queue is also kept on flash (outbox.py) from the moment a
 # message is queued until its PUBACK (a result: until its confirmation): a
 # result not yet confirmed when the power is cut is sent again after the
@@ -76,7 +65,7 @@ import outbox
 from source import HALL_DOWN, HALL_WAIT, HALL_UP, WIFI_OK, WIFI_BADAUTH, WIFI_NONET
 
 HEARTBEAT_MS = 5000
-PING_MS = 10000         # a PINGREQ when nothing else went out for this long
+PING_MS = 10000         # a PINGREQ this often (the broker must answer it)
 REPLY_MS = 10000        # CONNACK / PUBACK / PINGRESP must come within this
 CONNECT_MS = 15000      # TCP connect and the TLS handshake must complete within this
 READ_MS = 50            # how often the broker's replies are read
@@ -87,6 +76,7 @@ RESEND_MS = 5000        # an acknowledged, unconfirmed result is sent again
 # The hall as the clock's user sees it (HALL_*) and why there is no Wi-Fi
 # (WIFI_*): defined in source.py, the door both sides read them through.
 WAIT_MS = 15000         # "connecting" without Wi-Fi at most this long
+REJOIN_MS = 10000       # the Wi-Fi down this long: join it again (then as often)
 # network.WLAN.status()'s codes (MicroPython: STAT_WRONG_PASSWORD -3,
 # STAT_NO_AP_FOUND -2 on the cyw43 and ESP32 ports); start() takes the
 # port's own where it has them
@@ -120,6 +110,11 @@ class Net:
         self.link = link
         # the link's status() if it has one (bound once: no allocation per call)
         self._status = getattr(link, "status", None) if link is not None else None
+        # start()'s join, asked again (a link without connect(): never)
+        self.ssid, self.wifi_key = cfg.get("ssid"), cfg.get("wifi_password", "")
+        self._join = getattr(link, "connect", None) if self.ssid else None
+        self.linked = False       # the link was up at the last look
+        self.rejoins = 0          # joins asked again
         self.wifi = WIFI_OK
         # TLS with the pinned CA (a net.json always has one: check_config);
         # without "ca" (tests of the wire on fake sockets only) in clear
@@ -154,6 +149,7 @@ class Net:
         self.lowbat = False       # the battery warning as last published
         self.hall = -1
         self.wait_until = self.add(now, WAIT_MS)
+        self.rejoin_at = self.add(now, REJOIN_MS)   # (start() asked the first)
         self._show(HALL_WAIT)
         self.box.load()
 
@@ -235,6 +231,15 @@ class Net:
     def _open(self, now):
         if self.link is not None and not self.link.isconnected():
             self.retry_at = self.add(now, 500)
+            if self.linked:       # just lost: a rejoin REJOIN_MS on
+                self.linked = False
+                self.rejoin_at = self.add(now, REJOIN_MS)
+            elif self._join is not None and self.diff(now, self.rejoin_at) >= 0:
+                self.rejoin_at, self.rejoins = self.add(now, REJOIN_MS), self.rejoins + 1
+                try:
+                    self._join(self.ssid, self.wifi_key)    # (returns at once)
+                except OSError:   # (the ESP32's own retry may be under way)
+                    pass
             self._wifi_why()
             # (a refused password is a failed try at once: the mark says "no
             # hall" now, not after WAIT_MS; any other no-Wi-Fi may be the
@@ -243,6 +248,7 @@ class Net:
                                            or self.diff(now, self.wait_until) >= 0):
                 self._show(HALL_DOWN)
             return
+        self.linked = True
         if self.wire.open(now, self.host, self.port):
             self.st = CONNECTING
             self.deadline = self.add(now, CONNECT_MS)
@@ -290,14 +296,19 @@ class Net:
             self.box.resend()
         elif self.src.state() == cc.RUNNING and self.diff(now, self.hb_at) >= 0:
             self._report(now, False)
-        elif self.diff(now, self.ping_at) >= 0:
+        elif self.diff(now, self.ping_at) >= 0:   # (even between states: a
+            self.ping_at = self.add(now, PING_MS)  # silent broker is seen)
             self._start(mqtt.PINGREQ)
             self._wait(now)
         if self.diff(now, self.read_at) >= 0:
             self.read_at = self.add(now, READ_MS)
+            if self.link is not None and not self.link.isconnected():
+                return self._fail(now, "Wi-Fi lost")
             self.wire.read(now)
         if self.waiting and self.st == UP and self.diff(now, self.deadline) >= 0:
             self._fail(now, "broker stopped answering")
+        elif self.st == UP and self.diff(now, self.ping_at) >= REPLY_MS:
+            self._fail(now, "the broker takes nothing")   # (no room to ping)
 
     def _report(self, now, state):
         """The state's JSON: on state/ (retained) or, while a game runs, on
@@ -344,8 +355,7 @@ class Net:
         self.published += 1
 
     def _send(self, now):
-        if self.wire.send(now):
-            self.ping_at = self.add(now, PING_MS)
+        self.wire.send(now)
 
     # -- the broker's replies (mqtt.Wire calls these) -------------------------------
     def on_connack(self, now, code):

@@ -235,6 +235,7 @@ def test_net_tells_why_there_is_no_wifi():
     n = net.Net.__new__(net.Net)       # only what _open's no-Wi-Fi branch reads
     n.src, n.add, n.diff = Src(), (lambda a, b: a + b), (lambda a, b: a - b)
     n.hall, n.wait_until, n.wifi = net.HALL_WAIT, 10 ** 9, net.WIFI_OK
+    n._join, n.linked = None, False
     for status, why, note, hall in (
             (-2, net.WIFI_NONET, "no Wi-Fi: no such network", net.HALL_WAIT),
             (1, net.WIFI_OK, "no Wi-Fi", net.HALL_WAIT),
@@ -247,6 +248,57 @@ def test_net_tells_why_there_is_no_wifi():
         assert (n.wifi, n.note, n.hall) == (why, note, hall)
     assert told == [net.WIFI_NONET, net.WIFI_OK, net.WIFI_BADAUTH]
     assert marks == [net.HALL_DOWN]
+
+
+class _Joiner(_Link):
+    """A link up or down at will (status() STAT_CONNECTING, as a Pico W's
+    after its AP left), each connect() noted."""
+    def __init__(self):
+        super().__init__(1)
+        self.up, self.joins = True, []
+
+    def isconnected(self):
+        return self.up
+
+    def connect(self, ssid, key):
+        self.joins.append((ssid, key))
+
+
+def test_a_lost_wifi_is_joined_again_every_rejoin_ms():
+    """issue 38: a Pico W's cyw43 driver never joins its access point again
+    by itself once the AP left (cyw43_ctrl.c: a LINK down only takes the
+    link down), so net.py's _open asks connect() again, with net.json's
+    SSID and passphrase, REJOIN_MS after it saw the link lost, then every
+    REJOIN_MS while the link stays down, and never while it is up (the
+    boot's own join, start()'s, gets REJOIN_MS too)."""
+    class Src:
+        def wifi(self, w):
+            pass
+
+        def mark(self, h):
+            pass
+
+    class Wire:
+        def open(self, now, host, port):
+            return False          # (IDLE stays IDLE: only the Wi-Fi matters here)
+
+    cfg = {"ssid": "hall", "wifi_password": "pw"}
+    n = net.Net.__new__(net.Net)
+    n.src, n.add, n.diff, n.wire = Src(), (lambda a, b: a + b), (lambda a, b: a - b), Wire()
+    n.hall, n.wait_until, n.wifi, n.host, n.port = net.HALL_WAIT, 0, net.WIFI_OK, "h", 1
+    n.link = _Joiner()
+    n._status = n.link.status
+    n.ssid, n.wifi_key, n._join = cfg["ssid"], cfg["wifi_password"], n.link.connect
+    n.linked, n.rejoins, n.rejoin_at = False, 0, net.REJOIN_MS
+    lost = 3000
+    asked = []
+    for t in range(0, lost + 3 * net.REJOIN_MS + 1, 500):
+        n.link.up = t < lost or t >= lost + 3 * net.REJOIN_MS
+        k = len(n.link.joins)
+        n._open(t)
+        asked += [t] * (len(n.link.joins) - k)
+    assert asked == [lost + net.REJOIN_MS, lost + 2 * net.REJOIN_MS], asked
+    assert set(n.link.joins) == {("hall", "pw")} and n.rejoins == 2
 
 
 def test_the_hall_words_fit():
