@@ -382,6 +382,35 @@ def pico_tm1637(presses=40, seed=28, new_game=1, gap_ms=GAP_MS):
                      shown=tm1637_shows, gap_ms=gap_ms)
 
 
+def timed_press(pico, t, gpio, want, hold, limit_ms=3000, shown=lcd_shows):
+    """A key pressed at simulated ms `t` (its pin low, released after `hold`
+    ms): the ms from its edge until `shown(pico, want)` (want: expect()'s),
+    the LCD polled every 1 ms for 60 ms, then every 2 ms; a RuntimeError
+    after `limit_ms`."""
+    pico.run_to(t)
+    pico.pin(gpio, 0)
+    got = None
+    up = False
+    ms = 0
+    while ms < limit_ms:
+        ms += 1 if ms < 60 else 2
+        if not up and ms >= hold:
+            pico.run_to(t + hold)
+            pico.pin(gpio, 1)
+            up = True
+        pico.run_to(t + ms)
+        if shown(pico, want):
+            got = ms
+            break
+    if got is None:
+        raise RuntimeError("the Pico's display did not show a %s press within %d ms: %r"
+                           % (want[3], limit_ms, pico.lcd.text_rows()))
+    if not up:
+        pico.run_to(t + hold)
+        pico.pin(gpio, 1)
+    return got
+
+
 def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
                  shown=lcd_shows, gap_ms=GAP_MS):
     """pico_game's presses on a running Pico whose app shows READY: the game
@@ -389,52 +418,53 @@ def pico_presses(pico, rng, res, start, presses=40, limit_ms=3000, new_game=1,
     the game's start are appended to res's lists (and each press's edge,
     simulated ms, to res["at_ms"] if it has one).  `gap_ms`: the later
     presses' gaps (the first two of a game: FRESH_GAP_MS)."""
-    pico.press(PICO_PINS[0], start)   # the game starts: right runs
-    state, side = 1, 1
+    g = PicoPlayer(pico, rng)
+    g.start(start)
     t = start
     fresh = 2           # presses left in the game's first seconds
     for k in range(presses):
         if new_game and k == presses // 2 and presses >= 4:
-            start = _pico_new_game(pico, t + 1000, state) + 500
-            pico.press(PICO_PINS[0], start)
-            state, side, t, fresh = 1, 1, start, 2
+            start = _pico_new_game(pico, t + 1000, g.state) + 500
+            g.start(start)
+            t, fresh = start, 2
         t += rng.randint(*FRESH_GAP_MS) if fresh else rng.randint(*gap_ms)
         fresh = fresh - 1 if fresh else 0
-        pico.run_to(t)
-        kind = "pause" if state == 2 or rng.random() < 0.3 else "player"
-        want = expect(state, side, kind)
-        gpio = PICO_PINS[2 if kind == "pause" else side]
-        pico.pin(gpio, 0)
-        hold = rng.randint(60, 200)
-        got = None
-        up = False
-        ms = 0
-        while ms < limit_ms:
-            ms += 1 if ms < 60 else 2
-            if not up and ms >= hold:
-                pico.run_to(t + hold)
-                pico.pin(gpio, 1)
-                up = True
-            pico.run_to(t + ms)
-            if shown(pico, want):
-                got = ms
-                break
-        if got is None:
-            raise RuntimeError("the Pico's display did not show a %s press within %d ms: %r"
-                               % (want[3], limit_ms, pico.lcd.text_rows()))
-        if not up:
-            pico.run_to(t + hold)
-            pico.pin(gpio, 1)
+        got, kind = g.press(t, limit_ms, shown)
         res["lat_ms"].append(got)
-        res["kinds"].append(want[3])
+        res["kinds"].append(kind)
         res["after_start_ms"].append(t - start)
         if "at_ms" in res:
             res["at_ms"].append(t)
         t = pico.t_ms
+
+
+class PicoPlayer:
+    """Players at the emulated Pico: the game started with the left button
+    (right runs), then each press the mover's button or the pause key (3 in
+    10; only the pause key while paused), held 60-200 ms, timed from its
+    edge to the LCD (timed_press); the clock's state (1 running, 2 paused)
+    and running side followed."""
+
+    def __init__(self, pico, rng):
+        self.pico, self.rng = pico, rng
+        self.state, self.side = 1, 1
+
+    def start(self, t):
+        self.pico.press(PICO_PINS[0], t)   # the game starts: right runs
+        self.state, self.side = 1, 1
+
+    def press(self, t, limit_ms=3000, shown=lcd_shows):
+        """One press at simulated ms t: (ms to the LCD, 'player', 'stop' or
+        'restart')."""
+        kind = "pause" if self.state == 2 or self.rng.random() < 0.3 else "player"
+        want = expect(self.state, self.side, kind)
+        got = timed_press(self.pico, t, PICO_PINS[2 if kind == "pause" else self.side], want,
+                          self.rng.randint(60, 200), limit_ms, shown)
         if kind == "player":
-            side = 1 - side
+            self.side = 1 - self.side
         else:
-            state = 2 if state == 1 else 1
+            self.state = 2 if self.state == 1 else 1
+        return got, want[3]
 
 
 def pico_game(presses=40, seed=18, limit_ms=3000, new_game=1, board="pico", shown=lcd_shows,
