@@ -432,7 +432,7 @@ class Pico:
     def __init__(self, flash, fs_image=None, advance_ms=0, cols=16, rows=2, lcd_addr=0x27,
                  battery_mv=3900, uid=0, erase_ms=0, program_us=0, uf2=None, reflash=False,
                  lcd_times=False, tm1637=(), cyw43=None, cyw43_trace=False,
-                 every_poll=False, ap=None, relay=None):
+                 every_poll=False, ap=None, relay=None, time_fn=None):
         from host_sim.fakehw.hd44780_emu import Hd44780Pcf8574
         self.flash = flash
         self.fs_image = fs_image
@@ -471,6 +471,11 @@ class Pico:
         # gateway's ports (target/netpeer.js): {"ip": True} (every port, the
         # same port) or {("ip", port): host_port}
         self.relay = relay or {}
+        # a function of the image timed on core 0 (its entry address, e.g.
+        # gc_collect's): each call's (simulated us at its return, its us) in
+        # self.fn_calls (harness --time-fn)
+        self.time_fn = time_fn
+        self.fn_calls = []
         self.wifi = []
         self.proc = None
         self._pty = None
@@ -525,6 +530,8 @@ class Pico:
             if self.relay:
                 args += ["--net-relay", ",".join(
                     k if v is True else "%s:%d=%d" % (k[0], k[1], v) for k, v in sorted(self.relay.items(), key=str))]
+        if self.time_fn:
+            args += ["--time-fn", "%x" % self.time_fn]
         if self.nice:
             args = ["nice", "-n", str(self.nice)] + args
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -558,6 +565,8 @@ class Pico:
                     self.on_lcd(int(w[3]))  # the simulated us of the transfer's end
         elif line.startswith("W "):
             self.wifi.append(line[2:])
+        elif line.startswith("G "):
+            self.fn_calls.append(tuple(int(v) for v in line.split()[1:3]))
         elif line.startswith("T "):
             _t, clk, us, levels = line.split(" ")
             self.tm[int(clk)].feed(levels)

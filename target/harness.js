@@ -10,7 +10,14 @@
 //        [--battery-mv MV] [--uid N] [--erase-ms MS] [--program-us US] [--i2c-us]
 //        [--every-poll]
 //        [--tm1637 CLK,DIO[,CLK,DIO]] [--cyw43 [--cyw43-fw H] [--cyw43-nvram H] [--cyw43-trace]
-//        [--ap-ssid S [--ap-pass P] [--net-relay R]]]
+//        [--ap-ssid S [--ap-pass P] [--net-relay R]]] [--time-fn HEX]
+//
+// --time-fn HEX: each call core 0 makes to the function at that address (its
+// entry, the thumb bit ignored) is timed in simulated time, from the
+// instruction at its entry to the one at its return address (LR then):
+// "G <us> <duration us>" lines out at each return, and in STATS fn_calls,
+// fn_max_us, fn_total_us.  (bench/pico_w_bench.py times the image's
+// gc_collect with it: a garbage collection's pause.)
 //
 // --cyw43: a CYW43439 on GPIO 23/24/25/29, as on a Pico W (target/cyw43.js;
 // "W ..." lines out).  H: the driver's firmware / NVRAM headers (the blobs
@@ -407,6 +414,22 @@ function main() {
       trace: process.argv.includes('--cyw43-trace'), apSsid: arg('--ap-ssid'), apPass: arg('--ap-pass', ''),
       relay: require('./netpeer.js').parseRelay(arg('--net-relay', '')) })
     : null;
+  // --time-fn: the function timed on core 0 (entry address, 0: none), the call in progress
+  const fnAt = parseInt(arg('--time-fn', '0'), 16) & ~1;
+  let fnRet = -1, fnStart = 0;
+  function timeFn() {
+    const pc = mcu.core.PC;
+    if (fnRet < 0) {
+      if (pc === fnAt) { fnRet = mcu.core.registers[14] & ~1; fnStart = clock.nanos; }
+    } else if (pc === fnRet) {
+      const us = Math.round((clock.nanos - fnStart) / 1e3);
+      stats.fn_calls += 1; stats.fn_total_us += us;
+      stats.fn_max_us = Math.max(stats.fn_max_us, us);
+      out('G ' + simUs() + ' ' + us);
+      fnRet = -1;
+    }
+  }
+  if (fnAt) Object.assign(stats, { fn_calls: 0, fn_max_us: 0, fn_total_us: 0 });
   let until = 0;          // run while simMs() < until (Infinity: free run)
   // run() waiting for the host's next RUNTO: the timer that polls for it,
   // cleared when it comes (kick()), so the run goes on at once, not up to
@@ -473,7 +496,7 @@ function main() {
           const c = dual.step();
           clock.tick(c * cycleNanos);
           if (wifi) wifi.tick(c);
-          if (dual.core0Ran) busyNs += c * cycleNanos; else waitNs += c * cycleNanos;
+          if (dual.core0Ran) { busyNs += c * cycleNanos; if (fnAt) timeFn(); } else waitNs += c * cycleNanos;
         }
       }
     }
