@@ -97,20 +97,21 @@ def played(tmp_path_factory):
         got_all = clock.until_recorded(game, lambda: filed() and listener.of("log", game))
         game_heap = clock.heap()
         stats = p.stats()
+        csv = hall_cmd(h.folder, "results", "--csv", event=h.event, port=h.port)
     except BaseException:
-        h.stop()
-        raise
-    finally:
         if clock is not None:
             clock.stop()
         if listener is not None:
             listener.close()
-    csv = hall_cmd(h.folder, "results", "--csv", event=h.event, port=h.port)
-    try:
+        h.stop()
+        raise
+    try:      # (the clock plays on: the faults below)
         yield {"hall": h, "clock": clock, "pico": p, "res": res, "final": final, "stats": stats,
                "got_all": got_all, "records": clock.recorded(game), "filed": filed(), "listener": listener,
                "boot_heap": boot_heap, "game_heap": game_heap, "csv": csv, "game": game}
     finally:
+        clock.stop()
+        listener.close()
         h.stop()
 
 
@@ -269,3 +270,147 @@ def test_the_heap_read_from_ram_is_what_gc_reports(tmp_path):
     assert got is not None and m, p.pasted[-1500:]
     assert (pool, free, largest) == (int(m.group(1)), int(m.group(2)), int(m.group(3)) * W.BYTES_PER_BLOCK)
     assert free == int(got)
+
+
+# -- faults on the radio (issue 38): the same clock, a game each ---------------------
+
+DROP_EVERY = 4                       # every 4th frame each way lost (25 %)
+MOVED_IP = "192.168.4.11"            # the hall computer's new address
+
+
+@pytest.fixture(scope="module")
+def faults(played):
+    """Three more games on the module's clock, each with a fault on the
+    radio in it (bench/pico_w_bench.py HallClock.fault_game): the access
+    point switched off mid-game and on again (target/cyw43.js AP DOWN/UP);
+    a link losing every DROP_EVERY-th frame each way through a game and its
+    result (target/netpeer.js DROP); the broker's address moving away
+    (MOVE: the hall computer got another address) until the game has ended,
+    then back.  Then RESEND_MS more, so a copy sent again could show."""
+    clock, p, lst = played["clock"], played["pico"], played["listener"]
+    assert played["got_all"]
+    got = {"ap": clock.ap_fault_game(381)}
+    got["drop"] = clock.fault_game(lambda: p.drop_frames(DROP_EVERY), lambda: p.drop_frames(0),
+                                   382, 6000, end_in_fault=True)
+    got["move"] = clock.fault_game(lambda: p.move_address(W.BROKER_IP, MOVED_IP),
+                                   lambda: p.move_address(MOVED_IP, W.BROKER_IP),
+                                   383, 0, end_in_fault=True, until_down=True)
+    for g in got.values():
+        g["recorded"] = clock.until_recorded(g["game"], lambda g=g: lst.of("log", g["game"]))
+    p.run_to(p.t_ms + net.RESEND_MS + 1000)
+    for g in got.values():
+        g["records"] = clock.recorded(g["game"])
+    with open(os.path.join(played["hall"].folder, "..", "radio.log"), "w") as f:   # (to read a failure by)
+        f.write("\n".join(p.wifi) + "\n")
+        f.write("".join("G %d %d\n" % c for c in p.fn_calls))
+    return {"games": got, "pico": p, "listener": lst}
+
+
+def _nothing_lost(f, name):
+    """The fault's game: its result stored exactly once by the recorder,
+    with the times its log replays to (the log published, every event in
+    it), presses within budget."""
+    g, lst = f["games"][name], f["listener"]
+    assert g["recorded"] and len(g["records"]) == 1, (name, g["records"])
+    res = g["records"][0]["result"]
+    log = lst.of("log", g["game"])[-1].decode()
+    k, at = replay.run(replay.parse(log.split("\n")))
+    rep = replay.report(k, at)
+    assert rep["over"] and [rep[s]["remaining_ms"] for s in ("left", "right")] == \
+        [res[s]["remaining_ms"] for s in ("left", "right")], (name, rep, res)
+    lat = [ms for _phase, ms, _k in g["lat"]]
+    assert pct(lat)[1] <= PRESS_BUDGET_MS, (name, g["lat"])
+    return g
+
+
+def _span(f, a, b):
+    """(i, j): the W lines from the fault line containing `a` (i) to the next
+    containing `b` (j)."""
+    w = f["pico"].wifi
+    i = next(k for k, line in enumerate(w) if " FAULT " in line and a in line)
+    return i, next(k for k in range(i + 1, len(w)) if " FAULT " in w[k] and b in w[k])
+
+
+def _between(f, a, b):
+    i, j = _span(f, a, b)
+    return f["pico"].wifi[i:j]
+
+
+def test_the_access_point_vanishing_mid_game(faults):
+    """AP DOWN mid-game: the model sends what a chip whose AP leaves sends
+    (DEAUTH_IND status 0 reason 3, LINK down flags 0: cyw43_ctrl.c 396-415;
+    the driver takes the link down and never rejoins by itself), passes no
+    frame while the AP is gone and refuses the clock's rejoin (net.py
+    REJOIN_MS after the loss: SET_SSID NO_NETWORKS).  The clock says "no
+    hall" at once (net.py sees the link lost), every press shows within
+    30 ms throughout (SPEC v3 §6), and once the AP is back its next rejoin
+    is accepted, DHCP gives the address again, a new TCP/TLS connection
+    comes up and the game's result reaches the recorder exactly once."""
+    g = _nothing_lost(faults, "ap")
+    i, j = _span(faults, "AP DOWN", "AP UP")
+    gone, back = faults["pico"].wifi[i:j], faults["pico"].wifi[j:]
+    assert any("FAULT AP DOWN" in w and "DEAUTH_IND" in w for w in gone), gone[:5]
+    assert any("EVENT type=6 status=0 reason=3" in w for w in gone), gone[:10]
+    assert any("EVENT type=16 status=0 reason=2 flags=0" in w for w in gone), gone[:10]
+    refused = [w for w in gone if "STEP join" in w]
+    assert refused and all("no such network (the AP is gone)" in w for w in refused), refused
+    # nothing passed while it was gone: no data to the hall, no link up
+    assert not [w for w in gone if " bytes to the host" in w or "EVENT type=16 status=0 reason=0 flags=1" in w]
+    joined = [k for k, w in enumerate(back) if "STEP join" in w and "associated, keyed" in w]
+    assert joined, back[:20]
+    assert any(" DHCP ACK " in w for w in back[joined[0]:]), back[:40]
+    assert [w for w in back if " SYN (mss " in w], back[-20:]      # a new connection
+    # the mark (when its cell is free: the challenge window or PAUSE may
+    # take it) never says "connected" while the AP is gone, "no hall" once
+    gone_marks = [h for ph, _ms, h in g["marks"] if ph == "fault"]
+    assert net.HALL_UP not in gone_marks and net.HALL_DOWN in gone_marks, g["marks"]
+    assert g["back_ms"] is not None and g["back_ms"] <= net.REJOIN_MS + net.CONNECT_MS, g
+    assert [ph for ph, _ms, _k in g["lat"]].count("reconnecting") >= 2, g["lat"]
+
+
+def test_a_link_that_drops_frames(faults):
+    """Every DROP_EVERY-th frame lost each way (target/netpeer.js DROP,
+    deterministic) through a game's presses, its end and its result: TCP
+    (lwIP's and the relay's retransmissions) carries the states, the result
+    and the log; the recorder stores the result exactly once (a copy sent
+    again is collapsed), and every press shows within 30 ms."""
+    _nothing_lost(faults, "drop")
+    lossy = _between(faults, "DROP every %d frames" % DROP_EVERY, "DROP off")
+    assert [w for w in lossy if " DROP frame " in w and " from the clock " in w], lossy[-10:]
+    assert [w for w in lossy if " DROP frame " in w and " to the clock " in w], lossy[-10:]
+
+
+def test_the_brokers_address_changing(faults):
+    """The hall computer gets another address mid-game (a new DHCP lease:
+    MOVE): the address in the clock's net.json answers nothing now (its
+    connection gone, its SYNs lost: no host has it).  The clock cannot
+    follow (net.json names the address; the clocks do no DNS, by design),
+    so it plays on, says "no hall" (the broker's PINGRESP missing: net.py
+    pings every PING_MS and waits REPLY_MS), keeps the game's result on its
+    flash (not stored while the address is gone); the address given back
+    (docs/hall.md: the hall computer keeps a fixed address), it connects
+    again by itself and the result is stored exactly once."""
+    g = _nothing_lost(faults, "move")
+    moved = _between(faults, "MOVE %s -> %s" % (W.BROKER_IP, MOVED_IP), "MOVE %s -> %s" % (MOVED_IP, W.BROKER_IP))
+    assert any("FAULT MOVE %s -> %s" % (W.BROKER_IP, MOVED_IP) in w for w in moved), moved[:3]
+    assert [w for w in moved if "nobody has %s, lost" % W.BROKER_IP in w], moved[-10:]
+    assert g["down_ms"] is not None and g["down_ms"] <= net.PING_MS + net.REPLY_MS + 2000, g
+    assert not g["early"], g
+    assert g["back_ms"] is not None, g
+
+
+def test_a_garbage_collection_leaves_a_press_its_budget(played, faults):
+    """MicroPython collects by itself when an allocation finds no room (the
+    app never calls gc.collect()); on the real image each collection (the
+    rp2 port's gc_collect, timed on core 0 from entry to return by the
+    harness: bench/pico_w_bench.py fn_address) pauses the main loop, and a
+    press landing in one waits for it.  SPEC v3 §6: a press shows within
+    30 ms, so the longest collection of the boot and the four games plus a
+    press's own time (the presses' median) must stay within it."""
+    p = faults["pico"]
+    need(None if p.time_fn else "gc_collect's address not found (no RPI_PICO_W build tree "
+         "holding this image's ELF)")
+    assert p.fn_calls, "no collection in the boot and four games"
+    worst = max(us for _at, us in p.fn_calls) / 1000
+    lat = played["res"]["lat_ms"] + [ms for g in faults["games"].values() for _ph, ms, _k in g["lat"]]
+    assert worst + pct(lat)[0] <= PRESS_BUDGET_MS, (p.fn_calls, pct(lat))
