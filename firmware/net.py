@@ -38,19 +38,17 @@
 # poll() allocates nothing when there is nothing to publish.
 #
 # The Wi-Fi (issue 38): a lost link closes the connection at once; a link
-# down REJOIN_MS is joined again, as often (docs/hall.md "The Wi-Fi").
+# down REJOIN_MS is joined again, as often (docs/hall.md "The Wi-Fi").  A
+# game's result queued (its files written) the heap is collected (build.md).
 #
-# The QoS 1 queue is also kept on flash (outbox.py) from the moment a
-# message is queued until its PUBACK (a result: until its confirmation): a
-# result not yet confirmed when the power is cut is sent again after the
-# boot.  The net.json settings are read and checked by netcfg.py.
+# The QoS 1 queue is also on flash (outbox.py) until each PUBACK (a result:
+# its confirmation), so a power cut loses none; net.json is netcfg.py's.
 #
 # The rooms: netcfg (the settings), hallmsg.Messages (the topics, the
 # state's JSON, the result and log at the game's end), outbox.Outbox (the
 # queue and its file), mqtt.Wire (the packets and the socket;
 # tlsjob.Handshake under it, the TLS set-up), and Net here: the state
-# machine that decides what goes out when.  Each is written only through
-# its own methods.
+# machine that decides what goes out when (each written through its methods).
 try:
     import socket
 except ImportError:     # a port without a network (the qemu test image): Net(sock_mod=)
@@ -58,6 +56,7 @@ except ImportError:     # a port without a network (the qemu test image): Net(so
 
 import boardfacts
 import clockcore as cc
+import gc
 import hallmsg
 import mqtt
 import netcfg
@@ -163,6 +162,8 @@ class Net:
         if self.msg.final_due and self.msg.final(self.box):
             self._save()          # (on flash until acknowledged)
             self.msg.kept()
+            if hasattr(gc, "mem_free"):   # (MicroPython's heap, not CPython's)
+                gc.collect()
         if self.src.low() != self.lowbat:   # (the projector's alert)
             self.lowbat = self.src.low()
             self.dirty = True
