@@ -16,7 +16,8 @@ own allocation table (py/gc.c), found by the invariants of its
 mp_state_mem_area_t, its free blocks counted as gc.mem_free() counts them
 and its longest free run as micropython.mem_info()'s "max free sz" (no
 collection first: garbage not yet collected counts as used, so both are
-lower bounds of what gc.collect() would leave).
+lower bounds of what gc.collect() would leave; after a game net.py has
+collected, once its result was queued).
 
     python -m bench.pico_w_bench [presses]      (prints the figures as JSON)
 """
@@ -426,7 +427,10 @@ def figures(r=None):
         Figure("pico_w_hall_largest_block_after_boot_bytes", r["boot_heap"][1], "bytes", pool,
                "%s, once connected after boot, %s" % (block, how), "the image's whole GC pool"),
         Figure("pico_w_hall_free_after_game_bytes", r["game_heap"][0], "bytes", pool,
-               "free heap after a game (%s), its result stored by the hall's recorder: %s, %s" % (game, heap, how),
+               "free heap after a game (%s), its result stored by the hall's recorder: %s; "
+               "net.py collected once the result was queued (the game's files written), so "
+               "this is the live heap then plus what the result, its log and its "
+               "confirmation allocated since, %s" % (game, heap, how),
                "the image's whole GC pool"),
         Figure("pico_w_hall_largest_block_after_game_bytes", r["game_heap"][1], "bytes", pool,
                "%s, after the game, %s" % (block, how), "the image's whole GC pool"),
@@ -463,9 +467,9 @@ def gc_figures(r, how):
     lat = pct(r["lat_ms"] + r["off_lat_ms"])[1]
     return [Figure("pico_w_hall_gc_pause_max_ms", round(worst, 1), "ms", PRESS_BUDGET_MS,
                    "the longest garbage collection on core 0 (the rp2 port's gc_collect, entry "
-                   "to return, timed by the harness: the main loop's pause; MicroPython "
-                   "collects by itself when an allocation finds no room, the app never asks), "
-                   "over the boot, a game and the AP fault game, %s" % how,
+                   "to return, timed by the harness: the main loop's pause; net.py's once "
+                   "each game's result is queued, and MicroPython's own when an allocation "
+                   "finds no room), over the boot, a game and the AP fault game, %s" % how,
                    "the press budget (SPEC v3 §6): a press landing in it waits for it",
                    "+ the presses' p99 <= 30", worst + lat <= PRESS_BUDGET_MS,
                    ["%d collections: %s us; the presses' p99 %d ms beside them"
