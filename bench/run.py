@@ -934,7 +934,7 @@ def target_press_to_lcd():
 
 ANSWER_FIGURES = ("target_answer_to_lcd_ms_p50", "target_answer_to_lcd_ms_p99",
                   "target_heap_bytes_question_loop")
-ANSWER_GAMES = 10
+ANSWER_GAMES = 5
 
 
 def answer_figures():
