@@ -24,6 +24,8 @@ import sys
 import tempfile
 
 from bench import target_bench
+from host_sim import target  # (also: the firmware on sys.path)
+import game  # noqa: E402  (firmware/game.py: LOCK_MS)
 
 LEFT, RIGHT, PAUSE = 14, 15, 13      # boards/pico.py
 CONFIRM_MS = 1000                    # both player buttons held 1 s
@@ -63,10 +65,9 @@ def _answer(pico, rng, t, word, limit_ms=300):
     return got, yes + limit_ms
 
 
-def latency(games=10, seed=36):
+def latency(games=5, seed=36):
     """{'end_ms': [...], 'new_ms': [...]}: `games` games, each ended and
     left with a new game, both answers measured."""
-    from host_sim import target
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)
@@ -79,12 +80,12 @@ def latency(games=10, seed=36):
         pico = target.Pico(os.path.join(d, "flash.bin"), fs_image=img).start()
         try:
             pico.run_to_ready()
-            t = 2500
+            t = pico.t_ms + 100
             for _ in range(games):
                 pico.press(LEFT, t)                       # right runs
-                t += rng.randint(800, 2500)
+                t += rng.randint(game.LOCK_MS + 100, 1200)
                 pico.press(RIGHT, t)                      # left runs
-                t += rng.randint(800, 2500)
+                t += rng.randint(game.LOCK_MS + 100, 1200)
                 pico.press(PAUSE, t)                      # stopped
                 t += 400
                 pico.press(PAUSE, t, bounce=(), hold_ms=2100)   # END?
@@ -135,7 +136,6 @@ print('END', 'OK')
 
 def heap():
     """{'asked': (iterations, bytes), 'held': (iterations, bytes)}."""
-    from host_sim import target
     why = target.pico_missing()
     if why:
         raise RuntimeError(why)

@@ -3,19 +3,18 @@ app frozen into MicroPython (`make firmware`, tools/fwimage.py) against
 today's .mpy deployment (`make deploy`), on the emulated Pico (rp2040js,
 host_sim/target.py).
 
-Four runs of one game each, at the REPL (Ctrl-C stops main.py in its splash;
-the same measuring script is pasted in every run, its own bytecode on the
-heap in all of them):
+Two runs of one game each, at the REPL (Ctrl-C stops main.py in its splash;
+the same measuring script is pasted in both runs, its own bytecode on the
+heap in both):
 
     pico frozen     build/firmware image for pico (RPI_PICO + clock-core)
     pico .mpy       the official RPI_PICO v1.28.0 image + the pico bundle
-    pico_w frozen   pico_w on RPI_PICO with lwIP and no radio (the stand-in;
-                    the real RPI_PICO_W image with the radio model and a
-                    hall: bench/pico_w_bench.py) + a net.json, so net.py runs; the heap cut to a
-                    Pico W's 210 016 B by a ballast allocated first
-    pico_w .mpy     the same image with the pico_w bundle on its filesystem
-                    (found before the frozen modules: sys.path '' first),
-                    the same net.json and ballast
+
+The Pico W's heap is measured on its real image, pico_w.uf2 with the radio
+model, in a hall (bench/pico_w_bench.py, `pico_w_hall_*`); the stand-in
+that measured it here (pico_w frozen on RPI_PICO with lwIP and no radio,
+the heap cut to a Pico W's by a ballast) is gone.  Only the real image's
+flash size is taken from here.
 
 Each builds App(board, machine), measures (gc.collect(); gc.mem_free(); the
 largest free block from micropython.mem_info()'s "max free sz", in 16-byte
@@ -28,8 +27,7 @@ Two more runs time main.py as on a clock (frozen, and .mpy for the
 baseline): power-up to READY on a blank filesystem, and, after a game was
 cut off by a power cut, power-up to GAME RESTORED.
 
-    python -m bench.image_bench [pico_frozen pico_mpy pico_w_frozen pico_w_mpy
-                                 boot_frozen boot_mpy]      (default: every run)
+    python -m bench.image_bench [pico_frozen pico_mpy boot_frozen boot_mpy]      (default: every run)
 """
 import os
 import re
@@ -41,29 +39,14 @@ from host_sim import target
 import lang  # noqa: E402  (firmware/, on host_sim's path)
 
 LEFT, RIGHT, PAUSE = 14, 15, 13
-GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "60"))   # (fewer: a quick look)
-PICO_W_HEAP = 210016        # RPI_PICO_W v1.28.0: __GcHeapEnd - __GcHeapStart
+GAME_STOPS = int(os.environ.get("IMAGE_BENCH_STOPS", "20"))   # (fewer: a quick look)
 GAP_MS = 400                # between presses: a turn, a pause, a resume (the 500 ms
                             # lock-out is the started side's, whose next press is 1.2 s on)
 
 
-def net_json(folder):
-    """A table's net.json as `hall clock-config` writes it, with a hall CA
-    made in `folder` (hall/tls.py): net.py checks it (the CA loaded
-    into an ssl context) and runs; without the CA (issue 29) it stays off."""
-    import json
-    from hall import tls as TLS
-    TLS.ensure(folder)
-    return (json.dumps({"host": "192.168.1.10", "port": 8883, "event": "open", "table": 7,
-                        "user": "7", "password": "bench-password-0123456789",
-                        "client_id": "c7-0123456789abcdef", "ssid": "", "wifi_password": "",
-                        "ca": TLS.ca_pem(folder)}) + "\n").encode()
-
 CODE = """\
 import gc, micropython, time
 gc.collect()
-_total = gc.mem_free() + gc.mem_alloc()
-_b = bytearray(max(0, _total - %(heap)d - 32)) if %(heap)d else None
 import board, machine
 from app import App
 import clockcore as cc
@@ -115,7 +98,7 @@ def _heap_lines(text, tag):
     return int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(1)) * 16
 
 
-def game_run(uf2, fs_image, flash, heap=0):
+def game_run(uf2, fs_image, flash):
     """One game at the REPL (the module's docstring); a dict of figures."""
     pico = target.Pico(flash, fs_image=fs_image, uf2=uf2).start()
     try:
@@ -123,7 +106,7 @@ def game_run(uf2, fs_image, flash, heap=0):
         pico.write_serial(b"\x03\x03")
         pico.run_to(600)
         n0 = len(pico.serial)
-        _paste(pico, CODE % {"heap": heap})
+        _paste(pico, CODE)
         t = pico.t_ms + 4000
         deadline = t + 30000
         while b"BOOT " not in pico.serial[n0:] and pico.t_ms < deadline:
@@ -152,13 +135,10 @@ def game_run(uf2, fs_image, flash, heap=0):
         raise RuntimeError("the game run did not finish:\n" + out[-1500:])
     boot = _heap_lines(out, "BOOT")
     over = _heap_lines(out, "OVER")
-    if heap and not boot[2]:    # the pico_w runs: net.py must run
-        why = [ln for ln in out.splitlines() if "network" in ln or "net.json" in ln]
-        raise RuntimeError("net.py did not run (%s)" % ("; ".join(why) or "no reason printed"))
     return {"boot_free": boot[0], "boot_alloc": boot[1], "net": boot[2], "boot_block": boot[3],
             "over_free": over[0], "over_alloc": over[1], "over_block": over[3],
             "memory_errors": int(m.group(1)), "collections": int(m.group(2)),
-            "steps": int(m.group(3))}
+            "steps": int(m.group(3)), "stops": GAME_STOPS}
 
 
 def boot_run(uf2, fs_image, flash):
@@ -186,8 +166,7 @@ def images():
     import fwimage
     out = os.path.join(target.ROOT, "build", "firmware")
     return {"pico": fwimage.build("pico", out=os.path.join(out, "pico.uf2")),
-            "pico_w": fwimage.build("pico_w", "RPI_PICO",
-                                    out=os.path.join(out, "pico_w-rpi_pico.uf2"))}
+            "pico_w": fwimage.build("pico_w", out=os.path.join(out, "pico_w.uf2"))}
 
 
 def measure(log=None, only=None):
@@ -212,30 +191,21 @@ def measure(log=None, only=None):
                 f.write(fwimage.littlefs_region(files, region))
             return p
 
-        def bundle(board, extra, blocks=target.LFS_BLOCKS):
-            sub = os.path.join(d, "b-" + board)
-            os.makedirs(sub)
-            p = os.path.join(d, board + "-bundle.img")
-            with open(p, "wb") as f:
-                f.write(target.bundle_image(sub, board=board, extra=extra, blocks=blocks))
-            return p
-
         empty = fs("empty", {})
-        cfg = net_json(os.path.join(d, "hall"))
-        net = fs("net", {"net.json": cfg})
-        pico_bundle = bundle("pico", None)
-        w_bundle = bundle("pico_w", {"net.json": cfg}, target.IMAGE_LFS_BLOCKS)  # (on an image)
-        runs = [("pico_frozen", game_run, imgs["pico"]["path"], empty, 0),
-                ("pico_mpy", game_run, official, pico_bundle, 0),
-                ("pico_w_frozen", game_run, imgs["pico_w"]["path"], net, PICO_W_HEAP),
-                ("pico_w_mpy", game_run, imgs["pico_w"]["path"], w_bundle, PICO_W_HEAP),
-                ("boot_frozen", boot_run, imgs["pico"]["path"], empty, None),
-                ("boot_mpy", boot_run, official, pico_bundle, None)]
+        sub = os.path.join(d, "b-pico")
+        os.makedirs(sub)
+        pico_bundle = os.path.join(d, "pico-bundle.img")
+        with open(pico_bundle, "wb") as f:
+            f.write(target.bundle_image(sub, board="pico"))
+        runs = [("pico_frozen", game_run, imgs["pico"]["path"], empty),
+                ("pico_mpy", game_run, official, pico_bundle),
+                ("boot_frozen", boot_run, imgs["pico"]["path"], empty),
+                ("boot_mpy", boot_run, official, pico_bundle)]
 
         def one(run):
-            name, fn, uf2, img, heap = run
+            name, fn, uf2, img = run
             flash = os.path.join(d, name + ".flash")
-            got = fn(uf2, img, flash) if heap is None else fn(uf2, img, flash, heap)
+            got = fn(uf2, img, flash)
             if log:
                 log("%s: %r" % (name, got))
             return name, got
@@ -256,15 +226,19 @@ if __name__ == "__main__":
 # -- the published figures (bench/run.py) --------------------------------------------
 
 FIGURES = ("target_free_heap_after_boot_bytes", "image_pico_free_after_game_bytes",
-           "image_pico_largest_block_after_game_bytes", "image_pico_w_free_after_boot_bytes",
-           "image_pico_w_free_after_game_bytes", "image_pico_w_largest_block_after_game_bytes",
-           "image_pico_w_memory_errors", "image_pico_w_collections_per_game",
-           "image_boot_to_ready_ms", "image_power_up_to_restored_ms",
+           "image_pico_largest_block_after_game_bytes", "image_boot_to_ready_ms", "image_power_up_to_restored_ms",
            "image_pico_uf2_bytes", "image_pico_w_flash_bytes")
 
 
-FROZEN_RUNS = ("pico_frozen", "pico_w_frozen", "boot_frozen")
-MPY_RUNS = ("pico_mpy", "pico_w_mpy", "boot_mpy")   # the baseline (bench/run.py keeps it)
+FROZEN_RUNS = ("pico_frozen", "boot_frozen")
+MPY_RUNS = ("pico_mpy", "boot_mpy")   # the baseline (bench/run.py keeps it)
+
+
+def fits(kept):
+    """Whether a kept baseline of MPY_RUNS was measured with today's game
+    (its game runs played GAME_STOPS stops)."""
+    return all(isinstance(kept.get(k), dict) and kept[k].get("stops") == GAME_STOPS
+               for k in MPY_RUNS if k != "boot_mpy")
 
 
 def figures(r=None, mpy_how=""):
@@ -276,22 +250,11 @@ def figures(r=None, mpy_how=""):
         r = r or measure()
     except RuntimeError as e:
         raise BenchError(str(e))
-    pf, pm, wf, wm = r["pico_frozen"], r["pico_mpy"], r["pico_w_frozen"], r["pico_w_mpy"]
+    pf, pm = r["pico_frozen"], r["pico_mpy"]
     game = ("a game of %d turns, each with a stop (pause, resume), to its end, played "
             "through the GPIOs at the REPL (bench/image_bench.py)" % GAME_STOPS)
     fro = "the app frozen into MicroPython v1.28.0 (make firmware, RPI_PICO), on rp2040js"
     mpy = "the .mpy bundle on the official RPI_PICO v1.28.0 image (make deploy)%s" % mpy_how
-    wfro = ("pico_w frozen on an RPI_PICO image with lwIP and no radio (the stand-in: "
-            "the real image's figures are pico_w_hall_*), net.json present (net.py running), the heap cut to a Pico W's "
-            "%d B by a ballast" % PICO_W_HEAP)
-    wmpy = "the same image and heap with the pico_w .mpy bundle on its filesystem%s" % mpy_how
-    notes_w = ["after boot: %d B free, largest block %d B (the .mpy bundle: %d B, %d B)"
-               % (wf["boot_free"], wf["boot_block"], wm["boot_free"], wm["boot_block"]),
-               "after the game: %d B allocated, live (the .mpy bundle: %d B)"
-               % (wf["over_alloc"], wm["over_alloc"]),
-               "MemoryErrors in the game: %d (the .mpy bundle: %d); collections: %d (%d)"
-               % (wf["memory_errors"], wm["memory_errors"], wf["collections"],
-                  wm["collections"])]
     ready_f, restored_f = r["boot_frozen"]
     ready_m, restored_m = r["boot_mpy"]
     return [
@@ -309,20 +272,6 @@ def figures(r=None, mpy_how=""):
         Figure("image_pico_largest_block_after_game_bytes", pf["over_block"], "bytes",
                pm["over_block"], "the largest free heap block after the game (mem_info's "
                "max free sz), %s" % fro, "the same with %s" % mpy),
-        Figure("image_pico_w_free_after_boot_bytes", wf["boot_free"], "bytes", wm["boot_free"],
-               "gc.mem_free() once App is built, %s" % wfro, wmpy),
-        Figure("image_pico_w_free_after_game_bytes", wf["over_free"], "bytes", wm["over_free"],
-               "free heap after %s, %s" % (game, wfro), wmpy, ">= 120 KB",
-               wf["over_free"] >= 120 * 1024, notes_w),
-        Figure("image_pico_w_largest_block_after_game_bytes", wf["over_block"], "bytes",
-               wm["over_block"], "the largest free heap block after the game, %s" % wfro,
-               wmpy, ">= 32 KB", wf["over_block"] >= 32 * 1024),
-        Figure("image_pico_w_memory_errors", wf["memory_errors"], "MemoryErrors",
-               wm["memory_errors"], "MemoryErrors raised by App.step() in the game, %s" % wfro,
-               wmpy, "0", wf["memory_errors"] == 0),
-        Figure("image_pico_w_collections_per_game", wf["collections"], "collections",
-               wm["collections"], "garbage collections in the game (drops of gc.mem_alloc() "
-               "between steps), %s" % wfro, wmpy, "0", wf["collections"] == 0),
         Figure("image_boot_to_ready_ms", ready_f, "ms", ready_m,
                "power-up to READY on the LCD (main.py, a blank filesystem; the splash "
                "stays 1.5 s), %s" % fro, "the same with %s" % mpy),
@@ -335,6 +284,7 @@ def figures(r=None, mpy_how=""):
                "the official RPI_PICO v1.28.0 .uf2 (without the app)"),
         Figure("image_pico_w_flash_bytes", r["images"]["pico_w"]["flash_bytes"], "bytes",
                r["images"]["pico"]["flash_bytes"],
-               "flash the pico_w image on RPI_PICO with lwIP takes (.uf2: %d B)"
+               "flash build/firmware/pico_w.uf2 takes (RPI_PICO_W with the radio's "
+               "firmware, lwIP and TLS; .uf2: %d B)"
                % r["images"]["pico_w"]["bytes"], "the pico image's"),
     ]

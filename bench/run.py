@@ -934,7 +934,7 @@ def target_press_to_lcd():
 
 ANSWER_FIGURES = ("target_answer_to_lcd_ms_p50", "target_answer_to_lcd_ms_p99",
                   "target_heap_bytes_question_loop")
-ANSWER_GAMES = 10
+ANSWER_GAMES = 5
 
 
 def answer_figures():
@@ -1309,17 +1309,20 @@ def _stop_figures(r, pico):
 
 
 def image_figures():
-    """bench/image_bench.py: the frozen images (pico, pico_w at the Pico W's
-    heap, the boot times) measured in every run; their baseline, today's
-    .mpy deployment on the same emulated Pico, is minutes of emulation more
-    and is kept in bench/baselines.json with the commit that measured it
-    (`image_mpy`; --baselines: all six runs side by side)."""
-    again = _Kept.remeasure or "image_mpy" not in _kept()
+    """bench/image_bench.py: the frozen pico image's game and boot times
+    measured in every run; their baseline, today's .mpy deployment on the
+    same emulated Pico, is minutes of emulation more and is kept in
+    bench/baselines.json with the commit that measured it (`image_mpy`;
+    measured again with --baselines, all the runs side by side, or once the
+    kept one played another game than today's GAME_STOPS)."""
+    kept = _kept().get("image_mpy")
+    again = _Kept.remeasure or kept is None or not image_bench.fits(kept["value"])
     try:
         r = image_bench.measure(only=None if again else image_bench.FROZEN_RUNS)
     except RuntimeError as e:
         raise BenchError(str(e))
-    b = baseline("image_mpy", lambda: ({k: r[k] for k in image_bench.MPY_RUNS}, []))
+    b = baseline("image_mpy", lambda: ({k: r[k] for k in image_bench.MPY_RUNS}, []),
+                 image_bench.fits)
     r.update(b["value"])
     return image_bench.figures(r, ", %s" % kept_how(b))
 

@@ -20,7 +20,7 @@ The official MicroPython RPI_PICO v1.28.0 image on rp2040js at 125 MHz
    a game with stops, its end; the harness times the watchdog's feeds.
 4. (issue 20) At the REPL, the app's main loop as App.run has it (step,
    then the sleep _pause_ms() asks, cut short by a key's edge), measured
-   over a game of 80 player presses and 60 stops at the flash's typical
+   over a game of 40 player presses and 30 stops at the flash's typical
    times: collections (drops of gc.mem_alloc()), the idle, press and stop
    step costs, when the flash work starts in a stop step, and how long a
    button edge driven into a page program waits for interrupts.

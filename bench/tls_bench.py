@@ -159,12 +159,12 @@ def target_tls(timeout_s=1500):
 
 
 # The presses' gaps while the clock connects (press_bench.pico_presses): as
-# close as a player may press, so that the 20 presses need fewer simulated
+# close as a player may press, so that the TLS_PRESSES need fewer simulated
 # seconds of core 1 handshaking, the emulator's most costly time (about 7
 # CPU s a simulated second)
 from bench.press_bench import dense_gap_ms  # noqa: E402
 TLS_GAP_MS = dense_gap_ms()
-TLS_PRESSES = 20        # in each of the two runs (connecting, and not)
+TLS_PRESSES = 10        # in each of the two runs (connecting, and not)
 
 
 def target_tls_press(connecting=True, presses=TLS_PRESSES, seed=29, timeout_s=1800):

@@ -264,14 +264,15 @@ def test_the_kept_baselines_file_names_its_commits():
 
 def test_image_figures_measure_the_frozen_runs_and_keep_the_mpy_baseline(monkeypatch, tmp_path):
     """Issue 30 ("a bench people run"): `make bench` boots only the frozen
-    images; their baseline, today's .mpy deployment (three more emulator
+    images; their baseline, today's .mpy deployment (two more emulator
     runs), is kept in bench/baselines.json with its commit and measured again
-    only with --baselines (or when none is kept)."""
+    only with --baselines, when none is kept, or when the kept one played
+    another game (GAME_STOPS)."""
     import json
     from bench import image_bench
     game = {"boot_free": 1, "boot_alloc": 2, "net": 1, "boot_block": 3, "over_free": 4,
             "over_alloc": 5, "over_block": 6, "memory_errors": 0, "collections": 0,
-            "steps": 7}
+            "steps": 7, "stops": image_bench.GAME_STOPS}
     asked = []
 
     def measure(only=None, **_):
@@ -290,7 +291,7 @@ def test_image_figures_measure_the_frozen_runs_and_keep_the_mpy_baseline(monkeyp
     monkeypatch.setattr(bench._Kept, "data", None)
     monkeypatch.setattr(bench._Kept, "new", {})
     monkeypatch.setattr(bench._Kept, "remeasure", False)
-    figs = bench.image_figures()            # none kept: all six runs, the baseline noted
+    figs = bench.image_figures()            # none kept: all the runs, the baseline noted
     assert asked == [None] and "image_mpy" in bench._Kept.new
     assert "measured in this run" in figs[0].baseline_what
     assert bench.write_baselines()
@@ -300,6 +301,12 @@ def test_image_figures_measure_the_frozen_runs_and_keep_the_mpy_baseline(monkeyp
     assert asked[1] == image_bench.FROZEN_RUNS and bench._Kept.new == {}
     assert "bench/baselines.json" in figs[0].baseline_what
     assert [f.name for f in figs] == list(image_bench.FIGURES)
+    kept = json.loads(path.read_text())         # a baseline of a longer game: measured again
+    kept["image_mpy"]["value"]["pico_mpy"]["stops"] = 3 * image_bench.GAME_STOPS
+    path.write_text(json.dumps(kept))
+    bench._Kept.data, bench._Kept.new = None, {}
+    bench.image_figures()
+    assert asked[2] is None and "image_mpy" in bench._Kept.new
 
 
 def test_the_emulated_figures_run_side_by_side_after_the_wall_clock_ones(monkeypatch):
