@@ -56,7 +56,7 @@ def bench_hall(folder, tables=60):
     return h, pw
 
 
-def _mp(args, timeout=120):
+def net_rig(args, timeout=120):
     env = dict(os.environ)
     # (".frozen": the port's own ssl.py, over its tls module: issue 29)
     env["MICROPYPATH"] = os.pathsep.join([MP_DIR, FIRMWARE, FAKEHW, BOARDS, ".frozen"])
@@ -65,14 +65,14 @@ def _mp(args, timeout=120):
                             stderr=subprocess.PIPE, text=True)
 
 
-def _result(proc, timeout=120):
+def net_rig_result(proc, timeout=120):
     out, err = proc.communicate(timeout=timeout)
     if proc.returncode != 0 or not out.strip():
         raise BenchError("tests/mp/net_rig.py failed: %s" % (out + err).strip()[-800:])
     return json.loads(out.strip().splitlines()[-1])
 
 
-def _root(d, name):
+def clock_folder(d, name):
     """A clock's folder; with the hall's CA (d/hall/ca.crt) in it: TLS."""
     r = os.path.join(d, name) + "/"
     os.makedirs(r, exist_ok=True)
@@ -107,18 +107,19 @@ def net_loop(runs=3):
     it = str(LOOP_ITERS)
     with tempfile.TemporaryDirectory() as d:
         h, pw = bench_hall(os.path.join(d, "hall"))
-        base = _best_of(runs, lambda i: _result(_mp([_root(d, "b%d" % i), "0", "x", "loop", it])))
+
+        def loop(name, port, password):
+            return net_rig_result(net_rig([clock_folder(d, name), port, password, "loop", it]))
+        base = _best_of(runs, lambda i: loop("b%d" % i, "0", "x"))
         # down: nothing listens on the port
-        down = _best_of(runs, lambda i: _result(_mp([_root(d, "c%d" % i), str(free_port()),
-                                                     pw[1], "loop", it])))
+        down = _best_of(runs, lambda i: loop("c%d" % i, str(free_port()), pw[1]))
         # hung: a listener that accepts (the kernel's backlog) and never answers
         hung_sock = socket.socket()
         hung_sock.bind(("127.0.0.1", 0))
         hung_sock.listen(8)
         hport = str(hung_sock.getsockname()[1])
-        hung = _best_of(runs, lambda i: _result(_mp([_root(d, "e%d" % i), hport, pw[1],
-                                                     "loop", it])))
-        blocking = _result(_mp([_root(d, "f"), hport, pw[1], "blocking"]))
+        hung = _best_of(runs, lambda i: loop("e%d" % i, hport, pw[1]))
+        blocking = net_rig_result(net_rig([clock_folder(d, "f"), hport, pw[1], "blocking"]))
         hung_sock.close()
 
         # slow: the real broker behind a link of 1 KB per 250 ms each way (issue 29:
@@ -127,7 +128,7 @@ def net_loop(runs=3):
             h.start()
             link = SlowLink(h.port)
             try:
-                return _result(_mp([_root(d, "s%d" % i), str(link.port), pw[1], "loop", it]))
+                return loop("s%d" % i, str(link.port), pw[1])
             finally:
                 link.close()
                 h.stop()
@@ -137,12 +138,12 @@ def net_loop(runs=3):
         def restarting(i):
             h.start()
             try:
-                p = _mp([_root(d, "g%d" % i), str(h.port), pw[1], "loop", it])
+                p = net_rig([clock_folder(d, "g%d" % i), str(h.port), pw[1], "loop", it])
                 time.sleep(0.6)
                 h.stop()
                 time.sleep(1.0)
                 h.start()
-                return _result(p)
+                return net_rig_result(p)
             finally:
                 h.stop()
         restart = _best_of(runs, restarting)
@@ -189,7 +190,7 @@ def net_heap():
         h, pw = bench_hall(os.path.join(d, "hall"))
         h.start()
         try:
-            r = _result(_mp([_root(d, "a"), str(h.port), pw[1], "heap"]))
+            r = net_rig_result(net_rig([clock_folder(d, "a"), str(h.port), pw[1], "heap"]))
         finally:
             h.stop()
     if r["ready_bytes_per_iter"] or r["running_bytes_per_iter"]:
