@@ -36,7 +36,7 @@ import subprocess
 import tempfile
 import time
 
-from bench.figures import Figure, BenchError, tool
+from bench.figures import Figure, BenchError, fmt, tool
 from host_sim import ROOT, FIRMWARE, FAKEHW, BOARDS
 from host_sim.target import cpu_s as _cpu_s
 from host_sim import MP_TESTS as MP_DIR
@@ -199,10 +199,13 @@ def net_heap():
     size = len(mqtt.publish_packet("scrabble/mp/1/state/1", clockcore_state(), 0, True))
     return [Figure(
         "net_heap_bytes_per_message", r["bytes_per_state_message"], "bytes", size,
-        "heap allocated per published state message (JSON built from the clock, "
-        "MQTT packet, written in one poll) under MicroPython, 64-bit unix port; "
-        "the loop itself allocates 0 bytes per iteration when nothing is published",
-        "the packet's own size on the wire")]
+        "heap allocated per published state message (the JSON written from the clock "
+        "into the PUBLISH's buffer, written over TLS in one poll: firmware/hallmsg.py) "
+        "under MicroPython, 64-bit unix port; a heartbeat %s bytes, a ping and its "
+        "reply %s; the loop itself allocates 0 bytes per iteration when nothing is "
+        "published" % (fmt(r["bytes_per_heartbeat"]), fmt(r["bytes_per_ping"])),
+        "the packet's own size on the wire", "0 (SPEC §6: no collection in a game)",
+        r["bytes_per_state_message"] == r["bytes_per_heartbeat"] == r["bytes_per_ping"] == 0)]
 
 
 # main's ACL before issue 19 (%u patterns, which Mosquitto 2 also substitutes

@@ -4,14 +4,29 @@
 # The clock's state comes through the state source (source.py); the queue
 # the result and log go into is outbox.Outbox.  The topics, the limits and
 # the fields are the hall's protocol, hallproto.py (the hall reads with it).
+#
+# The state and the heartbeat, published at every press and every
+# HEARTBEAT_MS of a running game, are written into one buffer made with
+# the Messages (jsonout.JSONOut, the PUBLISH framed in front of it): no
+# allocation, so no garbage collection in a game (SPEC §6).  The result
+# and its log, once a game, are built the ordinary way.
 import json
 
 import clockcore as cc
 import hallproto as hp
+import jsonout
 import mqtt
+import report
 
 KEEPALIVE_S = 20        # the broker sends the last will 30 s after a clock goes silent
 LOG_MAX = hp.LOG_CUT    # a longer game log is cut (the clock keeps it whole)
+# The state's PUBLISH: its payload from PAYLOAD_AT (the header and topic in
+# front of it: at most 3 + 2 + the topic's bytes, hp.MAX_TOPIC characters
+# of ASCII), the buffer PACKET long.  The longest state the protocol allows
+# fits (tests/test_jsonout.py); one that would not is built the
+# ordinary way.
+PAYLOAD_AT = 5 + hp.MAX_TOPIC
+PACKET = PAYLOAD_AT + 1024
 
 
 class Messages:
@@ -29,6 +44,10 @@ class Messages:
         self.sub_packet = mqtt.subscribe_packet(self.confirm)
         self.table = self._menu_table()
         self.prefix = self._prefix(self.table)
+        self.pkt = bytearray(PACKET)
+        self.out = jsonout.JSONOut(self.pkt, PAYLOAD_AT)
+        self.a = self.b = 0       # the last report's packet: pkt[a:b]
+        self._topics()
         src.tabled(self.table)    # (the setup menu's "Hall" item shows it)
         self.over_seen = False
         self.end_t = now          # tick of the game's end (state over)
@@ -41,6 +60,10 @@ class Messages:
 
     def _prefix(self, table):
         return hp.prefix(self.event_name, table)
+
+    def _topics(self):
+        """The state's and the heartbeat's topics, encoded (the table's)."""
+        self.topic_b = (self.topic("heartbeat").encode(), self.topic("state").encode())
 
     def topic(self, kind, prefix=None):
         """scrabble/<event>/<table>/<kind>/<user> (hallproto.topic's grammar, on the
@@ -57,6 +80,7 @@ class Messages:
         old = self.prefix
         self.table = t
         self.prefix = self._prefix(t)
+        self._topics()
         self.src.tabled(t)
         box.add(self.topic("state", old), b"", "C " + self.topic("state", old), True)
         box.add(self.topic("status", old), b"", "C " + self.topic("status", old), True)
@@ -102,25 +126,80 @@ class Messages:
         self.final_due = False
 
     # -- the packets ----------------------------------------------------------------
-    def fields(self, now):
+    def _emit(self, now, o):
+        """The state's fields into writer o (report.emit's protocol)."""
         s = self.src
         if s.state() == cc.OVER:
             now = self.end_t  # the game's end, not the time since
-        d = s.report(now)
-        d["clock"] = self.clock_id
-        d["table"] = self.table
-        d["game"] = s.game()
-        d["lowbat"] = s.low()   # the battery is low (outputs.Battery)
-        return d
+        s.emit(now, o)
+        o.field("clock", self.clock_id)
+        o.field("table", self.table)
+        o.field("game", s.game())
+        o.field("lowbat", s.low())   # the battery is low (outputs.Battery)
+
+    def fields(self, now):
+        """The state's fields as a dict (the result's)."""
+        o = report.Fields()
+        self._emit(now, o)
+        return o.d
 
     def report(self, now, state):
-        """The state's JSON on state/ (retained) or heartbeat/: fields() and
-        `selftest`, the last self-test's result (selftest.py; null: none
-        since power-up, "pass", or "fail" and the failed items)."""
+        """The PUBLISH of the state's JSON on state/ (retained) or
+        heartbeat/: the fields and `selftest`, the last self-test's result
+        (selftest.py; null: none since power-up, "pass", or "fail" and the
+        failed items).  Returns the buffer holding it at [self.a:self.b]
+        (self.pkt, written in place: nothing allocated; each function here
+        small enough for its frame to stay off the heap)."""
+        o = self.out
+        o.begin()
+        self._emit(now, o)
+        o.field("selftest", self.src.selftest())
+        o.end()
+        if o.over or not self._put_topic(state):
+            return self._whole(now, state)
+        self._put_head(state, o.n)
+        return self.pkt
+
+    def _put_topic(self, state):
+        """The topic (and its length) in front of the payload at PAYLOAD_AT
+        (MQTT 3.1.1 § 3.3.2); self.a where it begins.  False if it does not fit."""
+        t = self.topic_b[1 if state else 0]
+        a = PAYLOAD_AT - len(t) - 2
+        if a < 3:
+            return False
+        self.pkt[a + 2:PAYLOAD_AT] = t
+        self.pkt[a] = len(t) >> 8
+        self.pkt[a + 1] = len(t) & 255
+        self.a = a
+        return True
+
+    def _put_head(self, retain, end):
+        """The fixed header in front of the topic (QoS 0; the remaining
+        length < 16384: two bytes at most): the packet is pkt[a:b]."""
+        p = self.pkt
+        a = self.a
+        n = end - a
+        if n < 128:
+            a -= 2
+            p[a + 1] = n
+        else:
+            a -= 3
+            p[a + 1] = (n & 127) | 128
+            p[a + 2] = n >> 7
+        p[a] = 0x31 if retain else 0x30
+        self.a = a
+        self.b = end
+
+    def _whole(self, now, state):
+        """The state's PUBLISH built the ordinary way (allocates): one too
+        long for the buffer."""
         d = self.fields(now)
         d["selftest"] = self.src.selftest()
-        return mqtt.publish_packet(self.topic("state" if state else "heartbeat"),
-                                   json.dumps(d), 0, state)
+        p = mqtt.publish_packet(self.topic("state" if state else "heartbeat"),
+                                json.dumps(d), 0, state)
+        self.a = 0
+        self.b = len(p)
+        return p
 
     def online(self):
         return mqtt.publish_packet(self.topic("status"), "online", 0, True)

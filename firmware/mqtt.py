@@ -8,7 +8,10 @@
 #     seen by select.poll(0) (opened()); the address must be numeric (no DNS
 #     lookup on the device);
 #   - send() writes at most CHUNK bytes of the current packet; a full socket
-#     just waits;
+#     just waits; a packet may be a part of a buffer kept for it (start()'s
+#     a and b: hallmsg.py's state), and over TLS on MicroPython it is
+#     written from the buffer itself, send(buf, off, n), with no slice made
+#     (a memoryview slice is an allocation: SPEC §6);
 #   - a PUBLISH whose payload is a file (a game's log, net.py) is streamed:
 #     stream() puts the remaining length in its header from the file's size,
 #     and send() reads the payload a CHUNK at a time into one buffer made
@@ -29,10 +32,18 @@
 #     whether it is done (opened()), else inside the first send()s of the
 #     CONNECT, in non-blocking steps.  A broker whose certificate the
 #     context refuses is on_lost like any other failure.
-# Nothing here allocates while nothing is sent or received.
+# Nothing here allocates in a steady state: not while nothing is sent or
+# received, not writing a packet held in a buffer (over TLS on MicroPython),
+# not reading a PINGRESP (SPEC §6; tests/test_net_mp.py).
 import select
+import sys
 
 import tlsjob
+
+# MicroPython's TLS socket writes from an offset in a buffer: send(buf, off,
+# n) (py/stream.c's write1, extmod/modtls_mbedtls.c); CPython's takes one
+# buffer, a memoryview slice
+_OFFSET_SEND = sys.implementation.name == "micropython"
 
 try:
     import errno
@@ -153,11 +164,17 @@ class Wire:
         self._rd = None
         self._ready = None
         self.addr = None
-        self.out = b""            # the packet being written ...
-        self.mv = memoryview(self.out)
-        self.off = 0              # ... and how much of it went out
+        self.out = b""            # the packet being written (out[off:end]) ...
+        self.off = 0              # ... how much of it went out ...
+        self.end = 0              # ... and where it ends
+        self.k = 0                # (the bytes the next write may take)
+        self._wr = self._sliced   # write(buf, off, n): the socket's, or a slice's
         self.rbuf = bytearray(128)
-        self.rx = bytearray()
+        # the broker's bytes not parsed yet, rx[:rn]: at most one packet's
+        # part (MAX_RX and its header) and one read
+        self.rx = bytearray(MAX_RX + 5 + len(self.rbuf))
+        self.rn = 0
+        self.j = 0                # (the body of the packet being parsed)
         self.sbuf = bytearray(CHUNK)  # a streamed payload's piece (stream())
         self.smv = memoryview(self.sbuf)
         self.sf = None            # the file being streamed ...
@@ -222,6 +239,7 @@ class Wire:
                     return 0      # (on_lost said why)
                 self.poller.register(s, select.POLLIN)
         self._rd = getattr(s, "readinto", None) or s.recv_into
+        self._wr = s.send if _OFFSET_SEND and hs is not None else self._sliced
         self._ready = getattr(self.poller, "ipoll", None) or self.poller.poll
         return 1
 
@@ -236,11 +254,12 @@ class Wire:
         self.sock = s
         return s
 
-    def start(self, packet):
-        """The next packet to write (the last one is written whole)."""
+    def start(self, packet, a=0, b=-1):
+        """The next packet to write, packet[a:b] (b -1: to its end; the last
+        one is written whole)."""
         self.out = packet
-        self.mv = memoryview(packet)
-        self.off = 0
+        self.off = a
+        self.end = len(packet) if b < 0 else b
 
     def stream(self, head, f, n, tail=b""):
         """The next packet: a PUBLISH whose payload is the next n bytes of
@@ -258,7 +277,7 @@ class Wire:
 
     def busy(self):
         """A packet is still being written."""
-        return self.off < len(self.out) or self.sf is not None
+        return self.off < self.end or self.sf is not None
 
     def _piece(self, now):
         """The next piece of a streamed payload (the file's, then the tail)
@@ -273,13 +292,11 @@ class Wire:
                 self.owner.on_lost(now, "the file being sent ended early")
                 return False
             self.sleft = k - r
-            self.out = self.smv[:r]
+            self.start(self.sbuf, 0, r)
         else:
             self._unstream()
-            self.out = self.tail
-        self.mv = memoryview(self.out)
-        self.off = 0
-        return len(self.out) > 0
+            self.start(self.tail)
+        return self.end > 0
 
     def _unstream(self):
         f = self.sf
@@ -294,23 +311,44 @@ class Wire:
     def send(self, now):
         """Write the next chunk: the bytes written (0: the socket is full,
         or the link failed: on_lost)."""
-        o = self.off
-        if o >= len(self.out) and (self.sf is None or not self._piece(now)):
+        if self.off >= self.end and (self.sf is None or not self._piece(now)):
             return 0
-        o = self.off
+        k = self.end - self.off
+        self.k = k if k < CHUNK else CHUNK
+        n = self._write()
+        if n < 0:
+            w = self.why
+            self.owner.on_lost(now, w if isinstance(w, str) else "send: %s" % w)
+            return 0
+        self.off += n
+        return n
+
+    def _write(self):
+        """Bytes of the packet written, at most self.k; 0: the socket is
+        full; -1: failed (self.why).  (No `except ... as e` here: the
+        binding's clean-up block would put the frame on the heap at every
+        call; _why() writes again to see why, only when it failed.)"""
         try:
-            n = self.sock.send(self.mv[o:o + CHUNK])
+            return self._wr(self.out, self.off, self.k) or 0
+        except Exception:
+            return self._why()
+
+    def _why(self):
+        """_write() once more, the failure kept (self.why): -1; or 0, the
+        socket is full (CPython's TLS says so with an exception); or what
+        it wrote after all."""
+        try:
+            return self._wr(self.out, self.off, self.k) or 0
         except OSError as e:
-            if not isinstance(e, _WANT) and _err(e) not in _EAGAIN:
-                self.owner.on_lost(now, "send: %s" % e)
-            return 0
+            if isinstance(e, _WANT) or _err(e) in _EAGAIN:
+                return 0
+            self.why = e
         except ValueError as e:   # MicroPython's TLS: the certificate refused
-            self.owner.on_lost(now, "TLS: %s" % str(e).strip())
-            return 0
-        if n:
-            self.off = o + n
-            return n
-        return 0
+            self.why = "TLS: %s" % str(e).strip()
+        return -1
+
+    def _sliced(self, buf, o, n):
+        return self.sock.send(memoryview(buf)[o:o + n])
 
     def disconnect(self):
         """A DISCONNECT, between two packets (the broker drops the will)."""
@@ -340,7 +378,9 @@ class Wire:
             if n == 0:
                 self.owner.on_lost(now, "broker closed the connection")
                 return
-            self.rx.extend(self.rbuf[:n])
+            if not self._take(n):
+                self.owner.on_lost(now, "a packet too big from the broker")
+                return
             self._parse(now)
             if n < len(self.rbuf) or self.sock is None:
                 return
@@ -349,7 +389,15 @@ class Wire:
     def _recv(self):
         """Bytes read into rbuf; None: nothing yet; -1: failed (self.why).
         (Small on purpose: a try block enlarges the frame, which must stay
-        off the heap.)"""
+        off the heap; no `except ... as e`, as _write.)"""
+        try:
+            return self._rd(self.rbuf)
+        except Exception:
+            return self._why_read()
+
+    def _why_read(self):
+        """_recv() once more, the failure kept (self.why): -1; None, nothing
+        yet (CPython's TLS says so with an exception); or what it read."""
         try:
             return self._rd(self.rbuf)
         except OSError as e:
@@ -360,41 +408,81 @@ class Wire:
             self.why = "TLS: %s" % str(e).strip()
         return -1
 
-    def _parse(self, now):
+    def _take(self, n):
+        """rbuf's n bytes read onto the end of rx; False if no room."""
         rx = self.rx
+        k = self.rn
+        if k + n > len(rx):
+            return False
+        i = 0
+        while i < n:              # (a for loop's iterator would put the frame on the heap)
+            rx[k + i] = self.rbuf[i]
+            i += 1
+        self.rn = k + n
+        return True
+
+    def _parse(self, now):
+        """Each whole packet in rx to the owner, then the rest moved to
+        rx's start.  (Nothing allocated for a PINGRESP, the one reply of
+        a steady state: its frames small, the packet not copied.)"""
         i = 0
         while True:
-            # fixed header: type byte, remaining length (1-4 bytes of 7 bits)
-            n = 0
-            shift = 0
-            j = i + 1
-            while j < len(rx) and rx[j] & 128 and j < i + 4:
-                n |= (rx[j] & 127) << shift
-                shift += 7
-                j += 1
-            if j >= len(rx):
+            n = self._length(i)
+            if n == -1:
                 break
-            n |= (rx[j] & 127) << shift
-            j += 1                       # the body starts at j
-            if n > MAX_RX or rx[j - 1] & 128:
+            if n < 0:
                 self.owner.on_lost(now, "a packet too big from the broker")
                 return
-            if len(rx) - j < n:
-                break
-            kind = rx[i] >> 4
-            if kind == 2 and n >= 2:            # CONNACK
-                self.owner.on_connack(now, rx[j + 1])
-            elif kind == 4 and n >= 2:          # PUBACK
-                self.owner.on_puback(now, rx[j] << 8 | rx[j + 1])
-            elif kind == 3 and n >= 2:          # PUBLISH
-                self._publish(now, rx, i, j, n)
-            elif kind == 9 and n >= 3:          # SUBACK
-                self.owner.on_suback(now, not rx[j + 2] & 128)
-            if self.sock is None:
-                return                          # the owner closed the link
+            if self.rx[i] >> 4 != 13:           # (PINGRESP: nothing in it)
+                self._packet(now, i, n)
+                if self.sock is None:
+                    return                      # the owner closed the link
             self.owner.on_reply(now)
-            i = j + n
-        self.rx = rx[i:]  # (bytearray has no item deletion on MicroPython)
+            i = self.j + n
+        self._shift(i)
+
+    def _length(self, i):
+        """The remaining length of the packet at rx[i] (MQTT 3.1.1 § 2.2.3:
+        1-4 bytes of 7 bits), its body at self.j; -1: not whole yet; -2:
+        longer than MAX_RX."""
+        rx = self.rx
+        e = self.rn
+        n = shift = 0
+        j = i + 1
+        while j < e and rx[j] & 128 and j < i + 4:
+            n |= (rx[j] & 127) << shift
+            shift += 7
+            j += 1
+        if j >= e:
+            return -1
+        n |= (rx[j] & 127) << shift
+        self.j = j = j + 1
+        if n > MAX_RX or rx[j - 1] & 128:
+            return -2
+        return n if e - j >= n else -1
+
+    def _packet(self, now, i, n):
+        rx = self.rx
+        j = self.j
+        kind = rx[i] >> 4
+        if kind == 2 and n >= 2:            # CONNACK
+            self.owner.on_connack(now, rx[j + 1])
+        elif kind == 4 and n >= 2:          # PUBACK
+            self.owner.on_puback(now, rx[j] << 8 | rx[j + 1])
+        elif kind == 3 and n >= 2:          # PUBLISH
+            self._publish(now, rx, i, j, n)
+        elif kind == 9 and n >= 3:          # SUBACK
+            self.owner.on_suback(now, not rx[j + 2] & 128)
+
+    def _shift(self, i):
+        """rx[i:rn] moved to rx's start."""
+        rx = self.rx
+        e = self.rn
+        k = i
+        while k < e:
+            rx[k - i] = rx[k]
+            k += 1
+        self.rn = e - i
 
     def _publish(self, now, rx, i, j, n):
         tl = rx[j] << 8 | rx[j + 1]
@@ -416,7 +504,5 @@ class Wire:
         self.sock = None
         self.poller = None
         self._unstream()
-        self.out = b""
-        self.mv = memoryview(self.out)
-        self.off = 0
-        self.rx = bytearray()
+        self.start(b"")
+        self.rn = 0

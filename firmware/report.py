@@ -1,23 +1,67 @@
 # The clock's state as a report (SPEC §5 "the state report"): the one place
 # that names its fields.  host_sim/replay.py adds the LCD rows for
-# `replay --json`; firmware/net.py adds the clock id, table and game number
-# for the tournament hall.  Allocates (a dict): not for the main loop.
+# `replay --json`; firmware/hallmsg.py adds the clock id, table and game
+# number for the tournament hall.
+#
+# emit() gives the fields to a writer: state() builds a dict with Fields
+# (allocates: not for the main loop); hallmsg.py writes the state's JSON
+# straight into a buffer kept for it (jsonout.JSONOut: nothing allocated,
+# SPEC §6, while a clock on the hall's Wi-Fi publishes its state and
+# heartbeats during a game).  Each function is small on purpose: a larger
+# frame would be allocated on the heap at every call.
 from clockcore import SIDE_NAMES, PAUSED, OVER
 
 
-def side(c, s):
-    return {"remaining_ms": c.remaining(s), "overtime_ms": c.overtime(s),
-            "penalty": c.penalty(s), "flag": c.flag(s),
-            "forfeit": bool(c.forfeited[s]),
-            "lateness_ms": c.late_ms[s]}   # its lateness account (SPEC v5 §5)
+class Fields:
+    """The writer that builds dicts: field(name, value), open(name) a
+    nested object, close() it; .d the outer dict."""
+
+    def __init__(self):
+        self.d = {}
+        self.at = [self.d]
+
+    def field(self, name, v):
+        self.at[-1][name] = v
+
+    def open(self, name):
+        d = {}
+        self.at[-1][name] = d
+        self.at.append(d)
+
+    def close(self):
+        self.at.pop()
+
+
+def _side(c, s, o):
+    o.open(SIDE_NAMES[s])
+    o.field("remaining_ms", c.remaining(s))
+    o.field("overtime_ms", c.overtime(s))
+    o.field("penalty", c.penalty(s))
+    o.field("flag", c.flag(s))
+    o.field("forfeit", bool(c.forfeited[s]))
+    o.field("lateness_ms", c.late_ms[s])   # its lateness account (SPEC v5 §5)
+    o.close()
+
+
+def _who(o, name, s):
+    o.field(name, SIDE_NAMES[s] if s >= 0 else None)
+
+
+def emit(c, t_ms, o):
+    """The state report of clock c at log time t_ms, field by field into o."""
+    o.field("profile", c.rules.name)
+    o.field("t_ms", t_ms)
+    _who(o, "running", c.running())
+    o.field("paused", c.state == PAUSED)
+    o.field("over", c.state == OVER)
+    o.field("challenge_ms", c.win)
+    _who(o, "late", c.late())
+    _side(c, 0, o)
+    _side(c, 1, o)
 
 
 def state(c, t_ms):
-    r = c.running()
-    late = c.late()
-    return {"profile": c.rules.name, "t_ms": t_ms,
-            "running": SIDE_NAMES[r] if r >= 0 else None,
-            "paused": c.state == PAUSED, "over": c.state == OVER,
-            "challenge_ms": c.win,
-            "late": SIDE_NAMES[late] if late >= 0 else None,
-            "left": side(c, 0), "right": side(c, 1)}
+    """The state report as a dict."""
+    o = Fields()
+    emit(c, t_ms, o)
+    return o.d

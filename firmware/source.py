@@ -94,9 +94,17 @@ class Source:
     def state(self):
         return self.clock.state
 
-    def report(self, t):
+    def _log_ms(self, t):
         s = self.session
-        return report.state(self.clock, s.log_ms(t) if s.on else 0)
+        return s.log_ms(t) if s.on else 0
+
+    def report(self, t):
+        """The state report (a dict)."""
+        return report.state(self.clock, self._log_ms(t))
+
+    def emit(self, t, o):
+        """The state report's fields into writer o (report.emit)."""
+        report.emit(self.clock, self._log_ms(t), o)
 
     def game(self):
         return self.log.number

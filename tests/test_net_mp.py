@@ -52,6 +52,12 @@ def test_no_heap_per_iteration_and_the_game_reaches_the_broker(tmp_path):
         assert r["ready_bytes_per_iter"] == 0, r
         assert r["running_bytes_per_iter"] == 0, r
         assert r["messages"] == 21  # one state message per call: 20 measured + the warm-up
+        # SPEC §6 (no garbage collection in a game): the state a press
+        # publishes, a heartbeat and a ping with its reply allocate nothing
+        # either, over TLS (firmware/hallmsg.py writes them in place)
+        assert r["bytes_per_state_message"] == 0, r
+        assert r["heartbeats"] == 11 and r["bytes_per_heartbeat"] == 0, r
+        assert r["bytes_per_ping"] == 0 and r["note_after_pings"] == "connected", r
         assert r["over"] and r["acked"], r
         msgs = h.collect("scrabble/mp/1/#")
         # the result reached the recorder's file (it confirmed it: "acked")

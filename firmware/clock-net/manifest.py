@@ -11,6 +11,7 @@ require("clock-core")
 module("net.py", base_path="..")      # the hall's client: when what goes out
 module("netcfg.py", base_path="..")   # net.json read and checked, the TLS context
 module("hallmsg.py", base_path="..")  # what it publishes: topics, state, result, log
+module("jsonout.py", base_path="..")  # the state's JSON written in place (nothing allocated)
 module("hallproto.py", base_path="..")  # the hall's protocol: topics, ids, limits, fields
 module("outbox.py", base_path="..")   # the QoS 1 queue and its file
 module("mqtt.py", base_path="..")     # the MQTT 3.1.1 wire under it

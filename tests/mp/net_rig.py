@@ -6,8 +6,9 @@
 # ROOT/ca.crt, if there, is the hall's CA: the clock speaks TLS (issue 29).
 # Prints one JSON line with the figures.  Scenarios:
 #   heap     connected; bytes allocated per main-loop iteration while nothing
-#            is published (ready, and running between heartbeats), and per
-#            published state message; then a whole game (result + log sent)
+#            is published (ready, and running between heartbeats), per
+#            published state message, heartbeat and ping (its reply read);
+#            then a whole game (result + log sent)
 #   loop     the worst and mean main-loop iteration (us) for N iterations of
 #            a running game (PORT 0: without the network, the baseline); the
 #            host makes the broker down, hung or restarting meanwhile
@@ -106,6 +107,26 @@ def heap(root, port, password):
 
     out["bytes_per_state_message"] = alloc(one_state, 20)
     out["messages"] = n.published - before
+
+    def heartbeat():
+        n.hb_at = rig.now
+        idle()
+        while n.wire.busy():
+            idle()
+
+    hb = n.published
+    out["bytes_per_heartbeat"] = alloc(heartbeat, 10)
+    out["heartbeats"] = n.published - hb
+
+    def ping():               # a PINGREQ, and the broker's PINGRESP read
+        n.ping_at = rig.now
+        idle()
+        while n.waiting or n.wire.busy():
+            time.sleep_ms(1)  # (real time: the broker answers)
+            idle()
+
+    out["bytes_per_ping"] = alloc(ping, 10)
+    out["note_after_pings"] = n.note
     # The rest of a game: turns, then the end: result + log go out, QoS 1.
     for s in (RIGHT, LEFT, RIGHT):
         rig.run(3000)
