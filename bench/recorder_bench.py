@@ -62,6 +62,10 @@ class _Clock:
         import report
         return report.state(self.clock, t)
 
+    def emit(self, t, o):
+        import report
+        report.emit(self.clock, t, o)
+
     def game(self):
         return self.n
 
@@ -73,6 +77,12 @@ class _Clock:
 
     def selftest(self):
         return "pass"
+
+
+def _sent(msgs, t, state):
+    """The state's (or heartbeat's) PUBLISH hallmsg writes at t, a copy."""
+    msgs.report(t, state)
+    return msgs.packet()
 
 
 def _unpack(packet):
@@ -112,7 +122,7 @@ def _game(rnd, table, turns):
     def press(x, t):
         c.press(x, t)
         log.append("%d %s" % (t, cc.SIDE_NAMES[x]))
-        out.append((t,) + _unpack(msgs.report(t, True)))
+        out.append((t,) + _unpack(_sent(msgs, t, True)))
     press(side, t)                  # the opponent of the first mover starts the game
     for turn in range(turns):
         if c.state == cc.OVER:
@@ -120,7 +130,7 @@ def _game(rnd, table, turns):
         end = t + rnd.randint(TURN_S[0] * 1000, TURN_S[1] * 1000)
         hb = t + net.HEARTBEAT_MS
         while hb < end:
-            out.append((hb,) + _unpack(msgs.report(hb, False)))
+            out.append((hb,) + _unpack(_sent(msgs, hb, False)))
             hb += net.HEARTBEAT_MS
         t = end
         press(c.side, t)            # the mover ends the turn
@@ -128,7 +138,7 @@ def _game(rnd, table, turns):
     c.end(t + 1000)
     log.append("%d pause" % (t + 1000))
     log.append("%d end" % (t + 1000))
-    out.append((t + 1000,) + _unpack(msgs.report(t + 1000, True)))
+    out.append((t + 1000,) + _unpack(_sent(msgs, t + 1000, True)))
     msgs.event(cc.EV_OVER, t + 1000)
     d = msgs.fields(t + 1000)
     result = json.dumps(d).encode()

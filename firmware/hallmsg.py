@@ -46,7 +46,8 @@ class Messages:
         self.prefix = self._prefix(self.table)
         self.pkt = bytearray(PACKET)
         self.out = jsonout.JSONOut(self.pkt, PAYLOAD_AT)
-        self.a = self.b = 0       # the last report's packet: pkt[a:b]
+        self.a = self.b = 0       # the last report's packet: last[a:b]
+        self.last = self.pkt
         self._topics()
         src.tabled(self.table)    # (the setup menu's "Hall" item shows it)
         self.over_seen = False
@@ -149,7 +150,7 @@ class Messages:
         (selftest.py; null: none since power-up, "pass", or "fail" and the
         failed items).  Returns the buffer holding it at [self.a:self.b]
         (self.pkt, written in place: nothing allocated; each function here
-        small enough for its frame to stay off the heap)."""
+        small enough for its frame to stay off the heap); packet() copies it."""
         o = self.out
         o.begin()
         self._emit(now, o)
@@ -158,7 +159,12 @@ class Messages:
         if o.over or not self._put_topic(state):
             return self._whole(now, state)
         self._put_head(state, o.n)
+        self.last = self.pkt
         return self.pkt
+
+    def packet(self):
+        """A copy of the last report's PUBLISH (allocates: for the tools)."""
+        return bytes(self.last[self.a:self.b])
 
     def _put_topic(self, state):
         """The topic (and its length) in front of the payload at PAYLOAD_AT
@@ -199,6 +205,7 @@ class Messages:
                                 json.dumps(d), 0, state)
         self.a = 0
         self.b = len(p)
+        self.last = p
         return p
 
     def online(self):

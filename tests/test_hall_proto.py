@@ -23,6 +23,7 @@ import hallmsg
 
 from conftest import ROOT
 from hallkit import chromium, needs_browser, new_hall, state_body
+from test_jsonout import publish  # (one QoS 0 PUBLISH taken apart)
 from bench import hall_attacks as A
 
 GEN = os.path.join(ROOT, "tools", "hallproto_js.py")
@@ -273,21 +274,6 @@ def test_the_cores_own_report_passes_the_protocol_with_its_lateness_account():
     assert hp.check_state(d, 3) == "left.lateness_ms is not a number 0..%d" % hp.INT_MAX
 
 
-def _publish(p):
-    """(topic, payload, retain) of one whole QoS 0 PUBLISH (MQTT 3.1.1 § 3.3)."""
-    assert p[0] >> 4 == 3 and not p[0] & 6, p[:1]
-    n, i, shift = 0, 1, 0
-    while True:
-        n |= (p[i] & 127) << shift
-        shift += 7
-        i += 1
-        if not p[i - 1] & 128:
-            break
-    assert len(p) == i + n, (len(p), i, n)
-    t = p[i] << 8 | p[i + 1]
-    return p[i + 2:i + 2 + t].decode(), p[i + 2 + t:], bool(p[0] & 1)
-
-
 def test_the_clocks_own_messages_are_built_by_the_protocol_and_pass_it():
     """firmware/hallmsg.py builds its topics with hallproto (the hall's
     readers' grammar) and its state and result bodies pass the readers'
@@ -304,8 +290,8 @@ def test_the_clocks_own_messages_are_built_by_the_protocol_and_pass_it():
     r = hp.parse("cup", hp.topic("cup", 12, "result", "12", 7), body)
     assert r.kind == "result" and r.game == 7, r.why
     # the state's PUBLISH, written in place (hallmsg.report): the same fields
-    buf = msgs.report(0, True)
-    topic, payload, retain = _publish(bytes(buf[msgs.a:msgs.b]))
+    msgs.report(0, True)
+    topic, payload, retain = publish(msgs.packet())
     assert retain and topic == msgs.topic("state")
     m = hp.parse("cup", topic, payload)
     assert m.why is None and json.loads(payload) == dict(msgs.fields(0), selftest=None)

@@ -150,8 +150,8 @@ def test_the_publish_framed_in_place_is_the_state_on_its_topic():
     m = hallmsg.Messages({"table": 12, "event": "cup", "user": "12"}, _Src(c, "pass"),
                          "e6614c3113462e2f", 0)
     for state in (True, False):
-        buf = m.report(5000, state)
-        topic, payload, retain = publish(bytes(buf[m.a:m.b]))
+        eq(m.report(5000, state) is m.pkt, True, "in place")
+        topic, payload, retain = publish(m.packet())
         eq((topic, retain), (m.topic("state" if state else "heartbeat"), state), "topic")
         want = m.fields(5000)
         want["selftest"] = "pass"
@@ -172,7 +172,7 @@ def test_the_longest_state_the_protocol_allows_fits_the_buffer():
     buf = m.report(hp.INT_MAX, True)
     eq(buf is m.pkt, True, "written in place (PACKET is enough)")
     eq(m.out.n - hallmsg.PAYLOAD_AT < hallmsg.PACKET - hallmsg.PAYLOAD_AT, True, "room")
-    topic, payload, _r = publish(bytes(buf[m.a:m.b]))
+    topic, payload, _r = publish(m.packet())
     eq(json.loads(payload)["profile"], c.rules.name, "the profile")
 
 
@@ -182,7 +182,7 @@ def test_a_state_too_long_for_the_buffer_goes_out_the_ordinary_way():
     m = hallmsg.Messages({"table": 3, "event": "cup", "user": "3"}, _Src(c), "sim003", 0)
     p = m.report(0, True)
     eq(p is m.pkt, False, "a packet of its own")
-    topic, payload, retain = publish(bytes(p[m.a:m.b]))
+    topic, payload, retain = publish(m.packet())
     eq(json.loads(payload)["profile"], c.rules.name, "whole")
 
 

@@ -421,7 +421,8 @@ def _state(rig):
     import json
     cfg = {"table": 7, "event": "cup", "user": "7"}
     m = hallmsg.Messages(cfg, rig.app.hall_source(), "c0ffee", rig.now)
-    pkt = bytes(m.report(rig.now, True))
+    m.report(rig.now, True)
+    pkt = m.packet()
     return json.loads(pkt[pkt.index(b"{"):].decode())
 
 
