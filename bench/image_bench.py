@@ -34,7 +34,7 @@ import re
 import tempfile
 
 from bench.figures import side_by_side
-from bench.target_bench import both_keys, long_pause  # the end: long pause, both keys
+from bench.target_bench import both_keys, long_pause, stopped_turns  # the end: long pause, both keys
 from host_sim import target
 import lang  # noqa: E402  (firmware/, on host_sim's path)
 
@@ -112,13 +112,7 @@ def game_run(uf2, fs_image, flash):
         while b"BOOT " not in pico.serial[n0:] and pico.t_ms < deadline:
             pico.run_to(pico.t_ms + 500)
         t = pico.t_ms + 1000
-        side = LEFT
-        for _k in range(GAME_STOPS):
-            pico.press(side, t)
-            side = RIGHT if side == LEFT else LEFT
-            pico.press(PAUSE, t + GAP_MS)
-            pico.press(PAUSE, t + 2 * GAP_MS)
-            t += 3 * GAP_MS
+        t = stopped_turns(pico, t, GAME_STOPS, GAP_MS, LEFT, RIGHT)
         pico.press(PAUSE, t)
         long_pause(pico, t + GAP_MS)
         both_keys(pico, t + GAP_MS + 2600)

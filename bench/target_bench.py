@@ -44,6 +44,7 @@ from host_sim import target
 
 LEFT, RIGHT, PAUSE = 14, 15, 13
 RUN_MS = 40000          # the running-clock window of run 1 (simulated)
+BUSY_GOAL = 0.15        # issue 30: the core's busy share while a clock runs (a battery)
 PRESS_EVERY_MS = 10000
 
 # App.step() run for ms at the device's REPL, its iterations and the heap
@@ -238,6 +239,19 @@ def _wdt_run(img, flash, res):
 
 def long_pause(pico, at):
     pico.press(PAUSE, at, bounce=(), hold_ms=2100)
+
+
+def stopped_turns(pico, t, n, gap_ms, side, other):
+    """n turns from simulated ms t: the mover's press, then a stop (the
+    pause key, and again to resume), gap_ms apart, the sides taking turns
+    from `side`; the ms after the last."""
+    for _k in range(n):
+        pico.press(side, t)
+        side, other = other, side
+        pico.press(PAUSE, t + gap_ms)
+        pico.press(PAUSE, t + 2 * gap_ms)
+        t += 3 * gap_ms
+    return t
 
 
 def both_keys(pico, at):

@@ -404,20 +404,20 @@ def test_the_brokers_address_changing(faults):
     assert g["back_ms"] is not None, g
 
 
-def test_a_garbage_collection_leaves_a_press_its_budget(played, faults):
-    """Each collection on the real image (the rp2 port's gc_collect, timed
-    on core 0 from entry to return by the harness: bench/pico_w_bench.py
-    fn_address) pauses the main loop, and a press landing in one waits for
-    it.  net.py collects once each game's result is queued (its files
-    written, the final screen shown: nobody waits), so there is one after
-    each of the four games (MicroPython's own, when an allocation finds no
-    room, come besides).  SPEC v3 §6: a press shows within 30 ms, so the
-    longest collection plus a press's own time (the presses' median) must
-    stay within it."""
+def test_no_garbage_collection_while_a_game_is_played(faults):
+    """SPEC §6: no garbage collection pause during a game.  Each collection
+    on the real image (the rp2 port's gc_collect, timed on core 0 from entry
+    to return by the harness: bench/pico_w_bench.py fn_address) holds the
+    main loop about 17 ms, and a press landing in one would wait for it.
+    The state a press publishes, the heartbeats and the pings allocate
+    nothing (hallmsg.py writes them in place), so none comes while the
+    presses of the three fault games go on, connected, through the fault
+    and while the clock gets back; net.py collects once each game's result
+    is queued (its files written, the final screen shown: nobody waits),
+    so there is one after each game."""
     p = faults["pico"]
     need(None if p.time_fn else "gc_collect's address not found (no RPI_PICO_W build tree "
          "holding this image's ELF)")
     assert len(p.fn_calls) >= 1 + len(faults["games"]), p.fn_calls
-    worst = max(us for _at, us in p.fn_calls) / 1000
-    lat = played["res"]["lat_ms"] + [ms for g in faults["games"].values() for _ph, ms, _k in g["lat"]]
-    assert worst + pct(lat)[0] <= PRESS_BUDGET_MS, (p.fn_calls, pct(lat))
+    assert {k: g["gc_in_play"] for k, g in faults["games"].items()} == \
+        {k: 0 for k in faults["games"]}, p.fn_calls
