@@ -337,15 +337,13 @@ class HallClock:
         """A new game: the left key starts it, then idle_ms nobody touches
         it, then `stops` turns, each with a stop, then the end as the cards
         say.  {'busy': core 0's busy fraction in the idle window, 'game':
-        its number, 'in_play': the collections (pico.fn_calls) from its
+        its number, 'gc_in_play': the collections (pico.fn_calls) from its
         first stop to its last, 'play_ms': how long that was}."""
-        from bench.press_bench import PICO_PINS
-        left, right, _pause = PICO_PINS
         p = self.pico
         self.new_game()
         self.games += 1
         t = p.t_ms + 300
-        p.press(left, t)                          # the right side runs
+        p.press(target_bench.LEFT, t)             # the right side runs
         t += 2 * STOP_GAP_MS
         p.run_to(t)
         a = p.stats()
@@ -354,11 +352,12 @@ class HallClock:
         b = p.stats()
         busy = b["busy_ns"] - a["busy_ns"]
         gc0 = len(p.fn_calls)
-        t = target_bench.stopped_turns(p, t, stops, STOP_GAP_MS, right, left)
-        in_play = p.fn_calls[gc0:]
+        t = target_bench.stopped_turns(p, t, stops, STOP_GAP_MS, target_bench.RIGHT,
+                                       target_bench.LEFT)
+        in_play = len(p.fn_calls) - gc0
         self.end_game(t)
         return {"busy": busy / float(busy + b["wait_ns"] - a["wait_ns"]), "game": self.games,
-                "in_play": in_play, "play_ms": stops * 3 * STOP_GAP_MS}
+                "gc_in_play": in_play, "play_ms": stops * 3 * STOP_GAP_MS}
 
     def recorded(self, game):
         """The recorder's lines of TABLE's game `game` (hall/recorder.py)."""
@@ -414,7 +413,7 @@ def measure(presses=8):
             "connections": c.connections, "boot_heap": boot_heap,
             "game_heap": game_heap, "stops_heap": stops_heap, "busy": long_game["busy"],
             "gc_in_play": None if not c.pico.time_fn else
-            len(long_game["in_play"]) + ap["gc_in_play"],
+            long_game["gc_in_play"] + ap["gc_in_play"],
             "play_ms": long_game["play_ms"],
             "lat_ms": res["lat_ms"], "kinds": res["kinds"],
             "off_lat_ms": [ms for ph, ms, _k in ap["lat"] if ph in ("fault", "reconnecting")],

@@ -26,10 +26,8 @@ class JSONOut:
         self.keys = {}        # name -> b'"name":'
         self.texts = {}       # str -> its JSON, encoded
 
-    def begin(self, at=None):
-        """A new object at `at` (else where the last one began)."""
-        if at is not None:
-            self.start = at
+    def begin(self):
+        """A new object, at the buffer's `start`."""
         self.n = self.start
         self.over = False
         self.first = True
@@ -90,29 +88,23 @@ class JSONOut:
         self.n = e
 
     def _int(self, v):
-        # the digits backwards from the end of the buffer's free part, then
-        # moved into place (small ints only: no allocation)
-        buf = self.buf
+        # its digits counted, then written backwards into place (small
+        # ints only: no allocation)
         if v < 0:
             self._raw(b"-")
             v = -v
-        e = len(buf)
-        i = e
+        e = self.n + 1
+        d = v
+        while d >= 10:
+            d //= 10
+            e += 1
+        if e > len(self.buf):
+            self.over = True
+            return
+        self.n = e
         while True:
-            i -= 1
-            if i < self.n:
-                self.over = True
-                return
-            buf[i] = 48 + v % 10
+            e -= 1
+            self.buf[e] = 48 + v % 10
             v //= 10
             if not v:
                 break
-        self._move(i, e)
-
-    def _move(self, i, e):
-        n = self.n
-        while i < e:
-            self.buf[n] = self.buf[i]
-            n += 1
-            i += 1
-        self.n = n

@@ -339,13 +339,8 @@ class Wire:
         it wrote after all."""
         try:
             return self._wr(self.out, self.off, self.k) or 0
-        except OSError as e:
-            if isinstance(e, _WANT) or _err(e) in _EAGAIN:
-                return 0
-            self.why = e
-        except ValueError as e:   # MicroPython's TLS: the certificate refused
-            self.why = "TLS: %s" % str(e).strip()
-        return -1
+        except (OSError, ValueError) as e:
+            return 0 if self._not_yet(e) else -1
 
     def _sliced(self, buf, o, n):
         return self.sock.send(memoryview(buf)[o:o + n])
@@ -400,13 +395,19 @@ class Wire:
         yet (CPython's TLS says so with an exception); or what it read."""
         try:
             return self._rd(self.rbuf)
-        except OSError as e:
-            if isinstance(e, _WANT) or _err(e) in _EAGAIN:
-                return None
-            self.why = e
-        except ValueError as e:   # MicroPython's TLS: the certificate refused
+        except (OSError, ValueError) as e:
+            return None if self._not_yet(e) else -1
+
+    def _not_yet(self, e):
+        """A write's or read's exception: True if it only says "not yet"
+        (the socket full or empty); else the failure kept in self.why."""
+        if isinstance(e, ValueError):   # MicroPython's TLS: the certificate refused
             self.why = "TLS: %s" % str(e).strip()
-        return -1
+        elif isinstance(e, _WANT) or _err(e) in _EAGAIN:
+            return True
+        else:
+            self.why = e
+        return False
 
     def _take(self, n):
         """rbuf's n bytes read onto the end of rx; False if no room."""

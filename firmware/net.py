@@ -318,8 +318,7 @@ class Net:
         off the heap.)"""
         self.hb_at = self.add(now, HEARTBEAT_MS)
         m = self.msg
-        self.wire.start(m.report(now, state), m.a, m.b)   # (in place: hallmsg.py)
-        self.published += 1
+        self._start(m.report(now, state), m.a, m.b)   # (in place: hallmsg.py)
 
     def _next(self, now):
         if self.sub_due:
@@ -353,8 +352,8 @@ class Net:
             self.waiting = True
             self.deadline = self.add(now, REPLY_MS)
 
-    def _start(self, packet):
-        self.wire.start(packet)
+    def _start(self, packet, a=0, b=-1):
+        self.wire.start(packet, a, b)
         self.published += 1
 
     def _send(self, now):
