@@ -264,17 +264,17 @@ class App:
 
     def _pause_ms(self, now):
         """How long the loop sleeps after a step: LOOP_MS while a key is
-        pending or held, a menu shows or something waits for the next step;
-        else until the next change or work due (_wake), at most MAX_SLEEP_MS."""
+        settling, a menu shows or something waits for the next step; else
+        until the next change or work due (_wake), or a held key's next
+        gesture (Gestures.wake), at most MAX_SLEEP_MS."""
         mode = self.mode
         if mode == MODE_SPLASH:
             ms = self.diff(self.splash_until, now)
             ms = ms if ms < MAX_SLEEP_MS else MAX_SLEEP_MS
-        elif mode != MODE_GAME or self.frame.dirty or self.buttons.pending() \
-                or self.gestures.any_held():
+        elif mode != MODE_GAME or self.frame.dirty or self.buttons.pending():
             return LOOP_MS
         else:
-            ms = self._wake(now)
+            ms = self.gestures.wake(now, self._wake(now))
         return ms if ms > 0 else LOOP_MS
 
     def _wake(self, now):

@@ -7,8 +7,9 @@ After each step the loop sleeps until the next instant something shown
 changes or has work due (clockcore.next_change: the running side's shown
 second, the challenge window's, a flag, a forfeit; a notice's or a
 question's end; a beep's next tone; the journal's checkpoint; the hall
-link), at most MAX_SLEEP_MS; LOOP_MS while a key is down or settling or a
-menu shows.  The sleep here is a sleep_ms the test injects (virtual time),
+link), at most MAX_SLEEP_MS, and to a held key's next gesture instant
+(Gestures.wake, issue 37); LOOP_MS while a key is settling or a menu
+shows.  The sleep here is a sleep_ms the test injects (virtual time),
 which App.run takes in SLICE_MS slices (firmware/nap.py), timed by the tick
 counter, and it ends as soon as a key's edge arrives (the pin IRQ counts it
 in Buttons.edges()), so a press landing anywhere in a sleep is acted on,
@@ -20,7 +21,8 @@ import app as appmod
 import clockcore as cc
 import profiles
 from host_sim.sim import load_board
-from rig import Rig, LEFT, RIGHT
+from rig import Rig, LEFT, RIGHT, PAUSE
+import question as qmod
 from test_micropython import run_micropython
 
 
@@ -239,6 +241,90 @@ def test_a_press_during_a_step_skips_the_sleep_after_it(tmp_path):
     assert lp.naps[2] == 0, lp.naps            # no sleep after the step it came in
     assert lp.steps[2][1] == RIGHT and lp.steps[3][1] == LEFT
     assert lp.steps[3][0] == lp.steps[2][0]    # acted on at once
+
+
+def _first(lp, seen):
+    """The first step after which seen(app) held: its ms since the loop
+    began, and how many steps ran up to it."""
+    for i, ok in enumerate(lp.seen):
+        if ok:
+            return lp.steps[i][0], i + 1
+    raise AssertionError("never seen in %d steps: %r" % (len(lp.steps), lp.naps))
+
+
+def _watch(rig, n, seen):
+    marks = []
+    lp = Loop(rig, n, after=lambda i: marks.append(seen(rig.app)))
+    lp.seen = marks
+    return lp
+
+
+def test_a_held_pause_key_sleeps_until_its_question(tmp_path):
+    """Issue 37 (a held key no longer keeps the loop polling): the pause
+    key held on a stopped clock asks END? at the instant it has been held
+    long_ms (SPEC v5 §4: a gesture acts the instant it is recognized), and
+    the loop sleeps through the hold: short pauses only while the press
+    settles, then one sleep to that instant."""
+    rig = booted(tmp_path)
+    rig.press(LEFT)                    # right runs
+    rig.run(1500)
+    rig.press(PAUSE)                   # stopped (TSO § 1.4.1: the pause key)
+    rig.run(500)
+    assert rig.clock.state == cc.PAUSED
+    rig.down(PAUSE)                    # its edge: now, the loop's 0 ms
+    g = rig.app.gestures
+    lp = _watch(rig, 60, lambda app: app.game.question.kind == qmod.END)
+    at, steps = _first(lp, None)
+    assert at == g.long_ms, lp.naps
+    # the press settling, then at least a step a MAX_SLEEP_MS (and one for
+    # the pause screen's own change); polling would be long_ms / LOOP_MS
+    settle = rig.app.buttons.debounce_ms // appmod.LOOP_MS
+    assert steps <= settle + g.long_ms // appmod.MAX_SLEEP_MS + 3, (steps, lp.naps)
+    assert rig.clock.state == cc.PAUSED
+    rig.up(PAUSE)
+
+
+def test_both_player_buttons_held_answer_at_their_instant_asleep(tmp_path):
+    """Issue 37: END? showing, both player buttons held: the yes comes at
+    the second press + confirm_ms (SPEC v5 §4 CONFIRM, TSO § 1.4.1 a: the
+    end confirmed), and the game is over at that ms, with the loop asleep
+    between the presses' settling and that instant."""
+    rig = booted(tmp_path)
+    rig.press(LEFT)
+    rig.run(1500)
+    rig.press(PAUSE)
+    rig.run(500)
+    rig.press(PAUSE, hold=rig.app.gestures.long_ms + 100)
+    assert rig.app.game.question.kind == qmod.END
+    rig.down(LEFT)
+    rig.run(150)
+    rig.down(RIGHT)                    # the second press: the loop's 0 ms
+    g = rig.app.gestures
+    lp = _watch(rig, 60, lambda app: app.clock.state == cc.OVER)
+    at, steps = _first(lp, None)
+    assert at == g.confirm_ms, lp.naps
+    settle = rig.app.buttons.debounce_ms // appmod.LOOP_MS
+    assert steps <= settle + g.confirm_ms // appmod.MAX_SLEEP_MS + 3, (steps, lp.naps)
+    rig.up(LEFT)
+    rig.up(RIGHT)
+
+
+def test_a_held_key_no_gesture_can_come_of_sleeps_as_if_up(tmp_path):
+    """One player button held on a running clock (a resting finger): no
+    timed gesture can come of it alone, so once it settled the loop
+    sleeps to the running side's next shown second, as with no key down."""
+    rig = booted(tmp_path)
+    rig.press(LEFT)                    # right runs
+    rig.run(1300)
+    rig.down(LEFT)                     # left's button rests (not its turn)
+    p = Loop(rig, 24).naps
+    short = [x for x in p if x == appmod.LOOP_MS]
+    assert p == short + p[len(short):]
+    assert len(short) <= rig.app.buttons.debounce_ms // appmod.LOOP_MS + 1, p
+    assert all(appmod.LOOP_MS < x <= 1000 for x in p[len(short):]), p
+    assert sum(p[len(short):]) >= 5000, p      # (polling: 2 ms each)
+    assert rig.clock.running() == RIGHT
+    rig.up(LEFT)
 
 
 def test_a_beep_and_the_menus_keep_the_pause_short(tmp_path):
