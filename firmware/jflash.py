@@ -187,15 +187,17 @@ class JournalFile:
         self._sb = 0
 
     def _scan_blocks(self, k):
-        """Up to k more blocks searched; True when every block was (or the
-        flash refused: .error)."""
+        """Up to k more blocks searched; True when every block was, or every
+        unit was found (or the flash refused: .error)."""
         # Each block in pieces of the 1 KB buffer, overlapping by HEAD: a
         # marker (littlefs puts a file's units anywhere in a block, after
         # its skip-list pointers) lies whole in one piece.
+        # It ends once every unit is found: a later copy of a marker would
+        # be passed over anyway (_note keeps the first of each unit).
         n = len(self.sbuf)
         step = n - HEAD
         try:
-            while k > 0 and self._sb < self.nb:
+            while k > 0 and self._sb < self.nb and self._found < self.units:
                 b = self._sb
                 if b & 63 == 63:
                     self._fed()
@@ -214,7 +216,7 @@ class JournalFile:
             self.error = "journal: error %s" % (e.args[0] if e.args else e)
             self._found = -1
             return True
-        return self._sb >= self.nb
+        return self._sb >= self.nb or self._found >= self.units
 
     def _scan_end(self):
         self._sb = -1
