@@ -127,27 +127,31 @@ class Gestures:
     def wake(self, now, ms):
         """The main loop's sleep `ms`, cut to the next instant a held key
         can make a timed gesture (REFEREE, LATE_L/R, CONFIRM, PAUSE_LONG:
-        the instant its keys have been held their time), so a hold is acted
-        on at its ms without the loop polling through it.  No key down, or
-        the group's gestures all given or none possible: `ms` unchanged.
-        (An instant already past was given in the step just run, or can
-        only come with another edge, which ends the sleep itself.)"""
+        its keys held their time), so a hold is acted on at its ms without
+        the loop polling through it.  No key down, or no gesture left to
+        come of the keys: `ms`.  (An instant already past was given in the
+        step just run, or needs another edge, which ends the sleep.)"""
         g = self._given
         if self._n == 0 or g == 0xFF:
             return ms
+        d = self._diff
         if self._all_t != -1 and not g & _G_REF and not self._lp:
-            ms = self._until(now, self._all_t, self.referee_ms, ms)
-        if self._one_t != -1 and not g & _G_LATE:
-            ms = self._until(now, self._one_t, self.long_ms, ms)
+            k = self.referee_ms - d(now, self._all_t)
+            if 0 < k < ms:
+                ms = k
         if self._pair_t != -1 and not g & _G_CONFIRM:
-            ms = self._until(now, self._pair_t, self.confirm_ms, ms)
-        if self._long and self._down[2] and self._pre == 0 and not self._touched:
-            ms = self._until(now, self._pt, self.long_ms, ms)
-        return ms
-
-    def _until(self, now, since, hold, ms):
-        n = hold - self._diff(now, since)
-        return n if 0 < n < ms else ms
+            k = self.confirm_ms - d(now, self._pair_t)
+            if 0 < k < ms:
+                ms = k
+        # (a lateness's pause + one button, the pause key's hold alone: the
+        # other holds are up then)
+        if self._one_t != -1 and not g & _G_LATE:
+            k = self.long_ms - d(now, self._one_t)
+        elif self._long and self._down[2] and self._pre == 0 and not self._touched:
+            k = self.long_ms - d(now, self._pt)
+        else:
+            return ms
+        return k if 0 < k < ms else ms
 
     def next(self, now):
         """The next action (NONE when there is none now)."""
